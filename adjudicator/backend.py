@@ -1,0 +1,87 @@
+"""The node interfaces every model implements: the offline judge and the LLM judge alike.
+
+The graph nodes in ``graphs/`` build a :class:`StageRequest` or :class:`JudgeRequest` from state and
+hand it to the :class:`Backend` found in the graph's runtime context; they never know which model is
+behind it. Requests are built only from a :class:`~adjudicator.match.MatchView` and tracker outputs,
+so gold labels cannot reach a backend.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Generic, Protocol, TypeVar, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .battlefield import Clash, StageAnalysis
+from .match import MatchView, Stage
+from .records import CallRecord, NodeFailure
+from .verdict import Ballot
+
+T = TypeVar("T")
+
+
+class StageRequest(BaseModel):
+    """Input of the clash tracker for one stage.
+
+    ``match`` is the label-free header; ``stage`` the stage to analyse; ``index`` its 0-based
+    position; ``previous`` the stages before it (a backend should read only what it needs, e.g. the
+    last opposing stage, plus ``clashes``/``analyses``: the accumulated ledger).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+
+    match: MatchView
+    stage: Stage
+    index: int = Field(ge=0)
+    previous: list[Stage] = Field(default_factory=list)
+    clashes: dict[str, Clash] = Field(default_factory=dict)
+    analyses: list[StageAnalysis] = Field(default_factory=list)
+
+
+class JudgeRequest(BaseModel):
+    """Input of one judge: its id and perspective, the label-free match, and the final battlefield
+    state. Each judge receives its own request and nothing of the other judges."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    judge_id: str
+    perspective: str
+    match: MatchView
+    clashes: dict[str, Clash]
+    analyses: list[StageAnalysis]
+
+
+@dataclass
+class NodeResult(Generic[T]):
+    """What a backend returns for one node run: the value (None when it failed), the call records of
+    every attempt, and a failure record when no valid value could be produced."""
+
+    value: T | None
+    calls: list[CallRecord] = field(default_factory=list)
+    failure: NodeFailure | None = None
+
+
+@runtime_checkable
+class Backend(Protocol):
+    """A model behind the nodes. ``name`` appears in the verdict as the model; ``is_llm`` is False for
+    the offline judge. Implementations must be safe to call from several threads at once (the three
+    judges run concurrently)."""
+
+    name: str
+    is_llm: bool
+
+    def analyse_stage(self, request: StageRequest) -> NodeResult[StageAnalysis]: ...
+
+    def judge(self, request: JudgeRequest) -> NodeResult[Ballot]: ...
+
+    def prompt_hashes(self) -> dict[str, str]: ...
+
+
+#: The three judges' perspectives (a real panel differs by emphasis, not by rules). Each judge applies
+#: the whole rubric; the perspective says which dimension it weighs first when the evidence is close.
+JUDGE_PERSPECTIVES: dict[str, str] = {
+    "judge-1": "task",  # task performance first: did each side do what its stage asked of it?
+    "judge-2": "battlefield",  # battlefield judgement first: who fought on the clashes that decide the motion?
+    "judge-3": "advancement",  # degree of advancement first: who moved the decisive clashes furthest?
+}

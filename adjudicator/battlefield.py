@@ -1,0 +1,245 @@
+"""The battlefield state: clashes, who advanced them, and per-stage rubric analyses.
+
+The clash-tracking graph visits each stage once, in order. Its node returns a :class:`StageAnalysis`
+(rubric dimensions per evaluated side, clash updates, debater contributions), and named reducers fold
+it into the state; nothing is mutated in place (DESIGN.md, Data flow). A compact text rendering of
+the state (:func:`ledger_text`) is what a stage node reads instead of the whole preceding transcript,
+so model tokens grow linearly with the number of stages.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Annotated, Literal, TypedDict
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .formats import Role, Side
+from .match import MatchView, Stage
+from .records import CallRecord, NodeFailure
+from .rubric import Advancement, BattlefieldJudgement, TaskPerformance, suggested_score
+
+ClashEventKind = Literal["opened", "advanced", "conceded", "defended", "contested"]
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class ClashUpdate(_Frozen):
+    """What one stage did to one clash. A new ``clash_id`` opens a clash; ``title`` and the side
+    positions may refine an existing one (the latest non-empty wording wins)."""
+
+    clash_id: str
+    title: str = ""
+    side: Side
+    kind: ClashEventKind
+    note: str = ""
+    debater: str | None = None
+    affirmative_position: str = ""
+    negative_position: str = ""
+
+
+class ClashEvent(_Frozen):
+    """A :class:`ClashUpdate` as recorded in the map, stamped with its stage."""
+
+    stage_id: str
+    side: Side
+    kind: ClashEventKind
+    note: str = ""
+    debater: str | None = None
+
+
+class Clash(_Frozen):
+    """A battlefield: a point of contention, each side's position on it, and its history of events."""
+
+    clash_id: str
+    title: str
+    affirmative_position: str = ""
+    negative_position: str = ""
+    opened_in: str
+    events: list[ClashEvent] = Field(default_factory=list)
+
+    def momentum(self) -> float:
+        """Net advancement in [-1, 1]: +1 all affirmative, -1 all negative (advanced/defended count +1
+        for the acting side, conceded counts +1 for the other side; opened/contested count 0)."""
+        score = 0.0
+        n = 0
+        for e in self.events:
+            sign = 1.0 if e.side == "affirmative" else -1.0
+            if e.kind in ("advanced", "defended"):
+                score += sign
+                n += 1
+            elif e.kind == "conceded":
+                score -= sign
+                n += 1
+        return 0.0 if n == 0 else score / n
+
+
+class SideAnalysis(_Frozen):
+    """The rubric analysis of one evaluated side in one stage (paper Table 5 dimensions).
+
+    ``suggested_score`` is 1-10, read from the rubric table for the three levels unless the analyst
+    overrides it. ``contributions`` maps debater position labels to a share in [0, 1] of this side's
+    work in the stage.
+    """
+
+    stage_id: str
+    side: Side
+    role: Role | None = None
+    task_performance: TaskPerformance
+    battlefield_judgement: BattlefieldJudgement
+    advancement: Advancement
+    suggested_score: int = Field(ge=1, le=10)
+    rationale: str = ""
+    contributions: dict[str, float] = Field(default_factory=dict)
+
+    @classmethod
+    def rated(cls, stage_id: str, side: Side, role: Role | None, task: str, battlefield: str, advancement: str, **kw) -> "SideAnalysis":
+        """Build an analysis whose suggested score comes from :func:`rubric.suggested_score`."""
+        return cls(
+            stage_id=stage_id,
+            side=side,
+            role=role,
+            task_performance=task,  # type: ignore[arg-type]
+            battlefield_judgement=battlefield,  # type: ignore[arg-type]
+            advancement=advancement,  # type: ignore[arg-type]
+            suggested_score=suggested_score(task, battlefield, advancement),
+            **kw,
+        )
+
+
+class StageAnalysis(_Frozen):
+    """A clash tracker's output for one stage: one :class:`SideAnalysis` per evaluated side, the clash
+    updates, and a one-paragraph summary of what changed."""
+
+    stage_id: str
+    stage_index: int = Field(ge=0)
+    sides: list[SideAnalysis]
+    clash_updates: list[ClashUpdate] = Field(default_factory=list)
+    summary: str = ""
+
+
+# ---------------------------------------------------------------------------------------------
+# Reducers (named, pure)
+
+
+def append_stages(left: list[Stage] | None, right: list[Stage] | None) -> list[Stage]:
+    """Reducer for ``stages``: append newly pushed stages, skipping a stage id already present
+    (so a replayed push after a restart is idempotent)."""
+    left = list(left or [])
+    seen = {s.stage_id for s in left}
+    for s in right or []:
+        if s.stage_id not in seen:
+            left.append(s)
+            seen.add(s.stage_id)
+    return left
+
+
+def append_analyses(left: list[StageAnalysis] | None, right: list[StageAnalysis] | None) -> list[StageAnalysis]:
+    """Reducer for ``analyses``: append, ignoring an analysis for a stage already analysed."""
+    left = list(left or [])
+    seen = {a.stage_id for a in left}
+    for a in right or []:
+        if a.stage_id not in seen:
+            left.append(a)
+            seen.add(a.stage_id)
+    return left
+
+
+def merge_clashes(left: dict[str, Clash] | None, right: dict[str, Clash] | None) -> dict[str, Clash]:
+    """Reducer for ``clashes``: union by ``clash_id``; for an id in both, the right-hand clash's wording
+    wins where non-empty and its events are appended after the left-hand ones (no duplicates)."""
+    out = dict(left or {})
+    for cid, new in (right or {}).items():
+        old = out.get(cid)
+        if old is None:
+            out[cid] = new
+            continue
+        events = list(old.events) + [e for e in new.events if e not in old.events]
+        out[cid] = Clash(
+            clash_id=cid,
+            title=new.title or old.title,
+            affirmative_position=new.affirmative_position or old.affirmative_position,
+            negative_position=new.negative_position or old.negative_position,
+            opened_in=old.opened_in,
+            events=events,
+        )
+    return out
+
+
+def apply_clash_updates(clashes: dict[str, Clash], stage_id: str, updates: list[ClashUpdate]) -> dict[str, Clash]:
+    """The ``clashes`` delta a stage's updates produce (to be merged by :func:`merge_clashes`).
+
+    Returns only the touched clashes, each as it should look after this stage. Pure.
+    """
+    delta: dict[str, Clash] = {}
+    for u in updates:
+        base = delta.get(u.clash_id) or clashes.get(u.clash_id)
+        event = ClashEvent(stage_id=stage_id, side=u.side, kind=u.kind, note=u.note, debater=u.debater)
+        if base is None:
+            delta[u.clash_id] = Clash(
+                clash_id=u.clash_id,
+                title=u.title or u.clash_id,
+                affirmative_position=u.affirmative_position,
+                negative_position=u.negative_position,
+                opened_in=stage_id,
+                events=[event],
+            )
+        else:
+            delta[u.clash_id] = Clash(
+                clash_id=u.clash_id,
+                title=u.title or base.title,
+                affirmative_position=u.affirmative_position or base.affirmative_position,
+                negative_position=u.negative_position or base.negative_position,
+                opened_in=base.opened_in,
+                events=list(base.events) + [event],
+            )
+    return delta
+
+
+class BattlefieldState(TypedDict, total=False):
+    """State of the clash-tracking graph. Every key written by more than one update has a reducer.
+
+    - ``match``: the label-free :class:`MatchView` header (its ``stages`` may be empty in live use;
+      the stages to walk are in ``stages``).
+    - ``stages``: stages received so far, in order (reducer :func:`append_stages`).
+    - ``next_stage``: index of the next stage to analyse (0-based); each tracker run adds 1.
+    - ``clashes``: the battlefield map (reducer :func:`merge_clashes`).
+    - ``analyses``: one :class:`StageAnalysis` per analysed stage (reducer :func:`append_analyses`).
+    - ``calls`` / ``failures``: model call records and node failures (reducer: list concatenation).
+    """
+
+    match: MatchView
+    stages: Annotated[list[Stage], append_stages]
+    next_stage: int
+    clashes: Annotated[dict[str, Clash], merge_clashes]
+    analyses: Annotated[list[StageAnalysis], append_analyses]
+    calls: Annotated[list[CallRecord], operator.add]
+    failures: Annotated[list[NodeFailure], operator.add]
+
+
+def ledger_text(clashes: dict[str, Clash], analyses: list[StageAnalysis], language: str = "en", max_events: int = 4) -> str:
+    """A compact, bounded rendering of the battlefield for a model prompt.
+
+    One line per clash (title, both positions, momentum, the last ``max_events`` events) plus one
+    line per analysed stage (suggested scores). Its length grows with the number of clashes and
+    stages, never with transcript length. No gold label can appear: it is built only from
+    tracker outputs.
+    """
+    lines: list[str] = []
+    head = "战场" if language == "zh" else "Battlefields"
+    lines.append(f"{head}:")
+    for c in clashes.values():
+        ev = "; ".join(f"{e.stage_id}:{e.side[:3]} {e.kind}" + (f" ({e.note[:80]})" if e.note else "") for e in c.events[-max_events:])
+        lines.append(
+            f"- [{c.clash_id}] {c.title} | AFF: {c.affirmative_position[:120]} | NEG: {c.negative_position[:120]} | momentum {c.momentum():+.2f} | {ev}"
+        )
+    if not clashes:
+        lines.append("- (none yet)")
+    head2 = "已分析环节" if language == "zh" else "Stages so far"
+    lines.append(f"{head2}:")
+    for a in analyses:
+        sides = ", ".join(f"{s.side[:3]}={s.suggested_score}" for s in a.sides)
+        lines.append(f"- {a.stage_id}: {sides}" + (f" | {a.summary[:160]}" if a.summary else ""))
+    return "\n".join(lines)

@@ -1,0 +1,207 @@
+"""The ``adjudicate`` command line.
+
+``adjudicate MATCH.json`` (the default command, ``run``) prints the verdict JSON on stdout. Other
+commands: ``schema``, ``convert``, and those registered by the benchmark and live packages.
+
+Exit codes: 0 ok, 1 adjudication failed, 2 bad usage or bad input, 130 interrupted. stdout carries
+the result only; progress, summaries and errors go to stderr, errors as one line with no traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from . import __version__
+from .errors import AdjudicatorError, InputError
+
+PROG = "adjudicate"
+
+
+class DefaultGroup(click.Group):
+    """A group that runs ``run`` when the first argument is not a command name, so that
+    ``adjudicate match.json`` works alongside ``adjudicate schema``."""
+
+    default_command = "run"
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and args[0] not in ("--help", "-h", "--version"):
+            args = [self.default_command, *args]
+        return super().parse_args(ctx, args)
+
+
+def echo_err(message: str) -> None:
+    """Write one line to stderr."""
+    click.echo(message, err=True)
+
+
+def write_text(path: Path, text: str) -> None:
+    """Write UTF-8 text, creating parent folders. Raises InputError when the path is unusable."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"{path}: cannot write ({exc.strerror})", "choose a writable path") from None
+
+
+@click.group(cls=DefaultGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name=PROG)
+def main_group() -> None:
+    """Adjudicate competitive debates like a three-judge panel.
+
+    \b
+    adjudicate MATCH.json            verdict JSON on stdout (default model: the offline judge)
+    adjudicate schema                JSON Schema of the match and verdict formats
+    adjudicate convert panelbench DIR --out OUTDIR
+    """
+
+
+def model_options(f):
+    """The model-selection options shared by every command that adjudicates."""
+    options = [
+        click.option("--model", help="litellm model string, e.g. deepseek/deepseek-chat; 'offline' (default) is the offline judge"),
+        click.option("--api-base", help="base URL of an OpenAI-compatible server (llama.cpp, vLLM, Ollama)"),
+        click.option("--tracker-model", help="model for the clash trackers (default: --model)"),
+        click.option("--judge-model", "judge_models", multiple=True, help="model per judge, repeat up to 3 times for a mixed panel"),
+        click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path), help="YAML or TOML config file"),
+        click.option("--no-cache", is_flag=True, default=None, help="do not read or write the response cache"),
+        click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), help="response cache folder"),
+        click.option("--timeout-s", type=float, help="per-request timeout in seconds"),
+        click.option("--json-mode", type=click.Choice(["auto", "schema", "object", "none"]), help="structured-output mode"),
+    ]
+    for opt in reversed(options):
+        f = opt(f)
+    return f
+
+
+def model_config_from_options(opts: dict):
+    """Resolve a ModelConfig from CLI options (flag > ADJUDICATOR_* env > config file > defaults)."""
+    from .config import resolve_config
+
+    return resolve_config(
+        model=opts.get("model"),
+        api_base=opts.get("api_base"),
+        tracker_model=opts.get("tracker_model"),
+        judge_models=list(opts.get("judge_models") or []) or None,
+        config_file=opts.get("config_file"),
+        no_cache=opts.get("no_cache"),
+        cache_dir=opts.get("cache_dir"),
+        timeout_s=opts.get("timeout_s"),
+        json_mode=opts.get("json_mode"),
+    )
+
+
+def usage_summary(calls) -> str:
+    """One stderr line: model requests, cache hits, tokens and cost of a run's call records."""
+    from .records import Usage
+
+    u = Usage.of(list(calls))
+    cost = f"${u.cost_usd:.4f}" if u.cost_known else "cost unknown"
+    return f"{u.calls} calls: {u.requests} model requests, {u.cache_hits} cache hits, {u.prompt_tokens}+{u.completion_tokens} tokens, {cost}"
+
+
+@main_group.command("run")
+@click.argument("match_file", type=click.Path(path_type=Path))
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="write the verdict JSON here instead of stdout")
+@click.option("--report", type=click.Choice(["md"]), help="also write a readable report")
+@click.option("--report-out", type=click.Path(dir_okay=False, path_type=Path), help="report path (default: beside --out, else ./<match_id>.report.md)")
+@click.option("--arm", type=click.Choice(["agentic", "single-call"]), default="agentic", show_default=True, help="agentic panel or the CCDB single-call protocol")
+@model_options
+def run_cmd(match_file: Path, out: Path | None, report: str | None, report_out: Path | None, arm: str, **opts) -> None:
+    """Adjudicate MATCH_FILE and print the verdict JSON."""
+    from .arms import adjudicate_with_arm
+    from .match import load_match
+
+    match = load_match(match_file)
+    config = model_config_from_options(opts)
+    verdict = adjudicate_with_arm(match, arm, config)
+    text = verdict.model_dump_json(indent=2) + "\n"
+    text = json.dumps(json.loads(text), ensure_ascii=False, indent=2) + "\n"
+    if out:
+        write_text(out, text)
+        echo_err(f"verdict written to {out}")
+    else:
+        click.echo(text, nl=False)
+    if report == "md":
+        from .report import verdict_markdown
+
+        path = report_out or (out.with_suffix(".md") if out else Path(f"{match.match_id}.report.md"))
+        write_text(path, verdict_markdown(verdict))
+        echo_err(f"report written to {path}")
+    p = "n/a" if verdict.p is None else f"{verdict.p:.2f}"
+    echo_err(f"{verdict.provenance.model}: winner {verdict.winner} (p={p}); {usage_summary(verdict.calls)}")
+    if verdict.failures:
+        echo_err(f"{len(verdict.failures)} node(s) failed: " + "; ".join(f"{f.node} {f.key}: {f.reason}" for f in verdict.failures))
+
+
+@main_group.command("schema")
+@click.option("--which", type=click.Choice(["all", "match", "verdict"]), default="all", show_default=True)
+def schema_cmd(which: str) -> None:
+    """Print the JSON Schema of the match (input) and verdict (output) formats."""
+    from .match import Match
+    from .verdict import Verdict
+
+    schemas = {"match": Match.model_json_schema(), "verdict": Verdict.model_json_schema(mode="serialization")}
+    doc = schemas if which == "all" else schemas[which]
+    click.echo(json.dumps(doc, ensure_ascii=False, indent=2))
+
+
+@main_group.group("convert")
+def convert_group() -> None:
+    """Convert upstream datasets into match files."""
+
+
+@convert_group.command("panelbench")
+@click.argument("src", type=click.Path(path_type=Path))
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path), help="folder for the match files")
+def convert_panelbench_cmd(src: Path, out_dir: Path) -> None:
+    """Convert the PanelBench DebateArt layout in SRC into match files with labels."""
+    from .convert import convert_panelbench
+
+    paths = convert_panelbench(src, out_dir)
+    echo_err(f"{len(paths)} match files written to {out_dir}")
+
+
+def _register_optional_commands() -> None:
+    """Commands owned by the benchmark and live packages (each module exposes ``register(group)``)."""
+    import importlib
+    import importlib.util
+
+    for name in ("adjudicator.bench.cli", "adjudicator.live.cli"):
+        if importlib.util.find_spec(name) is not None:
+            importlib.import_module(name).register(main_group)
+
+
+_register_optional_commands()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point. Returns (and exits with) the exit code; errors are one line on stderr."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        main_group.main(args=args, prog_name=PROG, standalone_mode=False)
+        code = 0
+    except AdjudicatorError as exc:
+        echo_err(f"{PROG}: error: {exc.one_line()}")
+        code = exc.exit_code
+    except click.exceptions.Exit as exc:
+        code = exc.exit_code
+    except click.Abort:
+        echo_err(f"{PROG}: interrupted")
+        code = 130
+    except KeyboardInterrupt:
+        echo_err(f"{PROG}: interrupted")
+        code = 130
+    except click.ClickException as exc:
+        echo_err(f"{PROG}: error: {' '.join(exc.format_message().split())} (see `{PROG} --help`)")
+        code = 2
+    if argv is None:
+        sys.exit(code)
+    return code
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,378 @@
+"""The match format (input): pydantic models, validation against the format spec, and loading.
+
+A match file is UTF-8 JSON. Its shape (``adjudicate schema`` prints the JSON Schema)::
+
+    {"match_id": "...", "format": "ccdb-4v4" | "ccdb-2v2" | "online-1v1", "language": "zh" | "en",
+     "motion": "...", "affirmative_position": "...", "negative_position": "...",
+     "debaters": [{"side": "affirmative", "position": 1, "name": "..."}],
+     "stages": [{"stage_id": "s01", "name": "...", "type": "constructive", "sides": ["affirmative"],
+                 "roles": {"negative": "questioner", "affirmative": "respondent"},   # asymmetric only
+                 "speakers": ["Affirmative Speaker 1"],
+                 "utterances": [{"speaker": "Affirmative Speaker 1", "side": "affirmative",
+                                 "text": "...", "line": 12}],
+                 "exchanges": [{"exchange_id": "...", "start": 0, "end": 3}]}],
+     "labels": {...},      # optional gold data; never reaches a model (see MatchView)
+     "source": {...}}      # optional provenance: real/synthetic, origin, licence
+
+Models never see a :class:`Match`; they see a :class:`MatchView`, which has no ``labels`` field at all.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
+
+from .errors import InputError
+from .formats import INTERACTION, FormatName, Role, Side, StageType, get_format, other_side, position_label
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Debater(_Frozen):
+    """One debater. ``position`` is 1-4 (1-2 in 2v2, 1 online); ``label`` is the paper's position label."""
+
+    side: Side
+    position: int = Field(ge=1, le=4)
+    name: str | None = None
+
+    @property
+    def label(self) -> str:
+        """E.g. ``"Affirmative Speaker 3"``: the key used for speakers and best-debater votes."""
+        return position_label(self.side, self.position)
+
+
+class Utterance(_Frozen):
+    """One utterance: the speaker's position label, their side, the text, and an optional source line."""
+
+    speaker: str
+    side: Side
+    text: str
+    line: int | None = Field(default=None, ge=0, description="line number in the source transcript")
+
+
+class Exchange(_Frozen):
+    """An exchange unit inside an interactive stage: utterances ``start`` to ``end`` inclusive (0-based)."""
+
+    exchange_id: str
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+
+
+class Stage(_Frozen):
+    """One stage: the unit of scoring (paper 2.1.1).
+
+    ``sides`` are the acting side(s). ``roles`` is required for asymmetric stages (questioning,
+    cross-examination) and maps each side to questioner or respondent; it must be absent otherwise.
+    ``surprise`` marks a 2v2 surprise challenge (Appendix A.3).
+    """
+
+    stage_id: str
+    name: str
+    type: StageType
+    sides: list[Side] = Field(min_length=1, max_length=2)
+    roles: dict[Side, Role] | None = None
+    speakers: list[str] = Field(default_factory=list)
+    utterances: list[Utterance] = Field(min_length=1)
+    exchanges: list[Exchange] = Field(default_factory=list)
+    surprise: bool = False
+
+    @property
+    def interaction(self) -> str:
+        """``monologue``, ``asymmetric`` or ``alternating`` (see formats.INTERACTION)."""
+        return INTERACTION[self.type]
+
+    @property
+    def questioner(self) -> Side | None:
+        """The questioning side of an asymmetric stage, else None."""
+        if not self.roles:
+            return None
+        for side, role in self.roles.items():
+            if role == "questioner":
+                return side
+        return None
+
+    def evaluated_sides(self) -> list[Side]:
+        """The sides this stage is scored for (paper 2.2.2): the speaker of a monologue, both sides of
+        asymmetric and alternating stages, affirmative first."""
+        if self.interaction == "monologue":
+            return list(dict.fromkeys(self.sides))
+        return ["affirmative", "negative"]
+
+    def role_of(self, side: Side) -> Role | None:
+        """The side's role in an asymmetric stage, else None."""
+        return (self.roles or {}).get(side)
+
+    def text(self) -> str:
+        """The stage's utterances joined one per line as ``speaker: text``."""
+        return "\n".join(f"{u.speaker}: {u.text}" for u in self.utterances)
+
+    @model_validator(mode="after")
+    def _check_roles(self) -> "Stage":
+        if len(set(self.sides)) != len(self.sides):
+            raise ValueError("sides: a side is listed twice; list each acting side once")
+        inter = INTERACTION[self.type]
+        if inter == "monologue" and len(self.sides) != 1:
+            raise ValueError(f"sides: a {self.type} stage is a monologue; give exactly one acting side")
+        if inter != "monologue" and len(self.sides) != 2:
+            raise ValueError(f"sides: a {self.type} stage involves both sides; list both")
+        if inter == "asymmetric":
+            if not self.roles or set(self.roles) != {"affirmative", "negative"} or sorted(self.roles.values()) != ["questioner", "respondent"]:
+                raise ValueError(
+                    f"roles: a {self.type} stage needs one questioner and one respondent, e.g. "
+                    '{"negative": "questioner", "affirmative": "respondent"}'
+                )
+        elif self.roles:
+            raise ValueError(f"roles: only questioning and cross-examination stages have roles; remove it from this {self.type} stage")
+        for ex in self.exchanges:
+            if ex.end < ex.start or ex.end >= len(self.utterances):
+                raise ValueError(f"exchanges: {ex.exchange_id} spans utterances {ex.start}-{ex.end}, outside 0-{len(self.utterances) - 1}")
+        if not any(u.text.strip() for u in self.utterances):
+            raise ValueError("utterances: every utterance is empty; give the stage's transcript text")
+        return self
+
+
+class JudgeLabel(_Frozen):
+    """One judge's gold adjudication of a match (CCDB: three per match, paper 2.2.1).
+
+    ``stage_scores`` maps ``"<stage_id>|<side>"`` to an integer 1-10; ``best_debater_votes`` maps
+    position labels to non-negative integers (each judge has 3 votes in CCDB).
+    """
+
+    judge_id: str
+    winner: Side | None = None
+    stage_scores: dict[str, int] = Field(default_factory=dict)
+    best_debater_votes: dict[str, int] = Field(default_factory=dict)
+
+    @field_validator("stage_scores")
+    @classmethod
+    def _scores_in_range(cls, v: dict[str, int]) -> dict[str, int]:
+        for key, score in v.items():
+            if "|" not in key:
+                raise ValueError(f"{key!r} must look like '<stage_id>|affirmative' or '<stage_id>|negative'")
+            if not 1 <= score <= 10:
+                raise ValueError(f"{key}: score {score} is outside 1-10")
+        return v
+
+    @field_validator("best_debater_votes")
+    @classmethod
+    def _votes_non_negative(cls, v: dict[str, int]) -> dict[str, int]:
+        for key, n in v.items():
+            if n < 0:
+                raise ValueError(f"{key}: a vote count cannot be negative")
+        return v
+
+
+class Labels(_Frozen):
+    """Gold data for benchmarks. Never part of a model input.
+
+    ``judges`` are the original panel; ``appeal_judges`` a replacement panel after an appeal, kept
+    apart (paper 2.2.1). ``outcome`` is a match-level outcome where per-judge votes are unknown
+    (PanelBench: the audience-vote result, with ``"tie"`` for a draw); ``vote_count`` its voter count.
+    """
+
+    judges: list[JudgeLabel] = Field(default_factory=list)
+    appeal_judges: list[JudgeLabel] = Field(default_factory=list)
+    outcome: Side | Literal["tie"] | None = None
+    vote_count: int | None = Field(default=None, ge=0)
+    note: str | None = None
+
+    def gold_winner(self) -> Side | Literal["tie"] | None:
+        """The gold winner: majority of the original judges' votes when they exist, else ``outcome``."""
+        votes = [j.winner for j in self.judges if j.winner]
+        if votes:
+            aff = votes.count("affirmative")
+            neg = votes.count("negative")
+            return "affirmative" if aff > neg else "negative" if neg > aff else "tie"
+        return self.outcome
+
+
+class Source(_Frozen):
+    """Where a match comes from. ``synthetic`` matches are never presented as real data."""
+
+    kind: Literal["real", "synthetic"]
+    origin: str
+    licence: str | None = None
+    url: str | None = None
+    note: str | None = None
+
+
+class MatchView(_Frozen):
+    """Everything a model may see of a match: the match without its labels or provenance notes.
+
+    Every prompt in the package is built from a MatchView (and values derived from it), so gold
+    labels cannot reach a model input by construction.
+    """
+
+    match_id: str
+    format: FormatName
+    language: Literal["zh", "en"]
+    motion: str
+    affirmative_position: str
+    negative_position: str
+    info: str | None = None
+    debaters: list[Debater]
+    stages: list[Stage]
+
+    def debater_labels(self) -> list[str]:
+        """Position labels of all debaters, affirmative first, by position."""
+        return [d.label for d in sorted(self.debaters, key=lambda d: (d.side != "affirmative", d.position))]
+
+    def stage(self, stage_id: str) -> Stage:
+        """The stage with that id. Raises KeyError."""
+        for s in self.stages:
+            if s.stage_id == stage_id:
+                return s
+        raise KeyError(stage_id)
+
+    def scored_units(self) -> list[tuple[str, Side]]:
+        """Every (stage_id, evaluated side) the format scores, in stage order (paper 2.2.2)."""
+        return [(s.stage_id, side) for s in self.stages for side in s.evaluated_sides()]
+
+
+class Match(MatchView):
+    """A full match file: the :class:`MatchView` plus optional gold ``labels`` and ``source``.
+
+    Validate with ``context={"partial": True}`` for a match still in progress (live adjudication):
+    then zero stages are allowed and a fixed-order format only needs a prefix of its order."""
+
+    labels: Labels | None = None
+    source: Source | None = None
+
+    def view(self) -> MatchView:
+        """The label-free view that models see."""
+        return MatchView.model_validate(self.model_dump(exclude={"labels", "source"}))
+
+    @model_validator(mode="after")
+    def _check_consistency(self, info: ValidationInfo) -> "Match":
+        partial = bool(info.context and info.context.get("partial"))
+        spec = get_format(self.format)
+        labels = [d.label for d in self.debaters]
+        if len(set(labels)) != len(labels):
+            dup = next(x for x in labels if labels.count(x) > 1)
+            raise ValueError(f"debaters: {dup} is listed twice; give each position once")
+        for d in self.debaters:
+            if d.position > spec.debaters_per_side:
+                raise ValueError(f"debaters: {d.label} does not exist in {self.format} ({spec.debaters_per_side} a side)")
+        known = set(labels)
+        ids = [s.stage_id for s in self.stages]
+        if len(set(ids)) != len(ids):
+            dup = next(x for x in ids if ids.count(x) > 1)
+            raise ValueError(f"stages: stage_id {dup!r} is used twice; stage ids must be unique")
+        if not self.stages and not partial:
+            raise ValueError("stages: the transcript is empty; give at least one stage with utterances")
+        for i, st in enumerate(self.stages):
+            if st.type not in spec.stage_types:
+                raise ValueError(f"stages.{i}.type: {st.type!r} is not a stage type of {self.format}; use one of {', '.join(spec.stage_types)}")
+            for sp in st.speakers:
+                if sp not in known:
+                    raise ValueError(f"stages.{i}.speakers: {sp!r} is not a debater of this match; use a position label from debaters")
+            for j, u in enumerate(st.utterances):
+                if u.speaker not in known:
+                    raise ValueError(f"stages.{i}.utterances.{j}.speaker: {u.speaker!r} is not a debater of this match; use a position label from debaters")
+                if not u.speaker.lower().startswith(u.side):
+                    raise ValueError(f"stages.{i}.utterances.{j}.side: {u.speaker} speaks for the {other_side(u.side)}, not the {u.side}")
+                if st.interaction == "monologue" and u.side not in st.sides:
+                    raise ValueError(f"stages.{i}.utterances.{j}.side: {st.type} stage {st.stage_id!r} is the {st.sides[0]}'s monologue")
+            if st.surprise and not spec.surprise_types:
+                raise ValueError(f"stages.{i}.surprise: {self.format} has no surprise challenge")
+            if st.surprise and st.type not in spec.surprise_types:
+                raise ValueError(f"stages.{i}.surprise: a surprise challenge is a {' or '.join(spec.surprise_types)} stage")
+        if spec.surprise_types:
+            surprising = [st.sides[0] if st.interaction == "monologue" else st.questioner for st in self.stages if st.surprise]
+            for side in set(surprising):
+                if surprising.count(side) > 1:
+                    raise ValueError(f"stages: the {side} used its surprise challenge twice; each side may use it at most once")
+        if spec.fixed_order:
+            fixed = [st.type for st in self.stages if not st.surprise]
+            expected = [slot.type for slot in spec.order]
+            if (fixed != expected[: len(fixed)]) if partial else (fixed != expected):
+                raise ValueError(
+                    f"stages: {self.format} expects {len(expected)} stages of types {', '.join(expected)} in that order "
+                    f"(surprise challenges aside); got {len(fixed)}: {', '.join(fixed)}"
+                )
+        if self.labels:
+            self._check_labels(self.labels, known)
+        return self
+
+    def _check_labels(self, labels: Labels, known: set[str]) -> None:
+        units = {f"{sid}|{side}" for sid, side in self.scored_units()}
+        for group_name in ("judges", "appeal_judges"):
+            group = getattr(labels, group_name)
+            jids = [j.judge_id for j in group]
+            if len(set(jids)) != len(jids):
+                raise ValueError(f"labels.{group_name}: a judge_id is used twice; judge ids must be unique")
+            for k, j in enumerate(group):
+                for key in j.stage_scores:
+                    if key not in units:
+                        raise ValueError(f"labels.{group_name}.{k}.stage_scores: {key!r} is not a scored (stage, side) of this match")
+                for key in j.best_debater_votes:
+                    if key not in known:
+                        raise ValueError(f"labels.{group_name}.{k}.best_debater_votes: {key!r} is not a debater of this match")
+
+
+# ---------------------------------------------------------------------------------------------
+# Loading with one-line errors
+
+
+def _loc(err: dict) -> str:
+    return ".".join(str(p) for p in err.get("loc", ()) if p not in ("function-after",)) or "(top level)"
+
+
+def describe_validation_error(exc: ValidationError, what: str = "match") -> str:
+    """One line naming the first invalid field path and what to do about it."""
+    err = exc.errors()[0]
+    loc = _loc(err)
+    kind = err.get("type", "")
+    msg = err.get("msg", "invalid")
+    if msg.startswith("Value error, "):
+        msg = msg[len("Value error, ") :]
+    if kind == "missing":
+        return f"{what}: field {loc} is missing; add it (see `adjudicate schema`)"
+    if kind == "extra_forbidden":
+        return f"{what}: field {loc} is not part of the format; remove it or check its spelling (see `adjudicate schema`)"
+    if kind == "literal_error":
+        return f"{what}: field {loc}: {msg}"
+    if loc == "(top level)" or ":" in msg.split(" ")[0]:
+        return f"{what}: {msg}"
+    return f"{what}: field {loc}: {msg}"
+
+
+def parse_match(data: object, source: str = "match") -> Match:
+    """Validate a decoded JSON value as a :class:`Match`. Raises :class:`InputError` with one line."""
+    if not isinstance(data, dict):
+        raise InputError(f"{source}: the top level must be a JSON object describing one match", "see `adjudicate schema`")
+    try:
+        return Match.model_validate(data)
+    except ValidationError as exc:
+        raise InputError(describe_validation_error(exc, source)) from None
+
+
+def load_match(path: str | Path) -> Match:
+    """Read and validate a match file.
+
+    Raises :class:`InputError` (one line, exit code 2) for: a missing file, a directory, bytes that
+    are not UTF-8, invalid JSON, and any schema or consistency violation (naming the field path).
+    """
+    p = Path(path)
+    if not p.exists():
+        raise InputError(f"{p}: no such file", "give the path of a match .json file")
+    if p.is_dir():
+        raise InputError(f"{p}: is a directory", "give the path of one match .json file (use `adjudicate bench` for a folder)")
+    try:
+        raw = p.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{p}: not UTF-8 text (byte {exc.start})", "save the match file as UTF-8") from None
+    except OSError as exc:
+        raise InputError(f"{p}: cannot be read ({exc.strerror})") from None
+    if raw.startswith("\ufeff"):
+        raw = raw[1:]
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{p}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}", "fix the JSON syntax") from None
+    return parse_match(data, str(p))

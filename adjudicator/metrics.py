@@ -1,0 +1,398 @@
+"""CCDB benchmark metrics: pure numpy/scipy functions of predictions and gold references.
+
+Sources: CCDB paper (seed 000) section 2.3 (task definitions and formulas), Appendix A.5 (parsing
+exclusion, paired predictions) and protocol seed 001 section 01.
+
+Conventions shared by every function here:
+
+* Every metric returns a :class:`MetricResult` ``(value, n, n_excluded)``: ``n`` is the effective
+  sample size the value was computed on, ``n_excluded`` how many input items were dropped (and why is
+  stated in the function's docstring). ``value`` is ``NaN`` when the metric is undefined (no items,
+  n < 2 for a correlation, or zero variance); it is never silently 0.
+* A missing prediction (a parsing failure) is passed as ``NaN`` (numeric inputs) or ``None``
+  (vote vectors, winners) and is excluded: "a pair is included only when all required predictions
+  are available" (A.5). Gold values that are missing are excluded the same way.
+* Inputs are aligned by position: item ``i`` of the prediction belongs to item ``i`` of the gold.
+  Shape mismatches and out-of-range values raise :class:`adjudicator.errors.InputError`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+from scipy.stats import rankdata
+
+from .errors import InputError
+
+#: Two tendencies (affirmative minus negative) closer than this are a tie. Means of three integer
+#: scores differ by at least 1/3 when they differ, so this only absorbs floating-point noise.
+TIE_TOLERANCE = 1e-9
+
+GoldWinner = Literal["affirmative", "negative", "tie"] | None
+_GOLD_WINNERS = ("affirmative", "negative", "tie", None)
+
+
+class MetricResult(BaseModel):
+    """A metric value with its effective sample size.
+
+    ``value``: the metric (``NaN`` when undefined). ``n``: items the value was computed on.
+    ``n_excluded``: input items dropped (missing prediction, missing or not-applicable gold).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    value: float
+    n: int = Field(ge=0)
+    n_excluded: int = Field(default=0, ge=0)
+
+    @property
+    def defined(self) -> bool:
+        """True when ``value`` is a finite number."""
+        return math.isfinite(self.value)
+
+    def as_dict(self) -> dict[str, Any]:
+        """``{"value", "n", "n_excluded"}`` with an undefined value as ``None`` (JSON has no NaN)."""
+        return {"value": self.value if self.defined else None, "n": self.n, "n_excluded": self.n_excluded}
+
+
+class TendencyAgreement(BaseModel):
+    """Stage-tendency agreement over all paired stages and over pairs with a non-tie human tendency."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    all_pairs: MetricResult
+    non_tie: MetricResult
+
+
+# ---------------------------------------------------------------------------------------------
+# input helpers
+
+
+def _vector(x: Any, name: str) -> np.ndarray:
+    """A 1-D float array; ``None`` entries become NaN."""
+    try:
+        arr = np.asarray(x, dtype=float)
+    except (TypeError, ValueError):
+        raise InputError(f"{name}: expected a 1-D sequence of numbers (NaN or None for missing)") from None
+    if arr.ndim != 1:
+        raise InputError(f"{name}: expected a 1-D sequence, got shape {arr.shape}")
+    return arr
+
+
+def _same_length(*pairs: tuple[str, Any]) -> int:
+    lengths = {name: len(a) for name, a in pairs}
+    if len(set(lengths.values())) > 1:
+        desc = ", ".join(f"{k} has {v}" for k, v in lengths.items())
+        raise InputError(f"inputs must be aligned item by item: {desc}")
+    return next(iter(lengths.values()))
+
+
+
+def _result(value: float, n: int, total: int) -> MetricResult:
+    return MetricResult(value=float(value), n=int(n), n_excluded=int(total - n))
+
+
+def _pearson(x: np.ndarray, y: np.ndarray) -> float:
+    """Pearson r of two equal-length finite vectors; NaN when n < 2 or either is constant."""
+    if x.size < 2:
+        return math.nan
+    xc = x - x.mean()
+    yc = y - y.mean()
+    sxx = float(np.dot(xc, xc))
+    syy = float(np.dot(yc, yc))
+    if np.ptp(x) == 0 or np.ptp(y) == 0 or sxx == 0 or syy == 0:
+        return math.nan
+    return float(np.clip(np.dot(xc, yc) / math.sqrt(sxx * syy), -1.0, 1.0))
+
+
+def _spearman(x: np.ndarray, y: np.ndarray) -> float:
+    """Spearman rho: Pearson r of average ranks (ties share the mean of their ranks)."""
+    if x.size < 2:
+        return math.nan
+    return _pearson(rankdata(x, method="average"), rankdata(y, method="average"))
+
+
+def _check_gold_winners(gold: Sequence[Any], name: str = "gold_winner") -> list[GoldWinner]:
+    out = list(gold)
+    for i, g in enumerate(out):
+        if g not in _GOLD_WINNERS:
+            raise InputError(f"{name}[{i}]: {g!r} is not a winner; use 'affirmative', 'negative', 'tie' or None")
+    return out
+
+
+def _check_p(p: np.ndarray, name: str = "pred_p") -> None:
+    finite = p[np.isfinite(p)]
+    if finite.size and (finite.min() < 0.0 or finite.max() > 1.0):
+        raise InputError(f"{name}: winner tendency p must lie in [0, 1] (NaN for a missing prediction)")
+
+
+# ---------------------------------------------------------------------------------------------
+# Task 1: winner tendency
+
+
+def winner_from_p(p: float | None) -> Literal["affirmative", "negative"] | None:
+    """The side a winner tendency predicts: ``p > 0.5`` affirmative, ``p < 0.5`` negative, and
+    ``None`` for exactly 0.5 (no side) or a missing ``p`` (paper 2.3, Task 1)."""
+    if p is None or not math.isfinite(p):
+        return None
+    if p > 0.5:
+        return "affirmative"
+    if p < 0.5:
+        return "negative"
+    return None
+
+
+def winner_correct(pred_p: Sequence[float | None], gold_winner: Sequence[GoldWinner]) -> np.ndarray:
+    """Per-match correctness of a winner tendency: 1.0 correct, 0.0 incorrect, NaN not applicable.
+
+    Shapes: ``pred_p`` (M,) floats in [0, 1], NaN/None = missing prediction; ``gold_winner`` (M,) of
+    ``"affirmative" | "negative" | "tie" | None``. An exact ``p == 0.5`` is *incorrect* (judges may
+    not tie; paper 2.3 and A.5). NaN where the prediction is missing or the gold is ``"tie"``/None
+    (a tie has no binary winner to predict, e.g. a drawn PanelBench audience vote).
+    """
+    p = _vector(pred_p, "pred_p")
+    gold = _check_gold_winners(gold_winner)
+    _same_length(("pred_p", p), ("gold_winner", gold))
+    _check_p(p)
+    out = np.full(p.shape, np.nan)
+    for i, (pi, g) in enumerate(zip(p, gold)):
+        if g in ("affirmative", "negative") and math.isfinite(pi):
+            out[i] = 1.0 if winner_from_p(pi) == g else 0.0
+    return out
+
+
+def winner_accuracy(pred_p: Sequence[float | None], gold_winner: Sequence[GoldWinner]) -> MetricResult:
+    """Task 1 winner accuracy (paper 2.3; protocol 001 Task 1).
+
+    ``accuracy = #{i : side(p_i) == gold_i} / n`` over the n matches with a prediction and a decisive
+    gold winner. ``side(p)`` is affirmative for p > 0.5, negative for p < 0.5; p == 0.5 counts as
+    incorrect (it stays in n). Excluded (``n_excluded``): missing predictions (NaN/None) and gold
+    ``"tie"``/None, which are not applicable. NaN when n == 0.
+    Shapes: (M,) and (M,). Raises InputError on misaligned inputs, p outside [0, 1], unknown gold.
+    """
+    c = winner_correct(pred_p, gold_winner)
+    ok = np.isfinite(c)
+    n = int(ok.sum())
+    return _result(c[ok].mean() if n else math.nan, n, c.size)
+
+
+# ---------------------------------------------------------------------------------------------
+# Task 2: stage scores
+
+
+def _stage_pairs(pred: Sequence[float | None], gold_mean: Sequence[float | None]) -> tuple[np.ndarray, np.ndarray, int]:
+    x = _vector(pred, "pred")
+    y = _vector(gold_mean, "gold_mean")
+    total = _same_length(("pred", x), ("gold_mean", y))
+    ok = np.isfinite(x) & np.isfinite(y)
+    return x[ok], y[ok], total
+
+
+def stage_mse(pred: Sequence[float | None], gold_mean: Sequence[float | None]) -> MetricResult:
+    """Task 2 mean squared error against the 3-judge mean (paper 2.3): ``mean_s (yhat_s - y_s)^2``.
+
+    Shapes: (S,) and (S,), one entry per scored (stage, side); ``y_s = (r_s1 + r_s2 + r_s3) / 3``.
+    Pairs with a NaN on either side are excluded. NaN when no pair remains.
+    """
+    x, y, total = _stage_pairs(pred, gold_mean)
+    return _result(np.mean((x - y) ** 2) if x.size else math.nan, x.size, total)
+
+
+def stage_pearson(pred: Sequence[float | None], gold_mean: Sequence[float | None]) -> MetricResult:
+    """Task 2 Pearson r between predicted scores and the 3-judge mean (paper 2.3).
+
+    ``r = sum (x - xbar)(y - ybar) / sqrt(sum (x - xbar)^2 * sum (y - ybar)^2)``. Shapes (S,), (S,);
+    NaN pairs excluded. NaN when n < 2 or either side has zero variance (e.g. a constant predictor).
+    """
+    x, y, total = _stage_pairs(pred, gold_mean)
+    return _result(_pearson(x, y), x.size, total)
+
+
+def stage_spearman(pred: Sequence[float | None], gold_mean: Sequence[float | None]) -> MetricResult:
+    """Task 2 Spearman rho (paper 2.3): Pearson r of the average ranks (tied values share the mean of
+    the ranks they span, as ``scipy.stats.rankdata(method="average")``). Shapes (S,), (S,); NaN pairs
+    excluded; NaN when n < 2 or either side's ranks are constant."""
+    x, y, total = _stage_pairs(pred, gold_mean)
+    return _result(_spearman(x, y), x.size, total)
+
+
+def tendency_sign(affirmative: Sequence[float | None], negative: Sequence[float | None]) -> np.ndarray:
+    """Sign of ``affirmative - negative`` per paired stage: +1 affirmative ahead, -1 negative ahead,
+    0 tie (|difference| <= TIE_TOLERANCE), NaN when either value is missing. Shapes (P,), (P,)."""
+    a = _vector(affirmative, "affirmative")
+    b = _vector(negative, "negative")
+    _same_length(("affirmative", a), ("negative", b))
+    d = a - b
+    out = np.where(np.abs(d) <= TIE_TOLERANCE, 0.0, np.sign(d))
+    out[~np.isfinite(d)] = np.nan
+    return out
+
+
+def tendency_agreement(
+    pred_aff: Sequence[float | None],
+    pred_neg: Sequence[float | None],
+    human_aff_mean: Sequence[float | None],
+    human_neg_mean: Sequence[float | None],
+) -> TendencyAgreement:
+    """Task 2 stage-tendency agreement (paper 2.3 "tendency accuracy"; A.5; protocol 001 Task 2).
+
+    Inputs are aligned per *paired stage*, i.e. a stage scored for both sides (asymmetric and
+    alternating stages): shapes (P,) each. The model's tendency is ``sign(pred_aff - pred_neg)``, the
+    judges' tendency ``sign(human_aff_mean - human_neg_mean)`` from the 3-judge means; each is +1, 0
+    (tie) or -1.
+
+    Rule: a pair agrees when the two signs are equal, ties included (a model tie on a judges' tie
+    agrees; a model tie on a decisive human tendency disagrees). ``all_pairs`` is the agreement rate
+    over every pair with all four values present; ``non_tie`` the rate over those pairs whose human
+    tendency is not a tie (a model tie there counts as a disagreement). Pairs missing any value are
+    excluded from both (``n_excluded``); ``non_tie.n_excluded`` also counts the human-tie pairs.
+    NaN when the relevant set is empty.
+    """
+    m = tendency_sign(pred_aff, pred_neg)
+    h = tendency_sign(human_aff_mean, human_neg_mean)
+    total = _same_length(("pred_aff", m), ("human_aff_mean", h))
+    ok = np.isfinite(m) & np.isfinite(h)
+    agree = (m == h)[ok]
+    decisive = (h != 0)[ok]
+    n_all = int(ok.sum())
+    n_nt = int(decisive.sum())
+    return TendencyAgreement(
+        all_pairs=_result(agree.mean() if n_all else math.nan, n_all, total),
+        non_tie=_result(agree[decisive].mean() if n_nt else math.nan, n_nt, total),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Task 3: best debater and vote shares
+
+VoteVector = Sequence[float] | np.ndarray | None
+
+
+def _vote_vector(v: Any, name: str) -> np.ndarray | None:
+    if v is None:
+        return None
+    arr = _vector(v, name)
+    if arr.size == 0:
+        raise InputError(f"{name}: a vote vector needs one entry per debater; got none")
+    if not np.all(np.isfinite(arr)):
+        return None
+    if arr.min() < 0:
+        raise InputError(f"{name}: vote counts must be non-negative")
+    if arr.sum() <= 0:
+        return None  # no vote cast: names no debater
+    return arr
+
+
+def _vote_pairs(pred_votes: Sequence[VoteVector], human_votes: Sequence[VoteVector]) -> tuple[list[tuple[np.ndarray, np.ndarray]], int]:
+    """Aligned (pred, human) vote vectors of the matches where both are present and non-empty."""
+    total = _same_length(("pred_votes", pred_votes), ("human_votes", human_votes))
+    pairs = []
+    for i, (pv, hv) in enumerate(zip(pred_votes, human_votes)):
+        p = _vote_vector(pv, f"pred_votes[{i}]")
+        h = _vote_vector(hv, f"human_votes[{i}]")
+        if p is None or h is None:
+            continue
+        if p.size != h.size:
+            raise InputError(f"pred_votes[{i}] has {p.size} debaters but human_votes[{i}] has {h.size}; align them by debater")
+        pairs.append((p, h))
+    return pairs, total
+
+
+def top_set(votes: Sequence[float]) -> np.ndarray:
+    """Indices of the debaters tied for the most votes (``D*`` in paper 2.3). Shape (K,) -> (|D*|,)."""
+    v = np.asarray(votes, dtype=float)
+    return np.flatnonzero(v >= v.max() - TIE_TOLERANCE)
+
+
+def top1_credit(pred: Sequence[float], human: Sequence[float]) -> float:
+    """Top-1 credit of one match: ``|argmax(pred) ∩ D*| / |argmax(pred)|``.
+
+    ``D*`` is the set tied for the human maximum (a prediction anywhere in it is correct, paper 2.3).
+    When the prediction's own maximum is tied, the credit is the share of its tied debaters that are
+    in ``D*``: the expected accuracy of breaking the model's tie uniformly at random. With a unique
+    model maximum this is 1 or 0, the paper's rule.
+    """
+    mine = top_set(pred)
+    gold = top_set(human)
+    return float(np.isin(mine, gold).sum() / mine.size)
+
+
+def best_debater_top1(pred_votes: Sequence[VoteVector], human_votes: Sequence[VoteVector]) -> MetricResult:
+    """Task 3 best-debater top-1 accuracy (paper 2.3; protocol 001 Task 3): mean of
+    :func:`top1_credit` over matches.
+
+    Shapes: two sequences of M vote vectors, vector m of length K_m (debaters of match m in a fixed
+    order; K may differ between matches). Correct when the predicted argmax is in the set tied for the
+    human maximum; a tied *model* maximum earns the fraction of its tied debaters inside that set
+    (expected accuracy of a uniform tie-break; documented rule, not in the paper). Excluded: matches
+    whose prediction or gold is None, contains NaN, or has no vote at all. NaN when n == 0.
+    """
+    pairs, total = _vote_pairs(pred_votes, human_votes)
+    vals = [top1_credit(p, h) for p, h in pairs]
+    return _result(np.mean(vals) if vals else math.nan, len(vals), total)
+
+
+def vote_shares(votes: Sequence[float]) -> np.ndarray:
+    """Vote shares ``q_i = v_i / sum_j v_j`` (paper 2.3 normalises by 9, the total of a full CCDB
+    ballot; dividing by the actual total is the same for 9-vote vectors and also serves a single
+    judge's 3 votes or a 2-judge 6-vote leave-one-out reference). Shape (K,) -> (K,)."""
+    v = np.asarray(votes, dtype=float)
+    return v / v.sum()
+
+
+def vote_share_mae(pred_votes: Sequence[VoteVector], human_votes: Sequence[VoteVector]) -> MetricResult:
+    """Task 3 normalised vote-share MAE (paper 2.3): ``MAE_vote = (1/K) sum_i |qhat_i - q_i|`` per
+    match, averaged over matches.
+
+    Shares are votes over their total (see :func:`vote_shares`); fractional predictions (uniform 9/K)
+    are allowed. Shapes and exclusions as :func:`best_debater_top1`. NaN when n == 0.
+    """
+    pairs, total = _vote_pairs(pred_votes, human_votes)
+    vals = [float(np.mean(np.abs(vote_shares(p) - vote_shares(h)))) for p, h in pairs]
+    return _result(np.mean(vals) if vals else math.nan, len(vals), total)
+
+
+def _pooled_shares(pred_votes: Sequence[VoteVector], human_votes: Sequence[VoteVector], centre: bool) -> tuple[np.ndarray, np.ndarray, int, int]:
+    pairs, total = _vote_pairs(pred_votes, human_votes)
+    if not pairs:
+        return np.empty(0), np.empty(0), 0, total
+    xs, ys = [], []
+    for p, h in pairs:
+        qp, qh = vote_shares(p), vote_shares(h)
+        if centre:  # both share vectors sum to 1, so each has mean exactly 1/K
+            qp, qh = qp - 1.0 / qp.size, qh - 1.0 / qh.size
+        xs.append(qp)
+        ys.append(qh)
+    return np.concatenate(xs), np.concatenate(ys), len(pairs), total
+
+
+def vote_share_pearson(
+    pred_votes: Sequence[VoteVector], human_votes: Sequence[VoteVector], *, centre_within_match: bool = False
+) -> MetricResult:
+    """Task 3 vote-share Pearson r, **pooled**: one (predicted share, human share) point per debater
+    of every included match, a single r over all points (protocol 001 Task 3).
+
+    ``n`` counts matches (the resampling unit); the number of points is ``sum_m K_m``. NaN when fewer
+    than 2 points or a side is constant (e.g. uniform votes within a single format).
+
+    Caveat: with formats of different K pooled (4v4: K = 8, share mean 1/8; 2v2: K = 4, mean 1/4) the
+    between-format difference in mean share alone produces a positive r, even for uniform votes.
+    ``centre_within_match=True`` subtracts 1/K from every share first, which removes that artefact
+    (uniform votes then have zero variance and r is NaN). The default follows the pooled definition.
+    """
+    x, y, n, total = _pooled_shares(pred_votes, human_votes, centre_within_match)
+    return _result(_pearson(x, y), n, total)
+
+
+def vote_share_spearman(
+    pred_votes: Sequence[VoteVector], human_votes: Sequence[VoteVector], *, centre_within_match: bool = False
+) -> MetricResult:
+    """Task 3 vote-share Spearman rho, pooled over all debaters of all included matches (average
+    ranks for ties, which are frequent: most debaters get 0 votes). Same shapes, ``n``, exclusions
+    and caveat as :func:`vote_share_pearson`."""
+    x, y, n, total = _pooled_shares(pred_votes, human_votes, centre_within_match)
+    return _result(_spearman(x, y), n, total)

@@ -1,0 +1,146 @@
+"""Graph node functions: the clash tracker, the panel convener, one judge, and the aggregator.
+
+Wiring lives in ``graphs/``; these functions read the backend from the runtime context
+(:class:`~adjudicator.context.AdjudicationContext`) and return state updates that the named reducers
+in :mod:`adjudicator.battlefield` fold in. Nodes never raise on a model fault: the backend returns a
+:class:`~adjudicator.records.NodeFailure`, which is recorded and the walk goes on.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Annotated, Any, TypedDict
+
+from langgraph.runtime import Runtime
+
+from . import __version__
+from .aggregate import aggregate, provenance_of
+from .backend import JudgeRequest, StageRequest
+from .battlefield import BattlefieldState, Clash, StageAnalysis, apply_clash_updates, merge_clashes
+from .context import AdjudicationContext
+from .errors import AdjudicationFailed
+from .match import MatchView
+from .records import CallRecord, NodeFailure
+from .verdict import Ballot, Verdict
+
+
+def track_stage(state: BattlefieldState, runtime: Runtime[AdjudicationContext]) -> dict[str, Any]:
+    """Analyse stage ``state["next_stage"]`` with the context's tracker and advance the cursor by one.
+
+    Returns the update: ``next_stage`` + 1, the stage's analysis and the clash delta (or a failure),
+    and the call records. The stage is read together with the accumulated ledger, not the full
+    preceding transcript.
+    """
+    i = state.get("next_stage", 0)
+    stages = state["stages"]
+    stage = stages[i]
+    clashes = state.get("clashes") or {}
+    request = StageRequest(
+        match=state["match"],
+        stage=stage,
+        index=i,
+        previous=list(stages[:i]),
+        clashes=clashes,
+        analyses=list(state.get("analyses") or []),
+    )
+    result = runtime.context.tracker.analyse_stage(request)
+    update: dict[str, Any] = {"next_stage": i + 1, "calls": list(result.calls)}
+    if result.value is not None:
+        update["analyses"] = [result.value]
+        update["clashes"] = apply_clash_updates(clashes, stage.stage_id, result.value.clash_updates)
+    if result.failure is not None:
+        update["failures"] = [result.failure]
+    return update
+
+
+class JudgeTask(TypedDict):
+    """The private input of one judge node (delivered by ``Send``): nothing of the other judges."""
+
+    request: JudgeRequest
+
+
+class PanelState(BattlefieldState, total=False):
+    """Battlefield state plus the panel's outputs. ``ballots`` is a fan-in key (reducer: concatenation)."""
+
+    panel: list[tuple[str, str]]
+    ballots: Annotated[list[Ballot], operator.add]
+    verdict: Verdict | None
+    panel_error: str | None
+
+
+def full_view(state: BattlefieldState) -> MatchView:
+    """The match view with every stage received so far (live matches start with none in ``match``)."""
+    return state["match"].model_copy(update={"stages": list(state.get("stages") or [])})
+
+
+def convene_panel(state: PanelState, runtime: Runtime[AdjudicationContext]) -> dict[str, Any]:
+    """Seat the judges named in the context: returns ``panel`` = [(judge_id, perspective), ...]."""
+    ctx = runtime.context
+    return {"panel": [(j, ctx.perspectives.get(j, "")) for j in ctx.judges]}
+
+
+def judge_tasks(state: PanelState) -> list[JudgeTask]:
+    """One private :class:`JudgeTask` per seated judge, built from the final battlefield state."""
+    view = full_view(state)
+    clashes = state.get("clashes") or {}
+    analyses = list(state.get("analyses") or [])
+    return [
+        JudgeTask(request=JudgeRequest(judge_id=j, perspective=persp, match=view, clashes=clashes, analyses=analyses))
+        for j, persp in state.get("panel") or []
+    ]
+
+
+def judge(task: JudgeTask, runtime: Runtime[AdjudicationContext]) -> dict[str, Any]:
+    """Run one judge on its own request; returns its ballot (or failure) and call records."""
+    request = task["request"]
+    backend = runtime.context.judges[request.judge_id]
+    result = backend.judge(request)
+    update: dict[str, Any] = {"calls": list(result.calls)}
+    if result.value is not None:
+        update["ballots"] = [result.value]
+    if result.failure is not None:
+        update["failures"] = [result.failure]
+    return update
+
+
+def aggregate_panel(state: PanelState, runtime: Runtime[AdjudicationContext]) -> dict[str, Any]:
+    """Aggregate the ballots into the verdict (plain code). With fewer than two valid ballots the
+    update carries ``panel_error`` instead, so finished work stays in the state."""
+    ctx = runtime.context
+    backends = [ctx.tracker, *ctx.judges.values()]
+    hashes: dict[str, str] = {}
+    for b in backends:
+        hashes.update(b.prompt_hashes())
+    calls = sorted(state.get("calls") or [], key=lambda c: (c.node, c.key, c.attempt))
+    provenance = provenance_of(
+        "agentic",
+        ctx.tracker.name,
+        ctx.model_names(),
+        any(b.is_llm for b in backends),
+        dict(sorted(hashes.items())),
+        calls,
+        __version__,
+    )
+    failures = sorted(state.get("failures") or [], key=lambda f: (f.node, f.key))
+    try:
+        verdict = aggregate(full_view(state), list(state.get("ballots") or []), state.get("clashes") or {}, failures, calls, provenance)
+    except AdjudicationFailed as exc:
+        return {"verdict": None, "panel_error": exc.one_line()}
+    return {"verdict": verdict, "panel_error": None}
+
+
+__all__ = [
+    "BattlefieldState",
+    "CallRecord",
+    "Clash",
+    "JudgeTask",
+    "NodeFailure",
+    "PanelState",
+    "StageAnalysis",
+    "aggregate_panel",
+    "convene_panel",
+    "judge",
+    "judge_tasks",
+    "merge_clashes",
+    "track_stage",
+]

@@ -1,0 +1,98 @@
+"""Records of model calls and node failures, carried through graph state into the verdict.
+
+Every model call (LLM or offline) leaves a :class:`CallRecord`; a node that could not produce a
+valid output after its attempts leaves a :class:`NodeFailure` holding every raw output. A failure is
+never turned into a score (DESIGN.md, Models).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+ParseStage = Literal["strict", "normalised", "regex", "failed", "native"]
+
+
+class CallRecord(BaseModel):
+    """One model request and its outcome.
+
+    ``node`` names the node ("track_stage", "judge", "task1", ...); ``key`` the unit it served
+    (e.g. a stage id or judge id). ``attempt`` is 1-3 (the protocol's attempts for unparseable output;
+    transport retries inside one attempt are counted in ``transport_retries``). ``parse`` says how the
+    output was read: ``strict`` JSON, ``normalised`` (format repairs), ``regex`` (field-level
+    extraction), ``failed``, or ``native`` for the offline judge, which produces structures directly.
+    Token counts are integers >= 0; ``latency_s`` seconds; ``cost_usd`` US dollars where litellm knows
+    the price, else None. API keys never appear here.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    node: str
+    key: str = ""
+    model: str
+    template_hash: str = ""
+    attempt: int = Field(default=1, ge=1)
+    transport_retries: int = Field(default=0, ge=0)
+    latency_s: float = Field(default=0.0, ge=0)
+    prompt_tokens: int = Field(default=0, ge=0)
+    completion_tokens: int = Field(default=0, ge=0)
+    cost_usd: float | None = None
+    cache_hit: bool = False
+    parse: ParseStage = "native"
+    raw_output: str | None = None
+    error: str | None = None
+
+
+class NodeFailure(BaseModel):
+    """A node that produced no valid output after all attempts; keeps every raw output."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    node: str
+    key: str = ""
+    reason: str
+    raw_outputs: list[str] = Field(default_factory=list)
+
+
+class Usage(BaseModel):
+    """Summed usage over a set of call records (verdict provenance, benchmark ledgers)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    calls: int = 0
+    requests: int = Field(0, description="calls that were not cache hits (actual model requests)")
+    cache_hits: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    cost_known: bool = True
+    latency_s: float = 0.0
+    strict_json: int = 0
+    recovered: int = 0
+    parse_failures: int = 0
+
+    @classmethod
+    def of(cls, records: list[CallRecord]) -> "Usage":
+        """Sum ``records``. ``cost_known`` is False when any non-cached request lacked a price."""
+        cost = 0.0
+        known = True
+        for r in records:
+            if r.cost_usd is None:
+                if not r.cache_hit and r.parse != "native":
+                    known = False
+            elif not r.cache_hit:
+                cost += r.cost_usd
+        return cls(
+            calls=len(records),
+            requests=sum(1 for r in records if not r.cache_hit and r.parse != "native"),
+            cache_hits=sum(1 for r in records if r.cache_hit),
+            prompt_tokens=sum(r.prompt_tokens for r in records),
+            completion_tokens=sum(r.completion_tokens for r in records),
+            cost_usd=round(cost, 6),
+            cost_known=known,
+            latency_s=round(sum(r.latency_s for r in records), 3),
+            strict_json=sum(1 for r in records if r.parse == "strict"),
+            recovered=sum(1 for r in records if r.parse in ("normalised", "regex")),
+            parse_failures=sum(1 for r in records if r.parse == "failed"),
+        )
