@@ -10,6 +10,7 @@ the result only; progress, summaries and errors go to stderr, errors as one line
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -157,11 +158,18 @@ def convert_group() -> None:
 @convert_group.command("panelbench")
 @click.argument("src", type=click.Path(path_type=Path))
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path), help="folder for the match files")
-def convert_panelbench_cmd(src: Path, out_dir: Path) -> None:
+@click.option(
+    "--label-convention",
+    type=click.Choice(["content", "documented"]),
+    default="content",
+    show_default=True,
+    help="how upstream labels map to winners: 'content' (1.0 = con won, what the debates show) or 'documented' (1.0 = pro won)",
+)
+def convert_panelbench_cmd(src: Path, out_dir: Path, label_convention: str) -> None:
     """Convert the PanelBench DebateArt layout in SRC into match files with labels."""
     from .convert import convert_panelbench
 
-    paths = convert_panelbench(src, out_dir)
+    paths = convert_panelbench(src, out_dir, label_convention=label_convention)
     echo_err(f"{len(paths)} match files written to {out_dir}")
 
 
@@ -198,6 +206,11 @@ def main(argv: list[str] | None = None) -> int:
     except click.ClickException as exc:
         echo_err(f"{PROG}: error: {' '.join(exc.format_message().split())} (see `{PROG} --help`)")
         code = 2
+    except Exception as exc:  # an internal error: still one line, traceback on request
+        if os.environ.get("ADJUDICATOR_DEBUG"):
+            raise
+        echo_err(f"{PROG}: internal error: {type(exc).__name__}: {' '.join(str(exc).split())[:300]} (set ADJUDICATOR_DEBUG=1 for the traceback)")
+        code = 1
     if argv is None:
         sys.exit(code)
     return code

@@ -22,9 +22,19 @@ Mapping (one match per debate, ``debateart_NNNN.json``):
   absent becomes the single utterance :data:`NO_SPEECH_TEXT`, so the stage (and the round
   structure) is kept and a reader sees that the debater posted nothing.
 - ``info`` is the info slide unless it is ``"No information"``.
-- Labels: ``outcome`` from ``gold/final.csv`` (1.0 -> affirmative, 0.0 -> negative, 0.5 -> tie),
-  ``vote_count``, and a ``note`` naming the audience-vote origin and listing the per-dimension
-  audience labels from ``gold/dimension.csv`` (the Labels model has no dedicated field for them).
+- Labels: ``outcome`` from ``gold/final.csv`` (0.5 -> tie; 1.0 and 0.0 per the label convention
+  below), ``vote_count``, and a ``note`` naming the audience-vote origin, the convention, and the
+  per-dimension audience labels from ``gold/dimension.csv`` (the Labels model has no field for them).
+
+Label convention. PROVENANCE.md states the upstream convention as 1.0 = pro won, 0.0 = con won.
+The debates themselves contradict it: where the better side is beyond doubt, the label points to
+the other side -- debateart_0752 ("5g internet is a death grid": the con side rebuts a conspiracy case
+with sources; label 1.0, and 1.0 also on the *source* dimension), debateart_0956 ("Is the earth
+flat?": label 1.0 although the con side argues from physics against a scriptural flat-earth case),
+debateart_0130 ("1 and .999 repeating are the same quantity": pro has the correct mathematics;
+label 0.0). So the default convention, ``content``, reads 1.0 as a con (negative) win and 0.0 as a
+pro (affirmative) win; ``documented`` applies PROVENANCE.md's reading. Every converted file's note
+names the convention used, and ``adjudicate convert panelbench --label-convention`` chooses it.
 """
 
 from __future__ import annotations
@@ -49,7 +59,12 @@ ORIGIN = "PanelBench DebateArt (Debatrix, ljcleo/debatrix), debateart.com"
 LICENCE = "MIT"
 REPO_URL = "https://github.com/ljcleo/debatrix"
 
-_OUTCOMES: dict[float, str] = {1.0: "affirmative", 0.0: "negative", 0.5: "tie"}
+#: How upstream labels map to outcomes under each convention (see the module docstring).
+LABEL_CONVENTIONS: dict[str, dict[float, str]] = {
+    "content": {1.0: "negative", 0.0: "affirmative", 0.5: "tie"},
+    "documented": {1.0: "affirmative", 0.0: "negative", 0.5: "tie"},
+}
+DEFAULT_LABEL_CONVENTION = "content"
 _SIDE_WORD: dict[str, str] = {"affirmative": "Pro", "negative": "Con"}
 _ID_RE = re.compile(r"^debateart_(\d+)$")
 _PARAGRAPH_SPLIT = re.compile(r"\n[ \t]*\n")
@@ -109,20 +124,23 @@ def _dart_id(value: str, path: Path, line: int) -> int:
         raise InputError(f"{path}: line {line}: dart_id {value!r} is not an integer") from None
 
 
-def _outcome(value: str, path: Path, line: int) -> str:
+def _outcome(value: str, path: Path, line: int, convention: str = DEFAULT_LABEL_CONVENTION) -> str:
     try:
-        return _OUTCOMES[float(value)]
+        return LABEL_CONVENTIONS[convention][float(value)]
     except (TypeError, ValueError, KeyError):
         raise InputError(f"{path}: line {line}: label {value!r} is not 1.0, 0.0 or 0.5") from None
 
 
-def read_gold(dart_dir: Path) -> tuple[dict[int, dict[str, str]], dict[int, dict[str, str]]]:
-    """Read ``gold/final.csv`` and ``gold/dimension.csv``.
+def read_gold(dart_dir: Path, label_convention: str = DEFAULT_LABEL_CONVENTION) -> tuple[dict[int, dict[str, str]], dict[int, dict[str, str]]]:
+    """Read ``gold/final.csv`` and ``gold/dimension.csv``, mapping labels by ``label_convention``
+    (a key of :data:`LABEL_CONVENTIONS`; InputError otherwise).
 
     Returns ``(final, dimensions)``: ``final[dart_id]`` has ``vote_count``, ``outcome`` (affirmative /
     negative / tie), ``is_many_round``, ``is_long``; ``dimensions[dart_id]`` maps a dimension name
     (argument, source, language) to its outcome. Raises :class:`InputError` naming the file.
     """
+    if label_convention not in LABEL_CONVENTIONS:
+        raise InputError(f"--label-convention: unknown convention {label_convention!r}", f"use one of {', '.join(LABEL_CONVENTIONS)}")
     final_path = dart_dir / "gold" / "final.csv"
     dim_path = dart_dir / "gold" / "dimension.csv"
     final: dict[int, dict[str, str]] = {}
@@ -130,14 +148,16 @@ def read_gold(dart_dir: Path) -> tuple[dict[int, dict[str, str]], dict[int, dict
         did = _dart_id(row["dart_id"], final_path, n)
         final[did] = {
             "vote_count": row["vote_count"],
-            "outcome": _outcome(row["label"], final_path, n),
+            "outcome": _outcome(row["label"], final_path, n, label_convention),
+            "label": row["label"],
+            "convention": label_convention,
             "is_many_round": row.get("is_many_round", ""),
             "is_long": row.get("is_long", ""),
         }
     dims: dict[int, dict[str, str]] = {}
     for n, row in enumerate(_read_csv(dim_path, ("dart_id", "dimension", "label")), start=2):
         did = _dart_id(row["dart_id"], dim_path, n)
-        dims.setdefault(did, {})[row["dimension"]] = _outcome(row["label"], dim_path, n)
+        dims.setdefault(did, {})[row["dimension"]] = _outcome(row["label"], dim_path, n, label_convention)
     return final, dims
 
 
@@ -167,7 +187,7 @@ def _labels(did: int, final: dict[int, dict[str, str]], dims: dict[int, dict[str
     dim_text = ", ".join(f"{k}={v}" for k, v in dim.items()) if dim else "none given"
     note = (
         f"Audience vote on debateart.com ({vote_count} voter{'s' if vote_count != 1 else ''}), taken from PanelBench "
-        f"gold/final.csv; outcome {row['outcome']}. Per-dimension audience labels from gold/dimension.csv: {dim_text}. "
+        f"gold/final.csv; upstream label {row['label']} read under the '{row['convention']}' convention (see adjudicator/convert.py) as outcome {row['outcome']}. Per-dimension audience labels from gold/dimension.csv: {dim_text}. "
         f"Upstream flags: is_many_round={row['is_many_round']}, is_long={row['is_long']}."
     )
     return {"outcome": row["outcome"], "vote_count": vote_count, "note": note}
@@ -270,11 +290,12 @@ def match_json(match: Match) -> str:
     return json.dumps(match.model_dump(mode="json", exclude_defaults=True), ensure_ascii=False, indent=2) + "\n"
 
 
-def convert_panelbench(src: Path, out: Path, ids: list[str] | None = None) -> list[Path]:
+def convert_panelbench(src: Path, out: Path, ids: list[str] | None = None, label_convention: str = DEFAULT_LABEL_CONVENTION) -> list[Path]:
     """Convert every DebateArt debate under ``src`` into ``out/debateart_NNNN.json``.
 
     ``src`` is the DebateArt folder or the PanelBench folder containing it. ``ids`` (e.g.
-    ``["debateart_0017"]``) restricts the conversion; default all debates in ``motion/``. ``out`` is
+    ``["debateart_0017"]``) restricts the conversion; default all debates in ``motion/``.
+    ``label_convention`` is a key of :data:`LABEL_CONVENTIONS` (module docstring). ``out`` is
     created if needed; existing files of the same name are overwritten. Returns the written paths
     in id order. Each file is validated as a :class:`Match` before it is written, so every file
     loads with :func:`adjudicator.match.load_match`.
@@ -292,7 +313,7 @@ def convert_panelbench(src: Path, out: Path, ids: list[str] | None = None) -> li
         if unknown:
             raise InputError(f"{dart_dir / 'motion' / (unknown[0] + '.yml')}: no such file", "check the debate id")
         all_ids = sorted(set(ids))
-    gold = read_gold(dart_dir)
+    gold = read_gold(dart_dir, label_convention)
     matches = [debateart_match(dart_dir, did, gold) for did in all_ids]
     out = Path(out)
     if out.exists() and not out.is_dir():

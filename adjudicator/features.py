@@ -37,7 +37,7 @@ _EN_STOPWORDS = frozenset(
     won't would wouldn't yes yet you you'd you'll you're you've your yours yourself yourselves also
     already always another anyone anything around back come comes could done going gone go goes good know
     knows mean means never new put see seem seems take takes tell think thinks two use used want way
-    www http https com org html""".split()
+    www http https com org html need needs something anything everything nothing someone""".split()
 )
 
 #: Words about the debate itself rather than its subject (they are not clashes).
@@ -49,13 +49,14 @@ _EN_DEBATE_WORDS = frozenset(
 )
 
 #: Chinese characters that mark a bigram as function-word material.
-_ZH_STOPCHARS = frozenset("的了是在和与及或吗呢吧啊呀嘛么着过这那就也都而把被让给从对向于以之其所为得地很还又再并且即")
+_ZH_STOPCHARS = frozenset("的了是在和与及或吗呢吧啊呀嘛么着过这那就也都而把被让给从对向于以之其所为得地很还又再并且即们否")
 
 #: Chinese bigrams that are pronouns, connectives or debate-procedure words.
 _ZH_STOPBIGRAMS = frozenset(
     """我们 你们 他们 她们 它们 我方 你方 对方 辩友 同学 主席 评委 各位 大家 今天 这个 那个 这些 那些 一个
     一种 没有 什么 怎么 因为 所以 如果 但是 可是 然而 虽然 而且 不过 只是 就是 还是 可以 能够 已经 我们 自己 时候
-    问题 觉得 认为 请问 谢谢 正方 反方 一辩 二辩 三辩 四辩 辩题 立论 质询 陈词 总结 不是 如何 为什""".split()
+    问题 觉得 认为 请问 谢谢 正方 反方 一辩 二辩 三辩 四辩 辩题 立论 质询 陈词 总结 不是 如何 为什 您方 需要 可能
+    应该 必须 知道 现在""".split()
 )
 
 _CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
@@ -276,12 +277,14 @@ def is_substantive(text: str, language: str) -> bool:
 # Set measures
 
 
-def coverage(terms: list[str] | set[str], reference: list[str], top: int = 30) -> float:
-    """Share in [0, 1] of the ``top`` most frequent terms of ``reference`` that appear in ``terms``.
+def coverage(terms: list[str] | set[str], reference: list[str], top: int = 30, exclude: set[str] | frozenset[str] = frozenset()) -> float:
+    """Share in [0, 1] of the ``top`` most frequent terms of ``reference`` (ignoring terms in
+    ``exclude``; ties in frequency broken by first occurrence) that appear in ``terms``.
 
-    Used as engagement: how many of the opponent's main terms this side takes up. 0.0 when
-    ``reference`` is empty."""
-    ref = [t for t, _ in Counter(reference).most_common(top)]
+    Used as engagement: how many of the opponent's main terms this side takes up, excluding terms the
+    side had already used itself (repeating one's own case is not engaging the opponent's). 0.0 when
+    no reference term is left."""
+    ref = [t for t, _ in Counter(t for t in reference if t not in exclude).most_common(top)]
     if not ref:
         return 0.0
     have = set(terms)

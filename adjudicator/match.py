@@ -283,18 +283,30 @@ class Match(MatchView):
             if st.surprise and st.type not in spec.surprise_types:
                 raise ValueError(f"stages.{i}.surprise: a surprise challenge is a {' or '.join(spec.surprise_types)} stage")
         if spec.surprise_types:
-            surprising = [st.sides[0] if st.interaction == "monologue" else st.questioner for st in self.stages if st.surprise]
-            for side in set(surprising):
-                if surprising.count(side) > 1:
-                    raise ValueError(f"stages: the {side} used its surprise challenge twice; each side may use it at most once")
+            first_surprise: dict[str, int] = {}
+            for i, st in enumerate(self.stages):
+                if not st.surprise:
+                    continue
+                side = st.sides[0] if st.interaction == "monologue" else st.questioner
+                if side in first_surprise:
+                    raise ValueError(
+                        f"stages.{i}.surprise: the {side} already used its surprise challenge at stages.{first_surprise[side]}; "
+                        "each side may use it at most once"
+                    )
+                first_surprise[side] = i
         if spec.fixed_order:
             fixed = [st.type for st in self.stages if not st.surprise]
             expected = [slot.type for slot in spec.order]
             if (fixed != expected[: len(fixed)]) if partial else (fixed != expected):
-                raise ValueError(
-                    f"stages: {self.format} expects {len(expected)} stages of types {', '.join(expected)} in that order "
-                    f"(surprise challenges aside); got {len(fixed)}: {', '.join(fixed)}"
-                )
+                order = f"{self.format} expects {len(expected)} stages of types {', '.join(expected)} in that order (surprise challenges aside)"
+                positions = [i for i, st in enumerate(self.stages) if not st.surprise]
+                k = next((k for k, (got, exp) in enumerate(zip(fixed, expected)) if got != exp), None)
+                if k is not None:
+                    slot = spec.order[k]
+                    raise ValueError(f"stages.{positions[k]}.type: expected {slot.type} ({slot.name}), got {fixed[k]}; {order}")
+                if len(fixed) > len(expected):
+                    raise ValueError(f"stages.{positions[len(expected)]}: one stage more than the format has; {order}")
+                raise ValueError(f"stages: {len(expected) - len(fixed)} stage(s) missing after stages.{positions[-1] if positions else 0}, starting with {spec.order[len(fixed)].type} ({spec.order[len(fixed)].name}); {order}")
         if self.labels:
             self._check_labels(self.labels, known)
         return self
@@ -320,7 +332,9 @@ class Match(MatchView):
 
 
 def _loc(err: dict) -> str:
-    return ".".join(str(p) for p in err.get("loc", ()) if p not in ("function-after",)) or "(top level)"
+    # drop pydantic's union-member tags such as "literal['tie']" or "function-after[...]"
+    parts = [str(p) for p in err.get("loc", ()) if p != "function-after" and not (isinstance(p, str) and p.endswith("]") and "[" in p)]
+    return ".".join(parts) or "(top level)"
 
 
 def describe_validation_error(exc: ValidationError, what: str = "match") -> str:
@@ -336,9 +350,18 @@ def describe_validation_error(exc: ValidationError, what: str = "match") -> str:
     if kind == "extra_forbidden":
         return f"{what}: field {loc} is not part of the format; remove it or check its spelling (see `adjudicate schema`)"
     if kind == "literal_error":
+        # a union of literals reports one error per member; name every allowed value
+        expected = [e["ctx"]["expected"] for e in exc.errors() if e.get("type") == "literal_error" and _loc(e) == loc and "ctx" in e]
+        if len(expected) > 1:
+            msg = "Input should be " + " or ".join(expected)
         return f"{what}: field {loc}: {msg}"
-    if loc == "(top level)" or ":" in msg.split(" ")[0]:
+    head, _, rest = msg.partition(" ")
+    if loc == "(top level)":
+        # model-level consistency checks already start with the field path ("stages.3.type: ...")
         return f"{what}: {msg}"
+    if head.endswith(":") and rest:
+        # a nested validator's message names a sub-field ("roles: ...") or key ("s01|negative: ...")
+        return f"{what}: field {loc}.{head} {rest}"
     return f"{what}: field {loc}: {msg}"
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -273,33 +273,90 @@ VoteVector = Sequence[float] | np.ndarray | None
 
 
 def _vote_vector(v: Any, name: str) -> np.ndarray | None:
+    """One vote vector validated item by item (the slow path, used to name a bad entry)."""
     if v is None:
         return None
     arr = _vector(v, name)
     if arr.size == 0:
         raise InputError(f"{name}: a vote vector needs one entry per debater; got none")
-    if not np.all(np.isfinite(arr)):
-        return None
+    total = float(arr.sum())
+    if not math.isfinite(total):
+        return None  # a NaN entry: missing
     if arr.min() < 0:
         raise InputError(f"{name}: vote counts must be non-negative")
-    if arr.sum() <= 0:
+    if total <= 0:
         return None  # no vote cast: names no debater
     return arr
 
 
-def _vote_pairs(pred_votes: Sequence[VoteVector], human_votes: Sequence[VoteVector]) -> tuple[list[tuple[np.ndarray, np.ndarray]], int]:
-    """Aligned (pred, human) vote vectors of the matches where both are present and non-empty."""
+class _Votes(NamedTuple):
+    """The included matches' vote vectors laid end to end: ``pred``/``human`` (sum K_m,), ``starts``
+    the offset of each match, ``k`` (n,) its debater count, ``seg`` the match of each element."""
+
+    pred: np.ndarray
+    human: np.ndarray
+    starts: np.ndarray
+    k: np.ndarray
+    seg: np.ndarray
+    n: int
+    total: int
+
+
+def _flat(vectors: list[Any]) -> np.ndarray:
+    arr = np.concatenate([np.asarray(v, dtype=float) for v in vectors]) if vectors else np.empty(0)
+    if arr.ndim != 1:
+        raise ValueError("not 1-D")
+    return arr
+
+
+def _vote_pairs(pred_votes: Sequence[VoteVector], human_votes: Sequence[VoteVector]) -> _Votes:
+    """Aligned (pred, human) vote vectors of the matches where both are present, finite and not all 0.
+
+    Validates all matches at once; on a malformed entry falls back to item-by-item checks to name it.
+    """
     total = _same_length(("pred_votes", pred_votes), ("human_votes", human_votes))
-    pairs = []
-    for i, (pv, hv) in enumerate(zip(pred_votes, human_votes)):
-        p = _vote_vector(pv, f"pred_votes[{i}]")
-        h = _vote_vector(hv, f"human_votes[{i}]")
-        if p is None or h is None:
-            continue
-        if p.size != h.size:
-            raise InputError(f"pred_votes[{i}] has {p.size} debaters but human_votes[{i}] has {h.size}; align them by debater")
-        pairs.append((p, h))
-    return pairs, total
+    keep = [i for i, (p, h) in enumerate(zip(pred_votes, human_votes)) if p is not None and h is not None]
+    try:
+        kp = np.array([len(pred_votes[i]) for i in keep], dtype=int)
+        kh = np.array([len(human_votes[i]) for i in keep], dtype=int)
+        P = _flat([pred_votes[i] for i in keep])
+        H = _flat([human_votes[i] for i in keep])
+        if P.size != kp.sum() or H.size != kh.sum() or np.any(kp == 0) or np.any(kh == 0):
+            raise ValueError("ragged")
+    except (TypeError, ValueError):
+        for i in keep:
+            _vote_vector(pred_votes[i], f"pred_votes[{i}]")
+            _vote_vector(human_votes[i], f"human_votes[{i}]")
+        raise InputError("pred_votes/human_votes: every entry must be a 1-D vector of vote counts or None") from None
+    if np.any(kp != kh):
+        j = keep[int(np.flatnonzero(kp != kh)[0])]
+        raise InputError(f"pred_votes[{j}] has {len(pred_votes[j])} debaters but human_votes[{j}] has {len(human_votes[j])}; align them by debater")
+    if not keep:
+        e = np.empty(0)
+        return _Votes(e, e, np.empty(0, int), np.empty(0, int), np.empty(0, int), 0, total)
+    starts = np.concatenate(([0], np.cumsum(kp)[:-1]))
+    sp, sh = np.add.reduceat(P, starts), np.add.reduceat(H, starts)
+    finite = np.isfinite(sp) & np.isfinite(sh)
+    for name, flat in (("pred_votes", P), ("human_votes", H)):
+        neg = finite & (np.minimum.reduceat(flat, starts) < 0)
+        if neg.any():
+            raise InputError(f"{name}[{keep[int(np.flatnonzero(neg)[0])]}]: vote counts must be non-negative")
+    ok = finite & (sp > 0) & (sh > 0)
+    if not ok.all():
+        elem = np.repeat(ok, kp)
+        P, H, kp = P[elem], H[elem], kp[ok]
+        starts = np.concatenate(([0], np.cumsum(kp)[:-1])) if kp.size else np.empty(0, int)
+    n = int(kp.size)
+    return _Votes(P, H, starts.astype(int), kp, np.repeat(np.arange(n), kp), n, total)
+
+
+def _segment_sum(x: np.ndarray, v: _Votes) -> np.ndarray:
+    return np.add.reduceat(x, v.starts) if v.n else np.empty(0)
+
+
+def _shares(v: _Votes) -> tuple[np.ndarray, np.ndarray]:
+    """Vote shares of the flat vectors: each element over its match's total (see vote_shares)."""
+    return v.pred / _segment_sum(v.pred, v)[v.seg], v.human / _segment_sum(v.human, v)[v.seg]
 
 
 def top_set(votes: Sequence[float]) -> np.ndarray:
@@ -331,9 +388,13 @@ def best_debater_top1(pred_votes: Sequence[VoteVector], human_votes: Sequence[Vo
     (expected accuracy of a uniform tie-break; documented rule, not in the paper). Excluded: matches
     whose prediction or gold is None, contains NaN, or has no vote at all. NaN when n == 0.
     """
-    pairs, total = _vote_pairs(pred_votes, human_votes)
-    vals = [top1_credit(p, h) for p, h in pairs]
-    return _result(np.mean(vals) if vals else math.nan, len(vals), total)
+    v = _vote_pairs(pred_votes, human_votes)
+    if not v.n:
+        return _result(math.nan, 0, v.total)
+    top_p = v.pred >= np.maximum.reduceat(v.pred, v.starts)[v.seg] - TIE_TOLERANCE
+    top_h = v.human >= np.maximum.reduceat(v.human, v.starts)[v.seg] - TIE_TOLERANCE
+    credit = _segment_sum((top_p & top_h).astype(float), v) / _segment_sum(top_p.astype(float), v)
+    return _result(credit.mean(), v.n, v.total)
 
 
 def vote_shares(votes: Sequence[float]) -> np.ndarray:
@@ -351,23 +412,20 @@ def vote_share_mae(pred_votes: Sequence[VoteVector], human_votes: Sequence[VoteV
     Shares are votes over their total (see :func:`vote_shares`); fractional predictions (uniform 9/K)
     are allowed. Shapes and exclusions as :func:`best_debater_top1`. NaN when n == 0.
     """
-    pairs, total = _vote_pairs(pred_votes, human_votes)
-    vals = [float(np.mean(np.abs(vote_shares(p) - vote_shares(h)))) for p, h in pairs]
-    return _result(np.mean(vals) if vals else math.nan, len(vals), total)
+    v = _vote_pairs(pred_votes, human_votes)
+    if not v.n:
+        return _result(math.nan, 0, v.total)
+    qp, qh = _shares(v)
+    per_match = _segment_sum(np.abs(qp - qh), v) / v.k
+    return _result(per_match.mean(), v.n, v.total)
 
 
 def _pooled_shares(pred_votes: Sequence[VoteVector], human_votes: Sequence[VoteVector], centre: bool) -> tuple[np.ndarray, np.ndarray, int, int]:
-    pairs, total = _vote_pairs(pred_votes, human_votes)
-    if not pairs:
-        return np.empty(0), np.empty(0), 0, total
-    xs, ys = [], []
-    for p, h in pairs:
-        qp, qh = vote_shares(p), vote_shares(h)
-        if centre:  # both share vectors sum to 1, so each has mean exactly 1/K
-            qp, qh = qp - 1.0 / qp.size, qh - 1.0 / qh.size
-        xs.append(qp)
-        ys.append(qh)
-    return np.concatenate(xs), np.concatenate(ys), len(pairs), total
+    v = _vote_pairs(pred_votes, human_votes)
+    qp, qh = _shares(v)
+    if centre:  # both share vectors of a match sum to 1, so each has mean exactly 1/K
+        qp, qh = qp - 1.0 / v.k[v.seg], qh - 1.0 / v.k[v.seg]
+    return qp, qh, v.n, v.total
 
 
 def vote_share_pearson(

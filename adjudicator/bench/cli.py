@@ -1,0 +1,136 @@
+"""Benchmark commands, registered on the main ``adjudicate`` group by :func:`register`:
+
+- ``adjudicate bench DATASET [--arm A ...] [model options] --name NAME``: run or resume a benchmark;
+  stdout gets the run folder (one line), stderr the progress bar and a summary.
+- ``adjudicate splits DATASET [--out FILE]``: the recommended three folds grouped by motion.
+- ``adjudicate compare RUN_A RUN_B``: paired comparison of two runs on their common subset.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import click
+
+from ..arms import ARMS
+
+
+def _echo_err(msg: str) -> None:
+    click.echo(msg, err=True)
+
+
+def _default_name(dataset: Path) -> str:
+    name = re.sub(r"[^A-Za-z0-9._-]", "_", Path(dataset).resolve().name).strip("._-") or "bench"
+    return name[:64]
+
+
+def register(group: click.Group) -> None:
+    """Add ``bench``, ``splits`` and ``compare`` to ``group``."""
+    from ..cli import model_config_from_options, model_options
+
+    @group.command("bench")
+    @click.argument("dataset", type=click.Path(path_type=Path))
+    @click.option("--arm", "arms", multiple=True, type=click.Choice(list(ARMS)), help="arm to run, repeatable (default: agentic; a resumed run keeps its arms)")
+    @click.option("--name", help="run name; the folder is runs/<UTC timestamp>_<name> (default: the dataset folder's name)")
+    @click.option("--runs-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("runs"), show_default=True, help="where run folders go")
+    @click.option("--concurrency", type=int, default=4, show_default=True, help="samples run at the same time (threads)")
+    @click.option("--limit", type=int, help="only the first N samples (by file name)")
+    @click.option("--budget-usd", type=float, help="stop starting samples once the run's known spend reaches this many US dollars")
+    @click.option("--max-errors", type=int, help="stop after this many failed or partial samples")
+    @click.option("--resume", is_flag=True, help="continue the latest run of --name; finished samples are never rerun or re-billed")
+    @click.option("--retry-errors", is_flag=True, help="continue the latest run of --name, rerunning only its failed and partial samples")
+    @click.option("--seed", type=int, default=0, show_default=True, help="seed of the random baselines and the bootstrap")
+    @click.option("--bootstrap", "n_bootstrap", type=click.IntRange(min=0), default=2000, show_default=True, help="bootstrap resamples per confidence interval (0: none)")
+    @click.option("--no-progress", is_flag=True, help="no progress bar")
+    @click.option("--report-only", is_flag=True, help="only rebuild the reports of the latest run of --name")
+    @model_options
+    def bench_cmd(dataset: Path, arms: tuple[str, ...], name: str | None, runs_dir: Path, concurrency: int, limit: int | None, budget_usd: float | None,
+                  max_errors: int | None, resume: bool, retry_errors: bool, seed: int, n_bootstrap: int, no_progress: bool, report_only: bool, **opts) -> None:
+        """Run a labelled DATASET (a folder of match files, or the PanelBench folder) through the arms
+        and write runs/<UTC timestamp>_<name>/ with the manifest, one result per sample and arm, and
+        report.json, report.md and report.html. With no --arm: the agentic arm on the default model
+        (the offline judge when none is configured) plus the baselines."""
+        from ..errors import InputError
+        from .layout import check_run_name, latest_run_dir
+        from .runner import BenchOptions, read_status, run_bench
+
+        run_name = check_run_name(name or _default_name(dataset))
+        if report_only:
+            from .report import write_reports
+
+            run_dir = latest_run_dir(runs_dir, run_name)
+            if run_dir is None:
+                raise InputError(f"--report-only: no run named {run_name!r} under {runs_dir}")
+            paths = write_reports(run_dir, n_bootstrap=n_bootstrap, seed=seed, status=read_status(run_dir))
+            _echo_err("reports: " + ", ".join(str(p) for p in paths.values()))
+            click.echo(str(run_dir))
+            return
+        config = model_config_from_options(opts)
+        options = BenchOptions(
+            dataset=dataset, name=run_name, config=config, runs_dir=runs_dir, arms=list(arms) or None, concurrency=concurrency, limit=limit,
+            budget_usd=budget_usd, max_errors=max_errors, resume=resume, retry_errors=retry_errors, seed=seed, n_bootstrap=n_bootstrap,
+            progress=not no_progress, command=["adjudicate", *sys.argv[1:]],
+        )
+        outcome = run_bench(options)
+        led = outcome.ledger.as_dict()
+        for arm, a in led["arms"].items():
+            cost = f"${a['cost_usd']:.4f}" + ("" if a["cost_known"] else " (some prices unknown)")
+            _echo_err(f"{arm}: {a['samples_ok']} ok, {a['samples_partial']} partial, {a['samples_failed']} failed; {a['requests']} model requests, {a['cache_hits']} cache hits, {a['prompt_tokens']}+{a['completion_tokens']} tokens, {cost}")
+        _echo_err(f"this session: {outcome.ran} sample(s) run, {outcome.skipped} already finished, {outcome.failed_now} failed or partial")
+        if outcome.reports:
+            _echo_err("reports: " + ", ".join(str(p) for p in outcome.reports.values()))
+        click.echo(str(outcome.run_dir))
+
+    @group.command("splits")
+    @click.argument("dataset", type=click.Path(path_type=Path))
+    @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="write the folds JSON here instead of stdout")
+    @click.option("--folds", type=int, default=3, show_default=True)
+    @click.option("--seed", type=int, default=0, show_default=True, help="breaks ties between motions of equal size")
+    def splits_cmd(dataset: Path, out: Path | None, folds: int, seed: int) -> None:
+        """Write the recommended folds of DATASET: grouped by motion, balanced by format, with a
+        team-overlap check (CCDB Appendix A.5)."""
+        import tempfile
+
+        from .dataset import is_upstream_panelbench, load_dataset
+        from .layout import atomic_write_text, dumps
+        from .splits import make_splits
+
+        with tempfile.TemporaryDirectory(prefix="adjudicate-splits-") as tmp:
+            ds = load_dataset(dataset, convert_into=Path(tmp) if dataset.is_dir() and is_upstream_panelbench(dataset) else None)
+        result = make_splits([s.match for s in ds.samples], folds=folds, seed=seed)
+        result["dataset"] = {"source": str(dataset), "sha256": ds.sha256}
+        text = dumps(result)
+        if out:
+            atomic_write_text(out, text)
+            _echo_err(f"folds written to {out}")
+        else:
+            click.echo(text, nl=False)
+        sizes = ", ".join(f"fold {f['fold']}: {f['n_matches']} matches / {f['motions']} motions {f['formats']}" for f in result["folds"])
+        ov = result["team_overlap"]
+        _echo_err(f"{sizes}; {ov['n_overlapping']} of {ov['n_teams']} teams appear in more than one fold")
+
+    @group.command("compare")
+    @click.argument("run_a")
+    @click.argument("run_b")
+    @click.option("--arm-a", help="arm of RUN_A (default: its first)")
+    @click.option("--arm-b", help="arm of RUN_B (default: its first)")
+    @click.option("--runs-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("runs"), show_default=True, help="where run names are looked up")
+    @click.option("--json", "as_json", is_flag=True, help="print JSON instead of a table")
+    @click.option("--seed", type=int, default=0, show_default=True)
+    @click.option("--bootstrap", "n_bootstrap", type=click.IntRange(min=0), default=2000, show_default=True)
+    def compare_cmd(run_a: str, run_b: str, arm_a: str | None, arm_b: str | None, runs_dir: Path, as_json: bool, seed: int, n_bootstrap: int) -> None:
+        """Paired comparison of RUN_A and RUN_B (folders or run names) on their common subset: exact
+        McNemar for winner accuracy, paired bootstrap for the other metrics."""
+        from .compare import compare_runs, format_comparison, resolve_run
+        from .scoring import ScoreSettings
+
+        a = resolve_run(run_a, runs_dir)
+        b = resolve_run(run_b, runs_dir)
+        result = compare_runs(a, b, arm_a=arm_a, arm_b=arm_b, settings=ScoreSettings(n_bootstrap=n_bootstrap, seed=seed))
+        if as_json:
+            click.echo(json.dumps(result, ensure_ascii=False, indent=2))
+        else:
+            click.echo(format_comparison(result), nl=False)

@@ -1,0 +1,104 @@
+"""``adjudicate compare RUN_A RUN_B``: the paired comparison of two runs on their common subset.
+
+The runs are aligned on the matches both hold with identical content (same match id and file hash);
+within those, every test uses only the instances both arms parsed (the protocol's common subset).
+Winner accuracy: exact McNemar test. Brier score, stage MSE / Pearson / Spearman, tendency agreement,
+best-debater top-1, vote-share MAE and Pearson: paired match-level bootstrap of the difference A - B
+(see :func:`adjudicator.bench.scoring.paired_comparison`). Metrics the dataset cannot support are
+reported as not applicable.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+from .layout import latest_run_dir
+from .manifest import read_manifest
+from .report import arm_label, load_results, run_samples
+from .scoring import ScoreSettings, gold_from_matches, paired_comparison, predictions_for_arm
+
+
+def resolve_run(ref: str, runs_dir: Path) -> Path:
+    """A run folder from ``ref``: a path to a run folder, or a run name (its latest run under
+    ``runs_dir``). Raises InputError when neither exists."""
+    p = Path(ref)
+    if p.is_dir() and (p / "manifest.json").exists():
+        return p
+    latest = latest_run_dir(runs_dir, ref)
+    if latest is not None:
+        return latest
+    raise InputError(f"{ref}: not a run folder and no run of that name under {runs_dir}", "give a runs/<timestamp>_<name> folder or a run name")
+
+
+def _pick_arm(run_dir: Path, arm: str | None, which: str) -> str:
+    arms = read_manifest(run_dir).arms
+    if arm is None:
+        return arms[0]
+    if arm not in arms:
+        raise InputError(f"--arm-{which}: run {run_dir.name} has no arm {arm!r}", f"its arms: {', '.join(arms)}")
+    return arm
+
+
+def compare_runs(run_a: Path, run_b: Path, *, arm_a: str | None = None, arm_b: str | None = None, settings: ScoreSettings = ScoreSettings()) -> dict[str, Any]:
+    """Paired comparison of ``arm_a`` in ``run_a`` with ``arm_b`` in ``run_b`` (default: each run's
+    first arm). Returns a JSON-ready dict with the aligned match count, each side's parse counts and
+    the tests. Raises InputError when the runs share no match."""
+    a_arm = _pick_arm(run_a, arm_a, "a")
+    b_arm = _pick_arm(run_b, arm_b, "b")
+    sa = {s.sample_id: s for s in run_samples(run_a)}
+    sb = {s.sample_id: s for s in run_samples(run_b)}
+    shared = [sa[i] for i in sa if i in sb and sa[i].sha256 == sb[i].sha256]
+    if not shared:
+        raise InputError(f"runs {run_a.name} and {run_b.name} share no match with identical content", "compare runs made on the same dataset")
+    ra = load_results(run_a, [a_arm], shared)[a_arm]
+    rb = load_results(run_b, [b_arm], [sb[s.sample_id] for s in shared])[b_arm]
+    matches = [s.match for s in shared]
+    gold = gold_from_matches(matches)
+    app = gold.applicability()
+    la = f"{run_a.name}: {arm_label(a_arm, read_manifest(run_a).models.get(a_arm, {}))}"
+    lb = f"{run_b.name}: {arm_label(b_arm, read_manifest(run_b).models.get(b_arm, {}))}"
+    pa = predictions_for_arm(a_arm, la, gold, matches, ra)
+    pb = predictions_for_arm(b_arm, lb, gold, matches, rb)
+    result = paired_comparison(pa, pb, gold, app, settings)
+    return {
+        "run_a": str(run_a),
+        "run_b": str(run_b),
+        "arm_a": a_arm,
+        "arm_b": b_arm,
+        "matches_shared": len(shared),
+        "matches_only_a": len(sa) - len(shared),
+        "matches_only_b": len(sb) - len(shared),
+        "finished": {"a": len(ra), "b": len(rb)},
+        "not_applicable": {t: r for t, r in app.items() if r is not None},
+        **result,
+    }
+
+
+def _f(x: Any) -> str:
+    return "—" if x is None else f"{x:.3f}" if isinstance(x, float) else str(x)
+
+
+def format_comparison(c: dict[str, Any]) -> str:
+    """Plain-text table of :func:`compare_runs`' result."""
+    lines = [
+        f"A: {c['label_a']}",
+        f"B: {c['label_b']}",
+        f"{c['matches_shared']} matches in both runs (only A: {c['matches_only_a']}, only B: {c['matches_only_b']}); finished A {c['finished']['a']}, B {c['finished']['b']}",
+        "",
+        f"{'metric':<22} {'test':<18} {'A':>7} {'B':>7} {'A-B':>8} {'95% CI':>19} {'p':>7} {'n':>6}",
+    ]
+    for name, t in c["tests"].items():
+        if t["test"] == "exact McNemar":
+            a, b = t.get("accuracy_a"), t.get("accuracy_b")
+            d = None if a is None or b is None else a - b
+            lines.append(f"{name:<22} {'exact McNemar':<18} {_f(a):>7} {_f(b):>7} {_f(d):>8} {'(A only ' + str(t['a_only']) + ', B only ' + str(t['b_only']) + ')':>19} {_f(t['p_value']):>7} {t['n']:>6}")
+        elif "difference" in t:
+            ci = f"[{_f(t['low'])}, {_f(t['high'])}]"
+            lines.append(f"{name:<22} {'paired bootstrap':<18} {_f(t['value_a']):>7} {_f(t['value_b']):>7} {_f(t['difference']):>8} {ci:>19} {_f(t['p_value']):>7} {t['n']:>6}")
+        else:
+            lines.append(f"{name:<22} {t['test']:<18} {t.get('reason', '')}")
+    for task, reason in c.get("not_applicable", {}).items():
+        lines.append(f"{task}: not applicable ({reason})")
+    return "\n".join(lines) + "\n"

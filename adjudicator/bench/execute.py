@@ -1,0 +1,111 @@
+"""Run one arm on one sample, isolated, and turn the outcome into a :class:`SampleResult`.
+
+Isolation (protocol 001 s.02: "contexts, files and execution records must be strictly isolated
+across samples"): every sample gets its own freshly built runtime context and backends
+(``build_context(config)`` for the agentic arm, a fresh call of the single-call protocol for the
+other), its own graph thread and state, and its own result file. Only the response cache, whose
+keys hash everything that shaped a request, is shared between samples.
+
+Model faults never abort the run: a sample whose arm produced no verdict is recorded as ``failed``
+with every call record and raw output it collected. A configuration error (bad model options, a
+missing key) concerns every sample alike, so it is re-raised to stop the run.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback as tb
+from typing import Any
+
+from ..errors import AdjudicatorError, ConfigError
+from ..match import Match
+from ..records import CallRecord, NodeFailure, Usage
+from .layout import iso, utc_now
+from .results import SampleResult
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())[:2000]
+
+
+def run_arm(match: Match, arm: str, config: Any) -> tuple[Any, list[CallRecord], list[NodeFailure], str | None]:
+    """Adjudicate ``match`` with ``arm``; returns ``(verdict or None, calls, failures, error)``.
+
+    The agentic arm is run through :func:`adjudicator.run.adjudicate_agentic` on a context built for
+    this sample alone, so that a panel failure still returns the graph's call records and failures
+    (:func:`adjudicator.arms.adjudicate_with_arm` would raise and lose them). Other arms go through
+    :func:`adjudicator.arms.adjudicate_with_arm`; if their AdjudicationFailed carries ``calls`` or
+    ``failures`` attributes, those are kept. Raises ConfigError; other AdjudicatorErrors become the
+    ``error`` string.
+    """
+    if arm == "agentic":
+        from ..config import build_context
+        from ..run import adjudicate_agentic
+
+        verdict, state = adjudicate_agentic(match, build_context(config))
+        if verdict is not None:
+            return verdict, list(verdict.calls), list(verdict.failures), None
+        calls = sorted(state.get("calls") or [], key=lambda c: (c.node, c.key, c.attempt))
+        failures = sorted(state.get("failures") or [], key=lambda f: (f.node, f.key))
+        return None, calls, failures, state.get("panel_error") or "the panel produced no verdict"
+    from ..arms import adjudicate_with_arm
+
+    try:
+        verdict = adjudicate_with_arm(match, arm, config)
+    except ConfigError:
+        raise
+    except AdjudicatorError as exc:
+        return None, list(getattr(exc, "calls", None) or []), list(getattr(exc, "failures", None) or []), exc.one_line()
+    return verdict, list(verdict.calls), list(verdict.failures), None
+
+
+def execute_sample(match: Match, arm: str, config: Any, *, sample_sha256: str, session: int, superseded: list[str] | None = None) -> SampleResult:
+    """Run ``arm`` on ``match`` and return its :class:`SampleResult`. Never raises for a model fault
+    or an unexpected exception inside the arm (both become a failed sample); re-raises ConfigError
+    and KeyboardInterrupt."""
+    started = utc_now()
+    t0 = time.monotonic()
+    verdict = None
+    calls: list[CallRecord] = []
+    failures: list[NodeFailure] = []
+    error = error_type = trace = None
+    try:
+        verdict, calls, failures, error = run_arm(match, arm, config)
+        if error is not None:
+            error_type = "AdjudicationFailed"
+    except (ConfigError, KeyboardInterrupt):
+        raise
+    except AdjudicatorError as exc:
+        error, error_type = exc.one_line(), type(exc).__name__
+    except Exception as exc:  # a bug in an arm must not take the other samples down
+        error, error_type = _one_line(f"{type(exc).__name__}: {exc}"), type(exc).__name__
+        trace = tb.format_exc()
+    verdict_json = None
+    status = "failed"
+    if verdict is not None:
+        verdict_json = verdict.model_dump(mode="json")
+        if verdict.p is None and not verdict.stage_scores and not verdict.best_debater_votes:
+            error, error_type = "the verdict holds no value: every node or task failed", "NoValue"
+        else:
+            status = "partial" if (verdict.failures or any(not t.ok for t in verdict.tasks)) else "ok"
+    if status == "partial":
+        bad = [f"{f.node} {f.key}".strip() for f in failures] or [f"{t.task} {t.key}".strip() for t in verdict.tasks if not t.ok]
+        error, error_type = _one_line(f"{len(bad)} failed: " + ", ".join(bad[:10]) + (" ..." if len(bad) > 10 else "")), "PartialFailure"
+    return SampleResult(
+        sample_id=match.match_id,
+        arm=arm,
+        sample_sha256=sample_sha256,
+        status=status,
+        error=None if status == "ok" else _one_line(error or "no verdict"),
+        error_type=None if status == "ok" else (error_type or "AdjudicationFailed"),
+        traceback=trace,
+        verdict=verdict_json,
+        calls=calls,
+        failures=failures,
+        usage=Usage.of(calls),
+        session=session,
+        superseded=list(superseded or []),
+        started_at=iso(started),
+        finished_at=iso(utc_now()),
+        elapsed_s=round(time.monotonic() - t0, 3),
+    )

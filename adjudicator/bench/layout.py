@@ -1,0 +1,178 @@
+"""The run-folder layout under ``runs/`` and atomic file writes.
+
+One folder per benchmark run, named ``<UTC timestamp>_<name>`` (timestamp ``YYYYmmddTHHMMSSZ``)::
+
+    runs/20260101T120000Z_pb/
+      manifest.json          written once, before the first model call (see manifest.py)
+      sessions.jsonl         one line per invocation (start and end), append-only
+      status.json            the run's current state (running / complete / stopped / interrupted)
+      dataset/               the converted match files, only when bench was given upstream PanelBench
+      results/<arm>/<sample>.json              one file per sample and arm (see results.py)
+      results/<arm>/superseded/<sample>.<k>.json   failed results replaced by --retry-errors
+      report.json, report.md, report.html
+
+Every file that a reader or a resumed run relies on is written atomically (temporary file in the same
+folder, fsync, ``os.replace``), so a run killed at any moment (also ``kill -9``) leaves either the old
+file or the new one, never a torn one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+
+RUN_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+TIMESTAMP_FORMAT = "%Y%m%dT%H%M%SZ"
+_TS_RE = re.compile(r"^\d{8}T\d{6}Z$")
+
+MANIFEST = "manifest.json"
+STATUS = "status.json"
+SESSIONS = "sessions.jsonl"
+RESULTS = "results"
+DATASET = "dataset"
+SUPERSEDED = "superseded"
+REPORT_JSON = "report.json"
+REPORT_MD = "report.md"
+REPORT_HTML = "report.html"
+
+_UMASK = os.umask(0)
+os.umask(_UMASK)
+
+
+def utc_now() -> datetime:
+    """The current time in UTC (seconds resolution is enough for folder names)."""
+    return datetime.now(timezone.utc)
+
+
+def iso(ts: datetime) -> str:
+    """ISO 8601 UTC text, e.g. ``2026-01-01T12:00:00Z``."""
+    return ts.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def check_run_name(name: str) -> str:
+    """Validate a run name (``--name``): 1-64 of letters, digits, ``.``, ``_``, ``-``, starting with a
+    letter or digit. Raises InputError otherwise."""
+    if not RUN_NAME_RE.match(name or ""):
+        raise InputError(f"--name: {name!r} is not a usable run name", "use letters, digits, '.', '_' or '-' (up to 64), e.g. --name pb")
+    return name
+
+
+def split_run_folder(folder: str | Path) -> tuple[str, str] | None:
+    """``(timestamp, name)`` of a run folder name, or None when it is not one."""
+    base = Path(folder).name
+    ts, sep, name = base.partition("_")
+    if not sep or not _TS_RE.match(ts) or not RUN_NAME_RE.match(name):
+        return None
+    return ts, name
+
+
+def new_run_dir(runs_dir: Path, name: str, now: datetime | None = None) -> Path:
+    """Create and return a fresh ``runs_dir/<UTC timestamp>_<name>`` folder.
+
+    If a folder with that second's timestamp exists, the timestamp moves on by one second until the
+    name is free, so folder names stay unique and sort in creation order. Raises InputError when the
+    folder cannot be created.
+    """
+    check_run_name(name)
+    ts = (now or utc_now()).replace(microsecond=0)
+    try:
+        runs_dir.mkdir(parents=True, exist_ok=True)
+        for _ in range(3600):
+            path = runs_dir / f"{ts.strftime(TIMESTAMP_FORMAT)}_{name}"
+            try:
+                path.mkdir()
+                return path
+            except FileExistsError:
+                ts += timedelta(seconds=1)
+    except OSError as exc:
+        raise InputError(f"--runs-dir {runs_dir}: cannot create a run folder ({exc.strerror})", "choose a writable folder") from None
+    raise InputError(f"--runs-dir {runs_dir}: too many runs named {name!r} in one hour", "use another --name")
+
+
+def latest_run_dir(runs_dir: Path, name: str) -> Path | None:
+    """The most recent run folder of ``name`` under ``runs_dir`` (by its timestamp), or None."""
+    if not runs_dir.is_dir():
+        return None
+    found = []
+    for child in runs_dir.iterdir():
+        parts = split_run_folder(child)
+        if child.is_dir() and parts and parts[1] == name:
+            found.append((parts[0], child))
+    return max(found)[1] if found else None
+
+
+def safe_file_stem(sample_id: str) -> str:
+    """A file-system-safe stem for a sample id (match id): characters outside ``[A-Za-z0-9._-]``
+    become ``_``. Uniqueness is checked by the dataset loader."""
+    stem = re.sub(r"[^A-Za-z0-9._-]", "_", sample_id).strip(".") or "_"
+    return stem[:150]
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write UTF-8 ``text`` to ``path`` atomically (temp file in the same folder, fsync, os.replace).
+
+    Creates parent folders. Raises OSError on failure (the old file, if any, is left intact)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=str(path.parent))
+    try:
+        os.fchmod(fd, 0o666 & ~_UMASK)  # mkstemp makes 0600 files; give them the usual permissions
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def dumps(data: Any) -> str:
+    """Indented UTF-8 JSON (non-ASCII kept) with a final newline; NaN is not allowed."""
+    return json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
+
+
+def atomic_write_json(path: Path, data: Any) -> None:
+    """:func:`atomic_write_text` of :func:`dumps` ``(data)``."""
+    atomic_write_text(path, dumps(data))
+
+
+def append_line(path: Path, data: Any) -> None:
+    """Append one compact JSON line to ``path`` (flushed and fsynced)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps(data, ensure_ascii=False, allow_nan=False) + "\n")
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def read_json(path: Path) -> Any:
+    """Decode a JSON file. Raises InputError naming the file when it is missing or malformed."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(f"{path}: unreadable JSON ({exc})") from None
+
+
+def remove_stale_temp_files(folder: Path) -> int:
+    """Delete ``.*.tmp`` files left under ``folder`` by a killed run; returns how many."""
+    n = 0
+    if folder.is_dir():
+        for tmp in folder.rglob(".*.tmp"):
+            try:
+                tmp.unlink()
+                n += 1
+            except OSError:
+                pass
+    return n

@@ -1,0 +1,119 @@
+"""The per-arm cost and token ledger of a run, and the budget check.
+
+The ledger is rebuilt from the result files on disk (the source of truth, so a resumed run counts
+what earlier sessions spent exactly once) and updated as samples finish. Costs are litellm's prices
+in US dollars for requests that were not cache hits; calls whose price litellm does not know are
+counted in ``unpriced_requests`` and make ``cost_known`` False.
+
+Budget rule (``--budget-usd``): the budget caps the whole run's known spend, earlier sessions
+included. Before a sample is started the ledger's total is compared with the budget; once the total
+has reached it no new sample starts, samples already running finish and are kept, and the run stops
+with status ``stopped`` / reason ``budget``. The overshoot is therefore bounded by the cost of the
+samples in flight (at most ``--concurrency``).
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+
+from ..records import Usage
+from .results import SampleResult
+
+
+@dataclass
+class ArmLedger:
+    """Running sums for one arm: samples done (ok / partial / failed), and the usage of their calls."""
+
+    samples_ok: int = 0
+    samples_partial: int = 0
+    samples_failed: int = 0
+    calls: int = 0
+    requests: int = 0
+    cache_hits: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    unpriced_requests: int = 0
+    latency_s: float = 0.0
+    elapsed_s: float = 0.0
+
+    def add(self, result: SampleResult) -> None:
+        """Fold one sample's result in."""
+        if result.status == "ok":
+            self.samples_ok += 1
+        elif result.status == "partial":
+            self.samples_partial += 1
+        else:
+            self.samples_failed += 1
+        u: Usage = Usage.of(result.calls)
+        self.calls += u.calls
+        self.requests += u.requests
+        self.cache_hits += u.cache_hits
+        self.prompt_tokens += u.prompt_tokens
+        self.completion_tokens += u.completion_tokens
+        self.cost_usd = round(self.cost_usd + u.cost_usd, 8)
+        self.unpriced_requests += sum(1 for c in result.calls if c.cost_usd is None and not c.cache_hit and c.parse != "native")
+        self.latency_s = round(self.latency_s + u.latency_s, 3)
+        self.elapsed_s = round(self.elapsed_s + result.elapsed_s, 3)
+
+    def as_dict(self) -> dict:
+        """JSON-ready sums plus ``cost_known`` and per-sample means."""
+        n = self.samples_ok + self.samples_partial + self.samples_failed
+        return {
+            "samples": n,
+            "samples_ok": self.samples_ok,
+            "samples_partial": self.samples_partial,
+            "samples_failed": self.samples_failed,
+            "calls": self.calls,
+            "requests": self.requests,
+            "cache_hits": self.cache_hits,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "cost_usd": round(self.cost_usd, 6),
+            "cost_known": self.unpriced_requests == 0,
+            "unpriced_requests": self.unpriced_requests,
+            "latency_s": self.latency_s,
+            "elapsed_s": self.elapsed_s,
+            "tokens_per_sample": round((self.prompt_tokens + self.completion_tokens) / n, 1) if n else None,
+            "cost_usd_per_sample": round(self.cost_usd / n, 6) if n else None,
+        }
+
+
+@dataclass
+class Ledger:
+    """Thread-safe ledger over all arms of a run (see module docstring)."""
+
+    arms: dict[str, ArmLedger] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def add(self, result: SampleResult) -> None:
+        """Fold one result into its arm's sums."""
+        with self._lock:
+            self.arms.setdefault(result.arm, ArmLedger()).add(result)
+
+    @property
+    def total_cost_usd(self) -> float:
+        """Known spend over all arms, US dollars."""
+        with self._lock:
+            return round(sum(a.cost_usd for a in self.arms.values()), 8)
+
+    @property
+    def unpriced_requests(self) -> int:
+        """Requests whose price litellm did not know."""
+        with self._lock:
+            return sum(a.unpriced_requests for a in self.arms.values())
+
+    def over_budget(self, budget_usd: float | None) -> bool:
+        """True when a budget is set and the known spend has reached it."""
+        return budget_usd is not None and self.total_cost_usd >= budget_usd
+
+    def as_dict(self) -> dict:
+        """``{"arms": {arm: sums}, "total": sums over arms}``."""
+        with self._lock:
+            arms = {k: v.as_dict() for k, v in sorted(self.arms.items())}
+        keys = ("samples", "samples_ok", "samples_partial", "samples_failed", "calls", "requests", "cache_hits", "prompt_tokens", "completion_tokens", "unpriced_requests")
+        total = {k: sum(a[k] for a in arms.values()) for k in keys}
+        total["cost_usd"] = round(sum(a["cost_usd"] for a in arms.values()), 6)
+        total["cost_known"] = all(a["cost_known"] for a in arms.values())
+        return {"arms": arms, "total": total}

@@ -1,0 +1,104 @@
+"""Report plots rendered with matplotlib (Agg backend, no display) into base64 PNG strings.
+
+- :func:`reliability_plot`: reliability curve of p per arm (mean p against the observed
+  affirmative-win share per bin, marker area by bin count, the diagonal for reference).
+- :func:`stage_scatter`: predicted against human (3-judge mean) stage scores per arm, slightly
+  jittered, with the identity line.
+- :func:`cost_plot`: per-arm cost in US dollars and tokens per sample.
+Each returns None when there is nothing to draw.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+from typing import Any
+
+import numpy as np
+
+
+def _plt():
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _png(fig) -> str:
+    plt = _plt()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def reliability_plot(calibration: dict[str, Any]) -> str | None:
+    """Base64 PNG of the reliability curves in report["calibration"], or None."""
+    if not calibration:
+        return None
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(5.2, 4.6))
+    ax.plot([0, 1], [0, 1], color="#999", linestyle="--", linewidth=1, label="perfect calibration")
+    drew = False
+    for arm, c in calibration.items():
+        pts = [(b["mean_p"], b["observed"], b["count"]) for b in c["curve"] if b["count"]]
+        if not pts:
+            continue
+        x, y, n = zip(*pts)
+        brier = c["brier"].get("value")
+        ax.plot(x, y, marker="o", linewidth=1.5, label=f"{c['label']} (Brier {brier:.3f})" if brier is not None else c["label"])
+        ax.scatter(x, y, s=[20 + 8 * k for k in n], alpha=0.35)
+        drew = True
+    if not drew:
+        plt.close(fig)
+        return None
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("predicted p (affirmative wins), bin mean")
+    ax.set_ylabel("observed affirmative-win share")
+    ax.set_title("Reliability of the winner tendency p")
+    ax.legend(fontsize=8, loc="upper left")
+    return _png(fig)
+
+
+def stage_scatter(predictions: dict[str, Any], gold: Any, seed: int = 0) -> str | None:
+    """Base64 PNG of predicted vs human stage scores for every arm with parsed units, or None."""
+    arms = [(a, p) for a, p in predictions.items() if np.isfinite(p.unit_pred).any() and np.isfinite(gold.unit_mean).any()]
+    if not arms:
+        return None
+    plt = _plt()
+    rng = np.random.default_rng(seed)
+    fig, axes = plt.subplots(1, len(arms), figsize=(4.6 * len(arms), 4.4), squeeze=False)
+    for ax, (arm, p) in zip(axes[0], arms):
+        ok = np.isfinite(p.unit_pred) & np.isfinite(gold.unit_mean)
+        x = gold.unit_mean[ok]
+        y = p.unit_pred[ok] + rng.uniform(-0.12, 0.12, size=int(ok.sum()))
+        ax.scatter(x, y, s=10, alpha=0.4)
+        ax.plot([1, 10], [1, 10], color="#999", linestyle="--", linewidth=1)
+        ax.set_xlim(0.5, 10.5)
+        ax.set_ylim(0.5, 10.5)
+        ax.set_xlabel("human score (3-judge mean)")
+        ax.set_ylabel("predicted score (jittered)")
+        ax.set_title(f"{p.label} (n={int(ok.sum())})", fontsize=9)
+    return _png(fig)
+
+
+def cost_plot(ledger: dict[str, Any]) -> str | None:
+    """Base64 PNG of per-arm cost (USD) and tokens per sample, or None when there are no arms."""
+    arms = ledger.get("arms") or {}
+    if not arms:
+        return None
+    plt = _plt()
+    names = list(arms)
+    cost = [arms[a]["cost_usd"] for a in names]
+    tokens = [arms[a]["tokens_per_sample"] or 0 for a in names]
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(8.5, 3.4))
+    a1.bar(names, cost, color="#4C72B0")
+    a1.set_title("cost, US dollars (known prices)")
+    a2.bar(names, tokens, color="#55A868")
+    a2.set_title("tokens per sample (prompt + completion)")
+    for ax in (a1, a2):
+        ax.tick_params(axis="x", labelrotation=15)
+    return _png(fig)

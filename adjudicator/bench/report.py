@@ -1,0 +1,121 @@
+"""Build a run's report from its folder and write report.json, report.md and report.html.
+
+:func:`build_report` reads the manifest, the dataset and every result file of the selected samples,
+scores them (:mod:`adjudicator.bench.scoring`), adds the ledger and the label-reliability section,
+and returns the report dict (see :mod:`adjudicator.bench.report_json` for its layout).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Sequence
+
+from ..reliability import reliability_from_matches
+from .dataset import Sample, load_folder
+from .layout import DATASET, REPORT_HTML, REPORT_MD, atomic_write_text
+from .ledger import Ledger
+from .manifest import read_manifest
+from .report_json import REPORT_SCHEMA, write_report_json
+from .results import SampleResult, read_result, result_path
+from .scoring import ScoreSettings, score_run
+
+
+def arm_label(arm: str, models: dict[str, str]) -> str:
+    """Display name of an arm: ``"agentic · offline"``, or with a mixed panel every distinct model."""
+    distinct = list(dict.fromkeys(m for m in models.values() if m))
+    return f"{arm} · {', '.join(distinct) if distinct else '?'}"
+
+
+def run_samples(run_dir: Path, limit: int | None = None) -> list[Sample]:
+    """The samples of a run's dataset (its ``dataset/`` copy for converted PanelBench, else the folder
+    recorded in the manifest), first ``limit`` only when given."""
+    manifest = read_manifest(run_dir)
+    folder = run_dir / DATASET if (run_dir / DATASET).is_dir() else Path(manifest.dataset["folder"])
+    ds = load_folder(folder, kind=manifest.dataset.get("kind", "match-folder"))
+    return ds.limited(limit)
+
+
+def load_results(run_dir: Path, arms: Sequence[str], samples: Sequence[Sample]) -> dict[str, dict[str, SampleResult]]:
+    """arm -> match id -> result for every sample that has a result file."""
+    out: dict[str, dict[str, SampleResult]] = {}
+    for arm in arms:
+        got: dict[str, SampleResult] = {}
+        for s in samples:
+            r = read_result(result_path(run_dir, arm, s.stem))
+            if r is not None:
+                got[s.sample_id] = r
+        out[arm] = got
+    return out
+
+
+def build_report(run_dir: Path, *, samples: Sequence[Sample] | None = None, n_bootstrap: int = 2000, seed: int | None = None, status: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Score the run in ``run_dir`` over ``samples`` (default: every sample of its dataset that has a
+    result, plus those still pending under the manifest's limit). Returns the report dict."""
+    manifest = read_manifest(run_dir)
+    if samples is None:
+        samples = run_samples(run_dir, manifest.limit)
+    seed = manifest.seeds.get("baselines", 0) if seed is None else seed
+    arms = list(manifest.arms)
+    results = load_results(run_dir, arms, samples)
+    labels = {a: arm_label(a, manifest.models.get(a, {})) for a in arms}
+    matches = [s.match for s in samples]
+    reliability = reliability_from_matches(matches)
+    scores = score_run(matches, results, labels, ScoreSettings(n_bootstrap=n_bootstrap, seed=seed), reliability)
+
+    ledger = Ledger()
+    for arm in arms:
+        for r in results[arm].values():
+            ledger.add(r)
+    stems = {s.sample_id: s.stem for s in samples}
+    for f in scores["failures"]:
+        f["result_file"] = str(result_path(run_dir, f["arm"], stems[f["sample_id"]]).relative_to(run_dir))
+    per_arm = {}
+    for arm in arms:
+        st = [r.status for r in results[arm].values()]
+        per_arm[arm] = {"ok": st.count("ok"), "partial": st.count("partial"), "failed": st.count("failed"), "not_run": len(samples) - len(st)}
+    return {
+        "schema_version": REPORT_SCHEMA,
+        "run": {
+            "run_id": manifest.run_id,
+            "name": manifest.name,
+            "created_at": manifest.created_at,
+            "state": (status or {}).get("state"),
+            "reason": (status or {}).get("reason"),
+            "dataset": {k: v for k, v in manifest.dataset.items() if k != "files"},
+            "arms": arms,
+            "labels": labels,
+            "models": manifest.models,
+            "is_llm": manifest.is_llm,
+            "seeds": {"baselines": seed, "bootstrap": seed},
+            "n_bootstrap": n_bootstrap,
+            "git": manifest.git,
+            "packages": manifest.packages,
+        },
+        "samples": {"selected": len(samples), "per_arm": per_arm},
+        "ledger": ledger.as_dict(),
+        "parsing": scores["parsing"],
+        "failures": scores["failures"],
+        "tasks": scores["tasks"],
+        "calibration": scores["calibration"],
+        "paired": scores["paired"],
+        "arm_vs_baseline": scores["arm_vs_baseline"],
+        "reliability": reliability,
+        "_predictions": scores["_predictions"],
+        "_gold": scores["_gold"],
+    }
+
+
+def write_reports(run_dir: Path, *, samples: Sequence[Sample] | None = None, n_bootstrap: int = 2000, seed: int | None = None, status: dict[str, Any] | None = None) -> dict[str, Path]:
+    """Build the report and write report.json, report.md and report.html; returns their paths."""
+    from .report_html import render_html
+    from .report_md import render_markdown
+
+    report = build_report(run_dir, samples=samples, n_bootstrap=n_bootstrap, seed=seed, status=status)
+    paths = {"json": write_report_json(run_dir, report)}
+    md = run_dir / REPORT_MD
+    atomic_write_text(md, render_markdown(report))
+    paths["md"] = md
+    html = run_dir / REPORT_HTML
+    atomic_write_text(html, render_html(report))
+    paths["html"] = html
+    return paths

@@ -1,0 +1,145 @@
+"""``report.html``: one self-contained page (no external files, scripts or fonts) with the tables of
+report.md and the plots embedded as base64 PNG: reliability curve of p, predicted against human stage
+scores, and per-arm cost. Rendered with jinja2, autoescaped.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jinja2
+
+from .plots import cost_plot, reliability_plot, stage_scatter
+from .report_md import COLUMNS, cell, fmt
+
+_TEMPLATE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<title>Benchmark run {{ run.run_id }}</title>
+<style>
+body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:1200px;padding:0 1rem;color:#222}
+table{border-collapse:collapse;margin:.5rem 0 1.2rem;font-size:.88rem}
+th,td{border:1px solid #ccc;padding:.25rem .5rem;text-align:left;vertical-align:top}
+th{background:#f3f3f3} tr.ref td{color:#666;font-style:italic} tr.baseline td{background:#fafafa}
+.na{color:#a33} .note{color:#555;font-size:.85rem} img{max-width:100%} code{font-size:.85rem}
+</style></head><body>
+<h1>Benchmark run {{ run.run_id }}</h1>
+<ul>
+<li><b>State:</b> {{ run.state or "unknown" }}{% if run.reason %} ({{ run.reason }}){% endif %}</li>
+<li><b>Dataset:</b> {{ run.dataset.source }} ({{ run.dataset.kind }}, {{ run.dataset.n_matches }} matches), sha256 <code>{{ run.dataset.sha256[:16] }}…</code></li>
+{% for arm in run.arms %}<li><b>Arm</b> {{ arm }}: {{ run.models.get(arm) }}{% if not run.is_llm.get(arm, True) %} — offline judge, a non-LLM baseline{% endif %}</li>{% endfor %}
+<li><b>Seeds:</b> baselines {{ run.seeds.baselines }}, bootstrap {{ run.seeds.bootstrap }} ({{ run.n_bootstrap }} resamples){% if run.git %}; git {{ run.git.commit }}{% if run.git.dirty %} (dirty){% endif %}{% endif %}</li>
+</ul>
+
+<h2>Samples, cost and tokens</h2>
+<table><tr><th>Arm</th><th>ok</th><th>partial</th><th>failed</th><th>not run</th><th>requests</th><th>cache hits</th><th>prompt tokens</th><th>completion tokens</th><th>cost USD</th></tr>
+{% for arm in run.arms %}{% set s = samples.per_arm[arm] %}{% set l = ledger.arms.get(arm, {}) %}
+<tr><td>{{ arm }}</td><td>{{ s.ok }}</td><td>{{ s.partial }}</td><td>{{ s.failed }}</td><td>{{ s.not_run }}</td><td>{{ l.get("requests", 0) }}</td><td>{{ l.get("cache_hits", 0) }}</td><td>{{ l.get("prompt_tokens", 0) }}</td><td>{{ l.get("completion_tokens", 0) }}</td><td>{{ fmt(l.get("cost_usd"), 4) }}{% if l and not l.get("cost_known", True) %} (partly unknown){% endif %}</td></tr>{% endfor %}
+</table>
+{% if plots.cost %}<img alt="per-arm cost" src="data:image/png;base64,{{ plots.cost }}">{% endif %}
+
+<h2>Parsing</h2>
+<table><tr><th>Arm</th><th>Task</th><th>instances</th><th>parsed</th><th>parse rate</th><th>strict JSON</th><th>recovered</th><th>native</th><th>failed</th><th>not run</th></tr>
+{% for arm, per in parsing.items() %}{% for task in ["task1","task2","task3"] %}{% set p = per[task] %}
+<tr><td>{{ arm }}</td><td>{{ task }}</td><td>{{ p.instances }}</td><td>{{ p.parsed }}</td><td>{{ fmt(p.parse_rate) }}</td><td>{{ p.strict }}</td><td>{{ p.recovered }}</td><td>{{ p.native }}</td><td>{{ p.failed }}</td><td>{{ p.not_run }}</td></tr>{% endfor %}{% endfor %}
+</table>
+
+<h2>Failures ({{ failures|length }})</h2>
+{% if failures %}<p class="note">A failed sample (no verdict) is excluded from every metric; a partial sample's failed nodes or instances are excluded from the metrics they feed. Both can be rerun with <code>--retry-errors</code>.</p>
+<table><tr><th>Arm</th><th>Sample</th><th>Status</th><th>Error</th><th>Result file</th></tr>
+{% for f in failures %}<tr><td>{{ f.arm }}</td><td>{{ f.sample_id }}</td><td>{{ f.status }}</td><td>{{ f.error_type }}: {{ (f.error or "")[:300] }}</td><td><code>{{ f.result_file }}</code></td></tr>{% endfor %}
+</table>{% else %}<p>None.</p>{% endif %}
+
+{% for task in ["task1","task2","task3"] %}{% set t = tasks[task] %}
+<h2>{{ t.title }}</h2>
+{% if not t.applicable %}<p class="na">Not applicable to this dataset: {{ t.reason }}.</p>{% else %}
+<p class="note">Metric [95% match-level bootstrap interval] (effective n); baselines: seeded draw; E = expected value. * non-comparable reference, not ranked.</p>
+{{ table(t.rows, task) }}
+<p><b>Common subset</b> (instances every arm parsed: {{ t.common_subset.n if t.common_subset.n is defined else t.common_subset.n_units }}):</p>
+{{ table(t.common_subset.rows, task) }}
+{% if task == "task1" and plots.reliability %}<img alt="reliability curve" src="data:image/png;base64,{{ plots.reliability }}">{% endif %}
+{% if task == "task2" and plots.scatter %}<img alt="predicted vs human stage scores" src="data:image/png;base64,{{ plots.scatter }}">{% endif %}
+{% endif %}{% endfor %}
+{% if task_2_na %}<p class="note">Predicted-versus-human stage-score plot: not applicable (no judge stage scores in this dataset).</p>{% endif %}
+
+{% if calibration %}<h2>Calibration of p</h2>
+<table><tr><th>Arm</th><th>Brier</th><th>ECE (10 bins)</th></tr>
+{% for arm, c in calibration.items() %}<tr><td>{{ c.label }}</td><td>{{ cell(c.brier) }}</td><td>{{ fmt(c.ece.value) }} (n={{ c.ece.n }})</td></tr>{% endfor %}
+</table>{% endif %}
+
+{% if paired %}<h2>Paired tests (common subset)</h2>
+{% for pc in paired %}<h3>{{ pc.label_a }} vs {{ pc.label_b }}</h3>
+<table><tr><th>Metric</th><th>Test</th><th>A</th><th>B</th><th>A − B [95% CI]</th><th>p</th><th>n</th></tr>
+{% for name, t in pc.tests.items() %}{% if t.test == "exact McNemar" %}
+<tr><td>{{ name }}</td><td>exact McNemar (A only {{ t.a_only }}, B only {{ t.b_only }})</td><td>{{ fmt(t.accuracy_a) }}</td><td>{{ fmt(t.accuracy_b) }}</td><td>{{ fmt(sub(t.accuracy_a, t.accuracy_b)) }}</td><td>{{ fmt(t.p_value) }}</td><td>{{ t.n }}</td></tr>
+{% elif t.difference is defined %}<tr><td>{{ name }}</td><td>paired bootstrap</td><td>{{ fmt(t.value_a) }}</td><td>{{ fmt(t.value_b) }}</td><td>{{ fmt(t.difference) }} [{{ fmt(t.low) }}, {{ fmt(t.high) }}]</td><td>{{ fmt(t.p_value) }}</td><td>{{ t.n }}</td></tr>
+{% else %}<tr><td>{{ name }}</td><td colspan="6">{{ t.reason }}</td></tr>{% endif %}{% endfor %}
+</table>{% endfor %}{% endif %}
+{% if arm_vs_baseline %}<h3>Arms against the Task 1 baselines (exact McNemar)</h3>
+<table><tr><th>Arm</th><th>Baseline</th><th>arm acc.</th><th>baseline acc.</th><th>arm only</th><th>baseline only</th><th>p</th><th>n</th></tr>
+{% for t in arm_vs_baseline %}<tr><td>{{ t.arm }}</td><td>{{ t.baseline }}</td><td>{{ fmt(t.accuracy_a) }}</td><td>{{ fmt(t.accuracy_b) }}</td><td>{{ t.a_only }}</td><td>{{ t.b_only }}</td><td>{{ fmt(t.p_value) }}</td><td>{{ t.n }}</td></tr>{% endfor %}
+</table>{% endif %}
+
+<h2>Label reliability (gold labels only)</h2>
+<p>{{ reliability.n_matches_with_panel }} of {{ reliability.n_matches }} matches have a {{ reliability.panel_size }}-judge original panel.</p>
+<table><tr><th>Statistic</th><th>Value</th></tr>
+{% for group in ["winner", "stage_scores", "best_debater"] %}{% for k, leaf in (reliability.get(group) or {}).items() %}
+<tr><td>{{ group }}.{{ k }}</td><td>{{ leaf_text(leaf) }}</td></tr>{% endfor %}{% endfor %}
+</table>
+{% if reliability.human_reference %}<p class="note">{{ reliability.human_reference.note }}</p>
+<table><tr><th>Setting</th><th>Metric</th><th>Value</th></tr>
+{% for setting in ["self_included", "leave_one_out"] %}{% for k, leaf in (reliability.human_reference.get(setting) or {}).items() %}
+<tr><td>{{ setting }}</td><td>{{ k }}</td><td>{{ leaf_text(leaf) }}</td></tr>{% endfor %}{% endfor %}
+</table>{% endif %}
+</body></html>
+"""
+
+
+def _leaf_text(leaf: Any) -> str:
+    if isinstance(leaf, dict):
+        if leaf.get("value") is None:
+            return f"n/a ({leaf.get('reason') or 'undefined'})"
+        return f"{fmt(leaf['value'])} (n={leaf.get('n')})"
+    return "—" if leaf is None else str(leaf)
+
+
+def _table_html(rows: list[dict[str, Any]], task: str) -> str:
+    from markupsafe import Markup, escape
+
+    cols = COLUMNS[task]
+    head = "<tr><th>Rank</th><th>Predictor</th>" + "".join(f"<th>{escape(c[1])}</th>" for c in cols) + "</tr>"
+    body = []
+    for r in rows:
+        cls = "ref" if not r.get("comparable", True) else ("baseline" if r.get("kind") == "baseline" else "arm")
+        name = escape(r["predictor"]) + ("*" if not r.get("comparable", True) else "")
+        if r.get("kind") == "baseline" and r.get("seed") is not None:
+            name += f" (seed {r['seed']})"
+        exp = r.get("expected") or {}
+        cells = "".join(f"<td>{escape(cell(r['metrics'].get(k), exp.get(k)) if k in r['metrics'] else '—')}</td>" for k, _ in cols)
+        body.append(f'<tr class="{cls}"><td>{escape(str(r.get("rank") or "—"))}</td><td>{name}</td>{cells}</tr>')
+    return Markup("<table>" + head + "".join(body) + "</table>")
+
+
+def render_html(report: dict[str, Any]) -> str:
+    """The self-contained HTML page of ``report`` (the dict from :func:`adjudicator.bench.report.build_report`)."""
+    plots = {
+        "reliability": reliability_plot(report.get("calibration") or {}),
+        "scatter": stage_scatter(report.get("_predictions") or {}, report["_gold"], seed=report["run"]["seeds"]["bootstrap"]) if report.get("_gold") is not None and report["tasks"]["task2"].get("applicable") else None,
+        "cost": cost_plot(report.get("ledger") or {}),
+    }
+    env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
+    env.globals.update(fmt=fmt, cell=cell, table=_table_html, leaf_text=_leaf_text, sub=lambda a, b: None if a is None or b is None else a - b)
+    tpl = env.from_string(_TEMPLATE)
+    return tpl.render(
+        run=report["run"],
+        samples=report["samples"],
+        ledger=report["ledger"],
+        parsing=report["parsing"],
+        failures=report.get("failures") or [],
+        tasks=report["tasks"],
+        calibration=report.get("calibration") or {},
+        paired=report.get("paired") or [],
+        arm_vs_baseline=report.get("arm_vs_baseline") or [],
+        reliability=report.get("reliability") or {},
+        plots=plots,
+        task_2_na=not report["tasks"]["task2"].get("applicable"),
+    )

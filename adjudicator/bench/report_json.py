@@ -1,0 +1,44 @@
+"""``report.json``: every number of a run with its effective sample size.
+
+Layout (all metric leaves are ``{"value", "n", "n_excluded", "ci", "reason"?}``; ``value`` None with a
+``reason`` when undefined or not applicable, never 0)::
+
+    {"schema_version": 1,
+     "run":      {run_id, name, created_at, state, reason, dataset, arms, models, is_llm, seeds, git},
+     "samples":  {"selected", "per_arm": {arm: {"ok", "failed", "not_run"}}},
+     "ledger":   {"arms": {arm: {samples, requests, cache_hits, tokens, cost_usd, ...}}, "total": {...}},
+     "parsing":  {arm: {"task1"|"task2"|"task3": {instances, parsed, parse_rate, strict, recovered, native,
+                        failed, not_run}, "calls": {...}}},
+     "failures": [{arm, sample_id, error_type, error, session, result_file}],
+     "tasks":    {"task1"|"task2"|"task3": {title, applicable, reason, n_..., rows: [...],
+                  common_subset: {n..., arms, rows}}},
+     "calibration": {arm: {brier, ece, curve}},
+     "paired":   [{a, b, tests: {metric: {...}}}],       # arms against each other, common subset
+     "arm_vs_baseline": [...],                           # exact McNemar against Task 1 baselines
+     "reliability": {...}}                               # adjudicator.reliability.reliability_from_matches
+
+A row is ``{"predictor", "kind": "arm"|"baseline"|"reference", "comparable", "rank", "metrics",
+"expected"?, "seed"?, "note"?}``; references (the oracle, human judges) have ``comparable: false`` and
+``rank: null``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from .layout import REPORT_JSON, atomic_write_json
+
+REPORT_SCHEMA = 1
+
+
+def public(report: dict[str, Any]) -> dict[str, Any]:
+    """The report without its private (``_``-prefixed) keys."""
+    return {k: v for k, v in report.items() if not k.startswith("_")}
+
+
+def write_report_json(run_dir: Path, report: dict[str, Any]) -> Path:
+    """Write ``report.json`` atomically; returns its path."""
+    path = run_dir / REPORT_JSON
+    atomic_write_json(path, public(report))
+    return path

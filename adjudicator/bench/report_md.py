@@ -1,0 +1,205 @@
+"""``report.md``: the paper's three result tables (Tables 2-4 with the Appendix B.1 references), our
+way: every value with its 95% bootstrap interval and effective n, the baselines' seeded draws beside
+their expected values, non-comparable references marked with * and unranked, the common-subset
+tables, parsing statistics, failures, cost ledger, paired tests, calibration and label reliability.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+COLUMNS = {
+    "task1": [("winner_accuracy", "Accuracy")],
+    "task2": [("stage_mse", "MSE"), ("stage_pearson", "Pearson r"), ("stage_spearman", "Spearman ρ"), ("tendency_all_pairs", "Agreement"), ("tendency_non_tie", "Non-tie agr.")],
+    "task3": [("best_debater_top1", "Top-1 acc."), ("vote_share_mae", "MAE_vote"), ("vote_share_pearson", "Vote-share r"), ("vote_share_spearman", "Vote-share ρ"), ("pred_winner_third_speaker_top1", "Pred.-winner 3rd speaker")],
+}
+
+
+def fmt(x: Any, digits: int = 3) -> str:
+    """A number to ``digits`` decimals; None as an em dash."""
+    if x is None:
+        return "—"
+    if isinstance(x, bool):
+        return str(x)
+    if isinstance(x, int):
+        return str(x)
+    return f"{x:.{digits}f}"
+
+
+def cell(leaf: dict[str, Any] | None, expected: float | None = None) -> str:
+    """``value [low, high] (n)``; a baseline's expected value is appended as ``E=...``."""
+    if not leaf:
+        return "—"
+    if leaf.get("value") is None:
+        reason = leaf.get("reason") or ""
+        return "n/a" if reason.startswith("not applicable") else "—"
+    s = fmt(leaf["value"])
+    ci = leaf.get("ci")
+    if ci and ci.get("low") is not None:
+        s += f" [{fmt(ci['low'])}, {fmt(ci['high'])}]"
+    s += f" (n={leaf.get('n', 0)})"
+    if expected is not None:
+        s += f"; E={fmt(expected)}"
+    return s
+
+
+def _esc(text: Any) -> str:
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def table(rows: list[dict[str, Any]], task: str) -> list[str]:
+    """Markdown table of ``rows`` for ``task``."""
+    cols = COLUMNS[task]
+    out = ["| Rank | Predictor | " + " | ".join(c[1] for c in cols) + " |", "|---|---|" + "---|" * len(cols)]
+    for r in rows:
+        name = _esc(r["predictor"]) + ("*" if not r.get("comparable", True) else "")
+        if r.get("kind") == "baseline" and r.get("seed") is not None:
+            name += f" (seed {r['seed']})"
+        exp = r.get("expected") or {}
+        cells = [cell(r["metrics"].get(k), exp.get(k)) if k in r["metrics"] else "—" for k, _ in cols]
+        out.append(f"| {r.get('rank') or '—'} | {name} | " + " | ".join(cells) + " |")
+    return out
+
+
+def _task_section(report: dict[str, Any], task: str) -> list[str]:
+    t = report["tasks"][task]
+    lines = [f"## {t['title']}", ""]
+    if not t.get("applicable"):
+        lines += [f"Not applicable to this dataset: {t.get('reason')}.", ""]
+        return lines
+    if task == "task1":
+        gb = t.get("gold_balance", {})
+        lines.append(f"{t['n_decisive']} matches with a decisive gold winner of {t['n_matches']} (affirmative {gb.get('affirmative')}, negative {gb.get('negative')}, tie/none {gb.get('tie_or_none')}).")
+    elif task == "task2":
+        lines.append(f"{t['n_units']} scored (stage, side) units with a 3-judge mean in {t['n_matches']} matches; {t['n_pairs']} stages scored for both sides (tendency pairs).")
+    else:
+        lines.append(f"{t['n_matches']} matches with best-debater votes.")
+    lines += [
+        "",
+        "All instances each predictor parsed. Values: metric [95% match-level bootstrap interval] (effective n); "
+        "baselines: seeded draw; E = expected value over the baseline's randomness. * non-comparable reference, not ranked.",
+        "",
+    ]
+    lines += table(t["rows"], task)
+    cs = t["common_subset"]
+    n = cs.get("n", cs.get("n_units"))
+    extra = f", {cs['n_pairs']} pairs" if "n_pairs" in cs else ""
+    lines += ["", f"**Common subset** (instances every arm parsed: {n}{extra}; arms: {', '.join(cs['arms'])}):", ""]
+    lines += table(cs["rows"], task)
+    lines.append("")
+    return lines
+
+
+def render_markdown(report: dict[str, Any]) -> str:
+    """The whole Markdown report."""
+    run = report["run"]
+    ds = run["dataset"]
+    L: list[str] = [f"# Benchmark run {run['run_id']}", ""]
+    state = run.get("state") or "unknown"
+    reason = f" ({run['reason']})" if run.get("reason") else ""
+    L.append(f"- **State:** {state}{reason}")
+    L.append(f"- **Dataset:** {_esc(ds.get('source'))} ({ds.get('kind')}, {ds.get('n_matches')} matches, formats {ds.get('formats')}), sha256 `{ds.get('sha256', '')[:16]}…`")
+    for arm in run["arms"]:
+        llm = "" if run["is_llm"].get(arm, True) else " — offline judge, a non-LLM baseline"
+        L.append(f"- **Arm** {arm}: models {run['models'].get(arm)}{llm}")
+    g = run.get("git") or {}
+    L.append(f"- **Seeds:** baselines {run['seeds']['baselines']}, bootstrap {run['seeds']['bootstrap']} ({run['n_bootstrap']} resamples); git {g.get('commit', 'n/a')}{' (dirty)' if g.get('dirty') else ''}")
+    L.append("")
+
+    L += ["## Samples, cost and tokens", "", "| Arm | ok | partial | failed | not run | requests | cache hits | prompt tokens | completion tokens | cost USD |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for arm in run["arms"]:
+        s = report["samples"]["per_arm"][arm]
+        led = report["ledger"]["arms"].get(arm, {})
+        cost = fmt(led.get("cost_usd"), 4) + ("" if led.get("cost_known", True) else " (partly unknown)")
+        L.append(f"| {arm} | {s['ok']} | {s['partial']} | {s['failed']} | {s['not_run']} | {led.get('requests', 0)} | {led.get('cache_hits', 0)} | {led.get('prompt_tokens', 0)} | {led.get('completion_tokens', 0)} | {cost} |")
+    L.append("")
+
+    L += ["## Parsing", "", "| Arm | Task | instances | parsed | parse rate | strict JSON | recovered | native | failed | not run |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for arm, per in report["parsing"].items():
+        for task in ("task1", "task2", "task3"):
+            p = per[task]
+            L.append(f"| {arm} | {task} | {p['instances']} | {p['parsed']} | {fmt(p['parse_rate'])} | {p['strict']} | {p['recovered']} | {p['native']} | {p['failed']} | {p['not_run']} |")
+    L += ["", "Instance-level modes: strict JSON, recovered (normalised or regex extraction), native (offline judge). Unparsed instances are excluded from the metrics.", ""]
+
+    fails = report.get("failures") or []
+    L += [f"## Failures ({len(fails)})", ""]
+    if fails:
+        L += [
+            "A failed sample (no verdict) is excluded from every metric; a partial sample's failed nodes or protocol instances are excluded "
+            "from the metrics they feed (they count as unparsed). Both can be rerun with `--retry-errors`.",
+            "",
+        ]
+        L += ["| Arm | Sample | Status | Error | Result file |", "|---|---|---|---|---|"]
+        for f in fails:
+            L.append(f"| {f['arm']} | {f['sample_id']} | {f.get('status')} | {_esc(f.get('error_type'))}: {_esc(f.get('error'))[:300]} | `{f.get('result_file')}` |")
+    else:
+        L.append("None.")
+    L.append("")
+
+    for task in ("task1", "task2", "task3"):
+        L += _task_section(report, task)
+
+    if report.get("calibration"):
+        L += ["## Calibration of p (Task 1)", "", "| Arm | Brier | ECE (10 bins) |", "|---|---|---|"]
+        for arm, c in report["calibration"].items():
+            L.append(f"| {_esc(c['label'])} | {cell(c['brier'])} | {fmt(c['ece'].get('value'))} (n={c['ece'].get('n')}) |")
+        L += ["", "Reliability curves are plotted in report.html.", ""]
+
+    if report.get("paired") or report.get("arm_vs_baseline"):
+        L += ["## Paired tests (common subset)", ""]
+        for pc in report.get("paired") or []:
+            L.append(f"**{_esc(pc['label_a'])}** vs **{_esc(pc['label_b'])}**")
+            L.append("")
+            L.append("| Metric | Test | A | B | A − B [95% CI] | p | n |")
+            L.append("|---|---|---|---|---|---|---|")
+            for name, t in pc["tests"].items():
+                if t["test"] == "exact McNemar":
+                    L.append(f"| {name} | exact McNemar (A only {t['a_only']}, B only {t['b_only']}) | {fmt(t['accuracy_a'])} | {fmt(t['accuracy_b'])} | {fmt(_sub(t['accuracy_a'], t['accuracy_b']))} | {fmt(t['p_value'])} | {t['n']} |")
+                elif "difference" in t:
+                    L.append(f"| {name} | paired bootstrap | {fmt(t['value_a'])} | {fmt(t['value_b'])} | {fmt(t['difference'])} [{fmt(t['low'])}, {fmt(t['high'])}] | {fmt(t['p_value'])} | {t['n']} |")
+                else:
+                    L.append(f"| {name} | {t['test']} | — | — | {t.get('reason', '—')} | — | — |")
+            L.append("")
+        if report.get("arm_vs_baseline"):
+            L += ["Arms against the Task 1 baselines (exact McNemar, all decisive matches the arm parsed):", "", "| Arm | Baseline | arm acc. | baseline acc. | arm only | baseline only | p | n |", "|---|---|---|---|---|---|---|---|"]
+            for t in report["arm_vs_baseline"]:
+                L.append(f"| {t['arm']} | {t['baseline']} | {fmt(t['accuracy_a'])} | {fmt(t['accuracy_b'])} | {t['a_only']} | {t['b_only']} | {fmt(t['p_value'])} | {t['n']} |")
+            L.append("")
+
+    L += _reliability_section(report.get("reliability") or {})
+    return "\n".join(L) + "\n"
+
+
+def _sub(a: float | None, b: float | None) -> float | None:
+    return None if a is None or b is None else a - b
+
+
+def _leaf_text(leaf: dict[str, Any] | None) -> str:
+    if not leaf:
+        return "—"
+    if leaf.get("value") is None:
+        return f"n/a ({_esc(leaf.get('reason') or 'undefined')})"
+    return f"{fmt(leaf['value'])} (n={leaf.get('n')})"
+
+
+def _reliability_section(rel: dict[str, Any]) -> list[str]:
+    L = ["## Label reliability (gold labels only)", ""]
+    if not rel:
+        return L + ["Not computed.", ""]
+    L.append(f"{rel.get('n_matches_with_panel', 0)} of {rel.get('n_matches', 0)} matches have a {rel.get('panel_size')}-judge original panel.")
+    L += ["", "| Statistic | Value |", "|---|---|"]
+    for group in ("winner", "stage_scores", "best_debater"):
+        for k, leaf in (rel.get(group) or {}).items():
+            if isinstance(leaf, dict):
+                L.append(f"| {group}.{k} | {_leaf_text(leaf)} |")
+            elif leaf is not None:
+                L.append(f"| {group}.{k} | {leaf} |")
+    L.append("")
+    hr = rel.get("human_reference") or {}
+    if hr:
+        L += ["Human references (non-comparable, excluded from rankings; Appendix B.1):", "", "| Setting | Metric | Value |", "|---|---|---|"]
+        for setting in ("self_included", "leave_one_out"):
+            for k, leaf in (hr.get(setting) or {}).items():
+                L.append(f"| {setting} | {k} | {_leaf_text(leaf)} |")
+        L.append("")
+    return L

@@ -1,0 +1,92 @@
+"""One result file per (sample, arm): the verdict, every call record with every raw output of every
+attempt, the failures, usage, and timing.
+
+``results/<arm>/<sample stem>.json`` holds a :class:`SampleResult`. ``status`` is ``"ok"`` when the
+arm produced a verdict with no failed node or task, ``"partial"`` when it produced a verdict but some
+nodes or protocol instances failed after their attempts (listed in ``failures`` and the verdict's
+``tasks``; their instances are excluded from the metrics), and ``"failed"`` when it produced no
+verdict or a verdict without a single value; a failed sample keeps the call records and raw outputs
+it got before failing. ``--retry-errors`` reruns partial and failed samples (the successful calls of
+a partial sample come back from the response cache at no cost). Result files are written atomically,
+so a file that exists is complete: a resumed run trusts it and never redoes or re-bills it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..records import CallRecord, NodeFailure, Usage
+from .layout import RESULTS, SUPERSEDED, atomic_write_json, read_json
+
+RESULT_SCHEMA = 1
+
+SampleStatus = Literal["ok", "partial", "failed"]
+
+
+class SampleResult(BaseModel):
+    """The outcome of one arm on one sample.
+
+    - ``verdict``: the verdict as JSON (``Verdict.model_dump(mode="json")``), None when failed.
+    - ``calls``: every :class:`CallRecord` of the sample (all attempts, raw outputs included);
+      ``failures``: every node that failed after its attempts.
+    - ``error`` / ``error_type``: why the sample failed (one line), None when ok; ``traceback`` only
+      for an unexpected exception (a bug, not a model fault).
+    - ``usage``: the calls summed (requests, cache hits, tokens, cost_usd).
+    - ``session``: the invocation (1 = first run, 2 = first resume, ...) that produced the file;
+      ``superseded``: relative paths of earlier failed results this one replaced (--retry-errors).
+    - ``elapsed_s``: wall-clock seconds of the sample; ``started_at``/``finished_at`` ISO UTC.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    schema_version: int = RESULT_SCHEMA
+    sample_id: str
+    arm: str
+    sample_sha256: str
+    status: SampleStatus
+    error: str | None = None
+    error_type: str | None = None
+    traceback: str | None = None
+    verdict: dict[str, Any] | None = None
+    calls: list[CallRecord] = Field(default_factory=list)
+    failures: list[NodeFailure] = Field(default_factory=list)
+    usage: Usage = Field(default_factory=Usage)
+    session: int = 1
+    superseded: list[str] = Field(default_factory=list)
+    started_at: str = ""
+    finished_at: str = ""
+    elapsed_s: float = 0.0
+
+
+def result_path(run_dir: Path, arm: str, stem: str) -> Path:
+    """``run_dir/results/<arm>/<stem>.json``."""
+    return run_dir / RESULTS / arm / f"{stem}.json"
+
+
+def superseded_dir(run_dir: Path, arm: str) -> Path:
+    """``run_dir/results/<arm>/superseded``: failed results replaced by ``--retry-errors``."""
+    return run_dir / RESULTS / arm / SUPERSEDED
+
+
+def write_result(path: Path, result: SampleResult) -> None:
+    """Write ``result`` atomically (every call record included, raw outputs and all)."""
+    atomic_write_json(path, result.model_dump(mode="json"))
+
+
+def read_result(path: Path) -> SampleResult | None:
+    """The result stored at ``path``, or None when there is none. A file that does not validate
+    raises InputError naming it (it was written atomically, so it was edited by hand)."""
+    if not path.exists():
+        return None
+    from pydantic import ValidationError
+
+    from ..errors import InputError
+
+    data = read_json(path)
+    try:
+        return SampleResult.model_validate(data)
+    except ValidationError as exc:
+        raise InputError(f"{path}: not a sample result ({exc.errors()[0].get('msg', 'invalid')})", "delete the file to rerun that sample") from None

@@ -1,0 +1,445 @@
+"""The benchmark runner: plan a run (new or resumed), run every pending (sample, arm) with bounded
+concurrency, keep the ledger, stop cleanly on budget or errors, then write the reports.
+
+Flow of :func:`run_bench`:
+
+1. New run: create ``runs/<UTC>_<name>/``, load and validate the dataset (converting upstream
+   PanelBench into ``dataset/``), and write ``manifest.json`` before any model call. Resumed run
+   (``--resume`` or ``--retry-errors``): take the latest run of that name, check that the dataset hash,
+   the arms and the model configuration are unchanged.
+2. Plan: a (sample, arm) with an ``ok`` result file is done and is never run or billed again; one
+   with a ``failed`` result is rerun only under ``--retry-errors`` (the old file moves to
+   ``superseded/``); one without a file (never started, or in flight when the run was killed) runs.
+3. Run: at most ``--concurrency`` samples at a time (threads), each isolated (see execute.py), each
+   result written atomically as soon as it finishes. Before each sample starts, the budget and the
+   error limit are checked; once hit, no new sample starts and those in flight finish.
+4. Reports: report.json, report.md, report.html over every finished sample of the selection.
+
+A stop for the budget raises :class:`~adjudicator.errors.BudgetExceeded` (exit code 1) after the
+reports are written; a stop for ``--max-errors`` raises :class:`AdjudicationFailed` (exit code 1).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from ..arms import ARMS
+from ..errors import AdjudicationFailed, BudgetExceeded, InputError
+from .dataset import Dataset, Sample, load_dataset
+from .layout import (
+    DATASET,
+    SESSIONS,
+    STATUS,
+    append_line,
+    atomic_write_json,
+    check_run_name,
+    iso,
+    latest_run_dir,
+    new_run_dir,
+    read_json,
+    remove_stale_temp_files,
+    utc_now,
+)
+from .ledger import Ledger
+from .manifest import (
+    Manifest,
+    config_dict,
+    first_difference,
+    git_info,
+    identity,
+    package_versions,
+    prompt_file_hashes,
+    read_manifest,
+    runtime_description,
+    write_manifest,
+)
+from .results import SampleResult, read_result, result_path, superseded_dir, write_result
+
+DEFAULT_ARMS = ("agentic",)
+
+
+@dataclass
+class BenchOptions:
+    """Everything ``adjudicate bench`` was asked to do.
+
+    ``config`` is the resolved model configuration (:class:`adjudicator.config.ModelConfig`);
+    ``arms`` None means the default (the agentic arm, or the resumed run's arms); ``limit`` the first
+    N samples in file-name order; ``budget_usd`` the cap on the run's known spend in US dollars;
+    ``max_errors`` stop after this many failed or partial samples in this invocation; ``seed`` seeds the random
+    baselines and the bootstrap; ``n_bootstrap`` resamples per confidence interval.
+    """
+
+    dataset: Path
+    name: str
+    config: Any
+    runs_dir: Path = Path("runs")
+    arms: list[str] | None = None
+    concurrency: int = 1
+    limit: int | None = None
+    budget_usd: float | None = None
+    max_errors: int | None = None
+    resume: bool = False
+    retry_errors: bool = False
+    seed: int = 0
+    n_bootstrap: int = 2000
+    progress: bool = True
+    reports: bool = True
+    command: list[str] = field(default_factory=list)
+
+
+@dataclass
+class BenchOutcome:
+    """What a bench invocation did: the run folder, its final state (``complete`` / ``stopped``),
+    the stop reason (None, ``budget``, ``max-errors``), counts of this invocation, the ledger and
+    the report paths."""
+
+    run_dir: Path
+    state: str
+    reason: str | None
+    session: int
+    ran: int
+    skipped: int
+    failed_now: int
+    pending: int
+    ledger: Ledger
+    reports: dict[str, Path] = field(default_factory=dict)
+    message: str = ""
+
+
+@dataclass(frozen=True)
+class Task:
+    """One pending unit of work: a sample under an arm."""
+
+    sample: Sample
+    arm: str
+
+
+def _echo(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# describing the arms
+
+
+def _context_description(config: Any) -> tuple[dict[str, str], dict[str, str], bool]:
+    """(role -> model, template -> hash, is_llm) of the agentic arm under ``config``. Building the
+    context makes no model call."""
+    from ..config import build_context
+
+    ctx = build_context(config)
+    backends = [ctx.tracker, *ctx.judges.values()]
+    hashes: dict[str, str] = {}
+    for b in backends:
+        hashes.update(b.prompt_hashes())
+    return ctx.model_names(), dict(sorted(hashes.items())), any(b.is_llm for b in backends)
+
+
+def _single_call_description(config: Any) -> tuple[dict[str, str], dict[str, str]]:
+    """(role -> model, template -> hash) of the single-call arm: every task uses ``config.model``;
+    the hashes cover the Chinese and English templates."""
+    from ..prompts import PromptStore
+    from ..single_call import template_hashes
+
+    model = str(getattr(config, "model", "") or "")
+    store = PromptStore()
+    hashes = {**template_hashes(store, "zh"), **template_hashes(store, "en")}
+    return {"single-call": model}, dict(sorted(hashes.items()))
+
+
+def describe_arms(arms: list[str], config: Any) -> tuple[dict[str, dict[str, str]], dict[str, dict[str, str]], dict[str, bool]]:
+    """Models, prompt hashes and LLM flag per arm. Raises InputError for an unknown arm and for the
+    single-call arm on the offline judge (the protocol needs a language model)."""
+    models: dict[str, dict[str, str]] = {}
+    hashes: dict[str, dict[str, str]] = {}
+    is_llm: dict[str, bool] = {}
+    agentic_models, agentic_hashes, llm = _context_description(config)
+    for arm in arms:
+        if arm not in ARMS:
+            raise InputError(f"--arm: unknown arm {arm!r}", f"use one of {', '.join(ARMS)}")
+        if arm == "agentic":
+            models[arm], hashes[arm], is_llm[arm] = agentic_models, agentic_hashes, llm
+        else:
+            from ..single_call import is_offline_model
+
+            if is_offline_model(getattr(config, "model", None)):
+                raise InputError(
+                    "--arm single-call: the CCDB single-call protocol needs a language model, but the model is the offline judge",
+                    "give --model (e.g. --model deepseek/deepseek-chat, or --model openai/NAME --api-base URL)",
+                )
+            models[arm], hashes[arm] = _single_call_description(config)
+            is_llm[arm] = True
+    return models, hashes, is_llm
+
+
+# ---------------------------------------------------------------------------------------------
+# planning
+
+
+def _session_number(run_dir: Path) -> int:
+    path = run_dir / SESSIONS
+    if not path.exists():
+        return 1
+    with path.open(encoding="utf-8") as fh:
+        return 1 + sum(1 for line in fh if '"event": "start"' in line or '"event":"start"' in line)
+
+
+def _open_run(opts: BenchOptions) -> tuple[Path, Manifest, Dataset, list[str], int]:
+    """Create or reopen the run folder; returns (run_dir, manifest, dataset, arms, session)."""
+    check_run_name(opts.name)
+    if opts.concurrency < 1:
+        raise InputError(f"--concurrency: must be at least 1, got {opts.concurrency}")
+    if opts.limit is not None and opts.limit < 1:
+        raise InputError(f"--limit: must be at least 1, got {opts.limit}")
+    if opts.budget_usd is not None and opts.budget_usd < 0:
+        raise InputError(f"--budget-usd: must be 0 or more, got {opts.budget_usd}")
+    if opts.max_errors is not None and opts.max_errors < 1:
+        raise InputError(f"--max-errors: must be at least 1, got {opts.max_errors}")
+    cfg = config_dict(opts.config)
+    if opts.resume or opts.retry_errors:
+        run_dir = latest_run_dir(opts.runs_dir, opts.name)
+        if run_dir is None:
+            raise InputError(f"--resume: no run named {opts.name!r} under {opts.runs_dir}", "start it first without --resume (or check --runs-dir)")
+        manifest = read_manifest(run_dir)
+        arms = list(opts.arms) if opts.arms else list(manifest.arms)
+        if arms != list(manifest.arms):
+            raise InputError(f"--arm: run {run_dir.name} was started with arms {', '.join(manifest.arms)}", "resume with the same --arm options, or start a new run with another --name")
+        diff = first_difference(identity(cfg), identity(manifest.config))
+        if diff is not None:
+            raise InputError(
+                f"--resume: the model configuration differs from run {run_dir.name} in {diff!r} ({manifest.config.get(diff)!r} then, {cfg.get(diff)!r} now)",
+                "resume with the same model options, or start a new run with another --name",
+            )
+        dataset = load_dataset(opts.dataset, convert_into=run_dir / DATASET, reuse=True)
+        if dataset.sha256 != manifest.dataset.get("sha256"):
+            raise InputError(f"{opts.dataset}: the dataset changed since run {run_dir.name} started (hash differs)", "resume with the same dataset, or start a new run")
+        describe_arms(arms, opts.config)  # same validation as a new run
+        remove_stale_temp_files(run_dir)
+        return run_dir, manifest, dataset, arms, _session_number(run_dir)
+
+    arms = list(opts.arms) if opts.arms else list(DEFAULT_ARMS)
+    if len(set(arms)) != len(arms):
+        raise InputError("--arm: an arm is listed twice", "give each arm once")
+    models, hashes, is_llm = describe_arms(arms, opts.config)
+    # validate the dataset before creating anything (upstream PanelBench is converted in a scratch folder)
+    src = Path(opts.dataset)
+    from .dataset import is_upstream_panelbench
+
+    upstream = src.is_dir() and is_upstream_panelbench(src)
+    if not upstream:
+        dataset = load_dataset(src)
+    run_dir = new_run_dir(opts.runs_dir, opts.name)
+    try:
+        if upstream:
+            dataset = load_dataset(src, convert_into=run_dir / DATASET)
+        python, plat = runtime_description()
+        manifest = Manifest(
+            run_id=run_dir.name,
+            name=opts.name,
+            created_at=iso(utc_now()),
+            command=list(opts.command),
+            arms=arms,
+            config=cfg,
+            models=models,
+            is_llm=is_llm,
+            prompt_hashes=hashes,
+            prompt_files=prompt_file_hashes(),
+            dataset=dataset.describe(),
+            limit=opts.limit,
+            options={
+                "concurrency": opts.concurrency,
+                "budget_usd": opts.budget_usd,
+                "max_errors": opts.max_errors,
+                "n_bootstrap": opts.n_bootstrap,
+                "runs_dir": str(opts.runs_dir),
+            },
+            seeds={"baselines": opts.seed, "bootstrap": opts.seed},
+            packages=package_versions(),
+            python=python,
+            platform=plat,
+            git=git_info(),
+        )
+        write_manifest(run_dir, manifest)
+    except BaseException:
+        # nothing was run: do not leave a half-made run folder behind
+        import shutil
+
+        shutil.rmtree(run_dir, ignore_errors=True)
+        raise
+    return run_dir, manifest, dataset, arms, 1
+
+
+def plan(run_dir: Path, samples: list[Sample], arms: list[str], retry_errors: bool) -> tuple[list[Task], int, dict[tuple[str, str], SampleResult]]:
+    """The (sample, arm) tasks still to run, the number skipped as done, and the existing results.
+
+    Raises InputError when a stored result belongs to different match content (the file changed)."""
+    todo: list[Task] = []
+    skipped = 0
+    existing: dict[tuple[str, str], SampleResult] = {}
+    for s in samples:
+        for arm in arms:
+            res = read_result(result_path(run_dir, arm, s.stem))
+            if res is not None:
+                if res.sample_sha256 != s.sha256:
+                    raise InputError(f"{s.path}: changed since its result in {run_dir.name} was written", "restore the file or start a new run")
+                existing[(s.sample_id, arm)] = res
+                if res.status == "ok" or not retry_errors:  # --retry-errors reruns partial and failed
+                    skipped += 1
+                    continue
+            todo.append(Task(s, arm))
+    return todo, skipped, existing
+
+
+# ---------------------------------------------------------------------------------------------
+# running
+
+
+def _run_task(run_dir: Path, task: Task, config: Any, session: int) -> SampleResult:
+    """Run one task and write its result file (moving a replaced failed result to superseded/)."""
+    from .execute import execute_sample
+
+    path = result_path(run_dir, task.arm, task.sample.stem)
+    moved: list[str] = []
+    old = path if path.exists() else None
+    target = None
+    if old is not None:
+        sdir = superseded_dir(run_dir, task.arm)
+        k = 1 + len(list(sdir.glob(f"{task.sample.stem}.*.json"))) if sdir.is_dir() else 1
+        target = sdir / f"{task.sample.stem}.{k}.json"
+        prior = read_result(old)
+        moved = [*(prior.superseded if prior else []), str(target.relative_to(run_dir))]
+    result = execute_sample(task.sample.match, task.arm, config, sample_sha256=task.sample.sha256, session=session, superseded=moved)
+    if old is not None and target is not None:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(old, target)
+    write_result(path, result)
+    return result
+
+
+def _progress(total: int, enabled: bool):
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc="bench", unit="sample", file=sys.stderr, disable=not enabled or total == 0, dynamic_ncols=True, mininterval=0.2)
+
+
+def write_status(run_dir: Path, **fields: Any) -> None:
+    """Write ``status.json`` atomically with ``updated_at``."""
+    atomic_write_json(run_dir / STATUS, {**fields, "updated_at": iso(utc_now())})
+
+
+def read_status(run_dir: Path) -> dict[str, Any] | None:
+    """The run's status, or None when it has none yet."""
+    path = run_dir / STATUS
+    return read_json(path) if path.exists() else None
+
+
+def run_bench(opts: BenchOptions, *, on_result: Callable[[SampleResult], None] | None = None) -> BenchOutcome:
+    """Run (or resume) a benchmark; see the module docstring. Returns the outcome when the run
+    completed; raises BudgetExceeded / AdjudicationFailed (exit 1) after writing status and reports
+    when it stopped early, InputError (exit 2) for bad options or data before any model call."""
+    run_dir, manifest, dataset, arms, session = _open_run(opts)
+    samples = dataset.limited(opts.limit)
+    todo, skipped, existing = plan(run_dir, samples, arms, opts.retry_errors)
+
+    ledger = Ledger()
+    for res in existing.values():
+        if not (opts.retry_errors and res.status != "ok"):
+            ledger.add(res)
+
+    append_line(
+        run_dir / SESSIONS,
+        {"event": "start", "session": session, "at": iso(utc_now()), "command": list(opts.command), "pid": os.getpid(), "to_run": len(todo), "skipped": skipped,
+         "limit": opts.limit, "budget_usd": opts.budget_usd, "max_errors": opts.max_errors, "retry_errors": opts.retry_errors, "concurrency": opts.concurrency},
+    )
+    write_status(run_dir, state="running", reason=None, session=session, pid=os.getpid(), to_run=len(todo), done=0)
+    verb = "resuming" if session > 1 else "starting"
+    _echo(f"{verb} run {run_dir} (session {session}): {len(samples)} samples x {len(arms)} arm(s); {len(todo)} to run, {skipped} already finished")
+    if opts.budget_usd is not None and ledger.unpriced_requests:
+        _echo("warning: some requests have no known price; --budget-usd counts priced requests only")
+
+    reason: str | None = None
+    message = ""
+    failed_now = ran = 0
+    lock = threading.Lock()
+    bar = _progress(len(todo), opts.progress)
+    in_flight: set[Future] = set()
+    interrupted = False
+    ex = ThreadPoolExecutor(max_workers=opts.concurrency, thread_name_prefix="bench")
+
+    queue = list(todo)
+
+    def fill() -> None:
+        """Start tasks until the concurrency is used up; the budget is checked before each start."""
+        nonlocal reason
+        while len(in_flight) < opts.concurrency and queue and reason is None:
+            if ledger.over_budget(opts.budget_usd):
+                reason = "budget"
+                return
+            in_flight.add(ex.submit(_run_task, run_dir, queue.pop(0), opts.config, session))
+
+    try:
+        fill()
+        while in_flight:
+            done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
+            for fut in done:
+                in_flight.discard(fut)
+                result = fut.result()  # ConfigError (every sample would fail alike) propagates
+                with lock:
+                    ran += 1
+                    ledger.add(result)
+                    if result.status != "ok":
+                        failed_now += 1
+                        bar.write(f"failed: {result.arm} {result.sample_id}: {result.error}", file=sys.stderr)
+                        if opts.max_errors is not None and failed_now >= opts.max_errors and reason is None:
+                            reason = "max-errors"
+                if on_result is not None:
+                    on_result(result)
+                bar.set_postfix_str(f"${ledger.total_cost_usd:.4f} errors={failed_now}", refresh=False)
+                bar.update(1)
+            fill()
+    except KeyboardInterrupt:
+        interrupted = True
+        reason = "interrupted"
+        ex.shutdown(wait=False, cancel_futures=True)
+        raise
+    except BaseException:
+        ex.shutdown(wait=False, cancel_futures=True)
+        write_status(run_dir, state="failed", reason="error", session=session, pid=os.getpid())
+        raise
+    finally:
+        bar.close()
+        if not interrupted:
+            ex.shutdown(wait=True)
+        if interrupted:
+            pending = len(todo) - ran
+            write_status(run_dir, state="interrupted", reason="interrupted", session=session, pid=os.getpid(), pending=pending, ledger=ledger.as_dict())
+            append_line(run_dir / SESSIONS, {"event": "end", "session": session, "at": iso(utc_now()), "state": "interrupted", "ran": ran, "failed": failed_now})
+
+    pending = len(todo) - ran
+    state = "complete" if reason is None and pending == 0 else "stopped"
+    if reason == "budget":
+        message = (
+            f"stopped: budget of ${opts.budget_usd:.4f} reached (spent ${ledger.total_cost_usd:.4f}); {pending} sample(s) not run; "
+            f"finished samples are kept in {run_dir}"
+        )
+    elif reason == "max-errors":
+        message = f"stopped: {failed_now} failed sample(s) reached --max-errors {opts.max_errors}; {pending} sample(s) not run; see {run_dir}"
+    write_status(run_dir, state=state, reason=reason, message=message or None, session=session, pid=os.getpid(), pending=pending, ledger=ledger.as_dict())
+    append_line(run_dir / SESSIONS, {"event": "end", "session": session, "at": iso(utc_now()), "state": state, "reason": reason, "ran": ran, "failed": failed_now, "pending": pending})
+
+    outcome = BenchOutcome(run_dir, state, reason, session, ran, skipped, failed_now, pending, ledger, message=message)
+    if opts.reports:
+        from .report import write_reports
+
+        outcome.reports = write_reports(run_dir, samples=samples, n_bootstrap=opts.n_bootstrap, seed=opts.seed, status={"state": state, "reason": reason, "pending": pending})
+    if reason == "budget":
+        raise BudgetExceeded(message, f"resume with a higher budget: adjudicate bench {opts.dataset} --name {opts.name} --resume --budget-usd AMOUNT")
+    if reason == "max-errors":
+        raise AdjudicationFailed(message, f"fix the cause, then rerun the failed ones: adjudicate bench {opts.dataset} --name {opts.name} --retry-errors")
+    return outcome

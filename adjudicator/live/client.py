@@ -1,0 +1,99 @@
+"""HTTP client of the live server, used by ``adjudicate live create|push|close|status|replay``.
+
+Server errors come back as the same exceptions the server raised: a 4xx becomes the matching
+:class:`~adjudicator.live.errors.LiveRequestError` (an InputError, exit code 2) carrying the server's
+one-line message; a 5xx becomes :class:`~adjudicator.errors.AdjudicationFailed` (exit code 1).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from ..errors import AdjudicationFailed, InputError
+from .errors import STATUS_ERRORS, LiveRequestError
+from .server import DEFAULT_HOST, DEFAULT_PORT, read_access
+
+URL_ENV = "ADJUDICATOR_LIVE_URL"
+TOKEN_ENV = "ADJUDICATOR_LIVE_TOKEN"
+
+
+def resolve_endpoint(url: str | None, token: str | None, state_dir: str | Path | None) -> tuple[str, str | None]:
+    """(base URL, token): flag, else ``ADJUDICATOR_LIVE_URL`` / ``ADJUDICATOR_LIVE_TOKEN``, else the
+    access file in ``state_dir``, else ``http://127.0.0.1:8765`` and no token."""
+    access = read_access(state_dir) if state_dir else None
+    url = url or os.environ.get(URL_ENV) or (access or {}).get("url") or f"http://{DEFAULT_HOST}:{DEFAULT_PORT}"
+    token = token or os.environ.get(TOKEN_ENV) or (access or {}).get("token")
+    return url.rstrip("/"), token
+
+
+class LiveClient:
+    """Calls the live server at ``url`` with ``token``. ``timeout_s`` bounds each request (a push with
+    an LLM tracker, or a close with an LLM panel, can take minutes)."""
+
+    def __init__(self, url: str, token: str | None = None, timeout_s: float = 900.0) -> None:
+        self.url = url.rstrip("/")
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        self.http = httpx.Client(base_url=self.url, headers=headers, timeout=timeout_s, trust_env=False)
+
+    def close(self) -> None:
+        """Close the connection pool."""
+        self.http.close()
+
+    def __enter__(self) -> "LiveClient":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def request(self, method: str, path: str, body: Any = None, params: dict | None = None) -> httpx.Response:
+        """One request; raises the server's error as an exception (module docstring)."""
+        try:
+            resp = self.http.request(method, path, json=body, params=params)
+        except httpx.TransportError as exc:
+            raise InputError(
+                f"cannot reach the live server at {self.url} ({type(exc).__name__})",
+                "start it with `adjudicate live serve`, or pass --url / set ADJUDICATOR_LIVE_URL",
+            ) from None
+        if resp.status_code < 400:
+            return resp
+        try:
+            payload = resp.json()
+            detail, field = payload.get("detail"), payload.get("field")
+        except ValueError:
+            detail, field = None, None
+        if not isinstance(detail, str):
+            detail = f"{method} {path}: HTTP {resp.status_code}"
+        if resp.status_code >= 500:
+            raise AdjudicationFailed(detail)
+        cls = STATUS_ERRORS.get(resp.status_code, LiveRequestError)
+        raise cls(detail, field=field)
+
+    def create(self, header: dict) -> dict:
+        """POST /api/matches. Returns ``{"match_id", "board_url", "events_url", "snapshot"}``."""
+        return self.request("POST", "/api/matches", header).json()
+
+    def push(self, match_id: str, stage: dict, wait: bool = True) -> dict:
+        """POST /api/matches/{id}/stages (see :meth:`adjudicator.live.store.LiveStore.push`)."""
+        return self.request("POST", f"/api/matches/{match_id}/stages", stage, params=None if wait else {"wait": "false"}).json()
+
+    def close_match(self, match_id: str) -> dict:
+        """POST /api/matches/{id}/close. Returns the verdict JSON."""
+        return self.request("POST", f"/api/matches/{match_id}/close").json()
+
+    def snapshot(self, match_id: str) -> dict:
+        """GET /api/matches/{id}: the board snapshot."""
+        return self.request("GET", f"/api/matches/{match_id}").json()
+
+    def exists(self, match_id: str) -> bool:
+        """Whether the server has a live match ``match_id``."""
+        try:
+            self.snapshot(match_id)
+        except LiveRequestError as exc:
+            if exc.status_code == 404:
+                return False
+            raise
+        return True

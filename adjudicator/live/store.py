@@ -1,0 +1,567 @@
+"""The live store: a registry of live matches and one LangGraph checkpointer thread per match.
+
+State directory layout (``STATE_DIR``)::
+
+    live.sqlite          LangGraph SqliteSaver checkpoints + the ``live_matches`` registry table
+    access.json          organiser URL, board URL and access token (written by ``serve``, mode 0600)
+    verdicts/<id>.json   the panel's verdict of each closed match
+    reports/<id>.md      its Markdown report
+
+How a push is made durable and analysed exactly once (thread id = match id):
+
+1. *receive*: the stage is validated against the header and the stages already received (the same
+   validation and one-line messages as the CLI), then the clash-tracking graph is invoked with
+   ``{"stages": [stage]}`` and ``interrupt_before=["track_stage"]``, ``durability="sync"``: the stage
+   is in a committed checkpoint before anything is analysed.
+2. *analyse*: the graph is resumed (``invoke(None)``); ``track_stage`` runs once per pending stage and
+   each run is checkpointed before the next starts.
+
+A server killed at any point restarts (:meth:`LiveStore.recover`) from the last committed checkpoint: a
+received but unanalysed stage is still pending (``next_stage < len(stages)``) and is analysed then;
+analysed stages are never analysed again; a push repeated by a client whose connection dropped is
+recognised by its ``stage_id`` (same content: accepted as a duplicate; other content: 409).
+``close`` runs the panel graph in its own thread (``<id>:panel:<attempt>``, same checkpointer), so a
+crash during the panel resumes the judges that had not finished.
+
+Pushes to one match are serialised (a per-match lock); different matches share nothing but the
+compiled graphs, the SQLite file and the backends, which are stateless or thread-safe.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import sqlite3
+import threading
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable
+
+from pydantic import ValidationError
+
+from ..context import AdjudicationContext
+from ..errors import AdjudicationFailed
+from ..formats import get_format
+from ..match import Match, MatchView, Stage, describe_validation_error
+from ..verdict import Verdict
+from .board import board_snapshot
+from .errors import Conflict, NotFound, Unprocessable
+
+log = logging.getLogger("adjudicator.live")
+
+DB_NAME = "live.sqlite"
+MATCH_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
+Status = str  # "open" | "closing" | "closed"
+
+_REGISTRY_SQL = """
+CREATE TABLE IF NOT EXISTS live_matches (
+    match_id      TEXT PRIMARY KEY,
+    created_at    TEXT NOT NULL,
+    header        TEXT NOT NULL,
+    status        TEXT NOT NULL CHECK (status IN ('open', 'closing', 'closed')),
+    panel_attempt INTEGER NOT NULL DEFAULT 0,
+    panel_error   TEXT
+)
+"""
+
+
+def live_serde():
+    """The checkpoint serializer with an explicit allowlist of the package's state models (LangGraph
+    otherwise warns that unregistered types will be blocked when read back)."""
+    from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+
+    from .. import backend, battlefield, match, records, verdict
+
+    types = [
+        match.MatchView, match.Debater, match.Stage, match.Utterance, match.Exchange,
+        battlefield.Clash, battlefield.ClashEvent, battlefield.ClashUpdate, battlefield.SideAnalysis, battlefield.StageAnalysis,
+        records.CallRecord, records.NodeFailure,
+        verdict.Ballot, verdict.BallotScore, verdict.Verdict, verdict.StageScore, verdict.Dissent, verdict.Provenance, verdict.TaskStatus,
+        backend.JudgeRequest,
+    ]
+    return JsonPlusSerializer(allowed_msgpack_modules=types)
+
+
+# ---------------------------------------------------------------------------------------------
+# Validation (same models and one-line messages as the CLI)
+
+
+def validate_header(data: object) -> MatchView:
+    """Validate a create-match body: a match file without stages (``match_id`` optional: one is
+    generated). Labels and source, if sent, are dropped (models never see them).
+    Raises :class:`Unprocessable` (422) naming the field."""
+    if not isinstance(data, dict):
+        raise Unprocessable("match: the body must be a JSON object describing the match header", "see `adjudicate schema`", field="body")
+    data = dict(data)
+    if data.get("stages"):
+        raise Unprocessable(
+            "match: field stages: create the match without stages",
+            "push each stage as it finishes to /api/matches/<match_id>/stages",
+            field="stages",
+        )
+    data["stages"] = []
+    data.setdefault("match_id", f"live-{uuid.uuid4().hex[:8]}")
+    try:
+        m = Match.model_validate(data, context={"partial": True})
+    except ValidationError as exc:
+        raise Unprocessable(describe_validation_error(exc, "match")) from None
+    if not MATCH_ID_RE.match(m.match_id):
+        raise Unprocessable(
+            f"match: field match_id: {m.match_id!r} cannot name a live match",
+            "use 1-80 letters, digits, '.', '_' or '-', starting with a letter or digit",
+            field="match_id",
+        )
+    return m.view()
+
+
+def validate_push(header: MatchView, stages: list[Stage], data: object) -> Stage:
+    """Validate one pushed stage against the header and the stages received so far (a fixed-order
+    format needs a prefix of its declared order). Returns the parsed :class:`Stage`. Raises
+    :class:`Unprocessable` (422) whose message names the field path as in the full match file
+    (``stages.<index>...``)."""
+    if not isinstance(data, dict):
+        raise Unprocessable("stage: the body must be a JSON object describing one stage", "see `adjudicate schema`", field="body")
+    candidate = header.model_dump(mode="json")
+    candidate["stages"] = [s.model_dump(mode="json") for s in stages] + [data]
+    try:
+        m = Match.model_validate(candidate, context={"partial": True})
+    except ValidationError as exc:
+        message = describe_validation_error(exc, "stage")
+        hint = None
+        spec = get_format(header.format)
+        if spec.fixed_order and message.startswith("stage: stages: "):
+            done = sum(1 for s in stages if not s.surprise)
+            hint = (
+                f"the next stage of {header.format} is #{done + 1} {spec.order[done].name!r} (type {spec.order[done].type})"
+                if done < len(spec.order)
+                else f"all {len(spec.order)} stages of {header.format} have been received; close the match"
+            )
+        raise Unprocessable(message, hint) from None
+    return m.stages[-1]
+
+
+def validate_complete(header: MatchView, stages: list[Stage]) -> None:
+    """Check that the received stages form a complete match (what ``adjudicate match.json`` requires).
+    Raises :class:`Unprocessable` (422)."""
+    candidate = header.model_dump(mode="json")
+    candidate["stages"] = [s.model_dump(mode="json") for s in stages]
+    try:
+        Match.model_validate(candidate)
+    except ValidationError as exc:
+        raise Unprocessable(describe_validation_error(exc, "match"), "push the missing stages before closing") from None
+
+
+# ---------------------------------------------------------------------------------------------
+# The store
+
+
+@dataclass(frozen=True)
+class MatchRow:
+    """One registry row: the label-free header, status ("open", "closing", "closed"), creation time
+    (UTC ISO 8601), the panel attempt counter and the last panel error."""
+
+    match_id: str
+    header: MatchView
+    status: Status
+    created_at: str
+    panel_attempt: int = 0
+    panel_error: str | None = None
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+class LiveStore:
+    """Live matches in ``state_dir`` adjudicated with ``context``.
+
+    ``on_change(match_id, snapshot)`` is called (from the thread that made the change, with the
+    match's lock held) after every committed change; the app uses it to publish server-sent events.
+    Methods raise :class:`~adjudicator.live.errors.LiveRequestError` subclasses for bad requests and
+    :class:`~adjudicator.errors.AdjudicationFailed` when a backend fault stops an analysis or the panel
+    (finished work stays in the checkpoints).
+    """
+
+    def __init__(self, state_dir: str | Path, context: AdjudicationContext, on_change: Callable[[str, dict], None] | None = None) -> None:
+        from langgraph.checkpoint.sqlite import SqliteSaver
+
+        from graphs import panel as panel_graph
+        from graphs import tracking as tracking_graph
+
+        self.state_dir = Path(state_dir)
+        self.state_dir.mkdir(parents=True, exist_ok=True)
+        self.context = context
+        self.on_change = on_change
+        self.db_path = self.state_dir / DB_NAME
+        self._conn = sqlite3.connect(str(self.db_path), check_same_thread=False, timeout=30)
+        self.saver = SqliteSaver(self._conn, serde=live_serde())
+        self.saver.setup()
+        with self.saver.lock:
+            self._conn.execute(_REGISTRY_SQL)
+            self._conn.commit()
+        self.tracking = tracking_graph.build(checkpointer=self.saver)
+        self.panel = panel_graph.build(checkpointer=self.saver)
+        self._guard = threading.Lock()
+        self._create_lock = threading.Lock()
+        self._locks: dict[str, threading.RLock] = {}
+        self._rows: dict[str, MatchRow] = {r.match_id: r for r in self._read_rows()}
+        self._values: dict[str, dict[str, Any]] = {}
+        self._snapshots: dict[str, dict[str, Any]] = {}
+        self._revision: dict[str, int] = {}
+        self._errors: dict[str, str] = {}
+        self._verdicts: dict[str, Verdict] = {}
+        self._executor = ThreadPoolExecutor(max_workers=4, thread_name_prefix="live-analyse")
+        self._closed = False
+        self.recovered = threading.Event()
+
+    # ---- registry
+
+    def _read_rows(self) -> list[MatchRow]:
+        with self.saver.lock:
+            cur = self._conn.execute("SELECT match_id, header, status, created_at, panel_attempt, panel_error FROM live_matches ORDER BY created_at, match_id")
+            rows = cur.fetchall()
+        return [MatchRow(mid, MatchView.model_validate_json(h), st, ts, att, err) for mid, h, st, ts, att, err in rows]
+
+    def _write_row(self, row: MatchRow, insert: bool = False) -> None:
+        with self.saver.lock:
+            if insert:
+                self._conn.execute(
+                    "INSERT INTO live_matches (match_id, created_at, header, status, panel_attempt, panel_error) VALUES (?, ?, ?, ?, ?, ?)",
+                    (row.match_id, row.created_at, row.header.model_dump_json(), row.status, row.panel_attempt, row.panel_error),
+                )
+            else:
+                self._conn.execute(
+                    "UPDATE live_matches SET status = ?, panel_attempt = ?, panel_error = ? WHERE match_id = ?",
+                    (row.status, row.panel_attempt, row.panel_error, row.match_id),
+                )
+            self._conn.commit()
+        self._rows[row.match_id] = row
+
+    def row(self, match_id: str) -> MatchRow:
+        """The registry row of ``match_id``. Raises :class:`NotFound` (404)."""
+        row = self._rows.get(match_id)
+        if row is None:
+            raise NotFound(f"match {match_id!r}: no such live match", "create it first (POST /api/matches or `adjudicate live create`)")
+        return row
+
+    def lock(self, match_id: str) -> threading.RLock:
+        """The lock that serialises every change to one match."""
+        with self._guard:
+            return self._locks.setdefault(match_id, threading.RLock())
+
+    def match_ids(self) -> list[str]:
+        """Every live match id, in creation order."""
+        return list(self._rows)
+
+    # ---- graph plumbing
+
+    def _config(self, thread_id: str, n_stages: int = 0) -> dict:
+        return {"recursion_limit": n_stages + 16, "configurable": {"thread_id": thread_id}}
+
+    def _tracking_values(self, match_id: str) -> dict[str, Any]:
+        vals = self._values.get(match_id)
+        if vals is None:
+            vals = dict(self.tracking.get_state(self._config(match_id)).values)
+            if not vals:
+                vals = self._init_thread(match_id)
+            self._values[match_id] = vals
+        return vals
+
+    def _init_thread(self, match_id: str) -> dict[str, Any]:
+        header = self._rows[match_id].header
+        out = self.tracking.invoke({"match": header, "stages": [], "next_stage": 0}, self._config(match_id), context=self.context, durability="sync")
+        self._values[match_id] = dict(out)
+        return self._values[match_id]
+
+    def _invoke_tracking(self, match_id: str, payload: dict | None, *, receive_only: bool) -> dict[str, Any]:
+        n = len(self._tracking_values(match_id).get("stages") or []) + 1
+        out = self.tracking.invoke(
+            payload,
+            self._config(match_id, n),
+            context=self.context,
+            durability="sync",
+            interrupt_before=["track_stage"] if receive_only else None,
+        )
+        self._values[match_id] = {k: v for k, v in dict(out).items() if not k.startswith("__")}
+        return self._values[match_id]
+
+    # ---- snapshots
+
+    def _model(self) -> tuple[str, bool]:
+        ctx = self.context
+        return ctx.tracker.name, any(b.is_llm for b in (ctx.tracker, *ctx.judges.values()))
+
+    def _build_snapshot(self, match_id: str) -> dict[str, Any]:
+        row = self.row(match_id)
+        model, is_llm = self._model()
+        return board_snapshot(
+            row.header,
+            self._tracking_values(match_id),
+            status=row.status,
+            model=model,
+            is_llm=is_llm,
+            verdict=self.verdict(match_id) if row.status == "closed" else None,
+            panel_error=row.panel_error,
+            error=self._errors.get(match_id),
+            revision=self._revision.get(match_id, 0),
+        )
+
+    def _changed(self, match_id: str) -> dict[str, Any]:
+        self._revision[match_id] = self._revision.get(match_id, 0) + 1
+        snap = self._build_snapshot(match_id)
+        self._snapshots[match_id] = snap
+        if self.on_change is not None:
+            try:
+                self.on_change(match_id, snap)
+            except Exception:  # a broken subscriber must not undo a committed change
+                log.exception("live: publishing the board of %s failed", match_id)
+        return snap
+
+    def snapshot(self, match_id: str) -> dict[str, Any]:
+        """The board snapshot of ``match_id`` (see :func:`adjudicator.live.board.board_snapshot`).
+        Raises :class:`NotFound`."""
+        self.row(match_id)
+        snap = self._snapshots.get(match_id)
+        if snap is None:
+            with self.lock(match_id):
+                snap = self._snapshots.get(match_id) or self._build_snapshot(match_id)
+                self._snapshots[match_id] = snap
+        return snap
+
+    def list_matches(self) -> list[dict[str, Any]]:
+        """One summary per live match: id, motion, format, status, stages received and analysed."""
+        out = []
+        for mid in self.match_ids():
+            s = self.snapshot(mid)
+            out.append(
+                {
+                    "match_id": mid,
+                    "motion": s["match"]["motion"],
+                    "format": s["match"]["format"],
+                    "status": s["status"],
+                    "received": s["received"],
+                    "analysed": s["analysed"],
+                    "created_at": self._rows[mid].created_at,
+                    "board_url": f"/board/{mid}",
+                }
+            )
+        return out
+
+    # ---- operations
+
+    def create(self, data: object) -> dict[str, Any]:
+        """Register a live match from a header body (see :func:`validate_header`) and start its thread.
+        Returns its snapshot. Raises :class:`Unprocessable` (422) or :class:`Conflict` (409) when the id
+        is taken."""
+        header = validate_header(data)
+        with self._create_lock:
+            if header.match_id in self._rows:
+                raise Conflict(f"match {header.match_id!r} already exists", "choose another match_id, or push to the existing match", field="match_id")
+            row = MatchRow(header.match_id, header, "open", datetime.now(timezone.utc).isoformat(timespec="seconds"))
+            with self.lock(row.match_id):
+                self._write_row(row, insert=True)
+                self._init_thread(row.match_id)
+                return self._changed(row.match_id)
+
+    def receive(self, match_id: str, data: object) -> tuple[str, bool]:
+        """Durably record one pushed stage without analysing it. Returns (stage_id, duplicate).
+
+        A stage id already received with identical content is a duplicate (nothing changes); with
+        other content it is a :class:`Conflict`. Raises :class:`NotFound`, :class:`Conflict` (match not
+        open) or :class:`Unprocessable` (invalid stage)."""
+        row = self.row(match_id)
+        with self.lock(match_id):
+            row = self.row(match_id)
+            if row.status != "open":
+                raise Conflict(f"match {match_id!r} is {row.status}; it takes no more stages", "create a new match for another debate")
+            stages: list[Stage] = list(self._tracking_values(match_id).get("stages") or [])
+            if isinstance(data, dict) and isinstance(data.get("stage_id"), str):
+                old = next((s for s in stages if s.stage_id == data["stage_id"]), None)
+                if old is not None:
+                    try:
+                        same = Stage.model_validate(data) == old
+                    except ValidationError:
+                        same = False
+                    if same:
+                        return old.stage_id, True
+                    raise Conflict(
+                        f"stage: field stage_id: {old.stage_id!r} was already received with different content",
+                        "stage ids are unique within a match; use a new stage_id",
+                        field="stage_id",
+                    )
+            stage = validate_push(row.header, stages, data)
+            self._invoke_tracking(match_id, {"stages": [stage]}, receive_only=True)
+            self._changed(match_id)
+            return stage.stage_id, False
+
+    def pending(self, match_id: str) -> list[str]:
+        """Ids of received stages whose analysis has not completed."""
+        vals = self._tracking_values(match_id)
+        stages = vals.get("stages") or []
+        return [s.stage_id for s in stages[int(vals.get("next_stage") or 0) :]]
+
+    def analyse(self, match_id: str) -> dict[str, Any]:
+        """Analyse every pending stage of ``match_id`` (normally the one just received), each once,
+        in order. Returns the snapshot. Raises :class:`AdjudicationFailed` if the backend raised (the
+        stage stays pending and is retried by the next push, close or restart)."""
+        self.row(match_id)
+        with self.lock(match_id):
+            pending = self.pending(match_id)
+            if not pending:
+                return self.snapshot(match_id)
+            paused = bool(self.tracking.get_state(self._config(match_id)).next)
+            try:
+                self._invoke_tracking(match_id, None if paused else {"stages": []}, receive_only=False)
+            except Exception as exc:
+                self._values.pop(match_id, None)  # re-read what was committed
+                left = self.pending(match_id)
+                self._errors[match_id] = f"analysis of stage {left[0] if left else pending[0]} did not complete: {type(exc).__name__}: {exc}"
+                self._changed(match_id)
+                raise AdjudicationFailed(
+                    f"match {match_id!r}: {self._errors[match_id]}",
+                    "the stage is stored; its analysis is retried on the next push, close or server restart",
+                ) from exc
+            self._errors.pop(match_id, None)
+            return self._changed(match_id)
+
+    def _analyse_quietly(self, match_id: str) -> None:
+        try:
+            self.analyse(match_id)
+        except Exception:
+            log.exception("live: background analysis of %s failed", match_id)
+
+    def push(self, match_id: str, data: object, wait: bool = True) -> dict[str, Any]:
+        """Receive one stage and (``wait``) analyse it before returning, or queue the analysis.
+
+        Returns ``{"match_id", "stage_id", "duplicate", "status": "analysed" | "queued", "received",
+        "analysed", "pending", "latest", "tendency", "next_slot"}``."""
+        self.row(match_id)
+        with self.lock(match_id):
+            stage_id, duplicate = self.receive(match_id, data)
+            snap = self.analyse(match_id) if wait else self.snapshot(match_id)
+        if not wait and snap["pending"]:
+            self._executor.submit(self._analyse_quietly, match_id)
+        return {
+            "match_id": match_id,
+            "stage_id": stage_id,
+            "duplicate": duplicate,
+            "status": "queued" if snap["pending"] else "analysed",
+            "received": snap["received"],
+            "analysed": snap["analysed"],
+            "pending": snap["pending"],
+            "latest": snap["latest"],
+            "tendency": snap["tendency"],
+            "next_slot": snap["next_slot"],
+        }
+
+    def verdict(self, match_id: str) -> Verdict | None:
+        """The stored verdict of a closed match, else None."""
+        v = self._verdicts.get(match_id)
+        if v is None:
+            path = self.verdict_path(match_id)
+            if path.exists():
+                v = Verdict.model_validate_json(path.read_text(encoding="utf-8"))
+                self._verdicts[match_id] = v
+        return v
+
+    def verdict_path(self, match_id: str) -> Path:
+        """``STATE_DIR/verdicts/<match_id>.json``."""
+        return self.state_dir / "verdicts" / f"{match_id}.json"
+
+    def report_path(self, match_id: str) -> Path:
+        """``STATE_DIR/reports/<match_id>.md``."""
+        return self.state_dir / "reports" / f"{match_id}.md"
+
+    def close_match(self, match_id: str) -> Verdict:
+        """Finish pending analyses, run the panel on the final battlefield state, store the verdict
+        (``verdicts/<id>.json``) and the Markdown report (``reports/<id>.md``), and mark the match closed.
+
+        Idempotent: closing a closed match returns its verdict. Raises :class:`Conflict` with no stage,
+        :class:`Unprocessable` when a fixed-order match is incomplete, :class:`AdjudicationFailed` when
+        the panel produced no verdict (the match stays open and can be closed again)."""
+        from ..report import verdict_markdown
+
+        self.row(match_id)
+        with self.lock(match_id):
+            row = self.row(match_id)
+            if row.status == "closed":
+                v = self.verdict(match_id)
+                if v is not None:
+                    return v
+            self.analyse(match_id)
+            vals = self._tracking_values(match_id)
+            stages = list(vals.get("stages") or [])
+            if not stages:
+                raise Conflict(f"match {match_id!r} has no stages yet", "push at least one stage before closing")
+            validate_complete(row.header, stages)
+            if row.status != "closing":
+                row = replace(row, status="closing", panel_attempt=row.panel_attempt + 1, panel_error=None)
+                self._write_row(row)
+                self._changed(match_id)
+            cfg = self._config(f"{match_id}:panel:{row.panel_attempt}", len(stages))
+            snap = self.panel.get_state(cfg)
+            try:
+                if snap.next:  # a panel interrupted by a crash or a backend error: finish the judges left
+                    state = self.panel.invoke(None, cfg, context=self.context, durability="sync")
+                elif snap.values.get("verdict") is not None or snap.values.get("panel_error"):
+                    state = snap.values  # the panel finished before the crash; only the files were missing
+                else:
+                    state = self.panel.invoke(dict(vals), cfg, context=self.context, durability="sync")
+            except Exception as exc:
+                self._errors[match_id] = f"the panel did not complete: {type(exc).__name__}: {exc}"
+                self._changed(match_id)
+                raise AdjudicationFailed(f"match {match_id!r}: {self._errors[match_id]}", "close the match again to resume the panel") from exc
+            self._errors.pop(match_id, None)
+            verdict = state.get("verdict")
+            if verdict is None:
+                err = state.get("panel_error") or "the panel produced no verdict"
+                self._write_row(replace(row, status="open", panel_error=err))
+                self._changed(match_id)
+                raise AdjudicationFailed(f"match {match_id!r}: {err}", "close the match again to retry the panel")
+            text = json.dumps(json.loads(verdict.model_dump_json()), ensure_ascii=False, indent=2) + "\n"
+            _atomic_write(self.verdict_path(match_id), text)
+            _atomic_write(self.report_path(match_id), verdict_markdown(verdict))
+            self._verdicts[match_id] = verdict
+            self._write_row(replace(row, status="closed", panel_error=None))
+            self._changed(match_id)
+            return verdict
+
+    def recover(self) -> list[str]:
+        """After a (re)start: initialise any thread a crash left without a checkpoint, analyse the
+        stages received but not analysed, and finish closes that were interrupted. Returns the ids of
+        matches where work was resumed. Errors are logged and shown on the board, never raised."""
+        resumed: list[str] = []
+        try:
+            for mid in self.match_ids():
+                if self._closed:
+                    break
+                try:
+                    with self.lock(mid):
+                        row = self.row(mid)
+                        if self.pending(mid) and row.status != "closed":
+                            resumed.append(mid)
+                            self.analyse(mid)
+                        if row.status == "closing":
+                            if mid not in resumed:
+                                resumed.append(mid)
+                            self.close_match(mid)
+                except Exception as exc:
+                    log.error("live: resuming match %s failed: %s", mid, exc)
+        finally:
+            self.recovered.set()
+        return resumed
+
+    def close(self) -> None:
+        """Stop the background analyses and close the SQLite connection."""
+        self._closed = True
+        self._executor.shutdown(wait=True)
+        with self.saver.lock:
+            self._conn.close()

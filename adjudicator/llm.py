@@ -1,0 +1,526 @@
+"""The model boundary: the only module that imports litellm, and the one owner of transport retries.
+
+:class:`LLMClient` sends one chat request for one attempt of a node and returns a
+:class:`ChatResponse` (raw text, tokens, cost, latency, cache hit, transport retries). It
+
+- imports litellm lazily (:func:`litellm_module`), after ``LITELLM_LOCAL_MODEL_COST_MAP=True`` is set
+  (``adjudicator/__init__.py``), with litellm's own cache, retries and debug printing off;
+- asks for structured output when it can: ``json_mode="auto"`` sends a JSON schema in
+  ``response_format`` where ``litellm.supports_response_schema`` says the model supports it and plain
+  prompted JSON otherwise; ``"schema"`` always sends the schema, ``"object"`` sends llama.cpp's
+  ``{"type": "json_object", "schema": ...}`` (its server rejects ``json_schema``), ``"none"`` never
+  sends a response format;
+- decodes at temperature 0 unless told otherwise;
+- retries transport faults -- 429 (honouring ``Retry-After``), 408, 5xx, timeouts, refused or
+  dropped connections -- with bounded exponential backoff (:class:`TransportPolicy`). litellm and the
+  OpenAI SDK are called with ``num_retries=0, max_retries=0`` so nothing else retries. Other HTTP
+  errors (400 bad request, 401/403 key, 404 model) are not retried;
+- reads and writes the response cache (:mod:`adjudicator.cache`) under a key that hashes everything
+  that shaped the request (model, API base, messages, decoding parameters, response format, template
+  hash, node, unit key, attempt) and never the API key. It only *reads* in :meth:`LLMClient.complete`;
+  the attempts runner writes with :meth:`LLMClient.remember` once a node's output validated, so an
+  unparseable output is never cached as a success.
+
+API keys come from the providers' usual environment variables (litellm reads them) or the
+``api_key`` argument; they are never logged, hashed or returned.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import logging
+import re
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Literal, Mapping, Sequence
+
+from .cache import CachedResponse, NullCache, ResponseStore, request_key
+from .errors import ModelCallError
+
+log = logging.getLogger("adjudicator.llm")
+
+JsonMode = Literal["auto", "schema", "object", "none"]
+JSON_MODES: tuple[str, ...] = JsonMode.__args__  # type: ignore[attr-defined]
+
+_LITELLM: Any = None
+_LITELLM_LOCK = threading.Lock()
+
+
+def litellm_module() -> Any:
+    """Import and configure litellm once (thread-safe): no debug printing to stdout, no telemetry,
+    no litellm cache. Callers outside this module should not need it."""
+    global _LITELLM
+    if _LITELLM is None:
+        with _LITELLM_LOCK:
+            if _LITELLM is None:
+                import os
+
+                os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+                import litellm
+
+                litellm.suppress_debug_info = True
+                litellm.telemetry = False
+                litellm.cache = None
+                litellm.num_retries = 0
+                logging.getLogger("LiteLLM").setLevel(logging.ERROR)
+                _LITELLM = litellm
+    return _LITELLM
+
+
+# ---------------------------------------------------------------------------------------------
+# Errors
+
+
+class TransportError(ModelCallError):
+    """A request failed at the transport level after the bounded retries, or was refused by the
+    server with a non-retryable status (``status`` is the HTTP status when known).
+    ``retryable`` tells whether the fault was one we retry (so the retries ran out)."""
+
+    def __init__(self, message: str, *, status: int | None = None, retryable: bool = False, retries: int = 0) -> None:
+        super().__init__(message)
+        self.status = status
+        self.retryable = retryable
+        self.retries = retries
+
+
+# ---------------------------------------------------------------------------------------------
+# Requests and responses
+
+
+@dataclass(frozen=True)
+class ChatRequest:
+    """One node's request, as the attempts runner builds it.
+
+    ``messages`` are ``{"role": "system"|"user", "content": str}`` dicts; ``schema`` the JSON Schema
+    of the expected output (used for structured output, never required); ``node`` and ``key`` name
+    the node and unit (stage id, judge id, task instance) and ``template_hash`` the prompt template:
+    all three enter the cache key, so two judges with identical prompts still get separate entries.
+    """
+
+    messages: tuple[Mapping[str, str], ...]
+    node: str
+    key: str = ""
+    template_hash: str = ""
+    schema: Mapping[str, Any] | None = None
+    schema_name: str = "output"
+
+
+@dataclass(frozen=True)
+class ChatResponse:
+    """The outcome of one attempt: ``text`` is the raw model output ('' when the model sent none).
+
+    Tokens are integers >= 0 (from the provider's usage block, or litellm's offline counter when the
+    server sends none); ``cost_usd`` is litellm's price where known, else None; ``latency_s`` the
+    wall-clock seconds of this attempt including transport retries; ``transport_retries`` how many
+    times the request was re-sent; ``cache_hit`` True when served from the cache (then tokens and
+    cost are the original call's, and no request was made).
+    """
+
+    text: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float | None = None
+    latency_s: float = 0.0
+    cache_hit: bool = False
+    transport_retries: int = 0
+    finish_reason: str | None = None
+    cache_key: str = ""
+
+
+@dataclass(frozen=True)
+class TransportPolicy:
+    """Bounded backoff for transport faults.
+
+    At most ``max_retries`` re-sends after the first request (so ``max_retries + 1`` requests per
+    attempt). The n-th retry (1-based) waits ``min(max_delay_s, base_delay_s * 2**(n-1))`` seconds,
+    or the server's ``Retry-After`` (seconds or HTTP date; ``retry-after-ms`` too) when it sends one,
+    capped at ``max_retry_after_s``. Deterministic (no jitter) so tests can assert the waits.
+    """
+
+    max_retries: int = 4
+    base_delay_s: float = 1.0
+    max_delay_s: float = 30.0
+    max_retry_after_s: float = 120.0
+
+    def delay_s(self, retry: int, retry_after_s: float | None) -> float:
+        """Seconds to wait before retry number ``retry`` (1-based)."""
+        if retry_after_s is not None:
+            return max(0.0, min(retry_after_s, self.max_retry_after_s))
+        return min(self.max_delay_s, self.base_delay_s * (2 ** (retry - 1)))
+
+
+_RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
+
+
+def _status_of(exc: BaseException) -> int | None:
+    status = getattr(exc, "status_code", None)
+    if isinstance(status, int):
+        return status
+    resp = getattr(exc, "response", None)
+    status = getattr(resp, "status_code", None)
+    return status if isinstance(status, int) else None
+
+
+def _headers_of(exc: BaseException) -> Mapping[str, str]:
+    for attr in ("litellm_response_headers",):
+        h = getattr(exc, attr, None)
+        if h:
+            return {str(k).lower(): str(v) for k, v in dict(h).items()}
+    resp = getattr(exc, "response", None)
+    h = getattr(resp, "headers", None)
+    if h:
+        try:
+            return {str(k).lower(): str(v) for k, v in dict(h).items()}
+        except Exception:  # pragma: no cover - exotic header containers
+            return {}
+    return {}
+
+
+def retry_after_s(headers: Mapping[str, str], now: float | None = None) -> float | None:
+    """Seconds to wait according to ``retry-after-ms`` or ``retry-after`` (delta-seconds or an HTTP
+    date), or None when absent or unreadable. ``headers`` keys must be lower-case."""
+    ms = headers.get("retry-after-ms")
+    if ms:
+        try:
+            return max(0.0, float(ms) / 1000.0)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when is None:
+        return None
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
+def classify(exc: BaseException) -> tuple[bool, int | None]:
+    """(retryable, status) for an exception raised by a litellm call.
+
+    Retryable: timeouts, connection errors, 408/409/425/429 and any 5xx. Not retryable: other 4xx
+    (bad request, context window exceeded, bad key, unknown model) and anything else.
+    """
+    lit = litellm_module()
+    status = _status_of(exc)
+    if "missing credentials" in str(exc).lower():  # litellm reports a missing key as a 500
+        return False, status
+    if isinstance(exc, (lit.Timeout, lit.APIConnectionError)):
+        return True, status
+    if status is not None and (status in _RETRYABLE_STATUS or status >= 500):
+        return True, status
+    if isinstance(exc, (lit.RateLimitError, lit.InternalServerError, lit.ServiceUnavailableError)):
+        return True, status
+    return False, status
+
+
+# ---------------------------------------------------------------------------------------------
+# Preflight: catch a bad model string or a missing key before any request is spent
+
+#: Sent as the key to a local OpenAI-compatible server (``api_base`` given) when no key is set;
+#: llama.cpp, vLLM and Ollama ignore it, and the OpenAI SDK refuses to send a request without one.
+PLACEHOLDER_KEY = "sk-no-key-required"
+
+
+def preflight(model: str, api_base: str | None = None, api_key: str | None = None) -> str | None:
+    """Check that litellm can route ``model`` and that a key is available; return the key to pass
+    explicitly (``api_key``, or :data:`PLACEHOLDER_KEY` for a local server without one, or None
+    to let litellm read the provider's environment variable).
+
+    Raises :class:`~adjudicator.errors.ConfigError` (exit code 2, no request made) when the model
+    string names no provider litellm knows, or when the provider's key variable is unset and no
+    ``api_base`` is given.
+    """
+    from .errors import ConfigError
+
+    lit = litellm_module()
+    try:
+        lit.get_llm_provider(model=model)
+    except Exception:
+        raise ConfigError(
+            f"model {model!r}: litellm cannot tell which provider serves it",
+            "write it as provider/name, e.g. deepseek/deepseek-chat, ollama/qwen2.5:14b, or openai/<name> with --api-base",
+        ) from None
+    if api_key:
+        return api_key
+    try:
+        env = lit.validate_environment(model=model)
+    except Exception:
+        return None
+    missing = [k for k in env.get("missing_keys", []) if not k.endswith("_API_BASE") and not k.endswith("_BASE_URL")]
+    if env.get("keys_in_environment") or not missing:
+        return None
+    if api_base:
+        return PLACEHOLDER_KEY
+    raise ConfigError(
+        f"model {model!r}: no API key found (set {' or '.join(missing)})",
+        "keys are read from the provider's usual environment variable, or ADJUDICATOR_API_KEY",
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# The client
+
+
+class LLMClient:
+    """A litellm-backed chat client for one model. Thread-safe: the three judges may share it.
+
+    Arguments: ``model`` a litellm model string (``deepseek/deepseek-chat``, ``ollama/qwen2.5:14b``,
+    ``openai/<name>`` with ``api_base`` for an OpenAI-compatible server); ``api_base`` the server URL
+    or None; ``api_key`` an explicit key or None for the provider's environment variable;
+    ``timeout_s`` per-request timeout in seconds; ``temperature`` (default 0); ``max_tokens`` the
+    completion budget (None = provider default); ``json_mode`` auto/schema/object/none (module
+    docstring); ``cache`` a :class:`~adjudicator.cache.ResponseCache` or None for no caching;
+    ``policy`` the transport backoff; ``sleep`` injectable for tests.
+    """
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        api_base: str | None = None,
+        api_key: str | None = None,
+        timeout_s: float = 120.0,
+        temperature: float = 0.0,
+        max_tokens: int | None = 4096,
+        json_mode: JsonMode = "auto",
+        cache: ResponseStore | None = None,
+        policy: TransportPolicy | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        if json_mode not in JSON_MODES:
+            raise ValueError(f"json_mode must be one of {', '.join(JSON_MODES)}, got {json_mode!r}")
+        self.model = model
+        self.api_base = api_base.rstrip("/") if api_base else None
+        self._api_key = api_key
+        self.timeout_s = float(timeout_s)
+        self.temperature = float(temperature)
+        self.max_tokens = max_tokens
+        self.json_mode: JsonMode = json_mode
+        self.cache: ResponseStore = cache if cache is not None else NullCache()
+        self.policy = policy or TransportPolicy()
+        self._sleep = sleep
+        self._lock = threading.Lock()
+        self._schema_support: bool | None = None
+        self.requests_sent = 0  # HTTP requests actually sent (transport retries included)
+
+    def __repr__(self) -> str:  # never shows the key
+        return f"LLMClient(model={self.model!r}, api_base={self.api_base!r}, json_mode={self.json_mode!r})"
+
+    # -- request shape ---------------------------------------------------------------------------
+
+    def supports_schema(self) -> bool:
+        """Whether litellm says this model accepts a JSON schema in ``response_format``."""
+        if self._schema_support is None:
+            lit = litellm_module()
+            try:
+                ok = bool(lit.supports_response_schema(model=self.model))
+            except Exception:
+                ok = False
+            self._schema_support = ok
+        return self._schema_support
+
+    def response_format(self, schema: Mapping[str, Any] | None, name: str = "output") -> dict[str, Any] | None:
+        """The ``response_format`` to send for ``schema`` under this client's ``json_mode``, or None."""
+        if schema is None or self.json_mode == "none":
+            return None
+        mode = self.json_mode
+        if mode == "auto":
+            mode = "schema" if self.supports_schema() else "none"
+        if mode == "schema":
+            return {"type": "json_schema", "json_schema": {"name": name, "schema": dict(schema), "strict": True}}
+        if mode == "object":
+            return {"type": "json_object", "schema": dict(schema)}
+        return None
+
+    def params(self, request: ChatRequest) -> dict[str, Any]:
+        """The decoding parameters sent with ``request`` (no credentials, no transport settings)."""
+        p: dict[str, Any] = {"temperature": self.temperature}
+        if self.max_tokens is not None:
+            p["max_tokens"] = self.max_tokens
+        rf = self.response_format(request.schema, request.schema_name)
+        if rf is not None:
+            p["response_format"] = rf
+        return p
+
+    def cache_key(self, request: ChatRequest, attempt: int) -> str:
+        """The cache key of ``request`` at ``attempt`` (1-3): a hash of model, API base, messages,
+        parameters, template hash, node, unit key and attempt. Never includes the API key."""
+        return request_key(
+            {
+                "model": self.model,
+                "api_base": self.api_base,
+                "messages": [dict(m) for m in request.messages],
+                "params": self.params(request),
+                "template_hash": request.template_hash,
+                "node": request.node,
+                "key": request.key,
+                "attempt": attempt,
+            }
+        )
+
+    # -- calls -----------------------------------------------------------------------------------
+
+    def complete(self, request: ChatRequest, attempt: int = 1) -> ChatResponse:
+        """Answer ``request`` for protocol attempt ``attempt``: from the cache when present, else by
+        one model request with bounded transport retries.
+
+        Returns a :class:`ChatResponse` (its ``text`` may be empty or unparseable: reading it is the
+        caller's job). Raises :class:`TransportError` when the retries run out or the server refuses
+        the request with a non-retryable status.
+        """
+        key = self.cache_key(request, attempt)
+        t0 = time.monotonic()
+        hit = self.cache.get(key)
+        if hit is not None:
+            return ChatResponse(
+                text=hit.text,
+                prompt_tokens=hit.prompt_tokens,
+                completion_tokens=hit.completion_tokens,
+                cost_usd=hit.cost_usd,
+                latency_s=round(time.monotonic() - t0, 6),
+                cache_hit=True,
+                finish_reason=hit.finish_reason,
+                cache_key=key,
+            )
+        lit = litellm_module()
+        params = self.params(request)
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "messages": [dict(m) for m in request.messages],
+            "timeout": self.timeout_s,
+            "num_retries": 0,
+            "max_retries": 0,
+            "caching": False,
+            **params,
+        }
+        if self.api_base:
+            kwargs["api_base"] = self.api_base
+        if self._api_key:
+            kwargs["api_key"] = self._api_key
+        retries = 0
+        while True:
+            with self._lock:
+                self.requests_sent += 1
+            try:
+                resp = lit.completion(**kwargs)
+                break
+            except Exception as exc:  # litellm maps every provider error to its own exception types
+                retryable, status = classify(exc)
+                reason = _describe(exc, status)
+                if self._api_key:
+                    reason = reason.replace(self._api_key, "***")
+                if not retryable:
+                    raise TransportError(
+                        f"{self.model}: request refused ({reason})", status=status, retryable=False, retries=retries
+                    ) from None
+                if retries >= self.policy.max_retries:
+                    raise TransportError(
+                        f"{self.model}: {reason}; gave up after {retries + 1} requests",
+                        status=status,
+                        retryable=True,
+                        retries=retries,
+                    ) from None
+                retries += 1
+                wait = self.policy.delay_s(retries, retry_after_s(_headers_of(exc)))
+                log.warning("%s %s[%s] attempt %d: %s; retry %d in %.2fs", self.model, request.node, request.key, attempt, reason, retries, wait)
+                self._sleep(wait)
+        latency = time.monotonic() - t0
+        text, finish = _text_of(resp)
+        prompt_tokens, completion_tokens = self._usage(resp, kwargs["messages"], text)
+        return ChatResponse(
+            text=text,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            cost_usd=self._cost(resp),
+            latency_s=round(latency, 6),
+            cache_hit=False,
+            transport_retries=retries,
+            finish_reason=finish,
+            cache_key=key,
+        )
+
+    def remember(self, response: ChatResponse, parsed: bool) -> None:
+        """Store a response that came from the model (not from the cache) under its key.
+
+        The attempts runner calls this only after the node produced a valid value, for every
+        attempt of that node (``parsed`` False for the ones that were unreadable), so a rerun replays
+        the same attempts without a request and a failed node is never cached.
+        """
+        if response.cache_hit or not response.cache_key:
+            return
+        self.cache.set(
+            response.cache_key,
+            CachedResponse(
+                text=response.text,
+                prompt_tokens=response.prompt_tokens,
+                completion_tokens=response.completion_tokens,
+                cost_usd=response.cost_usd,
+                finish_reason=response.finish_reason,
+                parsed=parsed,
+            ),
+        )
+
+    # -- helpers ---------------------------------------------------------------------------------
+
+    def _usage(self, resp: Any, messages: Sequence[Mapping[str, str]], text: str) -> tuple[int, int]:
+        usage = getattr(resp, "usage", None)
+        p = int(getattr(usage, "prompt_tokens", 0) or 0)
+        c = int(getattr(usage, "completion_tokens", 0) or 0)
+        if p == 0 and c == 0:  # the server sent no usage block: count offline
+            lit = litellm_module()
+            try:
+                p = int(lit.token_counter(model=self.model, messages=list(messages)))
+                c = int(lit.token_counter(model=self.model, text=text)) if text else 0
+            except Exception:
+                p, c = 0, 0
+        return p, c
+
+    def _cost(self, resp: Any) -> float | None:
+        lit = litellm_module()
+        try:
+            cost = lit.completion_cost(completion_response=resp)
+        except Exception:
+            return None
+        if cost is None:
+            return None
+        return round(float(cost), 8)
+
+
+def _text_of(resp: Any) -> tuple[str, str | None]:
+    """The assistant text of a litellm response (a refusal's text when content is empty)."""
+    try:
+        choice = resp.choices[0]
+    except (AttributeError, IndexError):
+        return "", None
+    msg = getattr(choice, "message", None)
+    content = getattr(msg, "content", None)
+    if not content:
+        refusal = getattr(msg, "refusal", None)
+        content = f"[refusal] {refusal}" if refusal else ""
+    return str(content), getattr(choice, "finish_reason", None)
+
+
+_SECRET_RE = re.compile(r"(?i)(bearer\s+\S+|\b(?:sk|pk|gsk|xai|key)-[A-Za-z0-9_\-*.]{6,})")
+
+
+def redact(text: str) -> str:
+    """``text`` with anything shaped like an API key or bearer token replaced by ``***``."""
+    return _SECRET_RE.sub("***", text)
+
+
+def _describe(exc: BaseException, status: int | None) -> str:
+    name = type(exc).__name__
+    text = redact(" ".join(str(exc).split()))
+    # litellm prefixes messages with its own class names; keep the tail, bounded.
+    text = text.replace("litellm.", "")
+    if len(text) > 240:
+        text = text[:237] + "..."
+    return f"{name}{f' {status}' if status else ''}: {text}"

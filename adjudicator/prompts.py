@@ -1,0 +1,165 @@
+"""Prompt templates: loading, strict rendering, content hashes and transcript fencing.
+
+Every prompt is a Jinja2 file in the repository's ``prompts/`` folder, named after the node that
+uses it and the language: ``track_stage.zh.j2``, ``judge.en.j2`` ... (Chinese for ``ccdb-*``
+formats, English for ``online-1v1``; :func:`prompt_language`). A template defines two blocks,
+``system`` and ``user``, rendered into the two chat messages. Rendering uses ``StrictUndefined``:
+a variable the caller forgot is an error, never an empty string.
+
+Each template's *content hash* (first 16 hex digits of the SHA-256 of its file bytes) is recorded
+with every call and in the verdict's provenance, and enters the cache key.
+
+Untrusted text (transcripts, and anything derived from them) is put inside a fence by the
+``fence`` filter: a pair of marker lines ``<<<NAME-xxxxxxxx>>>`` / ``<<<END NAME-xxxxxxxx>>>``
+whose code is derived from a hash of the fenced text (deterministic, so cache keys are stable).
+Before fencing, every run of three or more ``<`` or ``>`` in the text is replaced by the look-alike
+``‹``/``›``, so the text cannot contain any marker line at all and therefore cannot close the fence,
+whatever code it guesses. Utterances are written one per line as ``speaker: text`` with continuation
+lines indented, so a line break inside an utterance cannot fake another speaker's turn.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from .errors import ConfigError
+from .formats import get_format
+
+#: The repository's prompts folder (installs are editable); ``ADJUDICATOR_PROMPTS_DIR`` overrides it.
+DEFAULT_PROMPTS_DIR = Path(__file__).resolve().parent.parent / "prompts"
+
+_RUN_LT = re.compile(r"<{3,}")
+_RUN_GT = re.compile(r">{3,}")
+
+
+def prompts_dir() -> Path:
+    """``$ADJUDICATOR_PROMPTS_DIR`` when set, else the repository's ``prompts/`` folder."""
+    env = os.environ.get("ADJUDICATOR_PROMPTS_DIR")
+    return Path(env) if env else DEFAULT_PROMPTS_DIR
+
+
+def prompt_language(format_name: str) -> str:
+    """``"zh"`` for the CCDB formats, ``"en"`` for ``online-1v1`` (the format spec's language)."""
+    return get_format(format_name).language
+
+
+def neutralise(text: str) -> str:
+    """``text`` with every run of 3+ ``<`` or ``>`` replaced by as many ``‹`` / ``›``, so it cannot
+    contain a fence marker."""
+    text = _RUN_LT.sub(lambda m: "‹" * len(m.group(0)), text)
+    return _RUN_GT.sub(lambda m: "›" * len(m.group(0)), text)
+
+
+def fence_code(text: str) -> str:
+    """The 8-hex-digit code of a fence around ``text`` (from its SHA-256; deterministic)."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:8]
+
+
+def fence(text: str, name: str = "TRANSCRIPT") -> str:
+    """``text`` neutralised and wrapped in ``<<<NAME-code>>>`` ... ``<<<END NAME-code>>>`` lines.
+
+    ``name`` is upper-cased and reduced to ``A-Z0-9_``. The text inside can contain no ``<<<``
+    or ``>>>`` (see :func:`neutralise`), so no marker inside it can end the fence.
+    """
+    label = re.sub(r"[^A-Z0-9_]", "_", name.upper()) or "TEXT"
+    body = neutralise(text if text is not None else "")
+    tag = f"{label}-{fence_code(body)}"
+    return f"<<<{tag}>>>\n{body}\n<<<END {tag}>>>"
+
+
+def utterance_lines(utterances: Iterable[Any]) -> str:
+    """Utterances one per line as ``speaker: text``; a line break inside an utterance is kept but the
+    continuation is indented by four spaces, so only a turn starts a line with a speaker label.
+    ``utterances`` are :class:`~adjudicator.match.Utterance` objects (``speaker``, ``text``)."""
+    lines = []
+    for u in utterances:
+        parts = [p.strip() for p in str(u.text).strip().splitlines()] or [""]
+        body = "\n    ".join(p for p in parts if p) or "(silence)"
+        lines.append(f"{u.speaker}: {body}")
+    return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class RenderedPrompt:
+    """A rendered template: its file name, content hash and the two chat messages' text."""
+
+    name: str
+    template_hash: str
+    system: str
+    user: str
+
+    def messages(self) -> tuple[dict[str, str], ...]:
+        """The chat messages: a system message, then the user message."""
+        return ({"role": "system", "content": self.system}, {"role": "user", "content": self.user})
+
+
+class PromptStore:
+    """Loads templates from ``directory`` (default :func:`prompts_dir`) with strict undefined
+    variables; thread-safe once constructed (Jinja2 environments are).
+
+    Raises :class:`~adjudicator.errors.ConfigError` when the folder or a template is missing, and
+    ``jinja2.UndefinedError`` when a render call lacks a variable the template uses.
+    """
+
+    def __init__(self, directory: str | os.PathLike[str] | None = None) -> None:
+        import jinja2
+
+        self.directory = Path(directory) if directory is not None else prompts_dir()
+        if not self.directory.is_dir():
+            raise ConfigError(
+                f"prompt folder {self.directory} not found",
+                "set ADJUDICATOR_PROMPTS_DIR to the repository's prompts/ folder or reinstall with `pip install -e .`",
+            )
+        self._env = jinja2.Environment(
+            loader=jinja2.FileSystemLoader(str(self.directory), encoding="utf-8"),
+            undefined=jinja2.StrictUndefined,
+            autoescape=False,
+            trim_blocks=True,
+            lstrip_blocks=True,
+            keep_trailing_newline=False,
+            auto_reload=False,
+        )
+        self._env.filters["fence"] = fence
+        self._env.filters["neutral"] = neutralise
+        self._hashes: dict[str, str] = {}
+
+    def names(self) -> list[str]:
+        """Every template file name in the folder, sorted."""
+        return sorted(p.name for p in self.directory.glob("*.j2"))
+
+    def template_hash(self, name: str) -> str:
+        """First 16 hex digits of the SHA-256 of the template file's bytes."""
+        if name not in self._hashes:
+            path = self.directory / name
+            if not path.is_file():
+                raise ConfigError(f"prompt template {name} not found in {self.directory}")
+            self._hashes[name] = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+        return self._hashes[name]
+
+    def hashes(self, names: Iterable[str] | None = None) -> dict[str, str]:
+        """Template name -> content hash for ``names`` (default: every template in the folder)."""
+        return {n: self.template_hash(n) for n in (self.names() if names is None else names)}
+
+    def render(self, name: str, variables: Mapping[str, Any]) -> RenderedPrompt:
+        """Render the ``system`` and ``user`` blocks of template ``name`` with ``variables``.
+
+        Raises ``jinja2.UndefinedError`` for a missing variable and ConfigError for a missing
+        template or one without both blocks.
+        """
+        import jinja2
+
+        try:
+            template = self._env.get_template(name)
+        except jinja2.TemplateNotFound:
+            raise ConfigError(f"prompt template {name} not found in {self.directory}") from None
+        if "system" not in template.blocks or "user" not in template.blocks:
+            raise ConfigError(f"prompt template {name} must define a 'system' and a 'user' block")
+        ctx = template.new_context(dict(variables))
+        system = "".join(template.blocks["system"](ctx)).strip()
+        user = "".join(template.blocks["user"](ctx)).strip()
+        return RenderedPrompt(name=name, template_hash=self.template_hash(name), system=system, user=user)

@@ -1,0 +1,155 @@
+"""Shared helpers for the LLM tests: small matches and valid model answers.
+
+- :func:`online_match` / :func:`ccdb_2v2_match` build label-carrying matches (the labels hold unique
+  marker strings so tests can prove they never reach a request).
+- :func:`tracker_json` / :func:`ballot_json` write valid answers for a request.
+- :func:`schema_responder` answers any request from the JSON schema the client sent in
+  ``response_format`` (use ``json_mode="object"`` or ``"schema"``), so a whole match can run
+  through the loopback server without scripting each call.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from adjudicator.formats import CCDB_2V2
+from adjudicator.match import Match
+
+GOLD_MARKER = "GOLD-LABEL-MARKER-7f3a"
+
+
+def _u(speaker: str, text: str) -> dict[str, Any]:
+    return {"speaker": speaker, "side": "affirmative" if speaker.startswith("Affirmative") else "negative", "text": text}
+
+
+def online_match(texts: list[str] | None = None, match_id: str = "online-demo") -> Match:
+    """An online-1v1 match, speeches alternating affirmative/negative (default: four speeches)."""
+    texts = texts or [
+        "Homework takes sleep from teenagers, and sleep matters more for learning than drills.",
+        "Homework builds discipline and lets teachers see what students have understood.",
+        "Discipline can be built in class; the sleep studies my opponent ignored still stand.",
+        "My opponent never answered the feedback point: without homework teachers fly blind.",
+    ]
+    stages = []
+    for i, text in enumerate(texts):
+        side = "affirmative" if i % 2 == 0 else "negative"
+        last = i >= len(texts) - 2
+        kind = "constructive" if i < 2 else ("closing" if last else "supplementary")
+        speaker = "Affirmative Speaker 1" if side == "affirmative" else "Negative Speaker 1"
+        stages.append({"stage_id": f"s{i + 1}", "name": f"Speech {i + 1}", "type": kind, "sides": [side], "utterances": [_u(speaker, text)]})
+    return Match.model_validate(
+        {
+            "match_id": match_id,
+            "format": "online-1v1",
+            "language": "en",
+            "motion": "This house would abolish homework",
+            "affirmative_position": "Homework should be abolished",
+            "negative_position": "Homework should stay",
+            "debaters": [{"side": "affirmative", "position": 1}, {"side": "negative", "position": 1}],
+            "stages": stages,
+            "labels": {"outcome": "negative", "note": GOLD_MARKER},
+            "source": {"kind": "synthetic", "origin": "test", "note": GOLD_MARKER},
+        }
+    )
+
+
+def ccdb_2v2_match(match_id: str = "ccdb-demo") -> Match:
+    """A synthetic ccdb-2v2 match following the format's twelve-stage order (short Chinese turns)."""
+    stages = []
+    for i, slot in enumerate(CCDB_2V2.order):
+        utterances = []
+        if slot.type in ("questioning", "cross_examination", "head_to_head", "free_debate"):
+            a = next((s for s in slot.speakers if s.startswith("Affirmative")), "Affirmative Speaker 1")
+            n = next((s for s in slot.speakers if s.startswith("Negative")), "Negative Speaker 1")
+            utterances = [_u(a, f"第{i + 1}环节正方发问或发言。"), _u(n, f"第{i + 1}环节反方回应。"), _u(a, "正方继续追问。")]
+        else:
+            utterances = [_u(slot.speakers[0], f"第{i + 1}环节的陈词内容，论证与回应。")]
+        stage: dict[str, Any] = {
+            "stage_id": f"s{i + 1:02d}",
+            "name": slot.name_zh,
+            "type": slot.type,
+            "sides": list(slot.sides) if slot.type not in ("questioning", "cross_examination") else ["affirmative", "negative"],
+            "speakers": list(slot.speakers),
+            "utterances": utterances,
+        }
+        if slot.questioner:
+            other = "negative" if slot.questioner == "affirmative" else "affirmative"
+            stage["roles"] = {slot.questioner: "questioner", other: "respondent"}
+        stages.append(stage)
+    judges = [
+        {"judge_id": f"gold-{k}", "winner": "affirmative", "best_debater_votes": {"Affirmative Speaker 1": 3}} for k in range(3)
+    ]
+    return Match.model_validate(
+        {
+            "match_id": match_id,
+            "format": "ccdb-2v2",
+            "language": "zh",
+            "motion": "人工智能的发展利大于弊",
+            "affirmative_position": "利大于弊",
+            "negative_position": "弊大于利",
+            "debaters": [{"side": s, "position": p} for s in ("affirmative", "negative") for p in (1, 2)],
+            "stages": stages,
+            "labels": {"judges": judges, "note": GOLD_MARKER},
+        }
+    )
+
+
+def tracker_json(sides: list[str], debaters: dict[str, str] | None = None, clash_id: str = "c1", level: str = "well") -> str:
+    """A valid tracker answer rating each side in ``sides`` (well / correct_important / effective)."""
+    debaters = debaters or {"affirmative": "Affirmative Speaker 1", "negative": "Negative Speaker 1"}
+    return json.dumps(
+        {
+            "reasoning": "both sides engaged the sleep clash",
+            "sides": [
+                {
+                    "side": s,
+                    "rationale": f"{s} did its job",
+                    "task_performance": level,
+                    "battlefield_judgement": "correct_important",
+                    "advancement": "effective",
+                    "score": None,
+                    "contributions": [{"debater": debaters[s], "share": 1.0}],
+                }
+                for s in sides
+            ],
+            "clash_updates": [
+                {"clash_id": clash_id, "title": "sleep versus discipline", "side": sides[0], "kind": "advanced", "note": "pressed", "debater": debaters[sides[0]], "affirmative_position": "", "negative_position": ""}
+            ],
+            "summary": "the sleep clash moved",
+        }
+    )
+
+
+def ballot_json(units: list[tuple[str, str]], p: float = 0.62, votes: dict[str, int] | None = None, score: int = 7) -> str:
+    """A valid judge answer scoring every unit ``score``."""
+    votes = votes if votes is not None else {"Affirmative Speaker 1": 2, "Negative Speaker 1": 1}
+    return json.dumps(
+        {
+            "reasoning": "the affirmative won the sleep clash",
+            "stage_scores": [{"stage_id": sid, "side": side, "score": score} for sid, side in units],
+            "winner": "affirmative" if p > 0.5 else "negative",
+            "p": p,
+            "best_debater_votes": votes,
+        }
+    )
+
+
+def schema_responder(body: dict[str, Any]) -> str:
+    """A valid answer for any tracker or judge request, read off the schema in ``response_format``
+    (tracker: the ``sides`` enum; judge: the ``stage_id`` enum, both sides each, and the vote labels)."""
+    rf = body.get("response_format") or {}
+    schema = rf.get("schema") or (rf.get("json_schema") or {}).get("schema")
+    if not schema:
+        return "no schema in the request"
+    props = schema["properties"]
+    if "sides" in props:
+        item = props["sides"]["items"]["properties"]
+        sides = item["side"]["enum"]
+        labels = item["contributions"]["items"]["properties"]["debater"]["enum"]
+        debaters = {s: next(label for label in labels if label.lower().startswith(s)) for s in sides}
+        return tracker_json(sides, debaters)
+    stage_ids = props["stage_scores"]["items"]["properties"]["stage_id"]["enum"]
+    labels = list(props["best_debater_votes"]["properties"])
+    units = [(sid, side) for sid in stage_ids for side in ("affirmative", "negative")]
+    return ballot_json(units, votes={labels[0]: 2, labels[-1]: 1})

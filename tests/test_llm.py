@@ -1,0 +1,217 @@
+"""The model boundary with the real litellm client against the loopback OpenAI-compatible server."""
+
+from __future__ import annotations
+
+import email.utils
+import logging
+import socket
+import time
+
+import pytest
+from fake_openai import FakeOpenAI, Reply, error, fake_openai, ok  # noqa: F401 (fixture)
+
+from adjudicator.cache import ResponseCache
+from adjudicator.errors import ConfigError
+from adjudicator.llm import PLACEHOLDER_KEY, ChatRequest, LLMClient, TransportError, TransportPolicy, litellm_module, preflight, retry_after_s
+
+KEY = "sk-secret-abcdef123456"
+SCHEMA = {"type": "object", "properties": {"p": {"type": "number"}}, "required": ["p"], "additionalProperties": False}
+
+
+def request(node: str = "judge", key: str = "judge-1", text: str = "Decide.", template_hash: str = "h1") -> ChatRequest:
+    return ChatRequest(
+        messages=({"role": "system", "content": "You judge."}, {"role": "user", "content": text}),
+        node=node,
+        key=key,
+        template_hash=template_hash,
+        schema=SCHEMA,
+        schema_name="winner",
+    )
+
+
+def client(server: FakeOpenAI, sleeps: list[float] | None = None, **kw) -> LLMClient:
+    record = sleeps if sleeps is not None else []
+    kw.setdefault("policy", TransportPolicy(max_retries=3, base_delay_s=0.01, max_delay_s=0.04))
+    return LLMClient(kw.pop("model", "openai/test-model"), api_base=server.base_url, api_key=KEY, sleep=record.append, **kw)
+
+
+def test_one_request_carries_temperature_0_and_no_schema_for_an_unknown_model(fake_openai):
+    fake_openai.push('{"p": 0.7}')
+    resp = client(fake_openai).complete(request())
+    body = fake_openai.requests[0]
+    assert body["model"] == "test-model"
+    assert body["temperature"] == 0
+    assert body["max_tokens"] == 4096
+    assert "response_format" not in body  # litellm does not list test-model as schema-capable: prompted JSON
+    assert body["messages"][1] == {"role": "user", "content": "Decide."}
+    assert (resp.text, resp.prompt_tokens, resp.completion_tokens) == ('{"p": 0.7}', 11, 7)
+    assert resp.cost_usd is None  # no price known for test-model
+    assert (resp.cache_hit, resp.transport_retries, resp.finish_reason) == (False, 0, "stop")
+    assert fake_openai.headers[0].get("authorization") == f"Bearer {KEY}"  # the key goes to the server only
+
+
+@pytest.mark.parametrize(
+    "mode, expected",
+    [
+        ("schema", {"type": "json_schema", "json_schema": {"name": "winner", "schema": SCHEMA, "strict": True}}),
+        ("object", {"type": "json_object", "schema": SCHEMA}),
+        ("none", None),
+    ],
+)
+def test_json_modes(fake_openai, mode, expected):
+    fake_openai.push('{"p": 0.7}')
+    client(fake_openai, json_mode=mode).complete(request())
+    assert fake_openai.requests[0].get("response_format") == expected
+
+
+def test_auto_mode_sends_a_schema_where_litellm_says_it_is_supported_and_prices_the_call(fake_openai):
+    lit = litellm_module()
+    assert lit.supports_response_schema(model="openai/gpt-4o-mini")
+    fake_openai.push(Reply(content='{"p": 0.7}', usage=(1000, 200)))
+    resp = client(fake_openai, model="openai/gpt-4o-mini").complete(request())
+    assert fake_openai.requests[0]["response_format"]["type"] == "json_schema"
+    inp, out = lit.cost_per_token(model="openai/gpt-4o-mini", prompt_tokens=1000, completion_tokens=200)
+    assert resp.cost_usd == pytest.approx(inp + out)
+    assert resp.cost_usd > 0
+
+
+def test_429_honours_retry_after(fake_openai):
+    sleeps: list[float] = []
+    fake_openai.push(error(429, "slow down", headers={"Retry-After": "0.05"}), '{"p": 0.4}')
+    resp = client(fake_openai, sleeps).complete(request())
+    assert sleeps == [0.05]  # the server's wait, not the base delay
+    assert fake_openai.count == 2
+    assert (resp.text, resp.transport_retries) == ('{"p": 0.4}', 1)
+
+
+def test_500_is_retried_with_exponential_backoff(fake_openai):
+    sleeps: list[float] = []
+    fake_openai.push(error(500), error(503), error(502), '{"p": 0.4}')
+    resp = client(fake_openai, sleeps).complete(request())
+    assert sleeps == [0.01, 0.02, 0.04]  # base 0.01 doubling, capped at 0.04
+    assert resp.transport_retries == 3 and fake_openai.count == 4
+
+
+def test_retries_are_bounded_and_owned_by_the_boundary_alone(fake_openai):
+    sleeps: list[float] = []
+    fake_openai.push(*[error(500)] * 6)
+    c = client(fake_openai, sleeps, policy=TransportPolicy(max_retries=2, base_delay_s=0.01))
+    with pytest.raises(TransportError) as info:
+        c.complete(request())
+    # exactly max_retries + 1 requests reached the server: neither litellm nor the OpenAI SDK retried
+    assert fake_openai.count == 3
+    assert info.value.retryable and info.value.status == 500 and info.value.retries == 2
+    assert "gave up after 3 requests" in info.value.message
+    assert sleeps == [0.01, 0.02]
+
+
+def test_a_reply_slower_than_the_timeout_is_retried(fake_openai):
+    sleeps: list[float] = []
+    fake_openai.push(Reply(content='{"p": 0.9}', delay_s=2.0), '{"p": 0.3}')
+    t0 = time.monotonic()
+    resp = client(fake_openai, sleeps, timeout_s=0.3).complete(request())
+    elapsed = time.monotonic() - t0
+    assert resp.text == '{"p": 0.3}' and resp.transport_retries == 1
+    assert fake_openai.count == 2 and sleeps == [0.01]
+    assert elapsed < 1.5  # the slow reply was abandoned at the timeout, not awaited
+
+
+def test_refused_connection_is_retried_then_reported():
+    with socket.socket() as s:  # a port with nothing listening
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    sleeps: list[float] = []
+    c = LLMClient("openai/test-model", api_base=f"http://127.0.0.1:{port}/v1", api_key=KEY, sleep=sleeps.append, policy=TransportPolicy(max_retries=2, base_delay_s=0.01))
+    with pytest.raises(TransportError) as info:
+        c.complete(request())
+    assert info.value.retryable and info.value.retries == 2
+    assert sleeps == [0.01, 0.02]
+
+
+def test_a_bad_key_is_not_retried_and_never_echoed(fake_openai, caplog):
+    fake_openai.push(error(401, f"Incorrect API key provided: {KEY}"))
+    with caplog.at_level(logging.DEBUG):
+        with pytest.raises(TransportError) as info:
+            client(fake_openai).complete(request())
+    assert fake_openai.count == 1
+    assert not info.value.retryable and info.value.status == 401
+    assert KEY not in info.value.message and "***" in info.value.message
+    assert KEY not in caplog.text
+
+
+def test_retry_logs_never_contain_the_key(fake_openai, caplog):
+    fake_openai.push(error(500, f"upstream said key={KEY}"), '{"p": 0.4}')
+    with caplog.at_level(logging.WARNING, logger="adjudicator.llm"):
+        client(fake_openai).complete(request())
+    assert "retry 1" in caplog.text
+    assert KEY not in caplog.text
+
+
+def test_missing_usage_is_counted_offline(fake_openai):
+    fake_openai.push(Reply(content='{"p": 0.7, "basis": "the affirmative answered every question"}', usage=None))
+    resp = client(fake_openai).complete(request())
+    assert resp.prompt_tokens > 0 and resp.completion_tokens > 0
+
+
+def test_refusal_text_is_kept_as_the_raw_output(fake_openai):
+    fake_openai.push(Reply(content=None, refusal="I cannot judge this."))
+    resp = client(fake_openai).complete(request())
+    assert resp.text == "[refusal] I cannot judge this."
+
+
+def test_cache_key_covers_the_request_but_not_the_key(fake_openai):
+    a = client(fake_openai)
+    b = LLMClient("openai/test-model", api_base=fake_openai.base_url, api_key="sk-another-key-999999")
+    base = a.cache_key(request(), 1)
+    assert base == b.cache_key(request(), 1)
+    assert KEY not in base
+    variants = {
+        a.cache_key(request(), 2),  # attempt
+        a.cache_key(request(key="judge-2"), 1),  # judge id
+        a.cache_key(request(node="track_stage"), 1),  # node
+        a.cache_key(request(template_hash="h2"), 1),  # template
+        a.cache_key(request(text="Decide again."), 1),  # messages
+        client(fake_openai, temperature=0.7).cache_key(request(), 1),  # parameters
+        client(fake_openai, json_mode="object").cache_key(request(), 1),  # response format
+        client(fake_openai, model="openai/other").cache_key(request(), 1),  # model
+        LLMClient("openai/test-model", api_base="http://127.0.0.1:1/v1").cache_key(request(), 1),  # server
+    }
+    assert base not in variants and len(variants) == 9
+
+
+def test_cached_response_is_served_without_a_request(fake_openai, tmp_path):
+    cache = ResponseCache(tmp_path / "c")
+    fake_openai.push(Reply(content='{"p": 0.7}', usage=(100, 20)))
+    c = client(fake_openai, cache=cache)
+    first = c.complete(request())
+    c.remember(first, parsed=True)
+    again = client(fake_openai, cache=ResponseCache(tmp_path / "c")).complete(request())
+    assert fake_openai.count == 1
+    assert again.cache_hit and (again.text, again.prompt_tokens, again.completion_tokens) == ('{"p": 0.7}', 100, 20)
+
+
+def test_retry_after_forms():
+    assert retry_after_s({"retry-after": "2"}) == 2.0
+    assert retry_after_s({"retry-after-ms": "250"}) == 0.25
+    when = email.utils.formatdate(1_000_010.0, usegmt=True)
+    assert retry_after_s({"retry-after": when}, now=1_000_000.0) == pytest.approx(10.0)
+    assert retry_after_s({"retry-after": "soon"}) is None
+    assert retry_after_s({}) is None
+    assert TransportPolicy(max_retry_after_s=5).delay_s(1, 600.0) == 5.0
+
+
+def test_preflight_catches_unroutable_models_and_missing_keys(monkeypatch):
+    with pytest.raises(ConfigError, match="provider"):
+        preflight("not-a-model-anyone-knows")
+    monkeypatch.delenv("DEEPSEEK_API_KEY", raising=False)
+    with pytest.raises(ConfigError, match="DEEPSEEK_API_KEY"):
+        preflight("deepseek/deepseek-chat")
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    assert preflight("openai/local", api_base="http://127.0.0.1:8080/v1") == PLACEHOLDER_KEY
+    assert preflight("openai/local", api_base="http://127.0.0.1:8080/v1", api_key="sk-x") == "sk-x"
+    monkeypatch.setenv("DEEPSEEK_API_KEY", "sk-from-env")
+    assert preflight("deepseek/deepseek-chat") is None  # litellm reads the variable itself
+
+
+def test_client_repr_hides_the_key(fake_openai):
+    assert KEY not in repr(client(fake_openai))

@@ -1,0 +1,133 @@
+"""Bootstrap CIs, paired tests and calibration (adjudicator.stats) against hand-computed values."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from adjudicator.errors import InputError
+from adjudicator.metrics import stage_mse, stage_pearson, vote_share_mae, winner_accuracy, winner_correct
+from adjudicator.stats import (
+    available,
+    bootstrap_ci,
+    brier_score,
+    common_subset,
+    expected_calibration_error,
+    mcnemar_exact,
+    paired_bootstrap,
+    reliability_curve,
+)
+
+A, N = "affirmative", "negative"
+NAN = float("nan")
+
+
+def test_mcnemar_exact_by_hand():
+    # 5 both right, 1 only A right, 9 only B right, 3 both wrong, 2 not scored for one arm
+    # discordant n = 10, k = 1: two-sided exact p = P(X<=1) + P(X>=9) = (1 + 10 + 10 + 1)/1024 = 22/1024
+    a = [1] * 5 + [1] * 1 + [0] * 9 + [0] * 3 + [NAN, 1]
+    b = [1] * 5 + [0] * 1 + [1] * 9 + [0] * 3 + [1, NAN]
+    r = mcnemar_exact(a, b)
+    assert (r.n, r.both_correct, r.a_only, r.b_only, r.both_wrong) == (18, 5, 1, 9, 3)
+    assert r.p_value == pytest.approx(22 / 1024)
+    assert r.accuracy_a == pytest.approx(6 / 18) and r.accuracy_b == pytest.approx(14 / 18)
+
+
+def test_mcnemar_no_discordance_and_from_winner_correct():
+    gold = [A, N, A, "tie"]
+    ca = winner_correct([0.9, 0.1, 0.2, 0.5], gold)  # right, right, wrong, n/a
+    cb = winner_correct([0.6, 0.4, 0.3, 0.7], gold)  # right, right, wrong, n/a
+    r = mcnemar_exact(ca, cb)
+    assert r.n == 3 and r.a_only == r.b_only == 0 and r.p_value == 1.0
+    with pytest.raises(InputError):
+        mcnemar_exact([1, 2], [1, 0])
+
+
+def test_brier_by_hand():
+    # used: (0.8-1)^2 = .04, (0.3-1)^2 = .49, (0.5-0)^2 = .25 -> .78/3 = .26 ; tie and NaN excluded
+    r = brier_score([0.8, 0.3, 0.5, 1.0, NAN], [A, A, N, "tie", N])
+    assert r.value == pytest.approx(0.26) and r.n == 3 and r.n_excluded == 2
+
+
+def test_reliability_curve_and_ece_by_hand():
+    # 2 bins. [0, .5): p .1 (N), .3 (A) -> count 2, mean p .2, observed .5
+    # [.5, 1]: p .6 (A), .8 (A), .5 (N) -> count 3, mean p 1.9/3, observed 2/3
+    # ECE = 2/5 * |.5 - .2| + 3/5 * |2/3 - 1.9/3| = .12 + .6 * (.1/3) = .12 + .02 = .14
+    p = [0.1, 0.3, 0.6, 0.8, 0.5]
+    g = [N, A, A, A, N]
+    bins = reliability_curve(p, g, n_bins=2)
+    assert [b.count for b in bins] == [2, 3]
+    assert bins[0].mean_p == pytest.approx(0.2) and bins[0].observed == 0.5
+    assert bins[1].mean_p == pytest.approx(1.9 / 3) and bins[1].observed == pytest.approx(2 / 3)
+    assert expected_calibration_error(p, g, n_bins=2).value == pytest.approx(0.14)
+
+
+def test_reliability_curve_edges_and_empty_bins():
+    # 10 bins: 0.3 starts bin 3 (despite 0.3*10 = 2.9999...), 1.0 joins the last bin
+    bins = reliability_curve([0.3, 1.0], [A, N], n_bins=10)
+    assert bins[3].count == 1 and bins[9].count == 1 and bins[9].observed == 0.0
+    assert bins[0].count == 0 and math.isnan(bins[0].mean_p)
+
+
+def test_bootstrap_ci_accuracy_close_to_normal_approximation():
+    # 60 of 100 right: sd = sqrt(.6*.4/100) = .049 -> 95 % interval about .60 +- .096 = [.504, .696]
+    gold = [A] * 100
+    p = [0.9] * 60 + [0.1] * 40
+    ci = bootstrap_ci(winner_accuracy, p, gold, n_resamples=2000, seed=1)
+    assert ci.value == 0.6 and ci.n_matches == 100 and ci.n_valid == 2000
+    assert ci.low == pytest.approx(0.504, abs=0.02) and ci.high == pytest.approx(0.696, abs=0.02)
+    again = bootstrap_ci(winner_accuracy, p, gold, n_resamples=2000, seed=1)
+    assert (again.low, again.high) == (ci.low, ci.high)
+
+
+def test_bootstrap_resamples_whole_matches():
+    # match x has 1 stage with error 0, match y 3 stages with error 2 (squared 4): MSE = 12/4 = 3
+    # match-level resamples are {x,x} -> 0 (p = 1/4), {y,y} -> 4 (1/4), {x,y} -> 3 (1/2):
+    # the 2.5 % quantile is 0 and the 97.5 % quantile 4.
+    # Item-level resampling would give low = 1: P(no error-4 item among 4 draws) = (1/4)^4 = .004 < .025.
+    pred = [6, 8, 8, 8]
+    gold = [6, 6, 6, 6]
+    ci = bootstrap_ci(stage_mse, pred, gold, match_ids=["x", "y", "y", "y"], n_resamples=2000, seed=0)
+    assert ci.value == 3.0 and ci.n_matches == 2
+    assert ci.low == 0.0 and ci.high == 4.0
+    item = bootstrap_ci(stage_mse, pred, gold, n_resamples=2000, seed=0)
+    assert item.low == 1.0
+
+
+def test_bootstrap_skips_undefined_resamples_and_takes_lists():
+    # 3 points: many resamples repeat one point and make r undefined; those are not counted
+    ci = bootstrap_ci(stage_pearson, [1, 2, 3], [1, 3, 2], n_resamples=500, seed=2)
+    assert 0 < ci.n_valid < 500
+    # ragged vote vectors go through as lists
+    ci2 = bootstrap_ci(vote_share_mae, [[9, 0], [0, 9, 0]], [[9, 0], [0, 9, 0]], n_resamples=50, seed=0)
+    assert (ci2.value, ci2.low, ci2.high) == (0.0, 0.0, 0.0)
+    with pytest.raises(InputError):
+        bootstrap_ci(stage_mse, [1, 2], [1], n_resamples=10)
+
+
+def test_common_subset_and_available():
+    assert available(np.array([1.0, NAN])).tolist() == [True, False]
+    assert available([None, "tie", [9, 0], [NAN, 1]]).tolist() == [False, True, True, False]
+    assert common_subset([1.0, NAN, 3.0, 4.0], [None, 2, 3, 4], [A, A, "tie", A]).tolist() == [False, False, True, True]
+
+
+def test_paired_bootstrap_on_common_subset_by_hand():
+    # common subset: items 0 and 1 (item 2 missing in A, item 3 missing in B)
+    # A: errors 0, 1 -> MSE .5 ; B: errors 1, 1 -> MSE 1 ; difference -.5 on n = 2
+    gold = [6, 6, 6, 6]
+    r = paired_bootstrap(stage_mse, ([6, 7, NAN, 8], gold), ([7, 5, 7, NAN], gold), n_resamples=200, seed=0)
+    assert (r.value_a, r.value_b, r.difference, r.n) == (0.5, 1.0, -0.5, 2)
+    # identical arms: every resampled difference is 0 -> interval [0, 0], p = 1
+    same = paired_bootstrap(stage_mse, ([6, 7], gold[:2]), ([6, 7], gold[:2]), n_resamples=100, seed=0)
+    assert (same.low, same.high, same.p_value) == (0.0, 0.0, 1.0)
+
+
+def test_paired_bootstrap_detects_a_clear_difference():
+    rng = np.random.default_rng(0)
+    gold = rng.uniform(4, 8, size=60)
+    good = gold + rng.normal(0, 0.5, size=60)
+    bad = gold + rng.normal(0, 2.0, size=60)
+    r = paired_bootstrap(stage_mse, (good, gold), (bad, gold), match_ids=np.repeat(np.arange(20), 3), n_resamples=500, seed=0)
+    assert r.difference < 0 and r.high < 0 and r.p_value < 0.01 and r.n_matches == 20
