@@ -86,7 +86,7 @@ class ModelConfig(BaseModel):
     timeout_s: float = Field(default=120.0, gt=0)
     json_mode: JsonMode = "auto"
     temperature: float = Field(default=0.0, ge=0.0, le=2.0)
-    max_tokens: int | None = Field(default=4096, ge=1)
+    max_tokens: int | None = Field(default=None, ge=1)
     transport_retries: int = Field(default=4, ge=0, le=10)
     backoff_base_s: float = Field(default=1.0, ge=0.0)
 

@@ -7,7 +7,8 @@
   (``adjudicator/__init__.py``), with litellm's own cache, retries and debug printing off;
 - asks for structured output when it can: ``json_mode="auto"`` sends a JSON schema in
   ``response_format`` where ``litellm.supports_response_schema`` says the model supports it and plain
-  prompted JSON otherwise; ``"schema"`` always sends the schema, ``"object"`` sends llama.cpp's
+  prompted JSON otherwise (also when the server answers a schema with a 4xx about it: the client
+  falls back within the same attempt and records the rejection in the cache); ``"schema"`` always sends the schema, ``"object"`` sends llama.cpp's
   ``{"type": "json_object", "schema": ...}`` (its server rejects ``json_schema``), ``"none"`` never
   sends a response format;
 - decodes at temperature 0 unless told otherwise;
@@ -32,7 +33,7 @@ import logging
 import re
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Literal, Mapping, Sequence
 
 from .cache import CachedResponse, NullCache, ResponseStore, request_key
@@ -84,6 +85,15 @@ class TransportError(ModelCallError):
         self.retries = retries
 
 
+class _SchemaRejected(Exception):
+    """Internal: the server refused a ``json_schema`` response format (auto mode falls back)."""
+
+    def __init__(self, reason: str, retries: int) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.retries = retries
+
+
 # ---------------------------------------------------------------------------------------------
 # Requests and responses
 
@@ -104,6 +114,14 @@ class ChatRequest:
     template_hash: str = ""
     schema: Mapping[str, Any] | None = None
     schema_name: str = "output"
+    max_tokens: int | None = None
+
+
+#: Completion budget (max_tokens) per node when the configuration does not set one: sized to each
+#: node's output (a tracker's stage analysis, a judge's ballot with reasoning, a single-call task's
+#: short basis plus one number or vote map). A configured ``max_tokens`` overrides all of them
+#: (reasoning models need a larger budget).
+NODE_MAX_TOKENS: dict[str, int] = {"track_stage": 1280, "judge": 1536, "task1": 1024, "task2": 1024, "task3": 1024}
 
 
 @dataclass(frozen=True)
@@ -136,6 +154,9 @@ class TransportPolicy:
     attempt). The n-th retry (1-based) waits ``min(max_delay_s, base_delay_s * 2**(n-1))`` seconds,
     or the server's ``Retry-After`` (seconds or HTTP date; ``retry-after-ms`` too) when it sends one,
     capped at ``max_retry_after_s``. Deterministic (no jitter) so tests can assert the waits.
+    Once the retries have run out on a refused or dropped connection, the client sends later
+    requests once, without backoff, until one gets through: a server that is down costs one wait
+    sequence per run, not one per node.
     """
 
     max_retries: int = 4
@@ -276,7 +297,8 @@ class LLMClient:
     ``openai/<name>`` with ``api_base`` for an OpenAI-compatible server); ``api_base`` the server URL
     or None; ``api_key`` an explicit key or None for the provider's environment variable;
     ``timeout_s`` per-request timeout in seconds; ``temperature`` (default 0); ``max_tokens`` the
-    completion budget (None = provider default); ``json_mode`` auto/schema/object/none (module
+    completion budget for every request (None = the request's own budget, else
+    :data:`NODE_MAX_TOKENS` for its node); ``json_mode`` auto/schema/object/none (module
     docstring); ``cache`` a :class:`~adjudicator.cache.ResponseCache` or None for no caching;
     ``policy`` the transport backoff; ``sleep`` injectable for tests.
     """
@@ -289,7 +311,7 @@ class LLMClient:
         api_key: str | None = None,
         timeout_s: float = 120.0,
         temperature: float = 0.0,
-        max_tokens: int | None = 4096,
+        max_tokens: int | None = None,
         json_mode: JsonMode = "auto",
         cache: ResponseStore | None = None,
         policy: TransportPolicy | None = None,
@@ -310,6 +332,7 @@ class LLMClient:
         self._lock = threading.Lock()
         self._schema_support: bool | None = None
         self.requests_sent = 0  # HTTP requests actually sent (transport retries included)
+        self._unreachable = False  # set when retries ran out on a refused/dropped connection
 
     def __repr__(self) -> str:  # never shows the key
         return f"LLMClient(model={self.model!r}, api_base={self.api_base!r}, json_mode={self.json_mode!r})"
@@ -317,15 +340,29 @@ class LLMClient:
     # -- request shape ---------------------------------------------------------------------------
 
     def supports_schema(self) -> bool:
-        """Whether litellm says this model accepts a JSON schema in ``response_format``."""
+        """Whether this client sends a JSON schema in ``auto`` mode: litellm says the model accepts
+        one (``litellm.supports_response_schema``) and the server has not rejected it (see
+        :meth:`complete`; the rejection is remembered in the cache, so reruns skip the probe)."""
         if self._schema_support is None:
             lit = litellm_module()
             try:
                 ok = bool(lit.supports_response_schema(model=self.model))
             except Exception:
                 ok = False
+            if ok and self.cache.get(self._rejection_key()) is not None:
+                ok = False
             self._schema_support = ok
         return self._schema_support
+
+    def _rejection_key(self) -> str:
+        return request_key({"marker": "json_schema rejected", "model": self.model, "api_base": self.api_base})
+
+    def _drop_schema(self, reason: str) -> None:
+        """Remember that the server rejected ``json_schema`` (auto mode falls back to prompted JSON)."""
+        with self._lock:
+            self._schema_support = False
+        self.cache.set(self._rejection_key(), CachedResponse(text=reason, parsed=False))
+        log.warning("%s rejected a JSON schema in response_format (%s); using prompted JSON", self.model, reason)
 
     def response_format(self, schema: Mapping[str, Any] | None, name: str = "output") -> dict[str, Any] | None:
         """The ``response_format`` to send for ``schema`` under this client's ``json_mode``, or None."""
@@ -343,8 +380,9 @@ class LLMClient:
     def params(self, request: ChatRequest) -> dict[str, Any]:
         """The decoding parameters sent with ``request`` (no credentials, no transport settings)."""
         p: dict[str, Any] = {"temperature": self.temperature}
-        if self.max_tokens is not None:
-            p["max_tokens"] = self.max_tokens
+        budget = self.max_tokens if self.max_tokens is not None else (request.max_tokens or NODE_MAX_TOKENS.get(request.node))
+        if budget is not None:
+            p["max_tokens"] = budget
         rf = self.response_format(request.schema, request.schema_name)
         if rf is not None:
             p["response_format"] = rf
@@ -376,62 +414,32 @@ class LLMClient:
         caller's job). Raises :class:`TransportError` when the retries run out or the server refuses
         the request with a non-retryable status.
         """
-        key = self.cache_key(request, attempt)
         t0 = time.monotonic()
-        hit = self.cache.get(key)
-        if hit is not None:
-            return ChatResponse(
-                text=hit.text,
-                prompt_tokens=hit.prompt_tokens,
-                completion_tokens=hit.completion_tokens,
-                cost_usd=hit.cost_usd,
-                latency_s=round(time.monotonic() - t0, 6),
-                cache_hit=True,
-                finish_reason=hit.finish_reason,
-                cache_key=key,
-            )
-        lit = litellm_module()
-        params = self.params(request)
-        kwargs: dict[str, Any] = {
-            "model": self.model,
-            "messages": [dict(m) for m in request.messages],
-            "timeout": self.timeout_s,
-            "num_retries": 0,
-            "max_retries": 0,
-            "caching": False,
-            **params,
-        }
-        if self.api_base:
-            kwargs["api_base"] = self.api_base
-        if self._api_key:
-            kwargs["api_key"] = self._api_key
+        lit = None
         retries = 0
         while True:
-            with self._lock:
-                self.requests_sent += 1
+            key = self.cache_key(request, attempt)
+            hit = self.cache.get(key)
+            if hit is not None:
+                return ChatResponse(
+                    text=hit.text,
+                    prompt_tokens=hit.prompt_tokens,
+                    completion_tokens=hit.completion_tokens,
+                    cost_usd=hit.cost_usd,
+                    latency_s=round(time.monotonic() - t0, 6),
+                    cache_hit=True,
+                    finish_reason=hit.finish_reason,
+                    cache_key=key,
+                )
+            lit = lit or litellm_module()
+            kwargs = self._kwargs(request)
             try:
-                resp = lit.completion(**kwargs)
+                sent = self._send(lit, kwargs, request, attempt, retries)
                 break
-            except Exception as exc:  # litellm maps every provider error to its own exception types
-                retryable, status = classify(exc)
-                reason = _describe(exc, status)
-                if self._api_key:
-                    reason = reason.replace(self._api_key, "***")
-                if not retryable:
-                    raise TransportError(
-                        f"{self.model}: request refused ({reason})", status=status, retryable=False, retries=retries
-                    ) from None
-                if retries >= self.policy.max_retries:
-                    raise TransportError(
-                        f"{self.model}: {reason}; gave up after {retries + 1} requests",
-                        status=status,
-                        retryable=True,
-                        retries=retries,
-                    ) from None
-                retries += 1
-                wait = self.policy.delay_s(retries, retry_after_s(_headers_of(exc)))
-                log.warning("%s %s[%s] attempt %d: %s; retry %d in %.2fs", self.model, request.node, request.key, attempt, reason, retries, wait)
-                self._sleep(wait)
+            except _SchemaRejected as exc:  # auto mode only: fall back to prompted JSON, same attempt
+                self._drop_schema(exc.reason)
+                retries = exc.retries
+        resp, retries = sent
         latency = time.monotonic() - t0
         text, finish = _text_of(resp)
         prompt_tokens, completion_tokens = self._usage(resp, kwargs["messages"], text)
@@ -446,6 +454,64 @@ class LLMClient:
             finish_reason=finish,
             cache_key=key,
         )
+
+    def _kwargs(self, request: ChatRequest) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "messages": [dict(m) for m in request.messages],
+            "timeout": self.timeout_s,
+            "num_retries": 0,
+            "max_retries": 0,
+            "caching": False,
+            **self.params(request),
+        }
+        if self.api_base:
+            kwargs["api_base"] = self.api_base
+        if self._api_key:
+            kwargs["api_key"] = self._api_key
+        return kwargs
+
+    def _send(self, lit: Any, kwargs: dict[str, Any], request: ChatRequest, attempt: int, retries: int) -> tuple[Any, int]:
+        """One request with bounded transport retries: (litellm response, retries used).
+
+        Raises :class:`TransportError`, or :class:`_SchemaRejected` when ``auto`` mode sent a JSON
+        schema and the server refused it with a 4xx naming the response format or schema."""
+        while True:
+            with self._lock:
+                self.requests_sent += 1
+            try:
+                resp = lit.completion(**kwargs)
+                self._unreachable = False
+                return resp, retries
+            except Exception as exc:  # litellm maps every provider error to its own exception types
+                retryable, status = classify(exc)
+                reason = _describe(exc, status)
+                if self._api_key:
+                    reason = reason.replace(self._api_key, "***")
+                if (
+                    not retryable
+                    and status in (400, 415, 422)
+                    and self.json_mode == "auto"
+                    and (kwargs.get("response_format") or {}).get("type") == "json_schema"
+                    and any(w in str(exc).lower() for w in ("response_format", "json_schema", "schema"))
+                ):
+                    raise _SchemaRejected(reason, retries) from None
+                if not retryable:
+                    raise TransportError(f"{self.model}: request refused ({reason})", status=status, retryable=False, retries=retries) from None
+                unreachable = _is_connection_failure(exc)
+                if retries >= (0 if unreachable and self._unreachable else self.policy.max_retries):
+                    if unreachable:
+                        self._unreachable = True  # later calls try once instead of backing off again
+                    raise TransportError(
+                        f"{self.model}: {reason}; gave up after {retries + 1} request{'s' if retries else ''}",
+                        status=status,
+                        retryable=True,
+                        retries=retries,
+                    ) from None
+                retries += 1
+                wait = self.policy.delay_s(retries, retry_after_s(_headers_of(exc)))
+                log.warning("%s %s[%s] attempt %d: %s; retry %d in %.2fs", self.model, request.node, request.key, attempt, reason, retries, wait)
+                self._sleep(wait)
 
     def remember(self, response: ChatResponse, parsed: bool) -> None:
         """Store a response that came from the model (not from the cache) under its key.
@@ -494,6 +560,12 @@ class LLMClient:
         return round(float(cost), 8)
 
 
+def _is_connection_failure(exc: BaseException) -> bool:
+    """True for a refused or dropped connection (litellm reports those as a 500 "Connection error")."""
+    lit = litellm_module()
+    return isinstance(exc, lit.APIConnectionError) or "connection error" in str(exc).lower()
+
+
 def _text_of(resp: Any) -> tuple[str, str | None]:
     """The assistant text of a litellm response (a refusal's text when content is empty)."""
     try:
@@ -519,8 +591,10 @@ def redact(text: str) -> str:
 def _describe(exc: BaseException, status: int | None) -> str:
     name = type(exc).__name__
     text = redact(" ".join(str(exc).split()))
-    # litellm prefixes messages with its own class names; keep the tail, bounded.
+    # litellm prefixes messages with its own class names (often twice) and the provider's; drop them.
     text = text.replace("litellm.", "")
+    text = re.sub(r"^(?:[A-Za-z]+(?:Error|Exception)\s*[:-]\s*)+", "", text)
+    text = re.sub(r"^[A-Za-z]+Exception - ", "", text)
     if len(text) > 240:
         text = text[:237] + "..."
     return f"{name}{f' {status}' if status else ''}: {text}"

@@ -49,6 +49,7 @@ from .parsing import (
     small_objects,
 )
 from .prompts import PromptStore, prompt_language, utterance_lines
+from .records import NodeFailure
 from .rubric import ADVANCEMENT_LEVELS, BATTLEFIELD_LEVELS, LEVEL_TEXT, TASK_LEVELS, rubric_rows, suggested_score
 from .verdict import BALLOT_VOTES, Ballot, BallotScore
 
@@ -95,6 +96,26 @@ def _side_debaters(match: MatchView, stage: Stage, side: str) -> list[str]:
     return [label for label in match.debater_labels() if label.lower().startswith(side)]
 
 
+#: The tracker reads the previous stage (for engagement) only as a bounded excerpt, and a bounded
+#: ledger (the most recently active clashes, the latest stage lines): its prompt size then does not
+#: grow with the number of stages before it, so tracker tokens grow linearly with the stage count
+#: (DESIGN.md, Data flow). Characters: Chinese text runs at about one token per 1-1.5 characters,
+#: English at about four characters per token, so both caps are roughly 500-600 tokens.
+PREVIOUS_STAGE_CHARS: dict[str, int] = {"zh": 600, "en": 2000}
+TRACKER_LEDGER_CLASHES = 6
+TRACKER_LEDGER_STAGES = 4
+TRACKER_LEDGER_EVENTS = 1
+
+
+def excerpt(text: str, limit: int) -> str:
+    """``text`` if it has at most ``limit`` characters, else its first and last ``limit // 2``
+    characters joined by an elision line (the opening states the case, the end its latest replies)."""
+    if len(text) <= limit:
+        return text
+    half = limit // 2
+    return f"{text[:half].rstrip()}\n[...]\n{text[-half:].lstrip()}"
+
+
 def stage_variables(request: StageRequest) -> dict[str, Any]:
     """Template variables of the clash tracker for one stage (see the module docstring)."""
     match, st = request.match, request.stage
@@ -116,8 +137,8 @@ def stage_variables(request: StageRequest) -> dict[str, Any]:
             {"side": side, "role": st.role_of(side), "debaters": _side_debaters(match, st, side)} for side in st.evaluated_sides()
         ],
         "stage_text": utterance_lines(st.utterances),
-        "previous": None if prev is None else {"id": prev.stage_id, "name": prev.name, "type": prev.type, "text": utterance_lines(prev.utterances)},
-        "ledger": ledger_text(request.clashes, request.analyses, lang),
+        "previous": None if prev is None else {"id": prev.stage_id, "name": prev.name, "type": prev.type, "text": excerpt(utterance_lines(prev.utterances), PREVIOUS_STAGE_CHARS[lang])},
+        "ledger": ledger_text(request.clashes, request.analyses, lang, max_events=TRACKER_LEDGER_EVENTS, max_clashes=TRACKER_LEDGER_CLASHES, max_stages=TRACKER_LEDGER_STAGES, compact=True),
         "clash_ids": list(request.clashes),
         "rubric": rubric_rows(lang),
         "levels": {
@@ -547,7 +568,11 @@ class LLMBackend:
 
     def judge(self, request: JudgeRequest) -> NodeResult[Ballot]:
         """One judge's ballot: up to three attempts; a :class:`NodeFailure` with every raw output
-        when none could be read. Never raises for model faults."""
+        when none could be read, or at once (no request) when no stage was analysed. Never raises
+        for model faults."""
+        if not judge_units(request):  # every stage analysis failed: no evidence to judge from
+            reason = "no stage analysis succeeded, so there is nothing to judge from"
+            return NodeResult(value=None, calls=[], failure=NodeFailure(node=JUDGE_NODE, key=request.judge_id, reason=reason))
         chat = self.judge_prompt(request)
         labels = request.match.debater_labels()
         read = partial(

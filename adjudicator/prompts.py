@@ -84,6 +84,18 @@ def utterance_lines(utterances: Iterable[Any]) -> str:
     return "\n".join(lines)
 
 
+def _strict_filter(fn: Any) -> Any:
+    """Wrap a filter so an undefined input raises (Jinja2 hands filters an Undefined silently)."""
+    import jinja2
+
+    def wrapped(value: Any, *args: Any) -> Any:
+        if isinstance(value, jinja2.Undefined):
+            str(value)  # StrictUndefined raises UndefinedError here
+        return fn(value, *args)
+
+    return wrapped
+
+
 @dataclass(frozen=True)
 class RenderedPrompt:
     """A rendered template: its file name, content hash and the two chat messages' text."""
@@ -124,8 +136,8 @@ class PromptStore:
             keep_trailing_newline=False,
             auto_reload=False,
         )
-        self._env.filters["fence"] = fence
-        self._env.filters["neutral"] = neutralise
+        self._env.filters["fence"] = _strict_filter(fence)
+        self._env.filters["neutral"] = _strict_filter(neutralise)
         self._hashes: dict[str, str] = {}
 
     def names(self) -> list[str]:

@@ -440,6 +440,14 @@ def run_single_call(
     return build_verdict(view, instances, results, client.model, template_hashes(store, prompt_language(view.format)))
 
 
+def is_offline_model(model: str | None) -> bool:
+    """True when ``model`` names no LLM: None, or ``offline`` / ``none`` / empty (the rule of
+    :func:`adjudicator.config.is_offline`). The single-call arm refuses such a configuration."""
+    from .config import is_offline  # noqa: PLC0415
+
+    return is_offline(model)
+
+
 def adjudicate_single_call(match: Match | MatchView, config: Any) -> Verdict:
     """Adjudicate ``match`` with the CCDB single-call protocol under model configuration ``config``
     (a :class:`adjudicator.config.ModelConfig`; its ``model`` answers every task, with its API base,
@@ -450,10 +458,10 @@ def adjudicate_single_call(match: Match | MatchView, config: Any) -> Verdict:
     :class:`~adjudicator.errors.ConfigError` (also exit code 2) from the client's pre-flight check.
     Model faults never raise; they are recorded per task in the verdict (``tasks``, ``failures``).
     """
-    from .config import is_offline, make_client  # noqa: PLC0415
+    from .config import make_client  # noqa: PLC0415
 
     model = getattr(config, "model", None)
-    if is_offline(model):
+    if is_offline_model(model):
         raise InputError("--arm single-call needs an LLM; give --model", "e.g. --model deepseek/deepseek-chat, or --model openai/<name> --api-base URL")
     view = match.view() if isinstance(match, Match) else match
     return run_single_call(view, make_client(config, model))

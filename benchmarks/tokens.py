@@ -3,8 +3,9 @@
 A benchmark, not a test: it renders the exact requests each arm would send for a match -- nothing is
 sent -- and counts their prompt tokens with litellm's offline token counter (``--tokenizer``, default
 ``gpt-4o``; tiktoken's o200k encoding ships with litellm, so no network is needed), plus the
-completion budget each request asks for (``max_tokens``, default the ModelConfig default, 4096 per
-request). One attempt per request (the protocol's re-asks are not counted for either arm).
+completion budget each request asks for (``max_tokens``: by default each node's own budget,
+:data:`adjudicator.llm.NODE_MAX_TOKENS`; ``--max-tokens N`` sets one budget for every request of both
+arms). One attempt per request (the protocol's re-asks are not counted for either arm).
 
 - single-call (:mod:`adjudicator.single_call`): Task 1 (one request with the whole transcript),
   Task 2 (one request per scored (stage, side) with the entire preceding transcript), Task 3 (one
@@ -45,53 +46,54 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from synthetic_ccdb import synthetic_ccdb_view  # noqa: E402
 
 from adjudicator.backend import JUDGE_PERSPECTIVES, JudgeRequest, StageRequest  # noqa: E402
-from adjudicator.battlefield import Clash, ClashUpdate, StageAnalysis, apply_clash_updates, merge_clashes  # noqa: E402
+from adjudicator.battlefield import Clash, StageAnalysis, apply_clash_updates, ledger_text, merge_clashes  # noqa: E402
 from adjudicator.cache import NullCache  # noqa: E402
-from adjudicator.config import ModelConfig  # noqa: E402
-from adjudicator.llm import LLMClient, litellm_module  # noqa: E402
-from adjudicator.llm_backend import LLMBackend  # noqa: E402
+from adjudicator.llm import NODE_MAX_TOKENS, LLMClient, litellm_module  # noqa: E402
+from adjudicator.llm_backend import PREVIOUS_STAGE_CHARS, TRACKER_LEDGER_CLASHES, TRACKER_LEDGER_EVENTS, TRACKER_LEDGER_STAGES, LLMBackend, excerpt  # noqa: E402
 from adjudicator.match import MatchView, load_match  # noqa: E402
 from adjudicator.offline import OfflineJudge  # noqa: E402
-from adjudicator.prompts import PromptStore  # noqa: E402
+from adjudicator.prompts import PromptStore, utterance_lines  # noqa: E402
 from adjudicator.single_call import task_instances  # noqa: E402
 
 REAL_MATCHES = ROOT / "adjudicator" / "data" / "matches" / "panelbench"
 
-#: Characters an LLM tracker typically writes per free-text field (our assumption; each is below the
-#: cap the agentic prompts truncate to: rationale 400, summary 300 in the judge prompt, clash notes
-#: 80 and positions 120 in the ledger).
-LLM_TEXT_CHARS = {"rationale": 300, "summary": 200, "title": 16, "position": 60, "note": 60}
+#: Characters an LLM tracker typically writes per free-text field (our assumption, from what the
+#: tracker prompt asks for: a few sentences of rationale per side, a one-to-two-sentence stage
+#: summary, a short clash name, one-sentence positions and notes). Each is below the cap the agentic
+#: prompts truncate to (judge prompt: rationale 400, summary 300; ledger: notes 80, positions 120).
+LLM_TEXT_CHARS = {"rationale": 150, "summary": 100, "title": 10, "position": 40, "note": 40}
 _FILLER = {
-    "zh": "该方围绕核心争点展开论证并回应了对方的主要攻击，推进了己方在标准问题上的优势，但对对方提出的例证回应不够充分。",
-    "en": "The side pressed its main line on the central clash and answered the opponent's strongest attack, gaining ground on the standard, though it left one example unanswered. ",
+    "zh": "该方围绕核心争点展开论证并回应了对方的主要攻击，推进了己方在标准问题上的优势，但对对方提出的例证回应不够充分，整体推进有限。",
+    "en": "The side pressed its main line on the central clash and answered the strongest attack, gaining ground on the standard, though one example went unanswered. ",
 }
 
 
-def _pad(text: str, chars: int, lang: str) -> str:
-    """``text`` extended with neutral filler prose to at least ``chars`` characters, then cut."""
-    out = text
-    while len(out) < chars:
-        out += _FILLER[lang]
-    return out[:chars] if len(text) < chars else text
+def _filler(chars: int, lang: str) -> str:
+    """Neutral prose of exactly ``chars`` characters in ``lang`` (stands in for an LLM's words)."""
+    base = _FILLER["zh" if lang == "zh" else "en"]
+    return (base * (chars // len(base) + 1))[:chars]
 
 
 def llm_sized(analysis: StageAnalysis, lang: str) -> StageAnalysis:
-    """The offline analysis with its free-text fields padded to :data:`LLM_TEXT_CHARS`; levels,
-    scores, clashes and events unchanged."""
+    """The offline analysis with its free-text fields replaced by text of the lengths in
+    :data:`LLM_TEXT_CHARS` (positions only where a clash is opened, as the tracker prompt asks);
+    levels, scores, clash ids, sides and event kinds unchanged."""
     c = LLM_TEXT_CHARS
-    sides = [s.model_copy(update={"rationale": _pad(s.rationale, c["rationale"], lang)}) for s in analysis.sides]
-    updates = [
-        u.model_copy(
-            update={
-                "title": _pad(u.title, c["title"], lang),
-                "note": _pad(u.note, c["note"], lang),
-                "affirmative_position": _pad(u.affirmative_position, c["position"], lang) if u.kind == "opened" else u.affirmative_position,
-                "negative_position": _pad(u.negative_position, c["position"], lang) if u.kind == "opened" else u.negative_position,
-            }
+    sides = [s.model_copy(update={"rationale": _filler(c["rationale"], lang)}) for s in analysis.sides]
+    updates = []
+    for u in analysis.clash_updates:
+        opened = u.kind == "opened"
+        updates.append(
+            u.model_copy(
+                update={
+                    "title": _filler(c["title"], lang) if opened else "",
+                    "note": _filler(c["note"], lang),
+                    "affirmative_position": _filler(c["position"], lang) if opened else "",
+                    "negative_position": _filler(c["position"], lang) if opened else "",
+                }
+            )
         )
-        for u in analysis.clash_updates
-    ]
-    return analysis.model_copy(update={"sides": sides, "clash_updates": updates, "summary": _pad(analysis.summary, c["summary"], lang)})
+    return analysis.model_copy(update={"sides": sides, "clash_updates": updates, "summary": _filler(c["summary"], lang)})
 
 
 def tracker_requests(view: MatchView, ledger: str) -> tuple[list[StageRequest], dict[str, Clash], list[StageAnalysis]]:
@@ -122,32 +124,64 @@ class Counter:
         self.lit = litellm_module()
 
     def __call__(self, messages) -> int:
+        """Tokens of a chat request's messages (litellm adds its per-message overhead)."""
         return int(self.lit.token_counter(model=self.tokenizer, messages=[dict(m) for m in messages]))
 
+    def text(self, text: str) -> int:
+        """Tokens of a bare string."""
+        return int(self.lit.token_counter(model=self.tokenizer, text=text)) if text else 0
 
-def single_call_cost(view: MatchView, store: PromptStore, count: Counter, budget: int) -> dict:
+
+def request_budget(request, budget: int | None) -> int:
+    """The completion budget a request asks for: ``budget`` when set, else its node's default."""
+    return budget if budget is not None else (request.max_tokens or NODE_MAX_TOKENS[request.node])
+
+
+def single_call_cost(view: MatchView, store: PromptStore, count: Counter, budget: int | None) -> dict:
     """Prompt tokens per task and totals of the single-call protocol for ``view``."""
-    out = {"task1": 0, "task2": 0, "task3": 0, "calls": 0}
+    out = {"task1": 0, "task2": 0, "task3": 0, "calls": 0, "budget": 0}
     for inst in task_instances(view, store):
         out[inst.task] += count(inst.request.messages)
         out["calls"] += 1
+        out["budget"] += request_budget(inst.request, budget)
     out["prompt"] = out["task1"] + out["task2"] + out["task3"]
-    out["budget"] = out["calls"] * budget
     out["total"] = out["prompt"] + out["budget"]
     return out
 
 
-def agentic_cost(view: MatchView, backend: LLMBackend, count: Counter, budget: int, ledger: str) -> dict:
-    """Prompt tokens of the agentic arm for ``view``: trackers (one per stage) and the three judges."""
+def agentic_cost(view: MatchView, backend: LLMBackend, count: Counter, budget: int | None, ledger: str) -> dict:
+    """Prompt tokens of the agentic arm for ``view``: trackers (one per stage) and the three judges,
+    with an approximate split of the tracker prompts into system message, the stage's text, the
+    previous stage's text, the ledger and the rest of the user message (headings, task, fences)."""
     requests, clashes, analyses = tracker_requests(view, ledger)
-    track = sum(count(backend.stage_prompt(r).messages) for r in requests)
+    lang = view.language
+    parts = {"system": 0, "stage_text": 0, "previous_text": 0, "ledger": 0, "rest": 0}
+    track = 0
+    spent = 0
+    for r in requests:
+        chat = backend.stage_prompt(r)
+        spent += request_budget(chat, budget)
+        messages = chat.messages
+        total = count(messages)
+        system = count(messages[:1])
+        stage_text = count.text(utterance_lines(r.stage.utterances))
+        prev_text = count.text(excerpt(utterance_lines(r.previous[-1].utterances), PREVIOUS_STAGE_CHARS[lang])) if r.previous else 0
+        ledger_tokens = count.text(ledger_text(r.clashes, r.analyses, lang, max_events=TRACKER_LEDGER_EVENTS, max_clashes=TRACKER_LEDGER_CLASHES, max_stages=TRACKER_LEDGER_STAGES, compact=True))
+        parts["system"] += system
+        parts["stage_text"] += stage_text
+        parts["previous_text"] += prev_text
+        parts["ledger"] += ledger_tokens
+        parts["rest"] += total - system - stage_text - prev_text - ledger_tokens
+        track += total
     judges = 0
     for judge_id, perspective in JUDGE_PERSPECTIVES.items():
         jr = JudgeRequest(judge_id=judge_id, perspective=perspective, match=view, clashes=clashes, analyses=analyses)
-        judges += count(backend.judge_prompt(jr).messages)
+        chat = backend.judge_prompt(jr)
+        spent += request_budget(chat, budget)
+        judges += count(chat.messages)
     calls = len(requests) + len(JUDGE_PERSPECTIVES)
-    return {"track": track, "judges": judges, "calls": calls, "prompt": track + judges, "budget": calls * budget,
-            "total": track + judges + calls * budget, "clashes": len(clashes)}
+    return {"track": track, "judges": judges, "calls": calls, "prompt": track + judges, "budget": spent,
+            "total": track + judges + spent, "clashes": len(clashes), "track_parts": parts}
 
 
 def fit_growth(n: list[int], y: list[int]) -> dict:
@@ -178,7 +212,7 @@ def _k(x: float) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--tokenizer", default="gpt-4o", help="litellm model whose tokenizer counts (offline), default gpt-4o")
-    ap.add_argument("--max-tokens", type=int, default=ModelConfig.model_fields["max_tokens"].default, help="completion budget per request (default: the ModelConfig default)")
+    ap.add_argument("--max-tokens", type=int, default=None, help="one completion budget for every request (default: each node's own, adjudicator.llm.NODE_MAX_TOKENS)")
     ap.add_argument("--repeats", default="1,2,3,4", help="synthetic CCDB 4v4 stage-order repeats, e.g. 1,2,3,4")
     ap.add_argument("--ledger", choices=["llm-sized", "offline"], default="llm-sized", help="tracker outputs feeding the agentic ledger")
     ap.add_argument("--json", dest="json_out", type=Path, help="also write every number as JSON here")
@@ -207,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
                         "ratio_total": ag["total"] / sc["total"], "ratio_prompt": ag["prompt"] / sc["prompt"]})
 
     print(f"Tokens per match, counted offline with litellm.token_counter(model={args.tokenizer!r}); completion budget "
-          f"{args.max_tokens} per request; agentic ledger: {args.ledger}; nothing is sent.\n")
+          f"{args.max_tokens or 'per node ' + str(NODE_MAX_TOKENS)} per request; agentic ledger: {args.ledger}; nothing is sent.\n")
     head = (f"{'match':<28}{'stages':>6}{'units':>6}{'chars':>8} | {'SC T1':>8}{'SC T2':>9}{'SC T3':>8}{'SC calls':>9}{'SC total':>10}"
             f" | {'AG track':>9}{'AG judges':>10}{'AG calls':>9}{'AG total':>10} | {'AG/SC prompt':>12}{'AG/SC total':>12}")
     print(head)
@@ -245,6 +279,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\nFull 4v4-length match (14 stages, {full['chars']:,} characters): agentic {full['agentic']['total']:,} vs single-call "
               f"{full['single_call']['total']:,} tokens (prompt + budget) = {full['ratio_total']:.1%}; prompt only {full['ratio_prompt']:.1%}. "
               f"Target <= 40%: {verdict}.")
+    if full:
+        parts = full["agentic"]["track_parts"]
+        print("Agentic tracker prompt tokens on that match, by part (approx.): "
+              + ", ".join(f"{k.replace('_', ' ')} {_k(v)}" for k, v in parts.items())
+              + f"; judges {_k(full['agentic']['judges'])} for three; {full['agentic']['clashes']} clashes in the final ledger.")
     print(f"[{time.monotonic() - t0:.1f}s]", file=sys.stderr)
     if args.json_out:
         args.json_out.write_text(json.dumps({"tokenizer": args.tokenizer, "max_tokens": args.max_tokens, "ledger": args.ledger,

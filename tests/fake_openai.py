@@ -61,9 +61,10 @@ def error(status: int, message: str = "scripted error", **kw: Any) -> Reply:
 
 
 class FakeOpenAI:
-    """The server. ``base_url`` is ``http://127.0.0.1:<port>/v1``; :meth:`close` stops it."""
+    """The server on 127.0.0.1 (``port`` 0 = any free port). ``base_url`` is
+    ``http://127.0.0.1:<port>/v1``; :meth:`close` stops it."""
 
-    def __init__(self) -> None:
+    def __init__(self, port: int = 0) -> None:
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         self.request_times: list[float] = []
@@ -102,7 +103,7 @@ class FakeOpenAI:
                 except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout)
                     pass
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self._httpd.daemon_threads = True
         self.port = self._httpd.server_address[1]
         self.base_url = f"http://127.0.0.1:{self.port}/v1"
@@ -193,3 +194,37 @@ def fake_openai() -> Iterator[FakeOpenAI]:
         yield server
     finally:
         server.close()
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Serve until interrupted: ``python tests/fake_openai.py [--port N]``. Every request is answered
+    with a valid tracker or judge answer read off the JSON schema the client sent (run the client
+    with ``--json-mode object`` or ``schema``) and no usage block, so the client counts tokens
+    offline; prints the base URL, and on SIGINT/SIGTERM the request count to stderr. For
+    demonstrating the HTTP path without a model."""
+    import argparse
+    import signal
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from llm_helpers import schema_responder
+
+    ap = argparse.ArgumentParser(description=main.__doc__)
+    ap.add_argument("--port", type=int, default=0)
+    args = ap.parse_args(argv)
+    server = FakeOpenAI(args.port)
+    server.respond_with(lambda body: Reply(content=schema_responder(body), usage=None))
+    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    print(server.base_url, flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        print(f"{server.count} requests served", file=sys.stderr, flush=True)
+        server.close()
+
+
+if __name__ == "__main__":
+    main()

@@ -12,7 +12,7 @@ from fake_openai import FakeOpenAI, Reply, error, fake_openai, ok  # noqa: F401 
 
 from adjudicator.cache import ResponseCache
 from adjudicator.errors import ConfigError
-from adjudicator.llm import PLACEHOLDER_KEY, ChatRequest, LLMClient, TransportError, TransportPolicy, litellm_module, preflight, retry_after_s
+from adjudicator.llm import NODE_MAX_TOKENS, PLACEHOLDER_KEY, ChatRequest, LLMClient, TransportError, TransportPolicy, litellm_module, preflight, retry_after_s
 
 KEY = "sk-secret-abcdef123456"
 SCHEMA = {"type": "object", "properties": {"p": {"type": "number"}}, "required": ["p"], "additionalProperties": False}
@@ -41,7 +41,7 @@ def test_one_request_carries_temperature_0_and_no_schema_for_an_unknown_model(fa
     body = fake_openai.requests[0]
     assert body["model"] == "test-model"
     assert body["temperature"] == 0
-    assert body["max_tokens"] == 4096
+    assert body["max_tokens"] == 1536  # the judge node's own completion budget (NODE_MAX_TOKENS)
     assert "response_format" not in body  # litellm does not list test-model as schema-capable: prompted JSON
     assert body["messages"][1] == {"role": "user", "content": "Decide."}
     assert (resp.text, resp.prompt_tokens, resp.completion_tokens) == ('{"p": 0.7}', 11, 7)
@@ -126,6 +126,10 @@ def test_refused_connection_is_retried_then_reported():
         c.complete(request())
     assert info.value.retryable and info.value.retries == 2
     assert sleeps == [0.01, 0.02]
+    assert "Connection error" in info.value.message
+    with pytest.raises(TransportError) as again:  # the server is known to be down: one try, no waits
+        c.complete(request(key="judge-2"))
+    assert again.value.retries == 0 and sleeps == [0.01, 0.02]
 
 
 def test_a_bad_key_is_not_retried_and_never_echoed(fake_openai, caplog):
@@ -215,3 +219,30 @@ def test_preflight_catches_unroutable_models_and_missing_keys(monkeypatch):
 
 def test_client_repr_hides_the_key(fake_openai):
     assert KEY not in repr(client(fake_openai))
+
+
+def test_auto_mode_falls_back_to_prompted_json_when_the_server_rejects_the_schema(fake_openai, tmp_path):
+    fake_openai.push(error(400, "response_format json_schema is not supported by this server"), '{"p": 0.7}')
+    c = client(fake_openai, model="openai/gpt-4o-mini", cache=ResponseCache(tmp_path))
+    resp = c.complete(request())
+    assert fake_openai.requests[0]["response_format"]["type"] == "json_schema"
+    assert "response_format" not in fake_openai.requests[1]  # same attempt, prompted JSON
+    assert resp.text == '{"p": 0.7}' and resp.transport_retries == 0
+    c.remember(resp, parsed=True)
+    again = client(fake_openai, model="openai/gpt-4o-mini", cache=ResponseCache(tmp_path)).complete(request())
+    assert again.cache_hit and fake_openai.count == 2  # the rejection was remembered: no probe on rerun
+
+
+def test_schema_mode_does_not_fall_back(fake_openai):
+    fake_openai.push(error(400, "response_format json_schema is not supported"))
+    with pytest.raises(TransportError, match="request refused"):
+        client(fake_openai, json_mode="schema").complete(request())
+    assert fake_openai.count == 1
+
+
+def test_completion_budget_is_per_node_unless_configured(fake_openai):
+    fake_openai.push('{"p": 0.7}', '{"p": 0.7}')
+    client(fake_openai).complete(request(node="track_stage", key="s1"))
+    client(fake_openai, max_tokens=300).complete(request(node="track_stage", key="s2"))
+    assert NODE_MAX_TOKENS["track_stage"] == 1280
+    assert [b["max_tokens"] for b in fake_openai.requests] == [1280, 300]

@@ -282,7 +282,7 @@ def test_offline_model_is_refused_before_any_call(fake_openai):
     class Config:
         model = None
 
-    for model in (None, "offline"):
+    for model in (None, "offline", " None "):
         Config.model = model
         with pytest.raises(InputError) as exc:
             adjudicate_single_call(online_match(), Config())

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from pathlib import Path
 
 import click
@@ -25,6 +24,30 @@ def _echo_err(msg: str) -> None:
 def _default_name(dataset: Path) -> str:
     name = re.sub(r"[^A-Za-z0-9._-]", "_", Path(dataset).resolve().name).strip("._-") or "bench"
     return name[:64]
+
+
+def command_line(ctx: click.Context) -> list[str]:
+    """The invocation as an argument list rebuilt from the parsed parameters (arguments first, then
+    every option whose value differs from its default), e.g. ``["adjudicate", "bench", "data",
+    "--name", "pb"]``. Used for the manifest; credentials are never options, so none can appear."""
+    out = ctx.command_path.split()
+    opts: list[str] = []
+    for param in ctx.command.params:
+        value = ctx.params.get(param.name)
+        if isinstance(param, click.Argument):
+            out.append(str(value))
+            continue
+        if value is None or value == param.default or value == () or (param.is_flag and not value):
+            continue
+        flag = max(param.opts, key=len)
+        if param.is_flag:
+            opts.append(flag)
+        elif isinstance(value, (list, tuple)):
+            for v in value:
+                opts += [flag, str(v)]
+        else:
+            opts += [flag, str(value)]
+    return out + opts
 
 
 def register(group: click.Group) -> None:
@@ -46,9 +69,11 @@ def register(group: click.Group) -> None:
     @click.option("--bootstrap", "n_bootstrap", type=click.IntRange(min=0), default=2000, show_default=True, help="bootstrap resamples per confidence interval (0: none)")
     @click.option("--no-progress", is_flag=True, help="no progress bar")
     @click.option("--report-only", is_flag=True, help="only rebuild the reports of the latest run of --name")
+    @click.option("--label-convention", type=click.Choice(["content", "documented"]), help="upstream PanelBench only: how its labels map to winners (see `adjudicate convert panelbench --help`)")
     @model_options
     def bench_cmd(dataset: Path, arms: tuple[str, ...], name: str | None, runs_dir: Path, concurrency: int, limit: int | None, budget_usd: float | None,
-                  max_errors: int | None, resume: bool, retry_errors: bool, seed: int, n_bootstrap: int, no_progress: bool, report_only: bool, **opts) -> None:
+                  max_errors: int | None, resume: bool, retry_errors: bool, seed: int, n_bootstrap: int, no_progress: bool, report_only: bool,
+                  label_convention: str | None, **opts) -> None:
         """Run a labelled DATASET (a folder of match files, or the PanelBench folder) through the arms
         and write runs/<UTC timestamp>_<name>/ with the manifest, one result per sample and arm, and
         report.json, report.md and report.html. With no --arm: the agentic arm on the default model
@@ -72,7 +97,7 @@ def register(group: click.Group) -> None:
         options = BenchOptions(
             dataset=dataset, name=run_name, config=config, runs_dir=runs_dir, arms=list(arms) or None, concurrency=concurrency, limit=limit,
             budget_usd=budget_usd, max_errors=max_errors, resume=resume, retry_errors=retry_errors, seed=seed, n_bootstrap=n_bootstrap,
-            progress=not no_progress, command=["adjudicate", *sys.argv[1:]],
+            progress=not no_progress, command=command_line(click.get_current_context()), label_convention=label_convention,
         )
         outcome = run_bench(options)
         led = outcome.ledger.as_dict()

@@ -49,6 +49,7 @@ class Dataset:
     kind: str
     source: Path
     file_hashes: dict[str, str] = field(default_factory=dict)
+    label_convention: str | None = None
 
     def limited(self, limit: int | None) -> list[Sample]:
         """The first ``limit`` samples (all when None)."""
@@ -66,6 +67,7 @@ class Dataset:
             "n_matches": len(self.samples),
             "formats": formats,
             "sha256": self.sha256,
+            "label_convention": self.label_convention,
             "files": self.file_hashes,
         }
 
@@ -124,18 +126,24 @@ def load_folder(folder: Path, *, kind: str = "match-folder", source: Path | None
     return Dataset(samples, folder, dataset_hash(hashes), kind, source or folder, hashes)
 
 
-def load_dataset(path: str | Path, *, convert_into: Path | None = None, reuse: bool = False) -> Dataset:
+def load_dataset(path: str | Path, *, convert_into: Path | None = None, reuse: bool = False, label_convention: str | None = None) -> Dataset:
     """Load a benchmark dataset (module docstring). ``convert_into`` is where upstream PanelBench is
     converted; it is required for upstream input. With ``reuse`` (a resumed run) an existing
-    converted copy in ``convert_into`` is read as it is. Raises InputError for a missing or invalid
-    dataset."""
+    converted copy in ``convert_into`` is read as it is. ``label_convention`` (upstream PanelBench
+    only; default the converter's) says how upstream labels map to winners, see
+    :mod:`adjudicator.convert`. Raises InputError for a missing or invalid dataset, and for a label
+    convention given with a folder of match files."""
     src = Path(path)
     if src.is_dir() and is_upstream_panelbench(src):
+        from ..convert import DEFAULT_LABEL_CONVENTION, convert_panelbench
+
         if convert_into is None:
             raise InputError(f"{src}: upstream PanelBench needs converting first", "run adjudicate convert panelbench DIR --out OUTDIR")
+        convention = label_convention or DEFAULT_LABEL_CONVENTION
         if not (reuse and convert_into.is_dir() and any(convert_into.glob("*.json"))):
-            from ..convert import convert_panelbench
-
-            convert_panelbench(src, convert_into)
-        return load_folder(convert_into, kind="panelbench", source=src)
+            convert_panelbench(src, convert_into, label_convention=convention)
+        ds = load_folder(convert_into, kind="panelbench", source=src)
+        return Dataset(ds.samples, ds.folder, ds.sha256, ds.kind, ds.source, ds.file_hashes, convention)
+    if label_convention is not None:
+        raise InputError("--label-convention: applies only to the upstream PanelBench folder", "match files already carry their outcomes; drop the option")
     return load_folder(src, kind="match-folder", source=src)

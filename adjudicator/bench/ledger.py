@@ -9,7 +9,8 @@ Budget rule (``--budget-usd``): the budget caps the whole run's known spend, ear
 included. Before a sample is started the ledger's total is compared with the budget; once the total
 has reached it no new sample starts, samples already running finish and are kept, and the run stops
 with status ``stopped`` / reason ``budget``. The overshoot is therefore bounded by the cost of the
-samples in flight (at most ``--concurrency``).
+samples in flight (at most ``--concurrency``). Failed attempts replaced by ``--retry-errors`` stay
+in the spend (``superseded_samples`` counts them); their samples are counted once, by the new result.
 """
 
 from __future__ import annotations
@@ -37,10 +38,14 @@ class ArmLedger:
     unpriced_requests: int = 0
     latency_s: float = 0.0
     elapsed_s: float = 0.0
+    superseded_samples: int = 0
 
-    def add(self, result: SampleResult) -> None:
-        """Fold one sample's result in."""
-        if result.status == "ok":
+    def add(self, result: SampleResult, *, superseded: bool = False) -> None:
+        """Fold one sample's result in. A ``superseded`` result (a failed attempt replaced by
+        ``--retry-errors``) adds its spend and tokens but is not counted as a sample."""
+        if superseded:
+            self.superseded_samples += 1
+        elif result.status == "ok":
             self.samples_ok += 1
         elif result.status == "partial":
             self.samples_partial += 1
@@ -75,6 +80,7 @@ class ArmLedger:
             "unpriced_requests": self.unpriced_requests,
             "latency_s": self.latency_s,
             "elapsed_s": self.elapsed_s,
+            "superseded_samples": self.superseded_samples,
             "tokens_per_sample": round((self.prompt_tokens + self.completion_tokens) / n, 1) if n else None,
             "cost_usd_per_sample": round(self.cost_usd / n, 6) if n else None,
         }
@@ -87,10 +93,10 @@ class Ledger:
     arms: dict[str, ArmLedger] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
-    def add(self, result: SampleResult) -> None:
-        """Fold one result into its arm's sums."""
+    def add(self, result: SampleResult, *, superseded: bool = False) -> None:
+        """Fold one result into its arm's sums (see :meth:`ArmLedger.add`)."""
         with self._lock:
-            self.arms.setdefault(result.arm, ArmLedger()).add(result)
+            self.arms.setdefault(result.arm, ArmLedger()).add(result, superseded=superseded)
 
     @property
     def total_cost_usd(self) -> float:

@@ -16,7 +16,7 @@ from .layout import DATASET, REPORT_HTML, REPORT_MD, atomic_write_text
 from .ledger import Ledger
 from .manifest import read_manifest
 from .report_json import REPORT_SCHEMA, write_report_json
-from .results import SampleResult, read_result, result_path
+from .results import SampleResult, read_result, result_path, superseded_dir
 from .scoring import ScoreSettings, score_run
 
 
@@ -66,6 +66,11 @@ def build_report(run_dir: Path, *, samples: Sequence[Sample] | None = None, n_bo
     for arm in arms:
         for r in results[arm].values():
             ledger.add(r)
+        sdir = superseded_dir(run_dir, arm)
+        for f in sorted(sdir.glob("*.json")) if sdir.is_dir() else []:
+            old = read_result(f)
+            if old is not None and old.sample_id in results[arm]:
+                ledger.add(old, superseded=True)
     stems = {s.sample_id: s.stem for s in samples}
     for f in scores["failures"]:
         f["result_file"] = str(result_path(run_dir, f["arm"], stems[f["sample_id"]]).relative_to(run_dir))

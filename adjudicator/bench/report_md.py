@@ -187,6 +187,10 @@ def _reliability_section(rel: dict[str, Any]) -> list[str]:
     if not rel:
         return L + ["Not computed.", ""]
     L.append(f"{rel.get('n_matches_with_panel', 0)} of {rel.get('n_matches', 0)} matches have a {rel.get('panel_size')}-judge original panel.")
+    leaves = [leaf for group in ("winner", "stage_scores", "best_debater") for leaf in (rel.get(group) or {}).values() if isinstance(leaf, dict)]
+    reasons = {leaf.get("reason") for leaf in leaves}
+    if leaves and all(leaf.get("value") is None for leaf in leaves) and len(reasons) == 1:
+        return L + ["", f"Not applicable: {_esc(reasons.pop())}. The human references (Appendix B.1) need the same panels.", ""]
     L += ["", "| Statistic | Value |", "|---|---|"]
     for group in ("winner", "stage_scores", "best_debater"):
         for k, leaf in (rel.get(group) or {}).items():

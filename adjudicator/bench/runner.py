@@ -72,7 +72,8 @@ class BenchOptions:
     ``arms`` None means the default (the agentic arm, or the resumed run's arms); ``limit`` the first
     N samples in file-name order; ``budget_usd`` the cap on the run's known spend in US dollars;
     ``max_errors`` stop after this many failed or partial samples in this invocation; ``seed`` seeds the random
-    baselines and the bootstrap; ``n_bootstrap`` resamples per confidence interval.
+    baselines and the bootstrap; ``n_bootstrap`` resamples per confidence interval;
+    ``label_convention`` how upstream PanelBench labels are read (see :mod:`adjudicator.convert`).
     """
 
     dataset: Path
@@ -90,6 +91,7 @@ class BenchOptions:
     n_bootstrap: int = 2000
     progress: bool = True
     reports: bool = True
+    label_convention: str | None = None
     command: list[str] = field(default_factory=list)
 
 
@@ -216,7 +218,7 @@ def _open_run(opts: BenchOptions) -> tuple[Path, Manifest, Dataset, list[str], i
                 f"--resume: the model configuration differs from run {run_dir.name} in {diff!r} ({manifest.config.get(diff)!r} then, {cfg.get(diff)!r} now)",
                 "resume with the same model options, or start a new run with another --name",
             )
-        dataset = load_dataset(opts.dataset, convert_into=run_dir / DATASET, reuse=True)
+        dataset = load_dataset(opts.dataset, convert_into=run_dir / DATASET, reuse=True, label_convention=opts.label_convention)
         if dataset.sha256 != manifest.dataset.get("sha256"):
             raise InputError(f"{opts.dataset}: the dataset changed since run {run_dir.name} started (hash differs)", "resume with the same dataset, or start a new run")
         describe_arms(arms, opts.config)  # same validation as a new run
@@ -233,11 +235,11 @@ def _open_run(opts: BenchOptions) -> tuple[Path, Manifest, Dataset, list[str], i
 
     upstream = src.is_dir() and is_upstream_panelbench(src)
     if not upstream:
-        dataset = load_dataset(src)
+        dataset = load_dataset(src, label_convention=opts.label_convention)
     run_dir = new_run_dir(opts.runs_dir, opts.name)
     try:
         if upstream:
-            dataset = load_dataset(src, convert_into=run_dir / DATASET)
+            dataset = load_dataset(src, convert_into=run_dir / DATASET, label_convention=opts.label_convention)
         python, plat = runtime_description()
         manifest = Manifest(
             run_id=run_dir.name,
@@ -349,8 +351,12 @@ def run_bench(opts: BenchOptions, *, on_result: Callable[[SampleResult], None] |
 
     ledger = Ledger()
     for res in existing.values():
-        if not (opts.retry_errors and res.status != "ok"):
-            ledger.add(res)
+        ledger.add(res, superseded=opts.retry_errors and res.status != "ok")
+    for arm in arms:
+        for f in sorted(superseded_dir(run_dir, arm).glob("*.json")) if superseded_dir(run_dir, arm).is_dir() else []:
+            old = read_result(f)
+            if old is not None:
+                ledger.add(old, superseded=True)
 
     append_line(
         run_dir / SESSIONS,
@@ -360,7 +366,8 @@ def run_bench(opts: BenchOptions, *, on_result: Callable[[SampleResult], None] |
     write_status(run_dir, state="running", reason=None, session=session, pid=os.getpid(), to_run=len(todo), done=0)
     verb = "resuming" if session > 1 else "starting"
     _echo(f"{verb} run {run_dir} (session {session}): {len(samples)} samples x {len(arms)} arm(s); {len(todo)} to run, {skipped} already finished")
-    if opts.budget_usd is not None and ledger.unpriced_requests:
+    warned = opts.budget_usd is not None and ledger.unpriced_requests > 0
+    if warned:
         _echo("warning: some requests have no known price; --budget-usd counts priced requests only")
 
     reason: str | None = None
@@ -398,6 +405,9 @@ def run_bench(opts: BenchOptions, *, on_result: Callable[[SampleResult], None] |
                         bar.write(f"failed: {result.arm} {result.sample_id}: {result.error}", file=sys.stderr)
                         if opts.max_errors is not None and failed_now >= opts.max_errors and reason is None:
                             reason = "max-errors"
+                if opts.budget_usd is not None and not warned and ledger.unpriced_requests:
+                    warned = True
+                    bar.write("warning: some requests have no known price; --budget-usd counts priced requests only", file=sys.stderr)
                 if on_result is not None:
                     on_result(result)
                 bar.set_postfix_str(f"${ledger.total_cost_usd:.4f} errors={failed_now}", refresh=False)

@@ -605,6 +605,7 @@ def score_run(matches: Sequence[Match], arm_results: dict[str, dict[str, SampleR
     t3: dict[str, Any] = {"title": TASK_TITLES["task3"], "applicable": app["task3"] is None, "reason": app["task3"]}
     if app["task3"] is None:
         rb = B.random_best_debater(gold.votes, seed=seed)
+        t1_random = B.random_winner(gold.winners, seed=seed)
         uv = B.uniform_votes(gold.votes)
         oracle = B.oracle_third_speaker(gold.winners, gold.debater_labels, gold.formats)
 
@@ -617,7 +618,13 @@ def score_run(matches: Sequence[Match], arm_results: dict[str, dict[str, SampleR
             for b in (rb, uv):
                 hv = _take(gold.votes, mask & gold.has_votes)
                 exp = (B.random_best_debater(hv, seed=seed) if b is rb else B.uniform_votes(hv)).expected
-                rows.append(_baseline_row(b, task3_metrics(list(b.predictions), gold, mask, settings), exp))
+                met = task3_metrics(list(b.predictions), gold, mask, settings)
+                if b is uv:  # every debater ties: only the vote-share MAE is meaningful (paper Table 4 leaves the rest blank)
+                    for k in ("best_debater_top1", "vote_share_pearson", "vote_share_spearman"):
+                        met[k] = {"value": None, "n": 0, "n_excluded": 0, "ci": None, "reason": "not defined for a uniform allocation: every debater ties (left blank, as in the paper)"}
+                else:  # the random row's heuristic column: third speaker of the Task 1 random predictor's side
+                    met["pred_winner_third_speaker_top1"] = third_speaker_metric(np.asarray(t1_random.predictions, float), gold, mask, settings)
+                rows.append(_baseline_row(b, met, exp))
             om = task3_metrics(list(oracle.predictions), gold, mask, settings)
             rows.append(_baseline_row(oracle, om, {}))
             return rows

@@ -116,7 +116,7 @@ async def board_stream(hub: Hub, match_id: str, current: Callable[[], dict], kee
     sub = hub.subscribe(match_id)
     try:
         yield f"retry: {RETRY_MS}\n\n"
-        first = current()
+        first = await asyncio.to_thread(current)  # may read the checkpoint: keep it off the event loop
         yield format_event("board", json.dumps(first, ensure_ascii=False, separators=(",", ":")), str(first.get("revision", "")))
         while not sub.closed:
             try:

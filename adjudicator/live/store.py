@@ -40,13 +40,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Literal
 
 from pydantic import ValidationError
 
 from ..context import AdjudicationContext
 from ..errors import AdjudicationFailed
-from ..formats import get_format
 from ..match import Match, MatchView, Stage, describe_validation_error
 from ..verdict import Verdict
 from .board import board_snapshot
@@ -56,7 +55,7 @@ log = logging.getLogger("adjudicator.live")
 
 DB_NAME = "live.sqlite"
 MATCH_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
-Status = str  # "open" | "closing" | "closed"
+Status = Literal["open", "closing", "closed"]
 
 _REGISTRY_SQL = """
 CREATE TABLE IF NOT EXISTS live_matches (
@@ -131,17 +130,7 @@ def validate_push(header: MatchView, stages: list[Stage], data: object) -> Stage
     try:
         m = Match.model_validate(candidate, context={"partial": True})
     except ValidationError as exc:
-        message = describe_validation_error(exc, "stage")
-        hint = None
-        spec = get_format(header.format)
-        if spec.fixed_order and message.startswith("stage: stages: "):
-            done = sum(1 for s in stages if not s.surprise)
-            hint = (
-                f"the next stage of {header.format} is #{done + 1} {spec.order[done].name!r} (type {spec.order[done].type})"
-                if done < len(spec.order)
-                else f"all {len(spec.order)} stages of {header.format} have been received; close the match"
-            )
-        raise Unprocessable(message, hint) from None
+        raise Unprocessable(describe_validation_error(exc, "stage")) from None
     return m.stages[-1]
 
 
@@ -299,12 +288,12 @@ class LiveStore:
         ctx = self.context
         return ctx.tracker.name, any(b.is_llm for b in (ctx.tracker, *ctx.judges.values()))
 
-    def _build_snapshot(self, match_id: str) -> dict[str, Any]:
+    def _build_snapshot(self, match_id: str, values: dict[str, Any] | None = None) -> dict[str, Any]:
         row = self.row(match_id)
         model, is_llm = self._model()
         return board_snapshot(
             row.header,
-            self._tracking_values(match_id),
+            self._tracking_values(match_id) if values is None else values,
             status=row.status,
             model=model,
             is_llm=is_llm,
@@ -327,14 +316,21 @@ class LiveStore:
 
     def snapshot(self, match_id: str) -> dict[str, Any]:
         """The board snapshot of ``match_id`` (see :func:`adjudicator.live.board.board_snapshot`).
-        Raises :class:`NotFound`."""
+        Never waits for a long analysis: while one holds the match, the snapshot is built from the
+        last committed checkpoint. Raises :class:`NotFound`."""
         self.row(match_id)
         snap = self._snapshots.get(match_id)
-        if snap is None:
-            with self.lock(match_id):
-                snap = self._snapshots.get(match_id) or self._build_snapshot(match_id)
-                self._snapshots[match_id] = snap
-        return snap
+        if snap is not None:
+            return snap
+        lock = self.lock(match_id)
+        if not lock.acquire(timeout=0.2):
+            return self._build_snapshot(match_id, dict(self.tracking.get_state(self._config(match_id)).values))
+        try:
+            snap = self._snapshots.get(match_id) or self._build_snapshot(match_id)
+            self._snapshots[match_id] = snap
+            return snap
+        finally:
+            lock.release()
 
     def list_matches(self) -> list[dict[str, Any]]:
         """One summary per live match: id, motion, format, status, stages received and analysed."""
@@ -562,6 +558,6 @@ class LiveStore:
     def close(self) -> None:
         """Stop the background analyses and close the SQLite connection."""
         self._closed = True
-        self._executor.shutdown(wait=True)
+        self._executor.shutdown(wait=True, cancel_futures=True)  # queued analyses resume at the next start
         with self.saver.lock:
             self._conn.close()

@@ -1,0 +1,166 @@
+"""Latency of live adjudication per pushed stage, through the real HTTP API, with the offline judge.
+
+    .venv/bin/python benchmarks/live.py [--runs 3] [--match PATH] [--target-chars 20000]
+
+For each run it starts nothing new: one live server (uvicorn on 127.0.0.1, a free port, a fresh state
+directory with its SQLite checkpointer) serves every run; each run creates a new match and pushes its
+14 stages one at a time (``POST /api/matches/{id}/stages``, waiting for the analysis), then closes it.
+Measured per push:
+
+- ``push``: from sending the POST to receiving its response (validation, durable receipt, the
+  clash tracker, the checkpoint after it, the board snapshot): the framework's latency per stage;
+- ``board``: from sending the POST to a board client (an SSE subscriber in another thread) receiving
+  the snapshot with that stage analysed;
+- ``tracker``: the offline tracker's own compute inside the push (measured around the backend call),
+  so ``push - tracker`` is the framework's overhead.
+
+The match: ``synthetic_4v4_01.json`` (synthetic, ccdb-4v4, 14 stages; not real data), its utterances
+repeated within each stage until the match reaches ``--target-chars`` characters (default 20,000: the
+CCDB paper reports about three million characters over 148 matches, ~20k a match), so the text and
+the checkpointed state have real-match size. Target (issue 6): p95 ``push`` under 0.5 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from adjudicator.context import AdjudicationContext  # noqa: E402
+from adjudicator.live.app import create_app  # noqa: E402
+from adjudicator.live.server import LiveServer  # noqa: E402
+from adjudicator.match import Match, load_match  # noqa: E402
+
+DEFAULT_MATCH = REPO / "adjudicator/data/matches/synthetic/synthetic_4v4_01.json"
+TARGET_P95_S = 0.5
+
+
+def full_length(match: Match, target_chars: int) -> Match:
+    """``match`` with each stage's utterances repeated k times, k = ceil(target / current characters);
+    exchanges keep pointing at the first copy (valid indices)."""
+    current = sum(len(u.text) for s in match.stages for u in s.utterances)
+    k = max(1, math.ceil(target_chars / max(1, current)))
+    stages = [s.model_copy(update={"utterances": list(s.utterances) * k}) for s in match.stages]
+    return Match.model_validate(match.model_copy(update={"stages": stages}).model_dump())
+
+
+class TimedBackend:
+    """Wraps a backend and records the seconds each ``analyse_stage`` call takes."""
+
+    def __init__(self, inner) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.is_llm = inner.is_llm
+        self.tracker_s: list[float] = []
+
+    def analyse_stage(self, request):
+        t0 = time.perf_counter()
+        try:
+            return self.inner.analyse_stage(request)
+        finally:
+            self.tracker_s.append(time.perf_counter() - t0)
+
+    def judge(self, request):
+        return self.inner.judge(request)
+
+    def prompt_hashes(self):
+        return self.inner.prompt_hashes()
+
+
+def _listen(url: str, match_id: str, seen: dict[int, float], ready: threading.Event, done: threading.Event) -> None:
+    with httpx.Client(timeout=httpx.Timeout(60, read=60), trust_env=False) as http:
+        with http.stream("GET", f"{url}/api/matches/{match_id}/events") as resp:
+            ready.set()
+            for line in resp.iter_lines():
+                if line.startswith("data: "):
+                    n = json.loads(line[6:])["analysed"]
+                    seen.setdefault(n, time.perf_counter())
+                if done.is_set():
+                    return
+
+
+def pct(values: list[float], q: float) -> float:
+    """The q-th percentile (linear interpolation), in the values' unit."""
+    return float(np.percentile(np.asarray(values), q))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--runs", type=int, default=3, help="matches to push (14 stages each)")
+    ap.add_argument("--match", type=Path, default=DEFAULT_MATCH, help="a ccdb-4v4 match file")
+    ap.add_argument("--target-chars", type=int, default=20000, help="stretch the match to about this many characters")
+    args = ap.parse_args(argv)
+
+    from adjudicator.config import build_context, resolve_config
+
+    base = build_context(resolve_config(model="offline"))
+    timed = TimedBackend(base.tracker)
+    context = AdjudicationContext(tracker=timed, judges=dict(base.judges))
+    match = full_length(load_match(args.match), args.target_chars)
+    chars = sum(len(u.text) for s in match.stages for u in s.utterances)
+    header = match.view().model_dump(mode="json", exclude={"stages"})
+    bodies = [s.model_dump(mode="json") for s in match.stages]
+    token = "benchmark-token-0123456789"
+    auth = {"Authorization": f"Bearer {token}"}
+
+    push_s: list[float] = []
+    board_s: list[float] = []
+    close_s: list[float] = []
+    with tempfile.TemporaryDirectory(prefix="live-bench-") as state:
+        app = create_app(state, context, token)
+        with LiveServer(app) as server, httpx.Client(base_url=server.url, timeout=60, trust_env=False) as http:
+            for run in range(args.runs):
+                mid = f"bench-{run + 1}"
+                r = http.post("/api/matches", json={**header, "match_id": mid}, headers=auth)
+                r.raise_for_status()
+                seen: dict[int, float] = {}
+                ready, done = threading.Event(), threading.Event()
+                listener = threading.Thread(target=_listen, args=(server.url, mid, seen, ready, done), daemon=True)
+                listener.start()
+                ready.wait(10)
+                time.sleep(0.05)
+                for i, body in enumerate(bodies):
+                    t0 = time.perf_counter()
+                    r = http.post(f"/api/matches/{mid}/stages", json=body, headers=auth)
+                    t1 = time.perf_counter()
+                    r.raise_for_status()
+                    assert r.json()["analysed"] == i + 1
+                    push_s.append(t1 - t0)
+                    deadline = time.monotonic() + 10
+                    while i + 1 not in seen and time.monotonic() < deadline:
+                        time.sleep(0.0005)
+                    board_s.append(seen.get(i + 1, float("nan")) - t0)
+                t0 = time.perf_counter()
+                http.post(f"/api/matches/{mid}/close", headers=auth).raise_for_status()
+                close_s.append(time.perf_counter() - t0)
+                done.set()
+            db_mb = (Path(state) / "live.sqlite").stat().st_size / 1e6
+            for extra in Path(state).glob("live.sqlite-*"):
+                db_mb += extra.stat().st_size / 1e6
+
+    tracker_s = timed.tracker_s
+    rows = [("push (POST -> response)", push_s), ("board (POST -> SSE snapshot)", board_s), ("offline tracker compute", tracker_s),
+            ("framework overhead (push - tracker)", [p - t for p, t in zip(push_s, tracker_s)]), ("close (panel + report)", close_s)]
+    print(f"live push latency: {match.format}, {len(bodies)} stages, {chars} characters, {args.runs} run(s), offline judge, HTTP on 127.0.0.1")
+    print(f"{'metric':<38} {'n':>4} {'p50 ms':>9} {'p95 ms':>9} {'max ms':>9}")
+    for name, vals in rows:
+        print(f"{name:<38} {len(vals):>4} {pct(vals, 50) * 1e3:>9.1f} {pct(vals, 95) * 1e3:>9.1f} {max(vals) * 1e3:>9.1f}")
+    p95 = pct(push_s, 95)
+    print(f"SQLite state after the runs: {db_mb:.1f} MB")
+    print(f"target p95 push < {TARGET_P95_S:.1f} s: {'met' if p95 < TARGET_P95_S else 'NOT met'} (p95 = {p95:.3f} s)")
+    return 0 if p95 < TARGET_P95_S else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

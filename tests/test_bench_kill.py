@@ -1,0 +1,87 @@
+"""A real ``adjudicate bench`` process killed with SIGKILL mid-run resumes without redoing or
+re-billing finished samples and ends with a complete result.
+
+The run talks to the loopback OpenAI-compatible server over HTTP with a delay on every reply, so the
+kill lands while samples are in flight; the resumed run is watched request by request.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from bench_helpers import answer, online, tokens_in, write_dataset
+from fake_openai import Reply, fake_openai  # noqa: F401 (fixture)
+
+from adjudicator.cli import main
+
+ADJUDICATE = Path(sys.executable).parent / "adjudicate"
+N = 8
+
+
+def test_kill_minus_nine_then_resume(tmp_path, fake_openai, monkeypatch, capsys):
+    data = write_dataset(tmp_path / "data", [online(i) for i in range(1, N + 1)])
+    runs = tmp_path / "runs"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ADJUDICATOR_")}
+    env.update(XDG_CONFIG_HOME=str(tmp_path / "xdg"), XDG_CACHE_HOME=str(tmp_path / "xdg-cache"))
+    args = [
+        str(ADJUDICATE), "bench", str(data), "--name", "killed", "--runs-dir", str(runs), "--concurrency", "2", "--no-progress", "--bootstrap", "0",
+        "--model", "openai/test-model", "--api-base", fake_openai.base_url, "--json-mode", "object", "--cache-dir", str(tmp_path / "cache"),
+    ]
+    fake_openai.respond_with(lambda body: Reply(content=answer(body), delay_s=0.15))
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    results = None
+    deadline = time.monotonic() + 60
+    try:
+        while time.monotonic() < deadline:
+            found = list(runs.glob("*/results/agentic/*.json"))
+            if len(found) >= 2:
+                break
+            assert proc.poll() is None, proc.stderr.read().decode()
+            time.sleep(0.02)
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait(timeout=30)
+    assert proc.returncode == -signal.SIGKILL
+    (run,) = runs.iterdir()
+    results = run / "results" / "agentic"
+    finished = {f.stem: f.read_bytes() for f in results.glob("*.json")}
+    assert 2 <= len(finished) < N  # killed mid-run
+    status = json.loads((run / "status.json").read_text())
+    assert status["state"] == "running"  # the killed process never got to say otherwise
+
+    # resume in this process (same console entry point, main()), watching every request it makes
+    fake_openai.respond_with(answer)
+    fake_openai.reset()
+    for k in [k for k in os.environ if k.startswith("ADJUDICATOR_")]:
+        monkeypatch.delenv(k)
+    monkeypatch.setenv("XDG_CONFIG_HOME", env["XDG_CONFIG_HOME"])
+    code = main(args[1:] + ["--resume"])
+    err = capsys.readouterr().err
+    assert code == 0, err
+    assert f"{N - len(finished)} to run, {len(finished)} already finished" in err
+
+    # nothing finished before the kill was asked again, and its file is untouched
+    finished_tokens = {f"SAMPLETOKEN-{int(stem[1:])}" for stem in finished}
+    assert fake_openai.count > 0
+    assert not any(tokens_in(b) & finished_tokens for b in fake_openai.requests)
+    for stem, raw in finished.items():
+        assert (results / f"{stem}.json").read_bytes() == raw
+    # a complete result: one ok file per sample, each written once, by the session that ran it
+    files = sorted(results.glob("*.json"))
+    assert [f.stem for f in files] == [f"m{i:02d}" for i in range(1, N + 1)]
+    for f in files:
+        r = json.loads(f.read_text())
+        assert r["status"] == "ok"
+        assert r["session"] == (1 if f.stem in finished else 2)
+    assert not list(run.rglob("*.tmp"))
+    assert json.loads((run / "status.json").read_text())["state"] == "complete"
+    report = json.loads((run / "report.json").read_text())
+    assert report["samples"]["per_arm"]["agentic"] == {"ok": N, "partial": 0, "failed": 0, "not_run": 0}
+    events = [(e["event"], e["session"]) for e in map(json.loads, (run / "sessions.jsonl").read_text().splitlines())]
+    assert events == [("start", 1), ("start", 2), ("end", 2)]
