@@ -1,0 +1,124 @@
+"""Gold labels never reach a model input (issue 2; DESIGN.md: "Gold labels ... never reach a prompt").
+
+Two proofs over every bundled match (real PanelBench and synthetic CCDB, every format):
+
+1. Every prompt the code can build -- the clash tracker's for each stage, each judge's, and the
+   single-call protocol's Task 1, every Task 2 instance and Task 3 -- is byte-identical whether the
+   match carries labels or not, and contains none of the marker strings planted in the labels.
+   (Numbers such as gold scores cannot be searched for; identity of the prompts covers them.)
+2. End to end through the real graph and the real litellm client against a loopback server, the
+   request bodies of both arms contain no planted marker.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from adjudicator.backend import JUDGE_PERSPECTIVES, JudgeRequest, StageRequest
+from adjudicator.battlefield import apply_clash_updates, merge_clashes
+from adjudicator.cache import NullCache
+from adjudicator.llm import LLMClient
+from adjudicator.llm_backend import LLMBackend
+from adjudicator.match import Match, load_match
+from adjudicator.offline import OfflineJudge
+from adjudicator.prompts import PromptStore
+from adjudicator.single_call import task_instances
+from fake_openai import fake_openai  # noqa: F401  (pytest fixture)
+
+MATCHES = sorted((Path(__file__).resolve().parents[1] / "adjudicator" / "data" / "matches").glob("*/*.json"))
+MARKER = "GOLDMARKER7f3a"
+
+
+def with_planted_labels(match: Match) -> Match:
+    """The match with marker strings in every free-text label field and in the source note."""
+    data = match.model_dump(mode="json")
+    labels = data.get("labels") or {}
+    labels["note"] = f"{MARKER}-note"
+    for group in ("judges", "appeal_judges"):
+        for i, j in enumerate(labels.get(group) or []):
+            j["judge_id"] = f"{MARKER}-{group}-{i}"
+    if not labels.get("judges") and not labels.get("outcome"):
+        labels["outcome"] = "affirmative"
+    data["labels"] = labels
+    data["source"] = {"kind": "synthetic", "origin": f"{MARKER}-origin", "note": f"{MARKER}-source"}
+    return Match.model_validate(data)
+
+
+def without_labels(match: Match) -> Match:
+    data = match.model_dump(mode="json")
+    data.pop("labels", None)
+    data.pop("source", None)
+    return Match.model_validate(data)
+
+
+def every_prompt(match: Match) -> list[str]:
+    """Every request the code builds for ``match``, as JSON text: trackers (with a realistic ledger
+    from the offline judge), the three judges, and all single-call task instances."""
+    store = PromptStore()
+    backend = LLMBackend(LLMClient("openai/test-model", cache=NullCache()), store)
+    offline = OfflineJudge()
+    view = match.view()
+    clashes: dict = {}
+    analyses: list = []
+    out: list[str] = []
+    for i, stage in enumerate(view.stages):
+        req = StageRequest(match=view, stage=stage, index=i, previous=view.stages[:i], clashes=clashes, analyses=analyses)
+        out.append(json.dumps(backend.stage_prompt(req).messages, ensure_ascii=False))
+        analysis = offline.analyse_stage(req).value
+        clashes = merge_clashes(clashes, apply_clash_updates(clashes, stage.stage_id, analysis.clash_updates))
+        analyses = analyses + [analysis]
+    for judge_id, perspective in JUDGE_PERSPECTIVES.items():
+        jr = JudgeRequest(judge_id=judge_id, perspective=perspective, match=view, clashes=clashes, analyses=analyses)
+        out.append(json.dumps(backend.judge_prompt(jr).messages, ensure_ascii=False))
+    for inst in task_instances(view, store):
+        out.append(json.dumps(inst.request.messages, ensure_ascii=False))
+    return out
+
+
+def test_every_bundled_format_is_covered():
+    formats = {load_match(p).format for p in MATCHES}
+    assert formats == {"ccdb-4v4", "ccdb-2v2", "online-1v1"}
+
+
+@pytest.mark.parametrize("path", MATCHES, ids=[p.stem for p in MATCHES])
+def test_prompts_are_identical_with_and_without_labels(path):
+    planted = with_planted_labels(load_match(path))
+    assert planted.labels is not None and "labels" not in planted.view().model_dump()
+    with_l = every_prompt(planted)
+    without = every_prompt(without_labels(planted))
+    n_units = len(planted.view().scored_units())
+    assert len(with_l) == len(planted.stages) + 3 + (n_units + 2)
+    assert with_l == without
+    assert not any(MARKER in p for p in with_l)
+
+
+def test_requests_sent_by_both_arms_carry_no_label(fake_openai, tmp_path):
+    from adjudicator.arms import adjudicate_with_arm
+    from adjudicator.config import resolve_config
+    from llm_helpers import schema_responder
+
+    def respond(body):
+        rf = body.get("response_format") or {}
+        name = (rf.get("json_schema") or {}).get("name") or ""
+        if name == "winner_tendency":
+            return '{"basis": "closer engagement on the main clash", "p": 0.62}'
+        if name == "stage_score":
+            return '{"basis": "completed the task", "score": 6}'
+        if name == "best_debater_votes":
+            labels = list(rf["json_schema"]["schema"]["properties"]["votes"]["properties"])
+            return json.dumps({"basis": "most influential", "votes": {labels[0]: 5, labels[-1]: 4}})
+        return schema_responder(body)
+
+    fake_openai.respond_with(respond)
+    config = resolve_config(model="openai/test-model", api_base=fake_openai.base_url, json_mode="schema", cache_dir=tmp_path / "cache", env={})
+    for path in (MATCHES[0], next(p for p in MATCHES if "2v2" in p.stem)):
+        planted = with_planted_labels(load_match(path))
+        for arm in ("agentic", "single-call"):
+            verdict = adjudicate_with_arm(planted, arm, config)
+            assert verdict.p is not None and not verdict.failures
+    assert fake_openai.count > 0
+    bodies = json.dumps(fake_openai.requests, ensure_ascii=False)
+    assert MARKER not in bodies
