@@ -27,6 +27,15 @@ from .verdict import Ballot, Dissent, Provenance, StageScore, Verdict
 MIN_BALLOTS = 2
 
 
+def rank_votes(votes: dict[str, int], labels: list[str]) -> tuple[dict[str, int], list[str]]:
+    """Best-debater votes ordered by count (ties in speaking-position order, ``labels``), and the
+    labels tied for the maximum (empty when nobody has a vote)."""
+    order = {label: i for i, label in enumerate(labels)}
+    ranked = dict(sorted(votes.items(), key=lambda kv: (-kv[1], order.get(kv[0], len(order)))))
+    top = max(ranked.values(), default=0)
+    return ranked, [label for label, n in ranked.items() if n == top and n > 0]
+
+
 def panel_winner(ballots: list[Ballot], stage_means: dict[tuple[str, str], float] | None = None) -> Side:
     """The panel's winner from valid ballots (rules in the module docstring). Raises ValueError if
     ``ballots`` is empty."""
@@ -107,10 +116,7 @@ def aggregate(
     for b in ballots:
         for label, n in b.best_debater_votes.items():
             votes[label] = votes.get(label, 0) + n
-    order = {label: i for i, label in enumerate(match.debater_labels())}
-    votes = dict(sorted(votes.items(), key=lambda kv: (-kv[1], order.get(kv[0], 99))))
-    top = max(votes.values()) if votes else 0
-    best = [label for label, n in votes.items() if n == top and n > 0]
+    votes, best = rank_votes(votes, match.debater_labels())
     majority = sum(1 for b in ballots if b.winner == winner)
     ranges = [max(s.judge_scores) - min(s.judge_scores) for s in stage_scores if len(s.judge_scores) > 1]
     dissent = Dissent(

@@ -61,19 +61,26 @@ class Clash(_Frozen):
     events: list[ClashEvent] = Field(default_factory=list)
 
     def momentum(self) -> float:
-        """Net advancement in [-1, 1]: +1 all affirmative, -1 all negative (advanced/defended count +1
-        for the acting side, conceded counts +1 for the other side; opened/contested count 0)."""
-        score = 0.0
-        n = 0
-        for e in self.events:
-            sign = 1.0 if e.side == "affirmative" else -1.0
-            if e.kind in ("advanced", "defended"):
-                score += sign
-                n += 1
-            elif e.kind == "conceded":
-                score -= sign
-                n += 1
+        """Net advancement in [-1, 1]: +1 all affirmative, -1 all negative (see :func:`event_balance`)."""
+        score, n = event_balance(self.events)
         return 0.0 if n == 0 else score / n
+
+
+def event_balance(events: list[ClashEvent]) -> tuple[float, int]:
+    """(net score, counted events) of clash events: advanced/defended count +1 for the acting side,
+    conceded counts +1 for the other side (affirmative positive, negative negative); opened and
+    contested are not counted. Momentum is net score / counted events."""
+    score = 0.0
+    n = 0
+    for e in events:
+        sign = 1.0 if e.side == "affirmative" else -1.0
+        if e.kind in ("advanced", "defended"):
+            score += sign
+            n += 1
+        elif e.kind == "conceded":
+            score -= sign
+            n += 1
+    return score, n
 
 
 class SideAnalysis(_Frozen):

@@ -100,7 +100,10 @@ def usage_summary(calls) -> str:
     from .records import Usage
 
     u = Usage.of(list(calls))
-    cost = f"${u.cost_usd:.4f}" if u.cost_known else "cost unknown"
+    if u.requests == 0:
+        cost = "nothing spent"
+    else:
+        cost = f"${u.cost_usd:.4f} spent" if u.cost_known else "cost unknown (no price for this model)"
     return f"{u.calls} calls: {u.requests} model requests, {u.cache_hits} cache hits, {u.prompt_tokens}+{u.completion_tokens} tokens, {cost}"
 
 

@@ -35,7 +35,7 @@ from functools import partial
 from typing import Any, Callable, Literal, Mapping
 
 from . import __version__
-from .aggregate import provenance_of
+from .aggregate import provenance_of, rank_votes
 from .attempts import MAX_ATTEMPTS, run_attempts
 from .backend import NodeResult
 from .errors import InputError
@@ -386,10 +386,7 @@ def build_verdict(view: MatchView, instances: list[TaskInstance], results: list[
         stage_scores.append(
             StageScore(stage_id=stage_id, stage_name=st.name, stage_type=st.type, side=side, role=st.role_of(side), judge_scores=[score], mean=float(score))
         )
-    order = {label: i for i, label in enumerate(view.debater_labels())}
-    votes = dict(sorted(votes.items(), key=lambda kv: (-kv[1], order.get(kv[0], 99))))
-    top = max(votes.values(), default=0)
-    best = [label for label, n in votes.items() if n == top and n > 0]
+    votes, best = rank_votes(votes, view.debater_labels())
     calls = sorted((c for r in results for c in r.calls), key=lambda c: (c.node, c.key, c.attempt))
     failures = sorted((r.failure for r in results if r.failure is not None), key=lambda f: (f.node, f.key))
     provenance = provenance_of("single-call", model, {"single-call": model}, True, dict(sorted(prompt_hashes.items())), calls, __version__)

@@ -28,7 +28,7 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from ..battlefield import Clash, StageAnalysis
+from ..battlefield import Clash, StageAnalysis, event_balance
 from ..formats import get_format, other_side
 from ..match import MatchView, Stage
 from ..rubric import band
@@ -79,17 +79,7 @@ def like_for_like_gap(analyses: list[StageAnalysis], stage_types: dict[str, str]
 
 def pooled_momentum(clashes: dict[str, Clash]) -> tuple[float, int]:
     """(momentum, counted_events): clash momentum pooled over every clash event (module docstring)."""
-    score = 0
-    n = 0
-    for c in clashes.values():
-        for e in c.events:
-            sign = 1 if e.side == "affirmative" else -1
-            if e.kind in ("advanced", "defended"):
-                score += sign
-                n += 1
-            elif e.kind == "conceded":
-                score -= sign
-                n += 1
+    score, n = event_balance([e for c in clashes.values() for e in c.events])
     return (score / n if n else 0.0), n
 
 

@@ -1,0 +1,110 @@
+"""The `adjudicate` command as a user meets it: verdict on stdout, one-line errors, exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from adjudicator.cli import main
+
+REAL = Path(__file__).resolve().parents[1] / "adjudicator" / "data" / "matches" / "panelbench" / "debateart_0020.json"
+SYNTH_4V4 = REAL.parents[1] / "synthetic" / "synthetic_4v4_01.json"
+
+
+def run(args, capsys):
+    code = main(list(map(str, args)))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_verdict_on_stdout_for_a_real_match(capsys):
+    code, out, err = run([REAL], capsys)
+    assert code == 0
+    v = json.loads(out)
+    assert v["match_id"] == "debateart_0020" and v["arm"] == "agentic"
+    assert v["provenance"]["model"] == "offline" and v["provenance"]["is_llm"] is False
+    assert 0 <= v["p"] <= 1 and v["p"] != 0.5 and round(v["p"], 2) == v["p"]
+    assert (v["p"] > 0.5) == (v["winner"] == "affirmative")
+    assert sum(v["best_debater_votes"].values()) == 9
+    assert len(v["ballots"]) == 3 and {b["judge_id"] for b in v["ballots"]} == {"judge-1", "judge-2", "judge-3"}
+    # online-1v1: every speech is a monologue scored for its speaker, each with three integer scores 1-10
+    assert len(v["stage_scores"]) == 4
+    assert all(len(s["judge_scores"]) == 3 and all(1 <= x <= 10 for x in s["judge_scores"]) for s in v["stage_scores"])
+    assert "offline: winner" in err and "0 model requests" in err
+
+
+def test_ccdb_verdict_scores_both_sides_of_interactive_stages(capsys):
+    code, out, _ = run([SYNTH_4V4], capsys)
+    v = json.loads(out)
+    assert code == 0
+    # 14 stages: 8 monologues scored once + 6 interactive stages (2 questioning, head-to-head,
+    # 2 cross-examinations, free debate) scored for both sides = 20 units (paper: 20 per 4v4 match)
+    assert len(v["stage_scores"]) == 20
+    roles = {(s["stage_type"], s["side"]): s["role"] for s in v["stage_scores"] if s["stage_type"] == "questioning"}
+    assert set(roles.values()) == {"questioner", "respondent"}
+    assert sum(v["best_debater_votes"].values()) == 9
+    assert all(label.startswith(("Affirmative Speaker", "Negative Speaker")) for label in v["best_debater_votes"])
+
+
+def test_out_and_markdown_report(tmp_path, capsys):
+    out_file = tmp_path / "v.json"
+    code, out, err = run([REAL, "--out", out_file, "--report", "md"], capsys)
+    assert code == 0 and out == ""
+    report = out_file.with_suffix(".md").read_text(encoding="utf-8")
+    assert report.startswith("# Verdict: debateart_0020")
+    for heading in ("## Battlefield map", "## Stage scores", "## Ballots", "## Provenance"):
+        assert heading in report
+    assert json.loads(out_file.read_text(encoding="utf-8"))["match_id"] == "debateart_0020"
+
+
+def test_offline_verdict_is_deterministic(capsys):
+    _, first, _ = run([SYNTH_4V4], capsys)
+    _, second, _ = run([SYNTH_4V4], capsys)
+    assert first == second
+
+
+def test_schema_prints_both_formats(capsys):
+    code, out, _ = run(["schema"], capsys)
+    doc = json.loads(out)
+    assert code == 0 and set(doc) == {"match", "verdict"}
+    assert "labels" in doc["match"]["properties"] and "p" in doc["verdict"]["properties"]
+
+
+@pytest.mark.parametrize(
+    "make, expect",
+    [
+        (lambda p: p.write_text("{nope", encoding="utf-8"), "invalid JSON at line 1"),
+        (lambda p: p.write_bytes(b"\xff\xfe{}"), "not UTF-8"),
+        (lambda p: p.write_text("[]", encoding="utf-8"), "top level must be a JSON object"),
+        (lambda p: p.write_text(json.dumps({**json.loads(REAL.read_text(encoding="utf-8")), "colour": 1}), encoding="utf-8"), "field colour is not part of the format"),
+        (lambda p: p.mkdir(), "is a directory"),
+        (lambda p: None, "no such file"),
+    ],
+    ids=["bad-json", "not-utf8", "array", "unknown-field", "directory", "missing"],
+)
+def test_bad_input_is_one_line_exit_2(tmp_path, capsys, make, expect):
+    path = tmp_path / "m.json"
+    make(path)
+    code, out, err = run([path], capsys)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and err.startswith("adjudicate: error: ") and expect in err
+    assert "Traceback" not in err
+
+
+def test_bad_usage_is_one_line_exit_2(capsys):
+    code, out, err = run([REAL, "--arm", "foo"], capsys)
+    assert code == 2 and out == "" and err.count("\n") == 1 and "--arm" in err
+    code, _, err = run([REAL, "--arm", "single-call"], capsys)
+    assert code == 2 and "needs an LLM" in err and err.count("\n") == 1
+
+
+def test_console_script_exit_code_and_streams(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"match_id": "x"}', encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-m", "adjudicator.cli", str(bad)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.strip().count("\n") == 0 and "is missing" in proc.stderr and "Traceback" not in proc.stderr
