@@ -111,30 +111,59 @@ def usage_summary(calls) -> str:
 @click.argument("match_file", type=click.Path(path_type=Path))
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="write the verdict JSON here instead of stdout")
 @click.option("--report", type=click.Choice(["md"]), help="also write a readable report")
-@click.option("--report-out", type=click.Path(dir_okay=False, path_type=Path), help="report path (default: beside --out, else ./<match_id>.report.md)")
+@click.option("--report-out", type=click.Path(dir_okay=False, path_type=Path), help="report path (implies --report md; default: beside --out, else ./<match_id>.report.md)")
 @click.option("--arm", type=click.Choice(["agentic", "single-call"]), default="agentic", show_default=True, help="agentic panel or the CCDB single-call protocol")
 @model_options
 def run_cmd(match_file: Path, out: Path | None, report: str | None, report_out: Path | None, arm: str, **opts) -> None:
-    """Adjudicate MATCH_FILE and print the verdict JSON."""
+    """Adjudicate MATCH_FILE and print the verdict JSON.
+
+    When the adjudication fails (exit code 1), the partial verdict -- no winner, every failure with its
+    raw model outputs, whatever ballots and clash map did succeed -- is still written.
+    """
     from .arms import adjudicate_with_arm
+    from .errors import AdjudicationFailed
     from .match import load_match
 
+    if report_out is not None:
+        report = "md"
+    if out is not None and report_out is not None and _same_path(out, report_out):
+        raise InputError(f"--report-out: {report_out} is also the --out verdict path", "give the report its own path")
     match = load_match(match_file)
+    report_path = (report_out or (out.with_suffix(".md") if out else Path(f"{match.match_id}.report.md"))) if report == "md" else None
+    if out is not None and report_path is not None and _same_path(out, report_path):
+        raise InputError(f"--out: {out} would be overwritten by the Markdown report", "give the verdict a .json path or the report its own --report-out")
     config = model_config_from_options(opts)
-    verdict = adjudicate_with_arm(match, arm, config)
-    text = verdict.model_dump_json(indent=2) + "\n"
-    text = json.dumps(json.loads(text), ensure_ascii=False, indent=2) + "\n"
+    try:
+        verdict = adjudicate_with_arm(match, arm, config)
+    except AdjudicationFailed as exc:
+        if exc.verdict is not None:
+            _emit_verdict(exc.verdict, out, None)
+        raise
+    _emit_verdict(verdict, out, report_path)
+    if verdict.p is None:
+        raise AdjudicationFailed(
+            "no winner tendency could be extracted (the winner task failed after its attempts)",
+            "the verdict lists each failure with its raw outputs; retry or use another model",
+        )
+
+
+def _same_path(a: Path, b: Path) -> bool:
+    return a.expanduser().resolve() == b.expanduser().resolve()
+
+
+def _emit_verdict(verdict, out: Path | None, report_path: Path | None) -> None:
+    """Write the verdict JSON (stdout or ``out``), the Markdown report, and the stderr summary."""
+    text = json.dumps(json.loads(verdict.model_dump_json()), ensure_ascii=False, indent=2) + "\n"
     if out:
         write_text(out, text)
         echo_err(f"verdict written to {out}")
     else:
         click.echo(text, nl=False)
-    if report == "md":
+    if report_path is not None:
         from .report import verdict_markdown
 
-        path = report_out or (out.with_suffix(".md") if out else Path(f"{match.match_id}.report.md"))
-        write_text(path, verdict_markdown(verdict))
-        echo_err(f"report written to {path}")
+        write_text(report_path, verdict_markdown(verdict))
+        echo_err(f"report written to {report_path}")
     p = "n/a" if verdict.p is None else f"{verdict.p:.2f}"
     echo_err(f"{verdict.provenance.model}: winner {verdict.winner} (p={p}); {usage_summary(verdict.calls)}")
     if verdict.failures:
@@ -192,6 +221,11 @@ _register_optional_commands()
 def main(argv: list[str] | None = None) -> int:
     """Entry point. Returns (and exits with) the exit code; errors are one line on stderr."""
     args = list(sys.argv[1:] if argv is None else argv)
+    if not args:
+        echo_err(f"{PROG}: error: give a match file or a command, e.g. `{PROG} match.json` (see `{PROG} --help`)")
+        if argv is None:
+            sys.exit(2)
+        return 2
     try:
         main_group.main(args=args, prog_name=PROG, standalone_mode=False)
         code = 0

@@ -24,11 +24,12 @@ API keys are never part of this configuration: litellm reads the provider's usua
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import field_validator, BaseModel, ConfigDict, Field, ValidationError
 
 from .backend import JUDGE_PERSPECTIVES, Backend
 from .cache import default_cache_dir
@@ -89,6 +90,29 @@ class ModelConfig(BaseModel):
     max_tokens: int | None = Field(default=None, ge=1)
     transport_retries: int = Field(default=4, ge=0, le=10)
     backoff_base_s: float = Field(default=1.0, ge=0.0)
+
+    @field_validator("model", "tracker_model")
+    @classmethod
+    def _model_named(cls, v: str | None) -> str | None:
+        if v is not None and not v.strip():
+            raise ValueError("is empty; give a litellm model string such as deepseek/deepseek-chat, or 'offline'")
+        return None if v is None else v.strip()
+
+    @field_validator("judge_models")
+    @classmethod
+    def _judges_named(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        if len(v) > 3:
+            raise ValueError(f"names {len(v)} models; a panel has 3 judges, give at most 3")
+        if any(not m.strip() for m in v):
+            raise ValueError("contains an empty model name")
+        return v
+
+    @field_validator("api_base")
+    @classmethod
+    def _api_base_is_url(cls, v: str | None) -> str | None:
+        if v is not None and not re.match(r"^https?://[^\s/]+", v.strip()):
+            raise ValueError("must be an http:// or https:// URL, e.g. http://127.0.0.1:8080/v1")
+        return None if v is None else v.strip()
 
     # -- roles -----------------------------------------------------------------------------------
 
@@ -194,7 +218,7 @@ class ModelConfig(BaseModel):
             err = exc.errors()[0]
             key = str(err["loc"][0]) if err.get("loc") else "?"
             src = sources.get(key, key)
-            msg = err.get("msg", "invalid")
+            msg = err.get("msg", "invalid").removeprefix("Value error, ")
             raise ConfigError(f"{src}: {key} {values.get(key)!r} is invalid ({msg})") from None
 
     def describe(self) -> str:

@@ -34,9 +34,18 @@ class ConfigError(InputError):
 
 
 class AdjudicationFailed(AdjudicatorError):
-    """The adjudication could not produce a verdict, e.g. fewer than two valid ballots (exit code 1)."""
+    """The adjudication could not produce a verdict, e.g. fewer than two valid ballots (exit code 1).
+
+    ``verdict`` optionally carries the partial result (no winner, no p) with every failure and its raw
+    outputs, the ballots and clash map that did succeed, and the provenance, so that finished work
+    and the evidence of what failed are not lost.
+    """
 
     exit_code = 1
+
+    def __init__(self, message: str, hint: str | None = None, verdict: object | None = None) -> None:
+        super().__init__(message, hint)
+        self.verdict = verdict
 
 
 class ModelCallError(AdjudicatorError):

@@ -100,6 +100,27 @@ _ZH_FORFEIT = re.compile(r"^\W*(弃权|放弃|跳过|略过|无|不回应|没有
 _EN_DODGE = ("no comment", "next question", "pass", "i don't know", "not going to answer", "irrelevant question")
 _ZH_DODGE = ("不回答", "跳过", "不知道", "无可奉告", "下一个问题", "不予回应")
 
+#: Weighing / synthesis markers: the words a summary or closing uses to compare the two cases and say
+#: which clash matters more (paper Appendix A.2: closings give the final comparison).
+_EN_WEIGHING = (
+    "outweigh", "therefore", "in sum", "in summary", "to sum up", "to summarize", "in conclusion", "overall",
+    "more important", "most important", "matters more", "weigh", "compare", "comparison", "on balance",
+    "the key", "key question", "ultimately", "crucial", "bottom line", "even if", "which means", "thus",
+    "this debate comes down", "comes down to", "the real question", "more likely", "bigger", "greater",
+)
+_ZH_WEIGHING = (
+    "更重要", "最重要", "因此", "综上", "比较", "所以", "关键", "回顾", "归根", "真正的", "最终", "核心", "分歧",
+    "权衡", "远大于", "大于", "即使", "就算", "换言之", "也就是说", "总而言之", "可见", "说明", "显然", "始终",
+)
+
+#: Phrases that attribute the sentence's content to the opponent (the sentence reports the other side's
+#: words, so it is not a statement of the speaker's own position).
+_EN_ATTRIBUTION = (
+    "my opponent", "opponent's", "you claim", "you say", "you said", "you argue", "pro claims", "con claims",
+    "pro says", "con says", "pro argues", "con argues", "pro said", "con said", "they claim", "they say",
+)
+_ZH_ATTRIBUTION = ("对方说", "对方认为", "对方所说", "对方辩友说", "你方说", "您方说", "你说", "您说", "对方今天", "对方的", "对方一直", "对方承认", "对方辩友")
+
 _EN_EVIDENCE = re.compile(r"https?://|\[\d+\]|\(\d+\)|according to|study|studies|survey|data|percent|%|\bsource")
 _ZH_EVIDENCE = re.compile(r"数据|研究|调查|报告|统计|根据|显示|百分之|%|案例|例如|比如")
 
@@ -237,6 +258,97 @@ def has_concession(sentence: str, language: str) -> bool:
 def has_rebuttal(sentence: str, language: str) -> bool:
     """True if ``sentence`` carries a rebuttal marker."""
     return rebuttal_markers(sentence, language) > 0
+
+
+def weighing_markers(text: str, language: str) -> int:
+    """Count of weighing / synthesis markers ("outweigh", "therefore", "in sum", "more important";
+    更重要, 因此, 综上, 比较, 关键, 回顾): the words of a final comparison (paper Appendix A.2)."""
+    markers = _ZH_WEIGHING if language == "zh" else _EN_WEIGHING
+    return _count_markers(_unquote(text), markers)
+
+
+def is_attributed(sentence: str, language: str) -> bool:
+    """True if ``sentence`` reports or quotes the opponent rather than stating the speaker's own view:
+    a quoted line ('>'), a sentence opening with a quotation mark or in italics-quotes, or one carrying
+    an attribution phrase ("my opponent", "you said"; 对方说, 您方说, 对方认为)."""
+    s = (sentence or "").strip()
+    if s.startswith((">", '"', "“", "「", "_\"", "*\"", "'")):
+        return True
+    low = s.lower()
+    markers = _ZH_ATTRIBUTION if language == "zh" else _EN_ATTRIBUTION
+    return any(m in low for m in markers)
+
+
+def own_sentences(text: str) -> list[str]:
+    """The sentences of ``text`` outside quoted lines (lines starting with '>' quote the opponent)."""
+    return sentences(_unquote(text))
+
+
+#: Characters allowed inside a phrase but never making one on their own (function-like, yet part of
+#: words such as 过程, 对照, 地区, 行为); a phrase made only of these is dropped.
+_ZH_WEAKCHARS = frozenset("过对向于以之其所为得地很还又再并且即否从")
+_ZH_STRONGSTOP = _ZH_STOPCHARS - _ZH_WEAKCHARS
+#: Weak characters that do not start a word (a phrase starting or ending with one is a cross-word piece).
+_ZH_BAD_START = frozenset("于以之其并且即否得很还又再")
+#: Generic words that recur in any debate and never name a clash.
+_ZH_GENERIC = frozenset(
+    """不会 不能 不要 不用 只要 只有 一样 同样 本身 第一 第二 第三 第四 之后 之前 得到 通过 其实 还有 真正 方面 情况
+    东西 事情 地方 哪些 哪一 为止 以后 以前 之间 所有 一定 一直 所谓 直接 这样 那样 那么 这么 或者 以及 然后 至少 更多
+    刚才 最后 回答 承认 反驳 一点 两点 三点 一下""".split()
+)
+
+
+def zh_phrases(texts: list[str], min_count: int = 2, max_len: int = 5) -> dict[str, int]:
+    """Word-like Chinese phrases of 2..``max_len`` characters that recur in ``texts``, with counts.
+
+    A cheap stand-in for word segmentation (chosen over adding a segmenter dependency). A candidate
+    is a CJK substring without a function character (的, 了, 是, ...; 过, 对, 以 are allowed inside a
+    phrase but a phrase of only such characters is dropped), without a stop bigram (我们, 对方, ...)
+    and not a generic word (第一, 同样, 承认, ...), occurring at least ``min_count`` times. It is kept
+    only if it is not a fragment of a longer unit:
+
+    - no single one-character extension accounts for 80% or more of its occurrences (过程 inside
+      过程稿, 数人 inside 多数人), and for 3+ characters the extensions on one side together do not
+      (实声明 inside 诚实声明 / 如实声明);
+    - it does not end with one of those function-like characters or 不, nor start with 于, 以, 之, ...;
+    - in fewer than half of its occurrences does it start (end) with the second (first) character of a
+      stop bigram (方说 from 对方说, 谢主 from 谢谢主席).
+
+    Returns phrase -> count."""
+    counts: dict[str, int] = {}
+    broken: dict[str, int] = {}
+    for text in texts:
+        for run in _CJK_RUN.findall(_URL.sub(" ", text or "")):
+            ok = [not (run[i : i + 2] in _ZH_STOPBIGRAMS or run[i] in _ZH_STRONGSTOP or run[i + 1] in _ZH_STRONGSTOP) for i in range(len(run) - 1)]
+            for i in range(len(run) - 1):
+                for n in range(2, max_len + 2):  # one beyond max_len to test closure of max_len phrases
+                    if i + n > len(run) or not ok[i + n - 2]:
+                        break
+                    g = run[i : i + n]
+                    counts[g] = counts.get(g, 0) + 1
+                    if (i > 0 and run[i - 1 : i + 1] in _ZH_STOPBIGRAMS) or run[i + n - 1 : i + n + 1] in _ZH_STOPBIGRAMS:
+                        broken[g] = broken.get(g, 0) + 1
+    top_ext: dict[str, int] = {}
+    left_sum: dict[str, int] = {}
+    right_sum: dict[str, int] = {}
+    for g, c in counts.items():
+        if len(g) >= 3:
+            top_ext[g[1:]] = max(top_ext.get(g[1:], 0), c)
+            top_ext[g[:-1]] = max(top_ext.get(g[:-1], 0), c)
+            left_sum[g[1:]] = left_sum.get(g[1:], 0) + c
+            right_sum[g[:-1]] = right_sum.get(g[:-1], 0) + c
+    out = {}
+    for g, c in counts.items():
+        if not (2 <= len(g) <= max_len and c >= min_count) or g in _ZH_GENERIC or all(ch in _ZH_WEAKCHARS for ch in g):
+            continue
+        if g[-1] in _ZH_WEAKCHARS or g[-1] == "不" or g[0] in _ZH_BAD_START:
+            continue
+        if top_ext.get(g, 0) >= 0.8 * c or broken.get(g, 0) * 2 >= c:
+            continue
+        if len(g) >= 3 and max(left_sum.get(g, 0), right_sum.get(g, 0)) >= 0.8 * c:
+            continue
+        out[g] = c
+    return out
 
 
 def evidence_markers(text: str, language: str) -> int:

@@ -30,7 +30,17 @@ from .formats import INTERACTION, FormatName, Role, Side, StageType, get_format,
 
 
 class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # strict: a JSON string "7" or a boolean is not silently taken as the integer 7 or 1
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+
+#: Match and stage ids become file names and ``"<stage_id>|<side>"`` keys: word characters, dots and
+#: hyphens only (any script), starting with a word character.
+ID_PATTERN = r"^\w[\w.\-]*$"
+
+#: Largest match file accepted (bytes). A CCDB 4v4 match is ~100 KB; a larger file is almost
+#: certainly not one match, and its text would be sent to a model several times.
+MAX_MATCH_BYTES = 8 * 1024 * 1024
 
 
 class Debater(_Frozen):
@@ -71,8 +81,8 @@ class Stage(_Frozen):
     ``surprise`` marks a 2v2 surprise challenge (Appendix A.3).
     """
 
-    stage_id: str
-    name: str
+    stage_id: str = Field(pattern=ID_PATTERN)
+    name: str = Field(min_length=1)
     type: StageType
     sides: list[Side] = Field(min_length=1, max_length=2)
     roles: dict[Side, Role] | None = None
@@ -208,12 +218,12 @@ class MatchView(_Frozen):
     labels cannot reach a model input by construction.
     """
 
-    match_id: str
+    match_id: str = Field(pattern=ID_PATTERN)
     format: FormatName
     language: Literal["zh", "en"]
-    motion: str
-    affirmative_position: str
-    negative_position: str
+    motion: str = Field(min_length=1)
+    affirmative_position: str = Field(min_length=1)
+    negative_position: str = Field(min_length=1)
     info: str | None = None
     debaters: list[Debater]
     stages: list[Stage]
@@ -307,6 +317,16 @@ class Match(MatchView):
                 if len(fixed) > len(expected):
                     raise ValueError(f"stages.{positions[len(expected)]}: one stage more than the format has; {order}")
                 raise ValueError(f"stages: {len(expected) - len(fixed)} stage(s) missing after stages.{positions[-1] if positions else 0}, starting with {spec.order[len(fixed)].type} ({spec.order[len(fixed)].name}); {order}")
+            positions = [i for i, st in enumerate(self.stages) if not st.surprise]
+            for i, slot in zip(positions, spec.order):
+                st = self.stages[i]
+                if st.interaction == "monologue" and st.sides != list(slot.sides):
+                    raise ValueError(f"stages.{i}.sides: {slot.name} ({slot.name_zh}) is the {slot.sides[0]}'s stage in {self.format}; got {st.sides[0]}")
+                if st.interaction == "asymmetric" and st.questioner != slot.questioner:
+                    raise ValueError(
+                        f"stages.{i}.roles: in {slot.name} ({slot.name_zh}) the {slot.questioner} is the questioner in {self.format}; "
+                        f"set roles to {{\"{slot.questioner}\": \"questioner\", \"{other_side(slot.questioner)}\": \"respondent\"}}"  # type: ignore[arg-type]
+                    )
         if self.labels:
             self._check_labels(self.labels, known)
         return self
@@ -325,6 +345,9 @@ class Match(MatchView):
                 for key in j.best_debater_votes:
                     if key not in known:
                         raise ValueError(f"labels.{group_name}.{k}.best_debater_votes: {key!r} is not a debater of this match")
+                total = sum(j.best_debater_votes.values())
+                if self.format.startswith("ccdb-") and j.best_debater_votes and total != 3:
+                    raise ValueError(f"labels.{group_name}.{k}.best_debater_votes: a CCDB judge gives exactly 3 votes, got {total}")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -354,7 +377,15 @@ def describe_validation_error(exc: ValidationError, what: str = "match") -> str:
         expected = [e["ctx"]["expected"] for e in exc.errors() if e.get("type") == "literal_error" and _loc(e) == loc and "ctx" in e]
         if len(expected) > 1:
             msg = "Input should be " + " or ".join(expected)
-        return f"{what}: field {loc}: {msg}"
+        return f"{what}: field {loc}: {msg}; use one of these values"
+    if kind == "too_short":
+        return f"{what}: field {loc} is empty; give at least one item (see `adjudicate schema`)"
+    if kind == "string_too_short":
+        return f"{what}: field {loc} is empty; give its text"
+    if kind == "string_pattern_mismatch":
+        return f"{what}: field {loc}: {err.get('input')!r} is not a usable id; use letters, digits, '_', '.' and '-' only"
+    if kind.endswith("_type") or kind.endswith("_parsing"):
+        return f"{what}: field {loc}: {msg} (got {type(err.get('input')).__name__} {err.get('input')!r:.40}); write it as a JSON value of that type"
     head, _, rest = msg.partition(" ")
     if loc == "(top level)":
         # model-level consistency checks already start with the field path ("stages.3.type: ...")
@@ -386,6 +417,15 @@ def load_match(path: str | Path) -> Match:
         raise InputError(f"{p}: no such file", "give the path of a match .json file")
     if p.is_dir():
         raise InputError(f"{p}: is a directory", "give the path of one match .json file (use `adjudicate bench` for a folder)")
+    try:
+        size = p.stat().st_size
+    except OSError as exc:
+        raise InputError(f"{p}: cannot be read ({exc.strerror})") from None
+    if size > MAX_MATCH_BYTES:
+        raise InputError(
+            f"{p}: {size / 2**20:.1f} MiB is larger than the {MAX_MATCH_BYTES // 2**20} MiB a match file may be",
+            "give one match per file (a CCDB match is about 0.1 MiB)",
+        )
     try:
         raw = p.read_bytes().decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -21,7 +21,7 @@ from .context import AdjudicationContext
 from .errors import AdjudicationFailed
 from .match import MatchView
 from .records import CallRecord, NodeFailure
-from .verdict import Ballot, Verdict
+from .verdict import Ballot, Provenance, Verdict
 
 
 def track_stage(state: BattlefieldState, runtime: Runtime[AdjudicationContext]) -> dict[str, Any]:
@@ -103,27 +103,65 @@ def judge(task: JudgeTask, runtime: Runtime[AdjudicationContext]) -> dict[str, A
     return update
 
 
-def aggregate_panel(state: PanelState, runtime: Runtime[AdjudicationContext]) -> dict[str, Any]:
-    """Aggregate the ballots into the verdict (plain code). With fewer than two valid ballots the
-    update carries ``panel_error`` instead, so finished work stays in the state."""
-    ctx = runtime.context
+def state_provenance(state: BattlefieldState, ctx: AdjudicationContext) -> Provenance:
+    """The deterministic provenance of everything recorded in ``state`` under context ``ctx``."""
     backends = [ctx.tracker, *ctx.judges.values()]
     hashes: dict[str, str] = {}
     for b in backends:
         hashes.update(b.prompt_hashes())
-    calls = sorted(state.get("calls") or [], key=lambda c: (c.node, c.key, c.attempt))
-    provenance = provenance_of(
+    return provenance_of(
         "agentic",
         ctx.tracker.name,
         ctx.model_names(),
         any(b.is_llm for b in backends),
         dict(sorted(hashes.items())),
-        calls,
+        sorted_calls(state),
         __version__,
     )
-    failures = sorted(state.get("failures") or [], key=lambda f: (f.node, f.key))
+
+
+def sorted_calls(state: BattlefieldState) -> list[CallRecord]:
+    """The state's call records in a deterministic order (node, key, attempt)."""
+    return sorted(state.get("calls") or [], key=lambda c: (c.node, c.key, c.attempt))
+
+
+def sorted_failures(state: BattlefieldState) -> list[NodeFailure]:
+    """The state's node failures in a deterministic order (node, key)."""
+    return sorted(state.get("failures") or [], key=lambda f: (f.node, f.key))
+
+
+def partial_verdict(state: PanelState, ctx: AdjudicationContext) -> Verdict:
+    """What a failed panel leaves: no winner and no p, but the valid ballots, the clash map, every
+    failure with its raw outputs, and the provenance (so a failure loses no finished work)."""
+    view = full_view(state)
+    return Verdict(
+        match_id=view.match_id,
+        format=view.format,
+        motion=view.motion,
+        arm="agentic",
+        winner=None,
+        p=None,
+        battlefields=list((state.get("clashes") or {}).values()),
+        ballots=sorted(state.get("ballots") or [], key=lambda b: b.judge_id),
+        failures=sorted_failures(state),
+        provenance=state_provenance(state, ctx),
+        calls=sorted_calls(state),
+    )
+
+
+def aggregate_panel(state: PanelState, runtime: Runtime[AdjudicationContext]) -> dict[str, Any]:
+    """Aggregate the ballots into the verdict (plain code). With fewer than two valid ballots the
+    update carries ``panel_error`` instead, so finished work stays in the state."""
+    ctx = runtime.context
     try:
-        verdict = aggregate(full_view(state), list(state.get("ballots") or []), state.get("clashes") or {}, failures, calls, provenance)
+        verdict = aggregate(
+            full_view(state),
+            list(state.get("ballots") or []),
+            state.get("clashes") or {},
+            sorted_failures(state),
+            sorted_calls(state),
+            state_provenance(state, ctx),
+        )
     except AdjudicationFailed as exc:
         return {"verdict": None, "panel_error": exc.one_line()}
     return {"verdict": verdict, "panel_error": None}

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,9 +39,15 @@ _RUN_GT = re.compile(r">{3,}")
 
 
 def prompts_dir() -> Path:
-    """``$ADJUDICATOR_PROMPTS_DIR`` when set, else the repository's ``prompts/`` folder."""
+    """``$ADJUDICATOR_PROMPTS_DIR`` when set, else the repository's ``prompts/`` folder (editable
+    installs and checkouts), else ``<sys.prefix>/share/adjudicator/prompts`` where a wheel install
+    puts the same files (pyproject ``data-files``)."""
     env = os.environ.get("ADJUDICATOR_PROMPTS_DIR")
-    return Path(env) if env else DEFAULT_PROMPTS_DIR
+    if env:
+        return Path(env)
+    if DEFAULT_PROMPTS_DIR.is_dir():
+        return DEFAULT_PROMPTS_DIR
+    return Path(sys.prefix) / "share" / "adjudicator" / "prompts"
 
 
 def prompt_language(format_name: str) -> str:

@@ -35,8 +35,14 @@ def adjudicate_agentic(match: Match | MatchView, context: AdjudicationContext) -
 
 def adjudicate(match: Match | MatchView, context: AdjudicationContext) -> Verdict:
     """Adjudicate ``match`` and return the verdict. Raises :class:`AdjudicationFailed` (exit code 1)
-    when fewer than two judges produced a valid ballot."""
+    when fewer than two judges produced a valid ballot; the exception carries the partial verdict
+    (failures with raw outputs, valid ballots, clash map, provenance)."""
+    from .nodes import partial_verdict
+
     verdict, state = adjudicate_agentic(match, context)
     if verdict is None:
-        raise AdjudicationFailed(state.get("panel_error") or "the panel produced no verdict")
+        raise AdjudicationFailed(
+            state.get("panel_error") or "the panel produced no verdict",
+            verdict=partial_verdict(state, context),
+        )
     return verdict

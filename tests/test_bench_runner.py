@@ -9,6 +9,7 @@ loopback OpenAI-compatible server (tests/fake_openai.py) with the real litellm c
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 import pytest
@@ -206,10 +207,12 @@ def test_each_sample_is_isolated_a_marker_reaches_no_other_sample(tmp_path, caps
     data = write_dataset(tmp_path / "data", [online(1), online(2, extra=marker), online(3), online(4)])
     runs = tmp_path / "runs"
     manifest_seen = []
+    first_request = threading.Lock()  # the server answers on several threads: check-then-append must be atomic
 
     def responder(body):
-        if not manifest_seen:
-            manifest_seen.append(any(runs.glob("*/manifest.json")))
+        with first_request:
+            if not manifest_seen:
+                manifest_seen.append(any(runs.glob("*/manifest.json")))
         return answer(body)
 
     fake_openai.respond_with(responder)

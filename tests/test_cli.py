@@ -108,3 +108,27 @@ def test_console_script_exit_code_and_streams(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "adjudicator.cli", str(bad)], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.strip().count("\n") == 0 and "is missing" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_a_failed_panel_still_writes_the_partial_verdict(tmp_path, capsys):
+    """Judges answering garbage three times each: exit 1, but the verdict JSON with every failure and
+    its raw outputs is written, and the clash map the trackers built is kept."""
+    from fake_openai import FakeOpenAI
+    from llm_helpers import schema_responder
+
+    server = FakeOpenAI()
+    try:
+        server.respond_with(lambda body: schema_responder(body) if "sides" in json.dumps(body.get("response_format") or {}) else "I cannot judge this.")
+        code, out, err = run(
+            [REAL, "--model", "openai/test-model", "--api-base", server.base_url, "--json-mode", "schema", "--cache-dir", tmp_path / "c"],
+            capsys,
+        )
+    finally:
+        server.close()
+    assert code == 1
+    v = json.loads(out)
+    assert v["winner"] is None and v["p"] is None and v["ballots"] == []
+    judge_failures = [f for f in v["failures"] if f["node"] == "judge"]
+    assert len(judge_failures) == 3 and all(f["raw_outputs"] == ["I cannot judge this."] * 3 for f in judge_failures)
+    assert v["provenance"]["attempts"] == 4 + 9  # four tracker calls, three attempts per judge
+    assert "at least 2 valid ballots, got 0" in err.splitlines()[-1]

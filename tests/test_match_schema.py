@@ -204,7 +204,7 @@ BAD_CASES: list[tuple[str, Callable[[dict], None], tuple[str, ...]]] = [
     ("utterance side contradicts speaker", lambda d: _stage0(d)["utterances"][0].update({"side": "negative"}),
      ("stages.0.utterances.0.side",)),
     ("empty transcript", lambda d: d.update({"stages": []}), ("stages: the transcript is empty",)),
-    ("stage with no utterances", lambda d: _stage0(d).update({"utterances": []}), ("field stages.0.utterances", "at least 1")),
+    ("stage with no utterances", lambda d: _stage0(d).update({"utterances": []}), ("field stages.0.utterances", "give at least one item")),
     ("stage with only empty text", lambda d: _stage0(d)["utterances"][0].update({"text": "  \n "}),
      ("field stages.0.utterances", "every utterance is empty")),
     ("duplicate stage ids", lambda d: d["stages"][1].update({"stage_id": "s01"}), ("stages", "stage_id 's01' is used twice")),
