@@ -104,7 +104,7 @@ _ZH_DODGE = ("不回答", "跳过", "不知道", "无可奉告", "下一个问�
 #: which clash matters more (paper Appendix A.2: closings give the final comparison).
 _EN_WEIGHING = (
     "outweigh", "therefore", "in sum", "in summary", "to sum up", "to summarize", "in conclusion", "overall",
-    "more important", "most important", "matters more", "weigh", "compare", "comparison", "on balance",
+    "more important", "most important", "matters more", " weigh", "compare", "comparison", "on balance",
     "the key", "key question", "ultimately", "crucial", "bottom line", "even if", "which means", "thus",
     "this debate comes down", "comes down to", "the real question", "more likely", "bigger", "greater",
 )
@@ -118,8 +118,13 @@ _ZH_WEIGHING = (
 _EN_ATTRIBUTION = (
     "my opponent", "opponent's", "you claim", "you say", "you said", "you argue", "pro claims", "con claims",
     "pro says", "con says", "pro argues", "con argues", "pro said", "con said", "they claim", "they say",
+    "admitted", "conceded", "according to pro", "according to con",
 )
-_ZH_ATTRIBUTION = ("对方说", "对方认为", "对方所说", "对方辩友说", "你方说", "您方说", "你说", "您说", "对方今天", "对方的", "对方一直", "对方承认", "对方辩友")
+_ZH_ATTRIBUTION = (
+    "对方说", "对方认为", "对方所说", "对方辩友说", "你方说", "您方说", "你说", "您说", "对方今天", "对方的", "对方一直",
+    "对方承认", "对方辩友", "对方一辩", "对方二辩", "对方三辩", "对方四辩", "您方", "你方", "您已经", "你已经", "你刚才",
+    "您刚才", "承认", "我记下",
+)
 
 _EN_EVIDENCE = re.compile(r"https?://|\[\d+\]|\(\d+\)|according to|study|studies|survey|data|percent|%|\bsource")
 _ZH_EVIDENCE = re.compile(r"数据|研究|调查|报告|统计|根据|显示|百分之|%|案例|例如|比如")
@@ -271,8 +276,9 @@ def is_attributed(sentence: str, language: str) -> bool:
     """True if ``sentence`` reports or quotes the opponent rather than stating the speaker's own view:
     a quoted line ('>'), a sentence opening with a quotation mark or in italics-quotes, or one carrying
     an attribution phrase ("my opponent", "you said"; 对方说, 您方说, 对方认为)."""
-    s = (sentence or "").strip()
-    if s.startswith((">", '"', "“", "「", "_\"", "*\"", "'")):
+    raw = (sentence or "").strip()
+    s = raw.lstrip("-*_~ \t")
+    if raw.startswith(">") or s.startswith(('"', "\u201c", "\u300c", "'")):
         return True
     low = s.lower()
     markers = _ZH_ATTRIBUTION if language == "zh" else _EN_ATTRIBUTION
@@ -294,7 +300,7 @@ _ZH_BAD_START = frozenset("于以之其并且即否得很还又再")
 _ZH_GENERIC = frozenset(
     """不会 不能 不要 不用 只要 只有 一样 同样 本身 第一 第二 第三 第四 之后 之前 得到 通过 其实 还有 真正 方面 情况
     东西 事情 地方 哪些 哪一 为止 以后 以前 之间 所有 一定 一直 所谓 直接 这样 那样 那么 这么 或者 以及 然后 至少 更多
-    刚才 最后 回答 承认 反驳 一点 两点 三点 一下""".split()
+    刚才 最后 回答 承认 反驳 一点 两点 三点 一下 您说 你说 他说 您方 你方 自己 方说 才能 说明 更好 任何 其他 一些 有些 很多 非常""".split()
 )
 
 
@@ -308,7 +314,7 @@ def zh_phrases(texts: list[str], min_count: int = 2, max_len: int = 5) -> dict[s
     only if it is not a fragment of a longer unit:
 
     - no single one-character extension accounts for 80% or more of its occurrences (过程 inside
-      过程稿, 数人 inside 多数人), and for 3+ characters the extensions on one side together do not
+      过程稿, 数人 inside 多数人), and for 3+ characters its left extensions together do not
       (实声明 inside 诚实声明 / 如实声明);
     - it does not end with one of those function-like characters or 不, nor start with 于, 以, 之, ...;
     - in fewer than half of its occurrences does it start (end) with the second (first) character of a
@@ -330,13 +336,11 @@ def zh_phrases(texts: list[str], min_count: int = 2, max_len: int = 5) -> dict[s
                         broken[g] = broken.get(g, 0) + 1
     top_ext: dict[str, int] = {}
     left_sum: dict[str, int] = {}
-    right_sum: dict[str, int] = {}
     for g, c in counts.items():
         if len(g) >= 3:
             top_ext[g[1:]] = max(top_ext.get(g[1:], 0), c)
             top_ext[g[:-1]] = max(top_ext.get(g[:-1], 0), c)
             left_sum[g[1:]] = left_sum.get(g[1:], 0) + c
-            right_sum[g[:-1]] = right_sum.get(g[:-1], 0) + c
     out = {}
     for g, c in counts.items():
         if not (2 <= len(g) <= max_len and c >= min_count) or g in _ZH_GENERIC or all(ch in _ZH_WEAKCHARS for ch in g):
@@ -345,7 +349,7 @@ def zh_phrases(texts: list[str], min_count: int = 2, max_len: int = 5) -> dict[s
             continue
         if top_ext.get(g, 0) >= 0.8 * c or broken.get(g, 0) * 2 >= c:
             continue
-        if len(g) >= 3 and max(left_sum.get(g, 0), right_sum.get(g, 0)) >= 0.8 * c:
+        if len(g) >= 3 and left_sum.get(g, 0) >= 0.8 * c:
             continue
         out[g] = c
     return out

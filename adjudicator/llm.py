@@ -433,6 +433,7 @@ class LLMClient:
                 )
             lit = lit or litellm_module()
             kwargs = self._kwargs(request)
+            self._check_context_window(lit, kwargs)
             try:
                 sent = self._send(lit, kwargs, request, attempt, retries)
                 break
@@ -454,6 +455,36 @@ class LLMClient:
             finish_reason=finish,
             cache_key=key,
         )
+
+    def context_window(self) -> int | None:
+        """The model's input context window in tokens where litellm knows it, else None (local and
+        unknown models: then nothing is checked)."""
+        if not hasattr(self, "_context_window"):
+            window = None
+            try:
+                info = litellm_module().get_model_info(model=self.model)
+                window = info.get("max_input_tokens") or info.get("max_tokens")
+            except Exception:
+                window = None
+            self._context_window = int(window) if window else None
+        return self._context_window
+
+    def _check_context_window(self, lit: Any, kwargs: dict[str, Any]) -> None:
+        """Refuse, before sending, a prompt that cannot fit the model's known context window: it would
+        fail three times and be billed each time. Raises a non-retryable :class:`TransportError`."""
+        window = self.context_window()
+        if window is None:
+            return
+        try:
+            n = int(lit.token_counter(model=self.model, messages=kwargs["messages"]))
+        except Exception:
+            return
+        if n > window:
+            raise TransportError(
+                f"the prompt has about {n} tokens, more than {self.model}'s context window of {window}; nothing was sent",
+                status=None,
+                retryable=False,
+            )
 
     def _kwargs(self, request: ChatRequest) -> dict[str, Any]:
         kwargs: dict[str, Any] = {

@@ -1,4 +1,4 @@
-"""``adjudicate compare RUN_A RUN_B``: paired comparison of two runs on their common subset.
+"""``adjudicate compare RUN_A RUN_B``: paired comparison of two runs on the matches finished in both.
 
 Run A: the offline judge; run B: the loopback model, which always answers p = 0.7 and a score of 7
 (judges) -- so B predicts the affirmative everywhere. On the bundled synthetic CCDB matches (gold:
@@ -9,14 +9,20 @@ from __future__ import annotations
 
 import json
 
+import pytest
+from bench_helpers import answer, isolate_env, online, write_dataset
 from fake_openai import fake_openai  # noqa: F401 (fixture)
 
 from adjudicator.cli import main
-from bench_helpers import answer
 
 
-def test_compare_two_runs(tmp_path, capsys, fake_openai, bundled_matches_dir, monkeypatch):
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+@pytest.fixture(autouse=True)
+def _clean_env(monkeypatch, tmp_path):
+    """No ADJUDICATOR_* variable or user config may point a run at a real model server."""
+    isolate_env(monkeypatch, tmp_path)
+
+
+def test_compare_two_runs(tmp_path, capsys, fake_openai, bundled_matches_dir):
     data = str(bundled_matches_dir / "synthetic")
     runs = tmp_path / "runs"
     common = ["--runs-dir", str(runs), "--no-progress", "--bootstrap", "0"]
@@ -45,7 +51,64 @@ def test_compare_two_runs(tmp_path, capsys, fake_openai, bundled_matches_dir, mo
 
     assert main(["compare", "off", "lb", "--runs-dir", str(runs), "--bootstrap", "20"]) == 0
     table = capsys.readouterr().out
-    assert "exact McNemar" in table and "paired bootstrap" in table and "4 matches in both runs" in table
+    assert "exact McNemar" in table and "paired bootstrap" in table and "4 matches finished in both runs (finished A 4, B 4; only A 0, only B 0)" in table
+    assert "WARNING" not in table
+
+
+def _run(args, capsys):
+    code = main(args)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_compare_counts_only_matches_finished_in_both_and_excludes_ties_like_the_report(tmp_path, capsys):
+    # gold: m01 affirmative, m02 negative, m03 tie, m04 affirmative, m05 negative
+    data = write_dataset(tmp_path / "data", [online(1), online(2, "negative"), online(3, "tie"), online(4), online(5, "negative")])
+    runs = tmp_path / "runs"
+    common = ["--runs-dir", str(runs), "--no-progress", "--bootstrap", "0"]
+    assert main(["bench", str(data), "--name", "full", *common]) == 0
+    assert main(["bench", str(data), "--name", "part", "--limit", "3", *common]) == 0  # stopped early: m01-m03 only
+    capsys.readouterr()
+
+    code, out, err = _run(["compare", "full", "part", "--runs-dir", str(runs), "--json", "--bootstrap", "20"], capsys)
+    assert code == 0, err
+    c = json.loads(out)
+    assert (c["matches_shared"], c["matches_only_a"], c["matches_only_b"]) == (3, 2, 0)
+    assert (c["finished"]["a"], c["finished"]["b"]) == (5, 3)
+    # of m01-m03, m03 is a tie: accuracy and Brier count the 2 decisive matches
+    assert c["n_decisive_shared"] == 2
+    assert c["tests"]["winner_accuracy"]["n"] == 2 and c["tests"]["brier"]["n"] == 2
+    assert c["warnings"] == [] and err == ""
+
+    # the same run against itself: a warning, and the Brier n equals its report's (5 matches, 1 tie -> 4)
+    report = json.loads(next(runs.glob("*_full/report.json")).read_text())
+    code, out, err = _run(["compare", "full", "full", "--runs-dir", str(runs), "--json", "--bootstrap", "20"], capsys)
+    assert code == 0
+    c = json.loads(out)
+    assert c["tests"]["brier"]["n"] == report["calibration"]["agentic"]["brier"]["n"] == 4
+    assert c["tests"]["winner_accuracy"]["n"] == 4 and c["tests"]["brier"]["difference"] == 0.0
+    (w,) = c["warnings"]
+    assert "the same run folder" in w and "same arm 'agentic'" in w
+    assert err.startswith("warning: RUN_A and RUN_B are the same run folder")
+    # by folder path and by name: still the same run, and the text table says so first
+    full_dir = next(runs.glob("*_full"))
+    code, out, _ = _run(["compare", str(full_dir), "full", "--runs-dir", str(runs), "--bootstrap", "0"], capsys)
+    assert code == 0 and out.startswith("WARNING: RUN_A and RUN_B are the same run folder")
+    assert "5 matches finished in both runs (finished A 5, B 5; only A 0, only B 0)" in out
+    # a copy of the run folder elsewhere is still the same run (same manifest run id)
+    import shutil
+
+    copy = shutil.copytree(full_dir, tmp_path / "elsewhere" / full_dir.name)
+    c = compare_json([str(full_dir), str(copy)], capsys)
+    assert len(c["warnings"]) == 1 and f"two copies of run {full_dir.name}" in c["warnings"][0]
+    # two different runs give no warning
+    assert compare_json(["full", "part"], capsys, runs)["warnings"] == []
+
+
+def compare_json(refs, capsys, runs=None):
+    code, out, err = _run(["compare", *refs, "--json", "--bootstrap", "0", *(["--runs-dir", str(runs)] if runs else [])], capsys)
+    assert code == 0, err
+    return json.loads(out)
 
 
 def test_compare_unknown_run_is_exit_2(tmp_path, capsys):

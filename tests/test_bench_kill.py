@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from bench_helpers import answer, online, tokens_in, write_dataset
+from bench_helpers import answer, isolate_env, online, subprocess_env, tokens_in, write_dataset
 from fake_openai import Reply, fake_openai  # noqa: F401 (fixture)
 
 from adjudicator.cli import main
@@ -27,8 +27,8 @@ N = 8
 def test_kill_minus_nine_then_resume(tmp_path, fake_openai, monkeypatch, capsys):
     data = write_dataset(tmp_path / "data", [online(i) for i in range(1, N + 1)])
     runs = tmp_path / "runs"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ADJUDICATOR_")}
-    env.update(XDG_CONFIG_HOME=str(tmp_path / "xdg"), XDG_CACHE_HOME=str(tmp_path / "xdg-cache"))
+    isolate_env(monkeypatch, tmp_path)  # this process (the resume below) ...
+    env = subprocess_env(tmp_path)  # ... and the killed child, given its environment explicitly
     args = [
         str(ADJUDICATE), "bench", str(data), "--name", "killed", "--runs-dir", str(runs), "--concurrency", "2", "--no-progress", "--bootstrap", "0",
         "--model", "openai/test-model", "--api-base", fake_openai.base_url, "--json-mode", "object", "--cache-dir", str(tmp_path / "cache"),
@@ -58,9 +58,6 @@ def test_kill_minus_nine_then_resume(tmp_path, fake_openai, monkeypatch, capsys)
     # resume in this process (same console entry point, main()), watching every request it makes
     fake_openai.respond_with(answer)
     fake_openai.reset()
-    for k in [k for k in os.environ if k.startswith("ADJUDICATOR_")]:
-        monkeypatch.delenv(k)
-    monkeypatch.setenv("XDG_CONFIG_HOME", env["XDG_CONFIG_HOME"])
     code = main(args[1:] + ["--resume"])
     err = capsys.readouterr().err
     assert code == 0, err

@@ -13,7 +13,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from bench_helpers import answer, online, tokens_in, write_dataset
+from bench_helpers import answer, isolate_env, online, tokens_in, write_dataset
 from fake_openai import fake_openai  # noqa: F401 (fixture)
 
 from adjudicator.bench.dataset import load_folder
@@ -22,14 +22,8 @@ from adjudicator.cli import main
 
 @pytest.fixture(autouse=True)
 def _clean_env(monkeypatch, tmp_path):
-    """No user config file or ADJUDICATOR_* variable may change the tests' configuration."""
-    import os
-
-    for var in list(os.environ):
-        if var.startswith("ADJUDICATOR_"):
-            monkeypatch.delenv(var)
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg-cache"))
+    """No user config file, ADJUDICATOR_* variable, key or proxy may change the tests' configuration."""
+    isolate_env(monkeypatch, tmp_path)
 
 
 def bench(args, capsys):
@@ -91,8 +85,23 @@ def test_offline_run_writes_manifest_results_reports_and_resume_does_nothing(tmp
         assert report["tasks"][task]["applicable"] is False and report["tasks"][task]["reason"]
     md = (run / "report.md").read_text()
     assert "Not applicable to this dataset" in md and "always affirmative" in md and "offline judge, a non-LLM baseline" in md
+    # real PanelBench data: no synthetic banner; the dataset line names the label convention of labels.note
+    assert report["warnings"] == [] and "WARNING" not in md and "human judge" not in md  # (no judge panels: no reference rows)
+    (ds_line,) = [line for line in md.splitlines() if line.startswith("- **Dataset:**")]
+    assert "formats online-1v1 x5" in ds_line and "'content' convention (upstream 1.0 = negative win, 0.5 = tie, 0.0 = affirmative win)" in ds_line
+    assert "- **Arm** agentic: models tracker offline; judges offline x3 — offline judge" in md
+    # the Task 1 table: the arm, always affirmative/negative and random ranked and in rank order, the majority class unranked last
+    t1_rows = report["tasks"]["task1"]["rows"]
+    assert {r["predictor"] for r in t1_rows if r["comparable"]} == {"agentic · offline", "always affirmative", "always negative", "random"}
+    ranks = [r["rank"] for r in t1_rows]
+    assert ranks[:4] == sorted(ranks[:4]) and ranks[4:] == [None]
+    # gold: 3 negative and 2 affirmative winners -> majority class "always negative", 3/5, non-comparable
+    assert t1_rows[-1]["predictor"] == "majority class (always negative)" and t1_rows[-1]["metrics"]["winner_accuracy"]["value"] == 0.6
     html = (run / "report.html").read_text()
     assert "data:image/png;base64," in html and "<script" not in html and 'src="http' not in html
+    for text in (md, html):
+        assert "{'" not in text and "{&#39;" not in text  # no raw Python dicts
+    assert "&#39;content&#39; convention" in html and "models tracker offline; judges offline x3" in html
 
     before = {f.name: (f.read_bytes(), f.stat().st_mtime_ns) for f in files}
     code, out, err = bench([str(data), "--name", "pb5", "--runs-dir", str(runs), "--no-progress", "--bootstrap", "20", "--resume"], capsys)
@@ -292,14 +301,85 @@ def test_ccdb_dataset_reports_every_task_with_plots(tmp_path, capsys, bundled_ma
     report = json.loads((run / "report.json").read_text())
     assert all(report["tasks"][t]["applicable"] for t in ("task1", "task2", "task3"))
     names = [r["predictor"] for r in report["tasks"]["task2"]["rows"]]
-    assert names[1:] == ["random", "structure-aware random", "human judge (self-included)", "human judge (leave-one-out)"]
+    # synthetic labels: the individual-judge references are relabelled, listed after every ranked row
+    assert sorted(names[:3]) == ["agentic · offline", "random", "structure-aware random"]
+    assert names[3:] == ["synthetic judge (self-included)", "synthetic judge (leave-one-out)"]
+    for task in ("task1", "task2", "task3"):
+        ranks = [r["rank"] for r in report["tasks"][task]["rows"] if r["rank"] is not None]
+        assert ranks == sorted(ranks), task
     t3 = [r["predictor"] for r in report["tasks"]["task3"]["rows"]]
     assert "winning-side third speaker (oracle)" in t3 and "uniform votes" in t3
+    # the banner heads every report file
+    banner = "SYNTHETIC labels written by developers -- not real judges; human-reference rows are not human"
+    assert report["warnings"] == [banner] and list(report)[:2] == ["schema_version", "warnings"]
+    assert report["run"]["dataset"]["provenance"]["synthetic"] is True
     assert report["reliability"]["stage_scores"]["icc_1_3"]["value"] is not None
     html = (run / "report.html").read_text()
     assert html.count("data:image/png;base64,") == 3  # cost, reliability curve, predicted vs human scores
     md = (run / "report.md").read_text()
     for heading in ("## Task 1", "## Task 2", "## Task 3", "## Label reliability", "Spearman ρ", "Pred.-winner 3rd speaker"):
         assert heading in md
+    assert md.splitlines()[2] == f"> **WARNING: {banner}.**"
+    assert "human judge (" not in md and "Human references" not in md and "synthetic judge (self-included)*" in md
+    assert "formats ccdb-2v2 x2, ccdb-4v4 x2" in md and "convention" not in md.split("## Samples")[0]  # not PanelBench
+    assert html.index(f"WARNING: {banner}") < html.index("<ul>") and "human judge (" not in html
+    for text in (md, html):
+        assert "{'" not in text and "{&#39;" not in text
     assert main(["bench", str(bundled_matches_dir / "synthetic"), "--name", "syn", "--runs-dir", str(runs), "--report-only", "--bootstrap", "0"]) == 0
     assert capsys.readouterr().out.strip() == str(run)
+
+
+def test_resume_keeps_limit_and_seed_refuses_another_seed_or_a_smaller_limit_and_records_a_larger_one(tmp_path, capsys, bundled_matches_dir):
+    data = str(bundled_matches_dir / "panelbench")  # 5 matches
+    runs = tmp_path / "runs"
+    base = [data, "--name", "r", "--runs-dir", str(runs), "--no-progress"]
+
+    def sessions(run):
+        return [json.loads(line) for line in (run / "sessions.jsonl").read_text().splitlines()]
+
+    code, _, err = bench(base + ["--limit", "2", "--seed", "3", "--bootstrap", "10"], capsys)
+    assert code == 0, err
+    run = run_dir_of(runs)
+    manifest = json.loads((run / "manifest.json").read_text())
+    assert (manifest["limit"], manifest["seeds"], manifest["options"]["n_bootstrap"], manifest["amendments"]) == (2, {"baselines": 3, "bootstrap": 3}, 10, [])
+
+    # no --limit / --seed / --bootstrap: the run keeps 2 samples, seed 3 and 10 resamples
+    code, _, err = bench(base + ["--resume"], capsys)
+    assert code == 0, err
+    assert "2 samples x 1 arm(s); 0 to run, 2 already finished" in err
+    assert len(result_files(run)) == 2
+    report = json.loads((run / "report.json").read_text())
+    assert (report["run"]["seeds"], report["run"]["n_bootstrap"], report["samples"]["selected"]) == ({"baselines": 3, "bootstrap": 3}, 10, 2)
+    assert sessions(run)[2]["limit"] == 2 and sessions(run)[2]["seed"] == 3 and "changed" not in sessions(run)[2]
+
+    # refused, one line, exit 2, nothing run or logged: another seed (resume and --report-only), a smaller limit
+    before = (run / "sessions.jsonl").read_text()
+    for extra, needle in ((["--resume", "--seed", "5"], "--seed: run"), (["--report-only", "--seed", "5"], "--seed: run"), (["--resume", "--limit", "1"], "--limit: run")):
+        code, out, err = bench(base + extra, capsys)
+        assert code == 2 and out == "" and needle in err and len(err.strip().splitlines()) == 1, (extra, err)
+    assert (run / "sessions.jsonl").read_text() == before and json.loads((run / "manifest.json").read_text()) == manifest
+    # the same seed, given explicitly, is fine
+    code, _, err = bench(base + ["--resume", "--seed", "3"], capsys)
+    assert code == 0, err
+
+    # a larger limit grows the run and is recorded in the manifest and the sessions log
+    code, _, err = bench(base + ["--resume", "--limit", "4", "--bootstrap", "0"], capsys)
+    assert code == 0, err
+    assert "2 to run, 2 already finished" in err and "limit changed from 2 to 4" in err
+    assert len(result_files(run)) == 4
+    m2 = json.loads((run / "manifest.json").read_text())
+    (amend,) = m2["amendments"]
+    assert (m2["limit"], amend["field"], amend["from"], amend["to"], amend["session"]) == (4, "limit", 2, 4, 4)
+    assert {k: v for k, v in m2.items() if k not in ("limit", "amendments")} == {k: v for k, v in manifest.items() if k not in ("limit", "amendments")}
+    start = sessions(run)[-2]
+    assert start["event"] == "start" and start["changed"] == {"limit": {"from": 2, "to": 4}, "n_bootstrap": {"from": 10, "to": 0}}
+    report = json.loads((run / "report.json").read_text())
+    assert (report["samples"]["selected"], report["run"]["n_bootstrap"], report["run"]["seeds"]["baselines"]) == (4, 0, 3)
+
+    # and from then on a plain resume keeps 4; --report-only rebuilds with the run's seed
+    code, _, err = bench(base + ["--resume"], capsys)
+    assert code == 0 and "4 samples x 1 arm(s); 0 to run, 4 already finished" in err
+    code, _, err = bench(base + ["--report-only"], capsys)
+    assert code == 0, err
+    report = json.loads((run / "report.json").read_text())
+    assert (report["samples"]["selected"], report["run"]["seeds"]["baselines"], report["run"]["n_bootstrap"]) == (4, 3, 10)

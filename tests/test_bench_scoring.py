@@ -123,8 +123,60 @@ def test_human_references_are_unranked_and_non_comparable(scored):
     # leave-one-out: m1 j1, j2 face a 1:1 split (excluded), j3 is wrong; m2, m3 all right -> 6/7
     assert loo["metrics"]["winner_accuracy"]["value"] == pytest.approx(6 / 7)
     assert self_inc["comparable"] is False and self_inc["rank"] is None and loo["rank"] is None
-    ranked = sorted(r["rank"] for r in rows if r["rank"] is not None)
-    assert ranked == [1, 2, 3, 4]  # two arms and two baselines
+    # accuracies (gold aff, neg, aff): single-call 2/3, always affirmative 2/3, random (seed 0 draws
+    # p = .637, .270, .041 -> aff, neg, neg) 2/3, agentic 1/2, always negative 1/3. Equal values
+    # share a rank; the rows read in rank order although the arms come first when built.
+    assert [(r["predictor"], r["rank"]) for r in rows] == [
+        ("single-call · m", 1), ("always affirmative", 1), ("random", 1), ("agentic · m", 4), ("always negative", 5),
+        ("majority class (always affirmative)", None), ("human judge (self-included)", None), ("human judge (leave-one-out)", None),
+    ]
+
+
+def test_always_negative_and_the_majority_class_reference(scored):
+    t1 = scored["tasks"]["task1"]
+    neg = row(t1["rows"], "always negative")
+    # gold aff, neg, aff: always negative is right on m2 only -> 1/3, exactly its expectation
+    assert neg["comparable"] is True and neg["kind"] == "baseline"
+    assert neg["metrics"]["winner_accuracy"]["value"] == pytest.approx(1 / 3) and neg["expected"]["winner_accuracy"] == pytest.approx(1 / 3)
+    # majority side: 2 affirmative winners against 1 negative -> "always affirmative", 2/3, shown unranked
+    assert t1["majority_side"] == "affirmative"
+    maj = row(t1["rows"], "majority class (always affirmative)")
+    assert (maj["comparable"], maj["kind"], maj["rank"]) == (False, "reference", None)
+    assert maj["metrics"]["winner_accuracy"]["value"] == pytest.approx(2 / 3)
+    assert "fitted on the evaluation labels" in maj["note"] and "training folds" in maj["note"]
+    # common subset m1, m2 (aff, neg): always negative 1/2 there, expectation recomputed on the subset
+    cs_neg = row(t1["common_subset"]["rows"], "always negative")
+    assert cs_neg["metrics"]["winner_accuracy"]["value"] == 0.5 and cs_neg["expected"]["winner_accuracy"] == 0.5
+    # the McNemar tests against baselines cover the comparable ones only
+    assert sorted({t["baseline"] for t in scored["arm_vs_baseline"]}) == ["always affirmative", "always negative", "random"]
+
+
+@pytest.mark.parametrize("outcomes, side, accuracy", [
+    (["negative", "negative", "affirmative"], "negative", 2 / 3),  # 2 negative winners of 3
+    (["negative", "affirmative", "tie"], "affirmative", 1 / 2),  # 1:1 (the tie is not decisive) -> affirmative
+])
+def test_majority_side_is_fitted_on_the_dataset(outcomes, side, accuracy):
+    from bench_helpers import online
+
+    ms = [online(i + 1, o) for i, o in enumerate(outcomes)]
+    out = score_run(ms, {"agentic": {}}, {"agentic": "agentic"}, ScoreSettings(n_bootstrap=0))
+    t1 = out["tasks"]["task1"]
+    assert t1["majority_side"] == side
+    maj = row(t1["rows"], f"majority class (always {side})")
+    assert maj["rank"] is None and maj["metrics"]["winner_accuracy"]["value"] == pytest.approx(accuracy)
+
+
+def test_synthetic_labels_rename_the_human_references():
+    from adjudicator.reliability import reliability_from_matches
+
+    ms = matches()
+    out = score_run(ms, results(), {"agentic": "a", "single-call": "s"}, ScoreSettings(n_bootstrap=0), reliability_from_matches(ms), synthetic_labels=True)
+    for task in ("task1", "task2", "task3"):
+        names = [r["predictor"] for r in out["tasks"][task]["rows"]]
+        assert "synthetic judge (self-included)" in names and "synthetic judge (leave-one-out)" in names, task
+        assert not any(n.startswith("human") for n in names), task
+    ref = row(out["tasks"]["task1"]["rows"], "synthetic judge (self-included)")
+    assert "not human" in ref["note"] and ref["rank"] is None
 
 
 def test_task2_alignment_tendency_and_baseline_expectations(scored):

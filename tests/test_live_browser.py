@@ -1,17 +1,22 @@
 """A real headless Chromium opens the live board and watches it update (over SSE) while stages are
-pushed; the final page is saved as test-artifacts/live_board.png.
+pushed; the final page is saved as test-artifacts/live_board.png. Another test runs Chromium under
+strace and checks it stays on loopback and writes nothing under the real home.
 
-Needs Debian's ``chromium`` at /usr/bin/chromium (``.ci/run`` installs it); skipped otherwise.
+Needs Debian's ``chromium`` (``.ci/run`` installs it); skipped otherwise. The strace test also needs
+``strace`` (apt-get install strace).
 """
 
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
 from pathlib import Path
 
 import httpx
 import pytest
-from cdp_chromium import CHROMIUM, Chromium
+from cdp_chromium import CHROMIUM, Chromium, strace_wrapper, trace_findings
 from live_fakes import TOKEN, start_server
 
 from adjudicator.context import AdjudicationContext
@@ -29,6 +34,18 @@ def _text(selector: str) -> str:
     return f"(document.querySelector({json.dumps(selector)}) || {{}}).textContent"
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _tendency_text(t: dict, leaning_label: str = "Leaning") -> str:
+    """What the board writes under the tendency bar, from the snapshot's ``tendency``."""
+    return (
+        f"{leaning_label}: {t['leaning']}. Like-for-like score gap {t['score_gap']:+.2f} ({_count(t['compared_groups'], 'comparable stage group')}), "
+        f"clash momentum {t['momentum']:+.2f} ({_count(t['counted_events'], 'event')})."
+    )
+
+
 def test_board_updates_live_while_stages_are_pushed(tmp_path):
     from adjudicator.offline import OfflineBackend
 
@@ -39,8 +56,9 @@ def test_board_updates_live_while_stages_are_pushed(tmp_path):
         with httpx.Client(base_url=server.url, timeout=30, trust_env=False) as http:
             header = match.view().model_dump(mode="json", exclude={"stages"})
             assert http.post("/api/matches", json=header, headers=AUTH).status_code == 201
-            with Chromium(f"{server.url}/board/{mid}") as page:
+            with Chromium(f"{server.url}/board/{mid}", root=tmp_path / "chromium") as page:
                 page.wait_for("document.body.dataset.analysed === '0'")
+                assert page.eval(_text("#tendency-title")) == "Provisional tendency"
                 assert page.eval(_text("#m-motion")) == match.motion
                 assert page.eval(_text("#tendency-p")) == "–"
                 page.eval("window.__sameDocument = 1")  # survives only if the page never reloads
@@ -53,7 +71,9 @@ def test_board_updates_live_while_stages_are_pushed(tmp_path):
                     assert page.eval(_text("#latest-name")).startswith(f"{stage.stage_id} · ")
                     snap = http.get(f"/api/matches/{mid}").json()
                     assert page.eval(_text("#tendency-p")) == f"{snap['tendency']['p']:.2f}"
-                    assert page.eval(_text("#stage-progress")) == f"{i + 1} stages analysed · {i + 1} received"
+                    assert page.eval(_text("#tendency-text")) == _tendency_text(snap["tendency"])
+                    # an online match has no fixed stage count: "1 stage analysed", "2 stages analysed"
+                    assert page.eval(_text("#stage-progress")) == f"{_count(i + 1, 'stage')} analysed · {i + 1} received"
                 assert page.eval("window.__sameDocument") == 1
 
                 # the battlefield map shows every clash of the API snapshot, with one column per stage
@@ -68,9 +88,21 @@ def test_board_updates_live_while_stages_are_pushed(tmp_path):
 
                 verdict = http.post(f"/api/matches/{mid}/close", headers=AUTH).json()
                 page.wait_for("document.body.dataset.status === 'closed'")
+                # the result is the panel's verdict: winner, p and split, shown above every provisional number
                 assert page.eval("document.getElementById('verdict-panel').hidden") is False
                 assert page.eval(_text("#verdict-winner")) == f"Winner: {verdict['winner']}"
                 assert page.eval(_text("#verdict-p")) == f"winner tendency p = {verdict['p']:.2f}"
+                assert page.eval(_text("#verdict-split")) == f"panel split {verdict['dissent']['winner_split']}"
+                above = "document.getElementById('verdict-panel').compareDocumentPosition(document.getElementById('tendency-panel'))"
+                assert page.eval(f"Boolean({above} & Node.DOCUMENT_POSITION_FOLLOWING)") is True
+                # the trackers' tendency stays only as the labelled pre-verdict estimate
+                assert page.eval(_text("#tendency-title")) == "Pre-verdict estimate (not the result)"
+                assert page.eval("document.getElementById('tendency-panel').classList.contains('superseded')") is True
+                assert page.eval(_text("#tendency-note")).startswith("The trackers' provisional estimate as it stood before the panel met.")
+                assert page.eval(_text("#tendency-text")) == _tendency_text(snap["tendency"], "Trackers leaned")
+                assert page.eval(_text("#latest-move")).startswith("Pre-verdict estimate ")
+                assert page.eval(_text("#scores-title")) == "Trackers' stage scores (pre-verdict)"
+                assert "Provisional tendency" not in page.eval("document.body.innerText")
                 assert page.eval("window.__sameDocument") == 1
                 page.screenshot(ARTIFACT)
     finally:
@@ -88,7 +120,7 @@ def test_organiser_page_pushes_with_the_token_from_its_url(tmp_path):
         with httpx.Client(base_url=server.url, timeout=30, trust_env=False) as http:
             header = match.view().model_dump(mode="json", exclude={"stages"}) | {"match_id": "org"}
             assert http.post("/api/matches", json=header, headers=AUTH).status_code == 201
-            with Chromium(f"{server.url}/board/org?token={TOKEN}") as page:
+            with Chromium(f"{server.url}/board/org?token={TOKEN}", root=tmp_path / "chromium") as page:
                 page.wait_for("document.body.dataset.analysed === '0'")
                 assert "token" not in page.eval("location.href")  # taken out of the address bar
                 assert page.eval("document.getElementById('push-panel').hidden") is False
@@ -106,3 +138,49 @@ def test_organiser_page_pushes_with_the_token_from_its_url(tmp_path):
             assert http.get("/api/matches/org").json()["analysed"] == 1
     finally:
         server.stop()
+
+
+def _strace_works() -> bool:
+    """strace is installed and may trace here (not inside a container without ptrace, nor under
+    another tracer)."""
+    if shutil.which("strace") is None:
+        return False
+    return subprocess.run(["strace", "-qq", "-o", os.devnull, "true"], capture_output=True, timeout=30).returncode == 0
+
+
+@pytest.mark.skipif(not _strace_works(), reason="strace is not installed or cannot trace here (apt-get install strace)")
+def test_chromium_stays_on_loopback_and_out_of_the_real_home(tmp_path):
+    from adjudicator.offline import OfflineBackend
+
+    # the checker itself flags what QA saw with the old launch (lines of that strace log)
+    home = Path.home()
+    bad = [
+        '41 connect(25<UDP:[7]>, {sa_family=AF_INET, sin_port=htons(53), sin_addr=inet_addr("10.255.255.53")}, 16) = 0',
+        '41 sendto(25<UDP:[10.0.0.2:4321->10.255.255.53:53]>, "\\251\\371\\1\\0\\0\\1\\0\\0\\0\\0\\0\\0\\10clients2\\6google\\3com"..., 37, 0, NULL, 0) = 37',
+        '41 connect(21<TCP:[9]>, {sa_family=AF_INET6, sin6_port=htons(443), sin6_flowinfo=htonl(0), inet_pton(AF_INET6, "2001:4860:4860::8888", &sin6_addr), sin6_scope_id=0}, 28) = 0',
+        '41 sendto(21<UDPv6:[[fd00::2]:32876->[2001:4860:4860::8888]:443]>, "x", 1, 0, NULL, 0) = 1',
+        f'41 openat(AT_FDCWD<{home}>, "{home}/.config/chromium/Crash Reports/settings.dat", O_RDWR|O_CREAT|O_CLOEXEC, 0600) = 5',
+        f'41 openat(AT_FDCWD, "{home}/.cache/dconf/user", O_WRONLY|O_CREAT|O_TRUNC, 0600) = 7',
+    ]
+    assert len(trace_findings(bad, home)["violations"]) == len(bad)
+    probe = '41 connect(21<UDPv6:[164904]>, {sa_family=AF_INET6, sin6_port=htons(443), sin6_flowinfo=htonl(0), inet_pton(AF_INET6, "2001:4860:4860::8888", &sin6_addr), sin6_scope_id=0}, 28) = 0'
+    reading = f'41 openat(AT_FDCWD, "{home}/.config/chromium/x", O_RDONLY|O_CLOEXEC) = -1 ENOENT (No such file or directory)'
+    assert trace_findings([probe, reading], home) == {"violations": [], "probes": [probe], "loopback": []}
+
+    match = load_match(MATCH)
+    mid = match.match_id
+    trace = tmp_path / "chromium.strace"
+    server = start_server(tmp_path / "state", AdjudicationContext.single(OfflineBackend()))
+    try:
+        with httpx.Client(base_url=server.url, timeout=30, trust_env=False) as http:
+            assert http.post("/api/matches", json=match.view().model_dump(mode="json", exclude={"stages"}), headers=AUTH).status_code == 201
+            assert http.post(f"/api/matches/{mid}/stages", json=match.stages[0].model_dump(mode="json"), headers=AUTH).status_code == 200
+            with Chromium(f"{server.url}/board/{mid}", root=tmp_path / "chromium", wrapper=strace_wrapper(trace)) as page:
+                page.wait_for("document.body.dataset.analysed === '1'")
+                page.wait_for("document.getElementById('conn').textContent === 'live'")
+    finally:
+        server.stop()
+    found = trace_findings(trace.read_text(errors="replace").splitlines(), home, allowed=(tmp_path,))
+    assert found["violations"] == []
+    port = server.url.rsplit(":", 1)[1]
+    assert any(f"htons({port})" in line for line in found["loopback"])  # the trace did see the board's connections

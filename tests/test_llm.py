@@ -246,3 +246,17 @@ def test_completion_budget_is_per_node_unless_configured(fake_openai):
     client(fake_openai, max_tokens=300).complete(request(node="track_stage", key="s2"))
     assert NODE_MAX_TOKENS["track_stage"] == 1280
     assert [b["max_tokens"] for b in fake_openai.requests] == [1280, 300]
+
+
+def test_a_prompt_beyond_the_known_context_window_is_never_sent(fake_openai):
+    """gpt-4o's window is known to litellm (128k input tokens): a 200k-word prompt fails at once,
+    with no request, as a non-retryable fault (the attempts runner records it as refused)."""
+    from adjudicator.attempts import run_attempts
+    from adjudicator.parsing import parse_output
+
+    c = client(fake_openai, model="openai/gpt-4o")
+    huge = ChatRequest(messages=({"role": "system", "content": "Judge."}, {"role": "user", "content": "word " * 200_000}), node="judge", key="j1")
+    result = run_attempts(c, huge, lambda text: parse_output(text, validate=lambda obj: obj))
+    assert fake_openai.count == 0
+    assert result.value is None and result.failure.reason.startswith("refused: the prompt has about")
+    assert len(result.calls) == 1  # one attempt recorded, not three

@@ -60,19 +60,19 @@ def register(group: click.Group) -> None:
     @click.option("--name", help="run name; the folder is runs/<UTC timestamp>_<name> (default: the dataset folder's name)")
     @click.option("--runs-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("runs"), show_default=True, help="where run folders go")
     @click.option("--concurrency", type=int, default=4, show_default=True, help="samples run at the same time (threads)")
-    @click.option("--limit", type=int, help="only the first N samples (by file name)")
+    @click.option("--limit", type=int, help="only the first N samples (by file name); a resumed run keeps its limit, and may only grow it (recorded in manifest.json)")
     @click.option("--budget-usd", type=float, help="stop starting samples once the run's known spend reaches this many US dollars")
     @click.option("--max-errors", type=int, help="stop after this many failed or partial samples")
     @click.option("--resume", is_flag=True, help="continue the latest run of --name; finished samples are never rerun or re-billed")
     @click.option("--retry-errors", is_flag=True, help="continue the latest run of --name, rerunning only its failed and partial samples")
-    @click.option("--seed", type=int, default=0, show_default=True, help="seed of the random baselines and the bootstrap")
-    @click.option("--bootstrap", "n_bootstrap", type=click.IntRange(min=0), default=2000, show_default=True, help="bootstrap resamples per confidence interval (0: none)")
+    @click.option("--seed", type=int, help="seed of the random baselines and the bootstrap  [default: 0; a resumed run keeps its seed and refuses another]")
+    @click.option("--bootstrap", "n_bootstrap", type=click.IntRange(min=0), help="bootstrap resamples per confidence interval, 0 for none  [default: 2000; a resumed run keeps its count unless given]")
     @click.option("--no-progress", is_flag=True, help="no progress bar")
     @click.option("--report-only", is_flag=True, help="only rebuild the reports of the latest run of --name")
     @click.option("--label-convention", type=click.Choice(["content", "documented"]), help="upstream PanelBench only: how its labels map to winners (see `adjudicate convert panelbench --help`)")
     @model_options
     def bench_cmd(dataset: Path, arms: tuple[str, ...], name: str | None, runs_dir: Path, concurrency: int, limit: int | None, budget_usd: float | None,
-                  max_errors: int | None, resume: bool, retry_errors: bool, seed: int, n_bootstrap: int, no_progress: bool, report_only: bool,
+                  max_errors: int | None, resume: bool, retry_errors: bool, seed: int | None, n_bootstrap: int | None, no_progress: bool, report_only: bool,
                   label_convention: str | None, **opts) -> None:
         """Run a labelled DATASET (a folder of match files, or the PanelBench folder) through the arms
         and write runs/<UTC timestamp>_<name>/ with the manifest, one result per sample and arm, and
@@ -84,11 +84,17 @@ def register(group: click.Group) -> None:
 
         run_name = check_run_name(name or _default_name(dataset))
         if report_only:
+            from .manifest import read_manifest
             from .report import write_reports
+            from .runner import DEFAULT_BOOTSTRAP, check_seed
 
             run_dir = latest_run_dir(runs_dir, run_name)
             if run_dir is None:
                 raise InputError(f"--report-only: no run named {run_name!r} under {runs_dir}")
+            manifest = read_manifest(run_dir)
+            seed = check_seed(manifest, seed, run_dir)  # the reports always use the run's own seed
+            if n_bootstrap is None:
+                n_bootstrap = int(manifest.options.get("n_bootstrap", DEFAULT_BOOTSTRAP))
             paths = write_reports(run_dir, n_bootstrap=n_bootstrap, seed=seed, status=read_status(run_dir))
             _echo_err("reports: " + ", ".join(str(p) for p in paths.values()))
             click.echo(str(run_dir))
@@ -147,8 +153,9 @@ def register(group: click.Group) -> None:
     @click.option("--seed", type=int, default=0, show_default=True)
     @click.option("--bootstrap", "n_bootstrap", type=click.IntRange(min=0), default=2000, show_default=True)
     def compare_cmd(run_a: str, run_b: str, arm_a: str | None, arm_b: str | None, runs_dir: Path, as_json: bool, seed: int, n_bootstrap: int) -> None:
-        """Paired comparison of RUN_A and RUN_B (folders or run names) on their common subset: exact
-        McNemar for winner accuracy, paired bootstrap for the other metrics."""
+        """Paired comparison of RUN_A and RUN_B (folders or run names) on the matches finished in both,
+        within those on the instances both parsed: exact McNemar for winner accuracy, paired
+        bootstrap for the other metrics. Warns when both name the same run."""
         from .compare import compare_runs, format_comparison, resolve_run
         from .scoring import ScoreSettings
 
@@ -156,6 +163,8 @@ def register(group: click.Group) -> None:
         b = resolve_run(run_b, runs_dir)
         result = compare_runs(a, b, arm_a=arm_a, arm_b=arm_b, settings=ScoreSettings(n_bootstrap=n_bootstrap, seed=seed))
         if as_json:
+            for w in result["warnings"]:
+                _echo_err(f"warning: {w}")
             click.echo(json.dumps(result, ensure_ascii=False, indent=2))
         else:
             click.echo(format_comparison(result), nl=False)

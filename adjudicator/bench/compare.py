@@ -1,11 +1,14 @@
 """``adjudicate compare RUN_A RUN_B``: the paired comparison of two runs on their common subset.
 
-The runs are aligned on the matches both hold with identical content (same match id and file hash);
-within those, every test uses only the instances both arms parsed (the protocol's common subset).
+The runs are aligned on the matches *finished in both*: the same match id with identical content
+(file hash) and a result file for the compared arm in each run (a run stopped after 20 samples is
+compared on those 20, whatever its dataset holds). Within those, every test uses only the instances
+both arms parsed (the protocol's common subset) and the same exclusions as report.md: winner
+accuracy and the Brier score count matches with a decisive gold winner only (ties excluded).
 Winner accuracy: exact McNemar test. Brier score, stage MSE / Pearson / Spearman, tendency agreement,
 best-debater top-1, vote-share MAE and Pearson: paired match-level bootstrap of the difference A - B
 (see :func:`adjudicator.bench.scoring.paired_comparison`). Metrics the dataset cannot support are
-reported as not applicable.
+reported as not applicable. Comparing a run (or an arm) with itself is allowed but warned about.
 """
 
 from __future__ import annotations
@@ -41,19 +44,48 @@ def _pick_arm(run_dir: Path, arm: str | None, which: str) -> str:
     return arm
 
 
+def same_run_warnings(run_a: Path, run_b: Path, arm_a: str, arm_b: str) -> list[str]:
+    """Warnings for comparing a run with itself: the same folder (or two copies of one run, the same
+    manifest run id) with the same arm gives identical predictions, so every difference is 0 and
+    every p-value 1; the same run with two arms repeats the paired tests of its own report."""
+    id_a, id_b = read_manifest(run_a).run_id, read_manifest(run_b).run_id
+    same_folder = run_a.resolve() == run_b.resolve()
+    if not same_folder and id_a != id_b:
+        return []
+    where = f"the same run folder {run_a}" if same_folder else f"two copies of run {id_a} ({run_a} and {run_b})"
+    if arm_a == arm_b:
+        return [f"RUN_A and RUN_B are {where} with the same arm {arm_a!r}: the predictions are identical, so every difference is 0 and every test says nothing"]
+    return [f"RUN_A and RUN_B are {where} (arms {arm_a!r} and {arm_b!r}): these paired tests are already in that run's report"]
+
+
 def compare_runs(run_a: Path, run_b: Path, *, arm_a: str | None = None, arm_b: str | None = None, settings: ScoreSettings = ScoreSettings()) -> dict[str, Any]:
     """Paired comparison of ``arm_a`` in ``run_a`` with ``arm_b`` in ``run_b`` (default: each run's
-    first arm). Returns a JSON-ready dict with the aligned match count, each side's parse counts and
-    the tests. Raises InputError when the runs share no match."""
+    first arm) on the matches finished in both (module docstring).
+
+    Returns a JSON-ready dict: ``matches_shared`` (finished in both, identical content; failed
+    samples included, their instances then count as unparsed), ``matches_only_a`` /
+    ``matches_only_b`` (finished in that run but not aligned), ``finished`` (each run's finished
+    count, and how many of the shared are failed or partial), ``n_decisive_shared``, ``warnings``
+    (see :func:`same_run_warnings`), the labels and the tests. A result file of any status counts as
+    finished. Raises InputError when the runs share no match, or no finished match."""
     a_arm = _pick_arm(run_a, arm_a, "a")
     b_arm = _pick_arm(run_b, arm_b, "b")
     sa = {s.sample_id: s for s in run_samples(run_a)}
     sb = {s.sample_id: s for s in run_samples(run_b)}
-    shared = [sa[i] for i in sa if i in sb and sa[i].sha256 == sb[i].sha256]
-    if not shared:
+    ra_all = load_results(run_a, [a_arm], list(sa.values()))[a_arm]
+    rb_all = load_results(run_b, [b_arm], list(sb.values()))[b_arm]
+    same = [i for i in sa if i in sb and sa[i].sha256 == sb[i].sha256]
+    shared = [sa[i] for i in same if i in ra_all and i in rb_all]
+    if not same:
         raise InputError(f"runs {run_a.name} and {run_b.name} share no match with identical content", "compare runs made on the same dataset")
-    ra = load_results(run_a, [a_arm], shared)[a_arm]
-    rb = load_results(run_b, [b_arm], [sb[s.sample_id] for s in shared])[b_arm]
+    if not shared:
+        raise InputError(
+            f"runs {run_a.name} ({len(ra_all)} finished) and {run_b.name} ({len(rb_all)} finished) have no match finished in both",
+            "resume the runs (adjudicate bench ... --resume) so they overlap",
+        )
+    ids = [s.sample_id for s in shared]
+    ra = {i: ra_all[i] for i in ids}
+    rb = {i: rb_all[i] for i in ids}
     matches = [s.match for s in shared]
     gold = gold_from_matches(matches)
     app = gold.applicability()
@@ -67,10 +99,17 @@ def compare_runs(run_a: Path, run_b: Path, *, arm_a: str | None = None, arm_b: s
         "run_b": str(run_b),
         "arm_a": a_arm,
         "arm_b": b_arm,
+        "warnings": same_run_warnings(run_a, run_b, a_arm, b_arm),
         "matches_shared": len(shared),
-        "matches_only_a": len(sa) - len(shared),
-        "matches_only_b": len(sb) - len(shared),
-        "finished": {"a": len(ra), "b": len(rb)},
+        "matches_only_a": sum(1 for i in ra_all if i not in ids),
+        "matches_only_b": sum(1 for i in rb_all if i not in ids),
+        "finished": {
+            "a": len(ra_all),
+            "b": len(rb_all),
+            "a_failed_or_partial_shared": sum(r.status != "ok" for r in ra.values()),
+            "b_failed_or_partial_shared": sum(r.status != "ok" for r in rb.values()),
+        },
+        "n_decisive_shared": int(gold.decisive.sum()),
         "not_applicable": {t: r for t, r in app.items() if r is not None},
         **result,
     }
@@ -82,10 +121,14 @@ def _f(x: Any) -> str:
 
 def format_comparison(c: dict[str, Any]) -> str:
     """Plain-text table of :func:`compare_runs`' result."""
-    lines = [
+    fin = c["finished"]
+    lines = [f"WARNING: {w}" for w in c.get("warnings") or []]
+    lines += [
         f"A: {c['label_a']}",
         f"B: {c['label_b']}",
-        f"{c['matches_shared']} matches in both runs (only A: {c['matches_only_a']}, only B: {c['matches_only_b']}); finished A {c['finished']['a']}, B {c['finished']['b']}",
+        f"{c['matches_shared']} matches finished in both runs (finished A {fin['a']}, B {fin['b']}; only A {c['matches_only_a']}, only B {c['matches_only_b']}); "
+        f"of those, failed or partial: A {fin.get('a_failed_or_partial_shared', 0)}, B {fin.get('b_failed_or_partial_shared', 0)}; "
+        f"{c.get('n_decisive_shared', '?')} with a decisive gold winner (accuracy and Brier use these only)",
         "",
         f"{'metric':<22} {'test':<18} {'A':>7} {'B':>7} {'A-B':>8} {'95% CI':>19} {'p':>7} {'n':>6}",
     ]

@@ -18,8 +18,10 @@ when any match file changes, and ``sample_hash`` is the SHA-256 of one file's by
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Sequence
 
 from ..errors import InputError
 from ..match import Match, load_match
@@ -68,8 +70,50 @@ class Dataset:
             "formats": formats,
             "sha256": self.sha256,
             "label_convention": self.label_convention,
+            "provenance": provenance([s.match for s in self.samples]),
             "files": self.file_hashes,
         }
+
+
+#: How converted PanelBench files name their label convention in ``labels.note`` (adjudicator/convert.py).
+_CONVENTION_RE = re.compile(r"read under the '([A-Za-z_-]+)' convention")
+
+#: The banner of a dataset with synthetic labels (report.md/html/json put it at the top).
+SYNTHETIC_WARNING = "SYNTHETIC labels written by developers -- not real judges; human-reference rows are not human"
+
+
+def provenance(matches: Sequence[Match]) -> dict[str, Any]:
+    """Where a dataset's labels come from, read from each match's ``source`` and ``labels.note``.
+
+    Returns ``{"n_matches", "n_real", "n_synthetic", "n_unknown"`` (no ``source``), ``"synthetic"``
+    (True when any match has ``source.kind == "synthetic"``), ``"origins"`` (distinct
+    ``source.origin`` texts), ``"panelbench"`` (True when an origin mentions PanelBench) and
+    ``"label_conventions"`` (convention name -> match count, from the ``read under the 'NAME'
+    convention`` phrase the PanelBench converter writes into ``labels.note``; matches whose note names
+    none are counted under ``"unstated"``; empty unless ``panelbench``)}``.
+    """
+    kinds = {"real": 0, "synthetic": 0, "unknown": 0}
+    origins: list[str] = []
+    conventions: dict[str, int] = {}
+    for m in matches:
+        src = m.source
+        kinds[src.kind if src is not None else "unknown"] += 1
+        if src is not None and src.origin not in origins:
+            origins.append(src.origin)
+        if src is not None and "panelbench" in src.origin.lower():
+            found = _CONVENTION_RE.search((m.labels.note if m.labels else None) or "")
+            name = found.group(1) if found else "unstated"
+            conventions[name] = conventions.get(name, 0) + 1
+    return {
+        "n_matches": len(matches),
+        "n_real": kinds["real"],
+        "n_synthetic": kinds["synthetic"],
+        "n_unknown": kinds["unknown"],
+        "synthetic": kinds["synthetic"] > 0,
+        "origins": origins,
+        "panelbench": bool(conventions),
+        "label_conventions": conventions,
+    }
 
 
 def is_upstream_panelbench(path: Path) -> bool:

@@ -3,7 +3,8 @@
 One folder per benchmark run, named ``<UTC timestamp>_<name>`` (timestamp ``YYYYmmddTHHMMSSZ``)::
 
     runs/20260101T120000Z_pb/
-      manifest.json          written once, before the first model call (see manifest.py)
+      manifest.json          written before the first model call; rewritten only to record a larger
+                             --limit given on resume (its "amendments"; see manifest.py)
       sessions.jsonl         one line per invocation (start and end), append-only
       status.json            the run's current state (running / complete / stopped / interrupted)
       dataset/               the converted match files, only when bench was given upstream PanelBench

@@ -5,6 +5,11 @@ every credential-like field removed, the arms and the models behind them, prompt
 and of every template file), the dataset description and hash, package versions, the git commit
 (when the package runs from a git checkout) and the seeds. A resumed run checks that the dataset
 hash, the arms and the model configuration still match, so one run folder never mixes conditions.
+
+A resumed run keeps the manifest's ``limit`` and ``seeds`` unless the user passes them again: a
+different seed is refused; a larger ``--limit`` grows the run, and the manifest is then rewritten
+with the new limit and an entry in ``amendments`` (``{"session", "at", "field", "from", "to"}``), the
+only change ever made to a written manifest.
 """
 
 from __future__ import annotations
@@ -40,7 +45,9 @@ _SECRET_WORDS = ("key", "secret", "token", "password", "authorization", "credent
 class Manifest(BaseModel):
     """The manifest (see module docstring). ``config`` is the redacted resolved configuration;
     ``models`` arm -> role -> model name; ``prompt_hashes`` arm -> template name -> hash;
-    ``prompt_files`` file name -> SHA-256 of every file under ``prompts/``; ``seeds`` name -> int."""
+    ``prompt_files`` file name -> SHA-256 of every file under ``prompts/``; ``seeds`` name -> int;
+    ``limit`` the first N samples (None: all), the current value when a resume raised it;
+    ``amendments`` every change made after the run started (see module docstring), oldest first."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -63,6 +70,7 @@ class Manifest(BaseModel):
     python: str = ""
     platform: str = ""
     git: dict[str, Any] | None = None
+    amendments: list[dict[str, Any]] = Field(default_factory=list)
 
 
 def _is_secret(name: str) -> bool:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from ..reliability import reliability_from_matches
-from .dataset import Sample, load_folder
+from .dataset import SYNTHETIC_WARNING, Sample, load_folder, provenance
 from .layout import DATASET, REPORT_HTML, REPORT_MD, atomic_write_text
 from .ledger import Ledger
 from .manifest import read_manifest
@@ -24,6 +24,14 @@ def arm_label(arm: str, models: dict[str, str]) -> str:
     """Display name of an arm: ``"agentic · offline"``, or with a mixed panel every distinct model."""
     distinct = list(dict.fromkeys(m for m in models.values() if m))
     return f"{arm} · {', '.join(distinct) if distinct else '?'}"
+
+
+def data_warning(prov: dict[str, Any]) -> str:
+    """The banner for a dataset with synthetic labels (``prov`` from :func:`adjudicator.bench.dataset.provenance`):
+    :data:`~adjudicator.bench.dataset.SYNTHETIC_WARNING`, with the count when only some matches are synthetic."""
+    if prov["n_synthetic"] == prov["n_matches"]:
+        return SYNTHETIC_WARNING
+    return f"{SYNTHETIC_WARNING} ({prov['n_synthetic']} of {prov['n_matches']} matches are synthetic)"
 
 
 def run_samples(run_dir: Path, limit: int | None = None) -> list[Sample]:
@@ -48,19 +56,23 @@ def load_results(run_dir: Path, arms: Sequence[str], samples: Sequence[Sample]) 
     return out
 
 
-def build_report(run_dir: Path, *, samples: Sequence[Sample] | None = None, n_bootstrap: int = 2000, seed: int | None = None, status: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Score the run in ``run_dir`` over ``samples`` (default: every sample of its dataset that has a
-    result, plus those still pending under the manifest's limit). Returns the report dict."""
+def build_report(run_dir: Path, *, samples: Sequence[Sample] | None = None, n_bootstrap: int | None = None, seed: int | None = None, status: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Score the run in ``run_dir`` over ``samples`` (default: the first samples of its dataset up
+    to the manifest's limit). ``seed`` and ``n_bootstrap`` default to the manifest's. Returns the
+    report dict."""
     manifest = read_manifest(run_dir)
     if samples is None:
         samples = run_samples(run_dir, manifest.limit)
     seed = manifest.seeds.get("baselines", 0) if seed is None else seed
+    n_bootstrap = int(manifest.options.get("n_bootstrap", 2000)) if n_bootstrap is None else n_bootstrap
     arms = list(manifest.arms)
     results = load_results(run_dir, arms, samples)
     labels = {a: arm_label(a, manifest.models.get(a, {})) for a in arms}
     matches = [s.match for s in samples]
+    prov = provenance(matches)
+    warnings = [data_warning(prov)] if prov["synthetic"] else []
     reliability = reliability_from_matches(matches)
-    scores = score_run(matches, results, labels, ScoreSettings(n_bootstrap=n_bootstrap, seed=seed), reliability)
+    scores = score_run(matches, results, labels, ScoreSettings(n_bootstrap=n_bootstrap, seed=seed), reliability, synthetic_labels=prov["synthetic"])
 
     ledger = Ledger()
     for arm in arms:
@@ -80,13 +92,14 @@ def build_report(run_dir: Path, *, samples: Sequence[Sample] | None = None, n_bo
         per_arm[arm] = {"ok": st.count("ok"), "partial": st.count("partial"), "failed": st.count("failed"), "not_run": len(samples) - len(st)}
     return {
         "schema_version": REPORT_SCHEMA,
+        "warnings": warnings,
         "run": {
             "run_id": manifest.run_id,
             "name": manifest.name,
             "created_at": manifest.created_at,
             "state": (status or {}).get("state"),
             "reason": (status or {}).get("reason"),
-            "dataset": {k: v for k, v in manifest.dataset.items() if k != "files"},
+            "dataset": {**{k: v for k, v in manifest.dataset.items() if k != "files"}, "provenance": prov},
             "arms": arms,
             "labels": labels,
             "models": manifest.models,
@@ -110,7 +123,7 @@ def build_report(run_dir: Path, *, samples: Sequence[Sample] | None = None, n_bo
     }
 
 
-def write_reports(run_dir: Path, *, samples: Sequence[Sample] | None = None, n_bootstrap: int = 2000, seed: int | None = None, status: dict[str, Any] | None = None) -> dict[str, Path]:
+def write_reports(run_dir: Path, *, samples: Sequence[Sample] | None = None, n_bootstrap: int | None = None, seed: int | None = None, status: dict[str, Any] | None = None) -> dict[str, Path]:
     """Build the report and write report.json, report.md and report.html; returns their paths."""
     from .report_html import render_html
     from .report_md import render_markdown

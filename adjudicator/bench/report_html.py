@@ -10,7 +10,7 @@ from typing import Any
 import jinja2
 
 from .plots import cost_plot, reliability_plot, stage_scatter
-from .report_md import COLUMNS, cell, fmt
+from .report_md import COLUMNS, cell, counts_text, fmt, label_convention_text, models_text, ordered, reference_heading
 
 _TEMPLATE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
@@ -20,13 +20,15 @@ body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;ma
 table{border-collapse:collapse;margin:.5rem 0 1.2rem;font-size:.88rem}
 th,td{border:1px solid #ccc;padding:.25rem .5rem;text-align:left;vertical-align:top}
 th{background:#f3f3f3} tr.ref td{color:#666;font-style:italic} tr.baseline td{background:#fafafa}
+.warning{background:#fff3cd;border:2px solid #c90;padding:.6rem 1rem;font-size:1.05rem}
 .na{color:#a33} .note{color:#555;font-size:.85rem} img{max-width:100%} code{font-size:.85rem}
 </style></head><body>
 <h1>Benchmark run {{ run.run_id }}</h1>
-<ul>
+{% for w in warnings %}<p class="warning"><b>WARNING: {{ w }}.</b></p>
+{% endfor %}<ul>
 <li><b>State:</b> {{ run.state or "unknown" }}{% if run.reason %} ({{ run.reason }}){% endif %}</li>
-<li><b>Dataset:</b> {{ run.dataset.source }} ({{ run.dataset.kind }}, {{ run.dataset.n_matches }} matches), sha256 <code>{{ run.dataset.sha256[:16] }}…</code></li>
-{% for arm in run.arms %}<li><b>Arm</b> {{ arm }}: {{ run.models.get(arm) }}{% if not run.is_llm.get(arm, True) %} — offline judge, a non-LLM baseline{% endif %}</li>{% endfor %}
+<li><b>Dataset:</b> {{ run.dataset.source }} ({{ run.dataset.kind }}, {{ run.dataset.n_matches }} matches, formats {{ counts_text(run.dataset.get("formats")) }}), sha256 <code>{{ run.dataset.sha256[:16] }}…</code>{% if convention %}; {{ convention }}{% endif %}</li>
+{% for arm in run.arms %}<li><b>Arm</b> {{ arm }}: models {{ models_text(run.models.get(arm)) }}{% if not run.is_llm.get(arm, True) %} — offline judge, a non-LLM baseline{% endif %}</li>{% endfor %}
 <li><b>Seeds:</b> baselines {{ run.seeds.baselines }}, bootstrap {{ run.seeds.bootstrap }} ({{ run.n_bootstrap }} resamples){% if run.git %}; git {{ run.git.commit }}{% if run.git.dirty %} (dirty){% endif %}{% endif %}</li>
 </ul>
 
@@ -54,6 +56,7 @@ th{background:#f3f3f3} tr.ref td{color:#666;font-style:italic} tr.baseline td{ba
 {% if not t.applicable %}<p class="na">Not applicable to this dataset: {{ t.reason }}.</p>{% else %}
 <p class="note">Metric [95% match-level bootstrap interval] (effective n); baselines: seeded draw; E = expected value. * non-comparable reference, not ranked.</p>
 {{ table(t.rows, task) }}
+{% for r in ordered(t.rows) if not r.get("comparable", True) and r.get("note") %}<p class="note">* {{ r.predictor }}: {{ r.note }}.</p>{% endfor %}
 <p><b>Common subset</b> (instances every arm parsed: {{ t.common_subset.n if t.common_subset.n is defined else t.common_subset.n_units }}):</p>
 {{ table(t.common_subset.rows, task) }}
 {% if task == "task1" and plots.reliability %}<img alt="reliability curve" src="data:image/png;base64,{{ plots.reliability }}">{% endif %}
@@ -80,12 +83,13 @@ th{background:#f3f3f3} tr.ref td{color:#666;font-style:italic} tr.baseline td{ba
 </table>{% endif %}
 
 <h2>Label reliability (gold labels only)</h2>
+{% if synthetic %}<p class="na">These statistics describe SYNTHETIC labels written by developers, not real judges.</p>{% endif %}
 <p>{{ reliability.n_matches_with_panel }} of {{ reliability.n_matches }} matches have a {{ reliability.panel_size }}-judge original panel.</p>
 <table><tr><th>Statistic</th><th>Value</th></tr>
 {% for group in ["winner", "stage_scores", "best_debater"] %}{% for k, leaf in (reliability.get(group) or {}).items() %}
 <tr><td>{{ group }}.{{ k }}</td><td>{{ leaf_text(leaf) }}</td></tr>{% endfor %}{% endfor %}
 </table>
-{% if reliability.human_reference %}<p class="note">{{ reliability.human_reference.note }}</p>
+{% if reliability.human_reference %}<p class="note">{{ reference_heading(synthetic) }}</p>
 <table><tr><th>Setting</th><th>Metric</th><th>Value</th></tr>
 {% for setting in ["self_included", "leave_one_out"] %}{% for k, leaf in (reliability.human_reference.get(setting) or {}).items() %}
 <tr><td>{{ setting }}</td><td>{{ k }}</td><td>{{ leaf_text(leaf) }}</td></tr>{% endfor %}{% endfor %}
@@ -108,7 +112,7 @@ def _table_html(rows: list[dict[str, Any]], task: str) -> str:
     cols = COLUMNS[task]
     head = "<tr><th>Rank</th><th>Predictor</th>" + "".join(f"<th>{escape(c[1])}</th>" for c in cols) + "</tr>"
     body = []
-    for r in rows:
+    for r in ordered(rows):
         cls = "ref" if not r.get("comparable", True) else ("baseline" if r.get("kind") == "baseline" else "arm")
         name = escape(r["predictor"]) + ("*" if not r.get("comparable", True) else "")
         if r.get("kind") == "baseline" and r.get("seed") is not None:
@@ -127,7 +131,10 @@ def render_html(report: dict[str, Any]) -> str:
         "cost": cost_plot(report.get("ledger") or {}),
     }
     env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
-    env.globals.update(fmt=fmt, cell=cell, table=_table_html, leaf_text=_leaf_text, sub=lambda a, b: None if a is None or b is None else a - b)
+    env.globals.update(
+        fmt=fmt, cell=cell, table=_table_html, leaf_text=_leaf_text, sub=lambda a, b: None if a is None or b is None else a - b,
+        models_text=models_text, counts_text=counts_text, ordered=ordered, reference_heading=reference_heading,
+    )
     tpl = env.from_string(_TEMPLATE)
     return tpl.render(
         run=report["run"],
@@ -142,4 +149,7 @@ def render_html(report: dict[str, Any]) -> str:
         reliability=report.get("reliability") or {},
         plots=plots,
         task_2_na=not report["tasks"]["task2"].get("applicable"),
+        warnings=report.get("warnings") or [],
+        convention=label_convention_text(report["run"]["dataset"]),
+        synthetic=bool((report["run"]["dataset"].get("provenance") or {}).get("synthetic")),
     )

@@ -4,7 +4,9 @@ Layout (all metric leaves are ``{"value", "n", "n_excluded", "ci", "reason"?}``;
 ``reason`` when undefined or not applicable, never 0)::
 
     {"schema_version": 1,
-     "run":      {run_id, name, created_at, state, reason, dataset, arms, models, is_llm, seeds, git},
+     "warnings": [str],                                  # e.g. the SYNTHETIC-labels banner; [] when none
+     "run":      {run_id, name, created_at, state, reason, dataset (with "provenance": real/synthetic
+                  counts, origins, PanelBench label conventions), arms, models, is_llm, seeds, git},
      "samples":  {"selected", "per_arm": {arm: {"ok", "failed", "not_run"}}},
      "ledger":   {"arms": {arm: {samples, requests, cache_hits, tokens, cost_usd, ...}}, "total": {...}},
      "parsing":  {arm: {"task1"|"task2"|"task3": {instances, parsed, parse_rate, strict, recovered, native,
@@ -18,8 +20,9 @@ Layout (all metric leaves are ``{"value", "n", "n_excluded", "ci", "reason"?}``;
      "reliability": {...}}                               # adjudicator.reliability.reliability_from_matches
 
 A row is ``{"predictor", "kind": "arm"|"baseline"|"reference", "comparable", "rank", "metrics",
-"expected"?, "seed"?, "note"?}``; references (the oracle, human judges) have ``comparable: false`` and
-``rank: null``.
+"expected"?, "seed"?, "note"?}``; references (the oracle, the Task 1 majority class, human judges)
+have ``comparable: false`` and ``rank: null``. Rows are listed in rank order (equal values share a
+rank), references last.
 """
 
 from __future__ import annotations

@@ -43,6 +43,66 @@ def cell(leaf: dict[str, Any] | None, expected: float | None = None) -> str:
     return s
 
 
+def models_text(models: dict[str, str] | None) -> str:
+    """An arm's role -> model mapping as one readable line, e.g. ``"tracker offline; judges offline
+    x3"``, ``"tracker openai/t; judges openai/a, openai/b, openai/c"`` or ``"single-call openai/x"``.
+    Judge roles are ``judge-<k>``; other roles are listed by name. ``"?"`` when nothing is known."""
+    if not models:
+        return "?"
+    judges = [m for role, m in models.items() if role.startswith("judge")]
+    parts = []
+    for role, m in models.items():
+        if role.startswith("judge"):
+            continue
+        parts.append(f"{role} {m}")
+    if judges:
+        if len(set(judges)) == 1:
+            parts.append(f"judges {judges[0]} x{len(judges)}" if len(judges) > 1 else f"judge {judges[0]}")
+        else:
+            parts.append("judges " + ", ".join(judges))
+    return "; ".join(parts)
+
+
+def counts_text(counts: dict[str, int] | None) -> str:
+    """``{"online-1v1": 5, "ccdb-2v2": 2}`` as ``"online-1v1 x5, ccdb-2v2 x2"`` (``"none"`` when empty)."""
+    if not counts:
+        return "none"
+    return ", ".join(f"{k} x{v}" for k, v in counts.items())
+
+
+def label_convention_text(ds: dict[str, Any]) -> str:
+    """For a dataset from PanelBench (``ds["provenance"]["panelbench"]``), the label convention its
+    labels were read under, from ``labels.note`` (see :data:`adjudicator.convert.LABEL_CONVENTIONS`),
+    e.g. ``"PanelBench labels read under the 'content' convention (upstream 1.0 = negative win, 0.5 =
+    tie, 0.0 = affirmative win); see adjudicator/convert.py"``; several conventions are listed with
+    their match counts, and matches whose note names none as "not stated". Empty for other datasets
+    (and for a dataset dict without ``provenance``, e.g. an old report, unless ``label_convention``)."""
+    from ..convert import LABEL_CONVENTIONS
+
+    prov = ds.get("provenance") or {}
+    if not prov.get("panelbench"):
+        return ""
+    conv: dict[str, int] = dict(prov.get("label_conventions") or {})
+    if not conv and ds.get("label_convention"):
+        conv = {ds["label_convention"]: prov.get("n_matches", 0)}
+    parts = []
+    for name, n in conv.items():
+        mapping = LABEL_CONVENTIONS.get(name)
+        if mapping is None:
+            desc = "not stated in labels.note" if name == "unstated" else "unknown to this version"
+            parts.append(f"{n} match(es) with the convention {desc}")
+            continue
+        rule = ", ".join(f"{value:.1f} = {outcome}{'' if outcome == 'tie' else ' win'}" for value, outcome in sorted(mapping.items(), reverse=True))
+        label = f"'{name}' convention (upstream {rule})"
+        parts.append(label if len(conv) == 1 else f"{label} for {n} match(es)")
+    return "PanelBench labels read under the " + "; ".join(parts) + "; see adjudicator/convert.py"
+
+
+def ordered(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``rows`` in rank order (1, 2, 3, ...), unranked rows after them in their original order."""
+    return sorted(rows, key=lambda r: (0, r["rank"]) if r.get("rank") is not None else (1, 0))
+
+
 def _esc(text: Any) -> str:
     return " ".join(str(text).split()).replace("|", "\\|")
 
@@ -51,7 +111,7 @@ def table(rows: list[dict[str, Any]], task: str) -> list[str]:
     """Markdown table of ``rows`` for ``task``."""
     cols = COLUMNS[task]
     out = ["| Rank | Predictor | " + " | ".join(c[1] for c in cols) + " |", "|---|---|" + "---|" * len(cols)]
-    for r in rows:
+    for r in ordered(rows):
         name = _esc(r["predictor"]) + ("*" if not r.get("comparable", True) else "")
         if r.get("kind") == "baseline" and r.get("seed") is not None:
             name += f" (seed {r['seed']})"
@@ -81,6 +141,10 @@ def _task_section(report: dict[str, Any], task: str) -> list[str]:
         "",
     ]
     lines += table(t["rows"], task)
+    notes = [r for r in ordered(t["rows"]) if not r.get("comparable", True) and r.get("note")]
+    if notes:
+        lines.append("")
+        lines += [f"\\* {_esc(r['predictor'])}: {_esc(r['note'])}." for r in notes]
     cs = t["common_subset"]
     n = cs.get("n", cs.get("n_units"))
     extra = f", {cs['n_pairs']} pairs" if "n_pairs" in cs else ""
@@ -95,13 +159,19 @@ def render_markdown(report: dict[str, Any]) -> str:
     run = report["run"]
     ds = run["dataset"]
     L: list[str] = [f"# Benchmark run {run['run_id']}", ""]
+    for w in report.get("warnings") or []:
+        L += [f"> **WARNING: {_esc(w)}.**", ""]
     state = run.get("state") or "unknown"
     reason = f" ({run['reason']})" if run.get("reason") else ""
     L.append(f"- **State:** {state}{reason}")
-    L.append(f"- **Dataset:** {_esc(ds.get('source'))} ({ds.get('kind')}, {ds.get('n_matches')} matches, formats {ds.get('formats')}), sha256 `{ds.get('sha256', '')[:16]}…`")
+    conv = label_convention_text(ds)
+    L.append(
+        f"- **Dataset:** {_esc(ds.get('source'))} ({ds.get('kind')}, {ds.get('n_matches')} matches, formats {counts_text(ds.get('formats'))}), "
+        f"sha256 `{ds.get('sha256', '')[:16]}…`" + (f"; {_esc(conv)}" if conv else "")
+    )
     for arm in run["arms"]:
         llm = "" if run["is_llm"].get(arm, True) else " — offline judge, a non-LLM baseline"
-        L.append(f"- **Arm** {arm}: models {run['models'].get(arm)}{llm}")
+        L.append(f"- **Arm** {arm}: models {_esc(models_text(run['models'].get(arm)))}{llm}")
     g = run.get("git") or {}
     L.append(f"- **Seeds:** baselines {run['seeds']['baselines']}, bootstrap {run['seeds']['bootstrap']} ({run['n_bootstrap']} resamples); git {g.get('commit', 'n/a')}{' (dirty)' if g.get('dirty') else ''}")
     L.append("")
@@ -166,7 +236,7 @@ def render_markdown(report: dict[str, Any]) -> str:
                 L.append(f"| {t['arm']} | {t['baseline']} | {fmt(t['accuracy_a'])} | {fmt(t['accuracy_b'])} | {t['a_only']} | {t['b_only']} | {fmt(t['p_value'])} | {t['n']} |")
             L.append("")
 
-    L += _reliability_section(report.get("reliability") or {})
+    L += _reliability_section(report.get("reliability") or {}, synthetic=bool((ds.get("provenance") or {}).get("synthetic")))
     return "\n".join(L) + "\n"
 
 
@@ -182,10 +252,19 @@ def _leaf_text(leaf: dict[str, Any] | None) -> str:
     return f"{fmt(leaf['value'])} (n={leaf.get('n')})"
 
 
-def _reliability_section(rel: dict[str, Any]) -> list[str]:
+def reference_heading(synthetic: bool) -> str:
+    """The heading of the individual-judge reference table."""
+    if synthetic:
+        return "Synthetic-judge references (SYNTHETIC labels written by developers, not human judges; non-comparable, excluded from rankings; Appendix B.1):"
+    return "Human references (non-comparable, excluded from rankings; Appendix B.1):"
+
+
+def _reliability_section(rel: dict[str, Any], synthetic: bool = False) -> list[str]:
     L = ["## Label reliability (gold labels only)", ""]
     if not rel:
         return L + ["Not computed.", ""]
+    if synthetic:
+        L += ["These statistics describe SYNTHETIC labels written by developers, not real judges.", ""]
     L.append(f"{rel.get('n_matches_with_panel', 0)} of {rel.get('n_matches', 0)} matches have a {rel.get('panel_size')}-judge original panel.")
     leaves = [leaf for group in ("winner", "stage_scores", "best_debater") for leaf in (rel.get(group) or {}).values() if isinstance(leaf, dict)]
     reasons = {leaf.get("reason") for leaf in leaves}
@@ -201,7 +280,7 @@ def _reliability_section(rel: dict[str, Any]) -> list[str]:
     L.append("")
     hr = rel.get("human_reference") or {}
     if hr:
-        L += ["Human references (non-comparable, excluded from rankings; Appendix B.1):", "", "| Setting | Metric | Value |", "|---|---|---|"]
+        L += [reference_heading(synthetic), "", "| Setting | Metric | Value |", "|---|---|---|"]
         for setting in ("self_included", "leave_one_out"):
             for k, leaf in (hr.get(setting) or {}).items():
                 L.append(f"| {setting} | {k} | {_leaf_text(leaf)} |")

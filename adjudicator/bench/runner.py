@@ -6,7 +6,9 @@ Flow of :func:`run_bench`:
 1. New run: create ``runs/<UTC>_<name>/``, load and validate the dataset (converting upstream
    PanelBench into ``dataset/``), and write ``manifest.json`` before any model call. Resumed run
    (``--resume`` or ``--retry-errors``): take the latest run of that name, check that the dataset hash,
-   the arms and the model configuration are unchanged.
+   the arms and the model configuration are unchanged, and keep the manifest's limit, seed and
+   bootstrap count unless given again (:func:`resumed_settings`: a different seed or a smaller limit
+   is refused, a larger limit is recorded in the manifest and sessions.jsonl).
 2. Plan: a (sample, arm) with an ``ok`` result file is done and is never run or billed again; one
    with a ``failed`` result is rerun only under ``--retry-errors`` (the old file moves to
    ``superseded/``); one without a file (never started, or in flight when the run was killed) runs.
@@ -74,6 +76,9 @@ class BenchOptions:
     ``max_errors`` stop after this many failed or partial samples in this invocation; ``seed`` seeds the random
     baselines and the bootstrap; ``n_bootstrap`` resamples per confidence interval;
     ``label_convention`` how upstream PanelBench labels are read (see :mod:`adjudicator.convert`).
+
+    ``limit``, ``seed`` and ``n_bootstrap`` None mean "not given": a new run then uses all samples,
+    seed 0 and 2000 resamples, and a resumed run keeps its manifest's values (see :func:`resumed_settings`).
     """
 
     dataset: Path
@@ -87,8 +92,8 @@ class BenchOptions:
     max_errors: int | None = None
     resume: bool = False
     retry_errors: bool = False
-    seed: int = 0
-    n_bootstrap: int = 2000
+    seed: int | None = None
+    n_bootstrap: int | None = None
     progress: bool = True
     reports: bool = True
     label_convention: str | None = None
@@ -192,8 +197,75 @@ def _session_number(run_dir: Path) -> int:
         return 1 + sum(1 for line in fh if '"event": "start"' in line or '"event":"start"' in line)
 
 
-def _open_run(opts: BenchOptions) -> tuple[Path, Manifest, Dataset, list[str], int]:
-    """Create or reopen the run folder; returns (run_dir, manifest, dataset, arms, session)."""
+DEFAULT_SEED = 0
+DEFAULT_BOOTSTRAP = 2000
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """The settings a session actually uses: ``limit`` (None = all samples), ``seed`` (baselines and
+    bootstrap), ``n_bootstrap`` (resamples per interval) and ``changed``, field -> ``{"from", "to"}``
+    for every value a resumed session changed (recorded in sessions.jsonl)."""
+
+    limit: int | None
+    seed: int
+    n_bootstrap: int
+    changed: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+def manifest_seed(manifest: Manifest) -> int:
+    """The run's seed (baselines and bootstrap share it), 0 when the manifest has none."""
+    return int(manifest.seeds.get("baselines", DEFAULT_SEED))
+
+
+def check_seed(manifest: Manifest, seed: int | None, run_dir: Path) -> int:
+    """The seed a resumed run (or a report rebuild) uses: the manifest's, when ``seed`` is None or
+    equal to it. Raises InputError for a different seed: the reports would no longer match the
+    manifest, and the run's baseline draws would change between sessions."""
+    kept = manifest_seed(manifest)
+    if seed is not None and seed != kept:
+        raise InputError(
+            f"--seed: run {run_dir.name} was started with seed {kept}; a resumed run keeps its seed (got --seed {seed})",
+            f"drop --seed (or give --seed {kept}), or start a new run with another --name",
+        )
+    return kept
+
+
+def resumed_settings(manifest: Manifest, opts: BenchOptions, n_samples: int, run_dir: Path) -> RunSettings:
+    """The rule for a resumed run (``--resume`` / ``--retry-errors``): it keeps its manifest's limit,
+    seed and bootstrap count unless the user passes them explicitly.
+
+    - ``--seed``: a different value is refused (InputError, exit 2; see :func:`check_seed`).
+    - ``--limit``: one that selects fewer samples than the run already has is refused; one that
+      selects more grows the run (recorded in the manifest's ``amendments`` and ``changed``); one
+      that selects the same samples changes nothing.
+    - ``--bootstrap``: a different count is used for this session's reports and recorded in
+      ``changed`` (it only changes the intervals' resolution, not a prediction or a draw).
+    ``n_samples`` is the dataset's size."""
+    seed = check_seed(manifest, opts.seed, run_dir)
+    changed: dict[str, dict[str, Any]] = {}
+    limit = manifest.limit
+    if opts.limit is not None:
+        before = n_samples if manifest.limit is None else min(manifest.limit, n_samples)
+        after = min(opts.limit, n_samples)
+        if after < before:
+            was = f"--limit {manifest.limit}" if manifest.limit is not None else "no --limit (all samples)"
+            raise InputError(
+                f"--limit: run {run_dir.name} was started with {was}; a resumed run cannot shrink to --limit {opts.limit}",
+                f"drop --limit to keep {before} samples, give a larger one to grow the run, or start a new run with another --name",
+            )
+        if after > before:
+            limit = opts.limit
+            changed["limit"] = {"from": manifest.limit, "to": opts.limit}
+    kept_b = int(manifest.options.get("n_bootstrap", DEFAULT_BOOTSTRAP))
+    n_bootstrap = kept_b if opts.n_bootstrap is None else opts.n_bootstrap
+    if n_bootstrap != kept_b:
+        changed["n_bootstrap"] = {"from": kept_b, "to": n_bootstrap}
+    return RunSettings(limit, seed, n_bootstrap, changed)
+
+
+def _open_run(opts: BenchOptions) -> tuple[Path, Manifest, Dataset, list[str], int, RunSettings]:
+    """Create or reopen the run folder; returns (run_dir, manifest, dataset, arms, session, settings)."""
     check_run_name(opts.name)
     if opts.concurrency < 1:
         raise InputError(f"--concurrency: must be at least 1, got {opts.concurrency}")
@@ -222,9 +294,20 @@ def _open_run(opts: BenchOptions) -> tuple[Path, Manifest, Dataset, list[str], i
         if dataset.sha256 != manifest.dataset.get("sha256"):
             raise InputError(f"{opts.dataset}: the dataset changed since run {run_dir.name} started (hash differs)", "resume with the same dataset, or start a new run")
         describe_arms(arms, opts.config)  # same validation as a new run
+        session = _session_number(run_dir)
+        settings = resumed_settings(manifest, opts, len(dataset.samples), run_dir)
         remove_stale_temp_files(run_dir)
-        return run_dir, manifest, dataset, arms, _session_number(run_dir)
+        if "limit" in settings.changed:  # the run grows: the manifest says so before any new call
+            entry = {"session": session, "at": iso(utc_now()), "field": "limit", **settings.changed["limit"]}
+            manifest = manifest.model_copy(update={"limit": settings.limit, "amendments": [*manifest.amendments, entry]})
+            write_manifest(run_dir, manifest)
+        return run_dir, manifest, dataset, arms, session, settings
 
+    settings = RunSettings(
+        opts.limit,
+        DEFAULT_SEED if opts.seed is None else opts.seed,
+        DEFAULT_BOOTSTRAP if opts.n_bootstrap is None else opts.n_bootstrap,
+    )
     arms = list(opts.arms) if opts.arms else list(DEFAULT_ARMS)
     if len(set(arms)) != len(arms):
         raise InputError("--arm: an arm is listed twice", "give each arm once")
@@ -258,10 +341,10 @@ def _open_run(opts: BenchOptions) -> tuple[Path, Manifest, Dataset, list[str], i
                 "concurrency": opts.concurrency,
                 "budget_usd": opts.budget_usd,
                 "max_errors": opts.max_errors,
-                "n_bootstrap": opts.n_bootstrap,
+                "n_bootstrap": settings.n_bootstrap,
                 "runs_dir": str(opts.runs_dir),
             },
-            seeds={"baselines": opts.seed, "bootstrap": opts.seed},
+            seeds={"baselines": settings.seed, "bootstrap": settings.seed},
             packages=package_versions(),
             python=python,
             platform=plat,
@@ -274,7 +357,7 @@ def _open_run(opts: BenchOptions) -> tuple[Path, Manifest, Dataset, list[str], i
 
         shutil.rmtree(run_dir, ignore_errors=True)
         raise
-    return run_dir, manifest, dataset, arms, 1
+    return run_dir, manifest, dataset, arms, 1, settings
 
 
 def plan(run_dir: Path, samples: list[Sample], arms: list[str], retry_errors: bool) -> tuple[list[Task], int, dict[tuple[str, str], SampleResult]]:
@@ -345,8 +428,8 @@ def run_bench(opts: BenchOptions, *, on_result: Callable[[SampleResult], None] |
     """Run (or resume) a benchmark; see the module docstring. Returns the outcome when the run
     completed; raises BudgetExceeded / AdjudicationFailed (exit 1) after writing status and reports
     when it stopped early, InputError (exit 2) for bad options or data before any model call."""
-    run_dir, manifest, dataset, arms, session = _open_run(opts)
-    samples = dataset.limited(opts.limit)
+    run_dir, manifest, dataset, arms, session, settings = _open_run(opts)
+    samples = dataset.limited(settings.limit)
     todo, skipped, existing = plan(run_dir, samples, arms, opts.retry_errors)
 
     ledger = Ledger()
@@ -361,11 +444,14 @@ def run_bench(opts: BenchOptions, *, on_result: Callable[[SampleResult], None] |
     append_line(
         run_dir / SESSIONS,
         {"event": "start", "session": session, "at": iso(utc_now()), "command": list(opts.command), "pid": os.getpid(), "to_run": len(todo), "skipped": skipped,
-         "limit": opts.limit, "budget_usd": opts.budget_usd, "max_errors": opts.max_errors, "retry_errors": opts.retry_errors, "concurrency": opts.concurrency},
+         "limit": settings.limit, "seed": settings.seed, "n_bootstrap": settings.n_bootstrap, "budget_usd": opts.budget_usd, "max_errors": opts.max_errors,
+         "retry_errors": opts.retry_errors, "concurrency": opts.concurrency, **({"changed": settings.changed} if settings.changed else {})},
     )
     write_status(run_dir, state="running", reason=None, session=session, pid=os.getpid(), to_run=len(todo), done=0)
     verb = "resuming" if session > 1 else "starting"
     _echo(f"{verb} run {run_dir} (session {session}): {len(samples)} samples x {len(arms)} arm(s); {len(todo)} to run, {skipped} already finished")
+    for name, ch in settings.changed.items():
+        _echo(f"note: {name} changed from {ch['from']} to {ch['to']} for this run (recorded in sessions.jsonl{' and manifest.json' if name == 'limit' else ''})")
     warned = opts.budget_usd is not None and ledger.unpriced_requests > 0
     if warned:
         _echo("warning: some requests have no known price; --budget-usd counts priced requests only")
@@ -447,7 +533,7 @@ def run_bench(opts: BenchOptions, *, on_result: Callable[[SampleResult], None] |
     if opts.reports:
         from .report import write_reports
 
-        outcome.reports = write_reports(run_dir, samples=samples, n_bootstrap=opts.n_bootstrap, seed=opts.seed, status={"state": state, "reason": reason, "pending": pending})
+        outcome.reports = write_reports(run_dir, samples=samples, n_bootstrap=settings.n_bootstrap, seed=settings.seed, status={"state": state, "reason": reason, "pending": pending})
     if reason == "budget":
         raise BudgetExceeded(message, f"resume with a higher budget: adjudicate bench {opts.dataset} --name {opts.name} --resume --budget-usd AMOUNT")
     if reason == "max-errors":

@@ -451,6 +451,59 @@ def third_speaker_metric(p: np.ndarray, gold: Gold, mask: np.ndarray, st: ScoreS
 
 
 # ---------------------------------------------------------------------------------------------
+# Task 1 constant-side baselines
+
+
+def constant_side_baseline(side: str, gold_winner: Sequence[Any]) -> B.Baseline:
+    """Task 1 "always ``side``": p = 1 (affirmative) or p = 0 (negative) for every match; a structural
+    baseline that uses no label. ``expected["winner_accuracy"]`` is exact: ``side``'s share of the
+    matches with a decisive gold winner (omitted when none is decisive). Raises ValueError for a
+    side other than affirmative/negative."""
+    if side == "affirmative":
+        return B.always_affirmative(gold_winner)
+    if side != "negative":
+        raise ValueError(f"side must be 'affirmative' or 'negative', got {side!r}")
+    decisive = [g for g in gold_winner if g in ("affirmative", "negative")]
+    expected = {"winner_accuracy": sum(g == "negative" for g in decisive) / len(decisive)} if decisive else {}
+    return B.Baseline("always negative", 1, np.zeros(len(list(gold_winner))), expected, note="p = 0; accuracy is the negative base rate")
+
+
+def task1_structural_baselines(gold_winner: Sequence[Any], seed: int) -> list[B.Baseline]:
+    """The comparable Task 1 baselines of every table (paper 3.1 plus always negative): always
+    affirmative, always negative, and the seeded random p ~ U(0, 1)."""
+    return [constant_side_baseline("affirmative", gold_winner), constant_side_baseline("negative", gold_winner), B.random_winner(gold_winner, seed=seed)]
+
+
+def majority_side(gold_winner: Sequence[Any]) -> str | None:
+    """The side that more decisive gold winners have (``"affirmative"`` on an exact tie of counts),
+    or None when no winner is decisive."""
+    aff = sum(g == "affirmative" for g in gold_winner)
+    neg = sum(g == "negative" for g in gold_winner)
+    if aff + neg == 0:
+        return None
+    return "negative" if neg > aff else "affirmative"
+
+
+def majority_class_baseline(gold_winner: Sequence[Any]) -> B.Baseline:
+    """Task 1 majority class, "always <majority side>" of *this* dataset (:func:`majority_side`),
+    named ``"majority class (always <side>)"``.
+
+    It reads the gold labels it is scored on, so it is a non-comparable reference (``comparable``
+    False, never ranked): the protocol (001, fine-tuning) requires a data-dependent baseline to be
+    fitted on the training folds only, which a benchmark run over the whole dataset cannot do. Its
+    accuracy is the larger base rate, an upper bound for any constant-side predictor here."""
+    side = majority_side(gold_winner) or "affirmative"
+    counts = {k: sum(g == k for g in gold_winner) for k in ("affirmative", "negative")}
+    const = constant_side_baseline(side, gold_winner)
+    return B.Baseline(
+        f"majority class (always {side})", 1, const.predictions, const.expected, comparable=False,
+        note=f"{side} is the side most gold winners have in this dataset ({counts['affirmative']} affirmative, {counts['negative']} negative; "
+             "an equal count goes to affirmative); fitted on the evaluation labels, so non-comparable and not ranked "
+             "(the protocol fits data-dependent baselines on training folds only)",
+    )
+
+
+# ---------------------------------------------------------------------------------------------
 # the full scoring of a run
 
 
@@ -459,16 +512,22 @@ def _row(predictor: str, kind: str, comparable: bool, metrics: dict[str, Any], *
 
 
 def _rank(rows: list[dict[str, Any]], task: str) -> None:
-    """Rank comparable rows by the task's ranking metric (1 = best); non-comparable rows get None."""
+    """Rank comparable rows by the task's ranking metric and sort ``rows`` in place so they read in
+    rank order: ranked rows first, then comparable rows without a value, then the non-comparable
+    references (rank None), each group otherwise in its original order.
+
+    Competition ranking: 1 = best, and rows with equal values (to 12 decimals) share a rank, the next
+    rank skipping as many places (values .6, .5, .5, .4 rank 1, 2, 2, 4)."""
     key = RANK_BY[task]
     higher = METRICS[key][1]
     vals = [(r["metrics"].get(key, {}).get("value"), i) for i, r in enumerate(rows) if r["comparable"]]
-    vals = [(v, i) for v, i in vals if v is not None]
-    vals.sort(key=lambda t: -t[0] if higher else t[0])
+    vals = [(round(v if higher else -v, 12), i) for v, i in vals if v is not None]  # larger is better
     for r in rows:
         r["rank"] = None
-    for pos, (_, i) in enumerate(vals, start=1):
-        rows[i]["rank"] = pos
+    for v, i in vals:
+        rows[i]["rank"] = 1 + sum(other > v for other, _ in vals)
+    order = sorted(range(len(rows)), key=lambda i: (0, rows[i]["rank"]) if rows[i]["rank"] is not None else ((1 if rows[i]["comparable"] else 2), i))
+    rows[:] = [rows[i] for i in order]
 
 
 def _baseline_row(b: B.Baseline, metrics: dict[str, Any], expected: dict[str, float]) -> dict[str, Any]:
@@ -483,8 +542,9 @@ def _baseline_row(b: B.Baseline, metrics: dict[str, Any], expected: dict[str, fl
     )
 
 
-def _human_rows(reliability: dict[str, Any], task: str) -> list[dict[str, Any]]:
-    """The individual-judge references (Appendix B.1) for ``task``, non-comparable."""
+def _human_rows(reliability: dict[str, Any], task: str, synthetic: bool = False) -> list[dict[str, Any]]:
+    """The individual-judge references (Appendix B.1) for ``task``, non-comparable. With
+    ``synthetic`` labels (written by developers) the rows are named "synthetic judge", not human."""
     ref = (reliability or {}).get("human_reference") or {}
     keys = {
         "task1": ("winner_accuracy",),
@@ -492,7 +552,8 @@ def _human_rows(reliability: dict[str, Any], task: str) -> list[dict[str, Any]]:
         "task3": ("best_debater_top1", "vote_share_mae"),
     }[task]
     rows = []
-    for setting, title in (("self_included", "human judge (self-included)"), ("leave_one_out", "human judge (leave-one-out)")):
+    who = "synthetic judge" if synthetic else "human judge"
+    for setting, title in (("self_included", f"{who} (self-included)"), ("leave_one_out", f"{who} (leave-one-out)")):
         vals = ref.get(setting) or {}
         metrics = {}
         for k in keys:
@@ -500,7 +561,10 @@ def _human_rows(reliability: dict[str, Any], task: str) -> list[dict[str, Any]]:
             if leaf is not None:
                 metrics[k] = {"value": leaf.get("value"), "n": leaf.get("n", 0), "n_excluded": leaf.get("n_excluded", 0), "ci": None, "reason": leaf.get("reason")}
         if any(m.get("value") is not None for m in metrics.values()):
-            rows.append(_row(title, "reference", False, metrics, note="non-comparable: individual judges against a panel that includes them / the other judges (Appendix B.1); n counts (match, judge) instances"))
+            note = "non-comparable: individual judges against a panel that includes them / the other judges (Appendix B.1); n counts (match, judge) instances"
+            if synthetic:
+                note += "; SYNTHETIC labels written by developers, so these are not human judges"
+            rows.append(_row(title, "reference", False, metrics, note=note))
     return rows
 
 
@@ -511,12 +575,22 @@ def _common(masks: list[np.ndarray], n: int) -> np.ndarray:
     return out
 
 
-def score_run(matches: Sequence[Match], arm_results: dict[str, dict[str, SampleResult]], arm_labels: dict[str, str], settings: ScoreSettings, reliability: dict[str, Any] | None = None) -> dict[str, Any]:
+def score_run(
+    matches: Sequence[Match],
+    arm_results: dict[str, dict[str, SampleResult]],
+    arm_labels: dict[str, str],
+    settings: ScoreSettings,
+    reliability: dict[str, Any] | None = None,
+    *,
+    synthetic_labels: bool = False,
+) -> dict[str, Any]:
     """Score every arm of a run against the gold labels of ``matches``.
 
-    ``arm_results`` arm -> match id -> result (absent = not run); ``arm_labels`` arm -> display name.
-    Returns the ``tasks``, ``parsing``, ``failures``, ``paired`` and ``calibration`` sections of
-    report.json (see report.py). Baseline draws use ``settings.seed``.
+    ``arm_results`` arm -> match id -> result (absent = not run); ``arm_labels`` arm -> display name;
+    ``synthetic_labels`` True when the labels were written by developers (the individual-judge
+    reference rows are then named "synthetic judge"). Returns the ``tasks``, ``parsing``,
+    ``failures``, ``paired`` and ``calibration`` sections of report.json (see report.py). Baseline
+    draws use ``settings.seed``. Rows of every table are sorted by rank (see :func:`_rank`).
     """
     gold = gold_from_matches(matches)
     app = gold.applicability()
@@ -541,20 +615,24 @@ def score_run(matches: Sequence[Match], arm_results: dict[str, dict[str, SampleR
     # ---- Task 1
     t1: dict[str, Any] = {"title": TASK_TITLES["task1"], "applicable": app["task1"] is None, "reason": app["task1"]}
     if app["task1"] is None:
-        bl = [B.always_affirmative(gold.winners), B.random_winner(gold.winners, seed=seed)]
+        majority = majority_side(gold.winners)
+        bl = [*task1_structural_baselines(gold.winners, seed), majority_class_baseline(gold.winners)]
+        const_side = {"always affirmative": "affirmative", "always negative": "negative", bl[-1].name: majority or "affirmative"}
 
         def t1_rows(mask: np.ndarray) -> list[dict[str, Any]]:
             rows = [_row(preds[a].label, "arm", True, task1_metrics(preds[a].p, gold, mask, settings), arm=a) for a in arms]
             for b in bl:
-                exp = B.always_affirmative(_take(gold.winners, mask)).expected if b.name == "always affirmative" else b.expected
+                # a constant side's accuracy on the subset is that side's share of its decisive winners
+                exp = b.expected if b.seed is not None else constant_side_baseline(const_side[b.name], _take(gold.winners, mask)).expected
                 rows.append(_baseline_row(b, task1_metrics(np.asarray(b.predictions, float), gold, mask, settings), exp))
             return rows
 
-        rows = t1_rows(everything_m) + _human_rows(reliability or {}, "task1")
+        rows = t1_rows(everything_m) + _human_rows(reliability or {}, "task1", synthetic_labels)
         _rank(rows, "task1")
         crows = t1_rows(common["task1"])
         _rank(crows, "task1")
         t1.update(
+            majority_side=majority,
             n_matches=n_m,
             n_decisive=int(gold.decisive.sum()),
             gold_balance={"affirmative": sum(w == "affirmative" for w in gold.winners), "negative": sum(w == "negative" for w in gold.winners), "tie_or_none": sum(w not in ("affirmative", "negative") for w in gold.winners)},
@@ -588,7 +666,7 @@ def score_run(matches: Sequence[Match], arm_results: dict[str, dict[str, SampleR
                 rows.append(_baseline_row(b, task2_metrics(up, pa, pn, gold, umask, pmask, settings), exp))
             return rows
 
-        rows = t2_rows(everything_u, everything_p) + _human_rows(reliability or {}, "task2")
+        rows = t2_rows(everything_u, everything_p) + _human_rows(reliability or {}, "task2", synthetic_labels)
         _rank(rows, "task2")
         crows = t2_rows(common["task2_units"], common["task2_pairs"])
         _rank(crows, "task2")
@@ -629,7 +707,7 @@ def score_run(matches: Sequence[Match], arm_results: dict[str, dict[str, SampleR
             rows.append(_baseline_row(oracle, om, {}))
             return rows
 
-        rows = t3_rows(everything_m) + _human_rows(reliability or {}, "task3")
+        rows = t3_rows(everything_m) + _human_rows(reliability or {}, "task3", synthetic_labels)
         _rank(rows, "task3")
         crows = t3_rows(common["task3"])
         _rank(crows, "task3")
@@ -658,7 +736,7 @@ def score_run(matches: Sequence[Match], arm_results: dict[str, dict[str, SampleR
     if app["task1"] is None:
         for a in arms:
             ca = M.winner_correct(preds[a].p, gold.winners)
-            for b in (B.always_affirmative(gold.winners), B.random_winner(gold.winners, seed=seed)):
+            for b in task1_structural_baselines(gold.winners, seed):
                 cb = M.winner_correct(np.asarray(b.predictions, float), gold.winners)
                 mc = S.mcnemar_exact(ca, cb)
                 vs_baselines.append({"arm": a, "baseline": b.name, "task": "task1", **_mc_dict(mc)})
@@ -694,7 +772,11 @@ def paired_comparison(a: ArmPredictions, b: ArmPredictions, gold: Gold, app: dic
 
     if app["task1"] is None:
         out["tests"]["winner_accuracy"] = {"test": "exact McNemar", **_mc_dict(S.mcnemar_exact(M.winner_correct(a.p, gold.winners), M.winner_correct(b.p, gold.winners)))}
-        out["tests"]["brier"] = {"test": "paired bootstrap", **pb(S.brier_score, [a.p, gold.winners], [b.p, gold.winners])}
+        # the same instances as the report's Brier score: matches with a decisive gold winner (ties
+        # and missing winners have no 0/1 outcome), and both arms' p parsed
+        d = gold.decisive
+        wd = _take(gold.winners, d)
+        out["tests"]["brier"] = {"test": "paired bootstrap", **pb(S.brier_score, [a.p[d], wd], [b.p[d], wd])}
     if app["task2"] is None:
         for name, fn in (("stage_mse", M.stage_mse), ("stage_pearson", M.stage_pearson), ("stage_spearman", M.stage_spearman)):
             out["tests"][name] = {"test": "paired bootstrap", **pb(fn, [a.unit_pred, gold.unit_mean], [b.unit_pred, gold.unit_mean], gold.unit_match)}

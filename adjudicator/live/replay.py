@@ -75,7 +75,7 @@ def replay(
         say(f"{mid}: continuing; {len(received)} stage(s) already received")
     else:
         client.create(header)
-        say(f"{mid}: created ({match.format}, {len(match.stages)} stages to push)")
+        say(f"{mid}: created ({match.format}, {len(match.stages)} stage{'' if len(match.stages) == 1 else 's'} to push)")
     for stage, delay in zip(match.stages, delays):
         if stage.stage_id in received:
             continue

@@ -23,6 +23,14 @@ recognised by its ``stage_id`` (same content: accepted as a duplicate; other con
 ``close`` runs the panel graph in its own thread (``<id>:panel:<attempt>``, same checkpointer), so a
 crash during the panel resumes the judges that had not finished.
 
+Checkpoint history is pruned (:func:`prune_thread`): SqliteSaver stores the whole state (every stage's
+text so far) in each checkpoint, about three per pushed stage, so a thread's history grows with the
+square of its stage count (~5 MB for a 14-stage, 20,000-character match). Resuming needs only a
+thread's latest checkpoint and its pending writes, so after every committed tracking step the
+superseded checkpoints of the match's thread are deleted, and after a successful close those of its
+panel threads; history (``get_state_history``) is therefore not kept. A panel thread is not pruned
+while the panel runs, so a crash mid-panel still resumes the judges that had not finished.
+
 Pushes to one match are serialised (a per-match lock); different matches share nothing but the
 compiled graphs, the SQLite file and the backends, which are stateless or thread-safe.
 """
@@ -67,6 +75,34 @@ CREATE TABLE IF NOT EXISTS live_matches (
     panel_error   TEXT
 )
 """
+
+
+def prune_thread(saver, thread_id: str) -> int:
+    """Delete every checkpoint of ``thread_id`` except the latest of each namespace, and the pending
+    writes of the deleted ones, in one transaction. Returns the number of checkpoints deleted.
+
+    Safe for graphs whose channels store full values in each checkpoint (LastValue,
+    BinaryOperatorAggregate, ...): reading or resuming a thread uses only its latest checkpoint and that
+    checkpoint's writes (``SqliteSaver.get_tuple``). Not for graphs with a ``DeltaChannel``, whose values
+    are rebuilt from ancestors (:class:`LiveStore` checks its graphs have none)."""
+    with saver.cursor() as cur:
+        cur.execute(
+            "DELETE FROM writes WHERE thread_id = ? AND checkpoint_id < "
+            "(SELECT MAX(c.checkpoint_id) FROM checkpoints c WHERE c.thread_id = writes.thread_id AND c.checkpoint_ns = writes.checkpoint_ns)",
+            (thread_id,),
+        )
+        cur.execute(
+            "DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_id < "
+            "(SELECT MAX(c.checkpoint_id) FROM checkpoints c WHERE c.thread_id = checkpoints.thread_id AND c.checkpoint_ns = checkpoints.checkpoint_ns)",
+            (thread_id,),
+        )
+        return cur.rowcount
+
+
+def _has_delta_channel(graph) -> bool:
+    from langgraph.channels import DeltaChannel
+
+    return any(isinstance(c, DeltaChannel) for c in graph.channels.values())
 
 
 def live_serde():
@@ -198,6 +234,8 @@ class LiveStore:
             self._conn.commit()
         self.tracking = tracking_graph.build(checkpointer=self.saver)
         self.panel = panel_graph.build(checkpointer=self.saver)
+        # keep-latest pruning needs every channel's full value in each checkpoint (see prune_thread)
+        self.prune_history = not (_has_delta_channel(self.tracking) or _has_delta_channel(self.panel))
         self._guard = threading.Lock()
         self._create_lock = threading.Lock()
         self._locks: dict[str, threading.RLock] = {}
@@ -268,7 +306,19 @@ class LiveStore:
         header = self._rows[match_id].header
         out = self.tracking.invoke({"match": header, "stages": [], "next_stage": 0}, self._config(match_id), context=self.context, durability="sync")
         self._values[match_id] = dict(out)
+        self._prune(match_id)
         return self._values[match_id]
+
+    def _prune(self, *thread_ids: str) -> None:
+        """Drop the superseded checkpoints of these threads (module docstring). Runs after their
+        latest checkpoint is committed; a failure is logged, never raised (pruning only saves space)."""
+        if not self.prune_history:
+            return
+        for tid in thread_ids:
+            try:
+                prune_thread(self.saver, tid)
+            except sqlite3.Error:
+                log.exception("live: pruning the checkpoints of %s failed", tid)
 
     def _invoke_tracking(self, match_id: str, payload: dict | None, *, receive_only: bool) -> dict[str, Any]:
         n = len(self._tracking_values(match_id).get("stages") or []) + 1
@@ -280,6 +330,7 @@ class LiveStore:
             interrupt_before=["track_stage"] if receive_only else None,
         )
         self._values[match_id] = {k: v for k, v in dict(out).items() if not k.startswith("__")}
+        self._prune(match_id)
         return self._values[match_id]
 
     # ---- snapshots
@@ -527,6 +578,7 @@ class LiveStore:
             _atomic_write(self.report_path(match_id), verdict_markdown(verdict))
             self._verdicts[match_id] = verdict
             self._write_row(replace(row, status="closed", panel_error=None))
+            self._prune(*(f"{match_id}:panel:{k}" for k in range(1, row.panel_attempt + 1)))
             self._changed(match_id)
             return verdict
 

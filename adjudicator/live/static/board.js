@@ -34,6 +34,10 @@
   const sideShort = (s) => (s === "affirmative" ? "AFF" : "NEG");
   const KIND_ICON = { opened: "✦", advanced: "▲", defended: "■", conceded: "▼", contested: "⇄" };
   const fmtP = (p) => (p === null || p === undefined ? "–" : Number(p).toFixed(2));
+  // "1 event", "2 events"
+  const count = (n, one, many) => `${n} ${n === 1 ? one : many || one + "s"}`;
+  const TENDENCY_NOTE = "From the trackers' analyses so far: a logistic of the like-for-like suggested-score gap and the clash momentum. The panel's verdict comes when the match is closed.";
+  const SUPERSEDED_NOTE = "The trackers' provisional estimate as it stood before the panel met. It is not the result: the panel's verdict above is.";
 
   function setConn(state, text) {
     const c = $("conn");
@@ -109,7 +113,8 @@
     st.textContent = s.status;
     st.className = "badge " + s.status;
     const of = m.expected_stages ? ` of ${m.expected_stages}` : "";
-    $("stage-progress").textContent = `${s.analysed}${of} stages analysed · ${s.received} received`;
+    const noun = m.expected_stages || s.analysed !== 1 ? "stages" : "stage";
+    $("stage-progress").textContent = `${s.analysed}${of} ${noun} analysed · ${s.received} received`;
     $("pending").hidden = s.pending.length === 0;
     $("pending").textContent = s.pending.length ? `analysing ${s.pending.join(", ")}…` : "";
     $("error").hidden = !s.error;
@@ -118,7 +123,13 @@
     $("panel-error").textContent = s.panel_error ? "Panel: " + s.panel_error : "";
   }
 
-  function renderTendency(t) {
+  // After close the panel's verdict is the result; the trackers' tendency stays visible only as the
+  // labelled pre-verdict estimate.
+  function renderTendency(t, decided) {
+    $("tendency-panel").classList.toggle("superseded", decided);
+    $("tendency-title").textContent = decided ? "Pre-verdict estimate (not the result)" : "Provisional tendency";
+    $("tendency-note").textContent = decided ? SUPERSEDED_NOTE : TENDENCY_NOTE;
+    $("scores-title").textContent = decided ? "Trackers' stage scores (pre-verdict)" : "Provisional stage scores";
     const p = t.p;
     const pct = p === null ? 50 : Math.round(p * 100);
     $("tbar-aff").style.width = pct + "%";
@@ -129,10 +140,10 @@
     const mom = (t.momentum >= 0 ? "+" : "") + t.momentum.toFixed(2);
     $("tendency-text").textContent = p === null
       ? "Nothing analysed yet."
-      : `Leaning: ${t.leaning}. Like-for-like score gap ${gap} (${t.compared_groups} comparable stage groups), clash momentum ${mom} (${t.counted_events} events).`;
+      : `${decided ? "Trackers leaned" : "Leaning"}: ${t.leaning}. Like-for-like score gap ${gap} (${count(t.compared_groups, "comparable stage group")}), clash momentum ${mom} (${count(t.counted_events, "event")}).`;
   }
 
-  function renderLatest(s) {
+  function renderLatest(s, decided) {
     const l = s.latest;
     $("latest-empty").hidden = Boolean(l);
     $("latest").hidden = !l;
@@ -144,9 +155,10 @@
       el("span", { class: "chip " + e.side, text: `${KIND_ICON[e.kind] || ""} ${sideShort(e.side)} ${e.kind}` }), " ",
       el("strong", { text: e.title }), e.note ? " — " + e.note : ""));
     $("latest-events").replaceChildren(...(items.length ? items : [el("li", { class: "muted", text: "No clash moved in this stage." })]));
+    const label = decided ? "Pre-verdict estimate" : "Provisional tendency";
     $("latest-move").textContent = l.tendency_before === null || l.tendency_before === undefined
-      ? `Provisional tendency now ${fmtP(l.tendency_after)}.`
-      : `Provisional tendency ${fmtP(l.tendency_before)} → ${fmtP(l.tendency_after)}.`;
+      ? `${label} ${decided ? "" : "now "}${fmtP(l.tendency_after)}.`
+      : `${label} ${fmtP(l.tendency_before)} → ${fmtP(l.tendency_after)}.`;
   }
 
   function meter(momentum) {
@@ -212,7 +224,7 @@
     $("verdict-winner").textContent = v.winner ? `Winner: ${v.winner}` : "No winner determined";
     $("verdict-winner").className = "big " + (v.winner === "affirmative" ? "aff-text" : "neg-text");
     $("verdict-p").textContent = v.p === null ? "" : `winner tendency p = ${fmtP(v.p)}`;
-    $("verdict-split").textContent = v.winner_split ? `(${v.winner_split})` : "";
+    $("verdict-split").textContent = v.winner_split ? `panel split ${v.winner_split}` : "";
     const votes = Object.entries(v.best_debater_votes).map(([k, n]) => `${k} ${n}`).join(", ");
     $("verdict-best").textContent = `Best debater: ${v.best_debaters.join(", ") || "–"} (votes: ${votes || "none"})`;
     $("verdict-ballots").replaceChildren(...v.ballots.map((b) => el("li", { text: `${b.judge_id}${b.perspective ? " (" + b.perspective + ")" : ""}: ${b.winner}, p = ${fmtP(b.p)}` })));
@@ -238,8 +250,9 @@
   function render(s) {
     const latestId = s.latest ? s.latest.stage_id : null;
     renderHeader(s);
-    renderTendency(s.tendency);
-    renderLatest(s);
+    const decided = s.status === "closed" && Boolean(s.verdict);
+    renderTendency(s.tendency, decided);
+    renderLatest(s, decided);
     renderMap(s, latestId);
     renderScores(s, latestId);
     renderVerdict(s);
