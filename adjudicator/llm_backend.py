@@ -100,10 +100,10 @@ def _side_debaters(match: MatchView, stage: Stage, side: str) -> list[str]:
 #: ledger (the most recently active clashes, the latest stage lines): its prompt size then does not
 #: grow with the number of stages before it, so tracker tokens grow linearly with the stage count
 #: (DESIGN.md, Data flow). Characters: Chinese text runs at about one token per 1-1.5 characters,
-#: English at about four characters per token, so both caps are roughly 500-600 tokens.
-PREVIOUS_STAGE_CHARS: dict[str, int] = {"zh": 600, "en": 2000}
+#: English at about four characters per token, so both caps are roughly 400-500 tokens.
+PREVIOUS_STAGE_CHARS: dict[str, int] = {"zh": 500, "en": 1600}
 TRACKER_LEDGER_CLASHES = 6
-TRACKER_LEDGER_STAGES = 4
+TRACKER_LEDGER_STAGES = 3
 TRACKER_LEDGER_EVENTS = 1
 
 
