@@ -1,4 +1,4 @@
-"""Aggregate a panel's ballots into a verdict: plain code, not a model (DESIGN.md, Data flow).
+"""Aggregate a panel's ballots into a verdict: plain code, not a model (the design card, Data flow).
 
 Rules (a three-judge CCDB panel, paper 2.2.1 and 2.3):
 
@@ -146,7 +146,9 @@ def aggregate(
 
 def provenance_of(arm: str, model: str, models: dict[str, str], is_llm: bool, prompt_hashes: dict[str, str], calls: list[CallRecord], version: str) -> Provenance:
     """Deterministic provenance from call records: counts, token sums, cost (None if any model
-    request had no known price), parse statistics. Excludes cache hits and wall-clock latency."""
+    request had no known price), parse statistics. A cached call contributes the tokens and cost of
+    the original request (so a cached rerun reproduces the verdict byte for byte); whether a call was
+    a cache hit, and wall-clock latency, are left out."""
     requests = [c for c in calls if c.parse != "native"]
     cost: float | None = 0.0
     for c in requests:

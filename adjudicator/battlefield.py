@@ -2,7 +2,7 @@
 
 The clash-tracking graph visits each stage once, in order. Its node returns a :class:`StageAnalysis`
 (rubric dimensions per evaluated side, clash updates, debater contributions), and named reducers fold
-it into the state; nothing is mutated in place (DESIGN.md, Data flow). A compact text rendering of
+it into the state; nothing is mutated in place (the design card, Data flow). A compact text rendering of
 the state (:func:`ledger_text`) is what a stage node reads instead of the whole preceding transcript,
 so model tokens grow linearly with the number of stages.
 """

@@ -95,6 +95,14 @@ def model_config_from_options(opts: dict):
     )
 
 
+def models_text(provenance) -> str:
+    """The model, or every role's model when the panel is mixed: "a (tracker), b (judge-1), ..."."""
+    models = dict(provenance.models or {})
+    if len(set(models.values())) <= 1:
+        return provenance.model
+    return ", ".join(f"{m} ({role})" for role, m in models.items())
+
+
 def usage_summary(calls) -> str:
     """One stderr line: model requests, cache hits, tokens and cost of a run's call records."""
     from .records import Usage
@@ -165,7 +173,7 @@ def _emit_verdict(verdict, out: Path | None, report_path: Path | None) -> None:
         write_text(report_path, verdict_markdown(verdict))
         echo_err(f"report written to {report_path}")
     p = "n/a" if verdict.p is None else f"{verdict.p:.2f}"
-    echo_err(f"{verdict.provenance.model}: winner {verdict.winner} (p={p}); {usage_summary(verdict.calls)}")
+    echo_err(f"{models_text(verdict.provenance)}: winner {verdict.winner} (p={p}); {usage_summary(verdict.calls)}")
     if verdict.failures:
         echo_err(f"{len(verdict.failures)} node(s) failed: " + "; ".join(f"{f.node} {f.key}: {f.reason}" for f in verdict.failures))
 

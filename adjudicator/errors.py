@@ -1,6 +1,6 @@
 """One exception hierarchy for the whole package, with the CLI exit code each maps to.
 
-Exit codes (DESIGN.md, Conventions): 0 ok, 1 adjudication failed, 2 bad usage or bad input,
+Exit codes (the design card, Conventions): 0 ok, 1 adjudication failed, 2 bad usage or bad input,
 130 interrupted.
 """
 

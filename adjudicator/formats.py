@@ -62,6 +62,20 @@ def position_label(side: Side, position: int) -> str:
     return f"{side.capitalize()} Speaker {position}"
 
 
+_ZH_NUMERAL = {1: "一", 2: "二", 3: "三", 4: "四"}
+
+
+def position_label_zh(label: str) -> str | None:
+    """The Chinese name of a position label, ``"Affirmative Speaker 3"`` -> ``"正方三辩"``; None for a
+    string that is not a position label of positions 1-4."""
+    import re
+
+    m = re.fullmatch(r"(Affirmative|Negative) Speaker ([1-4])", label.strip())
+    if not m:
+        return None
+    return ("正方" if m.group(1) == "Affirmative" else "反方") + _ZH_NUMERAL[int(m.group(2))] + "辩"
+
+
 @dataclass(frozen=True)
 class StageSlot:
     """One stage of a format's declared speaking order.

@@ -530,6 +530,9 @@ class LLMClient:
                 if not retryable:
                     raise TransportError(f"{self.model}: request refused ({reason})", status=status, retryable=False, retries=retries) from None
                 unreachable = _is_connection_failure(exc)
+                if unreachable:
+                    where = self.api_base or "the provider's endpoint"
+                    reason = f"cannot connect to {where} (connection refused, dropped or timed out before a reply)"
                 if retries >= (0 if unreachable and self._unreachable else self.policy.max_retries):
                     if unreachable:
                         self._unreachable = True  # later calls try once instead of backing off again

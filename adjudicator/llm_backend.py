@@ -6,7 +6,7 @@ protocol's up-to-three attempts (:func:`~adjudicator.attempts.run_attempts`), an
 with the three-stage parser into a :class:`~adjudicator.battlefield.StageAnalysis` or a
 :class:`~adjudicator.verdict.Ballot`.
 
-What each node sees (DESIGN.md, Data flow):
+What each node sees (the design card, Data flow):
 
 - the clash tracker: format, motion, both positions, the stage (name, type, roles, speakers,
   utterances), the text of the immediately preceding stage only (for engagement) and the compact
@@ -99,7 +99,7 @@ def _side_debaters(match: MatchView, stage: Stage, side: str) -> list[str]:
 #: The tracker reads the previous stage (for engagement) only as a bounded excerpt, and a bounded
 #: ledger (the most recently active clashes, the latest stage lines): its prompt size then does not
 #: grow with the number of stages before it, so tracker tokens grow linearly with the stage count
-#: (DESIGN.md, Data flow). Characters: Chinese text runs at about one token per 1-1.5 characters,
+#: (the design card, Data flow). Characters: Chinese text runs at about one token per 1-1.5 characters,
 #: English at about four characters per token, so both caps are roughly 400-500 tokens.
 PREVIOUS_STAGE_CHARS: dict[str, int] = {"zh": 500, "en": 1600}
 TRACKER_LEDGER_CLASHES = 6

@@ -1,5 +1,5 @@
 """The offline judge: a deterministic, non-LLM implementation of the :class:`~adjudicator.backend.Backend`
-protocol, the project's default model when no LLM is configured (DESIGN.md, Models).
+protocol, the project's default model when no LLM is configured (the design card, Models).
 
 How it works, in two nodes:
 

@@ -28,6 +28,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Generic, Iterable, Iterator, Mapping, Sequence, TypeVar
 
+from .formats import position_label_zh
 from .records import ParseStage
 
 T = TypeVar("T")
@@ -398,14 +399,7 @@ def as_choice(value: Any, choices: Sequence[str], field: str, aliases: Mapping[s
     raise OutputInvalid(f"{field}: expected one of {', '.join(choices)}, got {value!r}")
 
 
-_ZH_NUM = {1: "一", 2: "二", 3: "三", 4: "四"}
-
-
-def _zh_label(label: str) -> str | None:
-    m = re.fullmatch(r"(Affirmative|Negative) Speaker (\d)", label)
-    if not m or int(m.group(2)) not in _ZH_NUM:
-        return None
-    return ("正方" if m.group(1) == "Affirmative" else "反方") + _ZH_NUM[int(m.group(2))] + "辩"
+_zh_label = position_label_zh
 
 
 def canonical_label(name: Any, labels: Sequence[str]) -> str | None:

@@ -2,7 +2,7 @@
 
 Every model call (LLM or offline) leaves a :class:`CallRecord`; a node that could not produce a
 valid output after its attempts leaves a :class:`NodeFailure` holding every raw output. A failure is
-never turned into a score (DESIGN.md, Models).
+never turned into a score (the design card, Models).
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ class Usage(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     calls: int = 0
-    requests: int = Field(0, description="calls that were not cache hits (actual model requests)")
+    requests: int = Field(0, description="HTTP requests actually sent: non-cached calls plus their transport retries")
     cache_hits: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -85,7 +85,7 @@ class Usage(BaseModel):
                 cost += r.cost_usd
         return cls(
             calls=len(records),
-            requests=sum(1 for r in records if not r.cache_hit and r.parse != "native"),
+            requests=sum(1 + r.transport_retries for r in records if not r.cache_hit and r.parse != "native"),
             cache_hits=sum(1 for r in records if r.cache_hit),
             prompt_tokens=sum(r.prompt_tokens for r in records),
             completion_tokens=sum(r.completion_tokens for r in records),

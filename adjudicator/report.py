@@ -16,7 +16,9 @@ def verdict_markdown(verdict: Verdict) -> str:
     lines.append(f"# Verdict: {verdict.match_id}")
     lines.append("")
     lines.append(f"**Motion:** {_esc(verdict.motion)}  ")
-    lines.append(f"**Format:** {verdict.format} · **Arm:** {verdict.arm} · **Model:** {pv.model}" + ("" if pv.is_llm else " (offline baseline, not an LLM)"))
+    models = dict(pv.models or {})
+    model_text = pv.model if len(set(models.values())) <= 1 else ", ".join(f"{m} ({role})" for role, m in models.items())
+    lines.append(f"**Format:** {verdict.format} · **Arm:** {verdict.arm} · **Model:** {model_text}" + ("" if pv.is_llm else " (offline baseline, not an LLM)"))
     lines.append("")
     if verdict.winner is not None:
         split = f" ({verdict.dissent.winner_split})" if verdict.dissent else ""

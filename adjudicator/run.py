@@ -41,8 +41,14 @@ def adjudicate(match: Match | MatchView, context: AdjudicationContext) -> Verdic
 
     verdict, state = adjudicate_agentic(match, context)
     if verdict is None:
-        raise AdjudicationFailed(
-            state.get("panel_error") or "the panel produced no verdict",
-            verdict=partial_verdict(state, context),
-        )
+        partial = partial_verdict(state, context)
+        transport = [f for f in partial.failures if f.reason.startswith(("transport:", "refused:"))]
+        if transport:
+            first = transport[0]
+            raise AdjudicationFailed(
+                f"no verdict: {len(transport)} model call(s) failed in transport, first {first.node} {first.key}: {first.reason}",
+                "check the model server or --api-base and retry (calls that succeeded are cached)",
+                verdict=partial,
+            )
+        raise AdjudicationFailed(state.get("panel_error") or "the panel produced no verdict", verdict=partial)
     return verdict

@@ -40,6 +40,7 @@ from .attempts import MAX_ATTEMPTS, run_attempts
 from .backend import NodeResult
 from .errors import InputError
 from .formats import INTERACTION, Side, other_side
+from .formats import position_label_zh
 from .llm import ChatRequest, LLMClient
 from .match import Match, MatchView, Stage
 from .parsing import (
@@ -89,7 +90,6 @@ FORMAT_TEXT: dict[str, str] = {
 }
 
 _ZH_SIDE = {"affirmative": "正方", "negative": "反方"}
-_ZH_DIGIT = {1: "一", 2: "二", 3: "三", 4: "四"}
 
 
 def _t(language: str, pair: tuple[str, str]) -> str:
@@ -103,8 +103,7 @@ def side_text(side: str, language: str) -> str:
 
 def zh_position(label: str) -> str:
     """The Chinese name of a position label: ``"Affirmative Speaker 3"`` -> ``"正方三辩"``."""
-    side, _, pos = label.partition(" Speaker ")
-    return f"{_ZH_SIDE[side.lower()]}{_ZH_DIGIT.get(int(pos), pos)}辩"
+    return position_label_zh(label) or label
 
 
 def speaker_legend(view: MatchView, language: str) -> str:

@@ -136,13 +136,22 @@ def ballot_json(units: list[tuple[str, str]], p: float = 0.62, votes: dict[str, 
 
 
 def schema_responder(body: dict[str, Any]) -> str:
-    """A valid answer for any tracker or judge request, read off the schema in ``response_format``
-    (tracker: the ``sides`` enum; judge: the ``stage_id`` enum, both sides each, and the vote labels)."""
+    """A valid answer for any request of either arm, read off the schema in ``response_format``
+    (tracker: the ``sides`` enum; judge: the ``stage_id`` enum, both sides each, and the vote labels;
+    single-call Task 1 / 2 / 3: p, score, votes)."""
     rf = body.get("response_format") or {}
     schema = rf.get("schema") or (rf.get("json_schema") or {}).get("schema")
     if not schema:
         return "no schema in the request"
     props = schema["properties"]
+    # the single-call protocol's three tasks (adjudicator/single_call.py)
+    if set(props) == {"basis", "p"}:
+        return json.dumps({"basis": "closer engagement on the main clash", "p": 0.62})
+    if set(props) == {"basis", "score"}:
+        return json.dumps({"basis": "completed the stage's task", "score": 6})
+    if "votes" in props:
+        labels = list(props["votes"]["properties"])
+        return json.dumps({"basis": "most influential debaters", "votes": {labels[0]: 5, labels[-1]: 4}})
     if "sides" in props:
         item = props["sides"]["items"]["properties"]
         sides = item["side"]["enum"]

@@ -1,4 +1,4 @@
-"""Gold labels never reach a model input (issue 2; DESIGN.md: "Gold labels ... never reach a prompt").
+"""Gold labels never reach a model input (issue 2; the design card: "Gold labels ... never reach a prompt").
 
 Two proofs over every bundled match (real PanelBench and synthetic CCDB, every format):
 
@@ -100,19 +100,7 @@ def test_requests_sent_by_both_arms_carry_no_label(fake_openai, tmp_path):
     from adjudicator.config import resolve_config
     from llm_helpers import schema_responder
 
-    def respond(body):
-        rf = body.get("response_format") or {}
-        name = (rf.get("json_schema") or {}).get("name") or ""
-        if name == "winner_tendency":
-            return '{"basis": "closer engagement on the main clash", "p": 0.62}'
-        if name == "stage_score":
-            return '{"basis": "completed the task", "score": 6}'
-        if name == "best_debater_votes":
-            labels = list(rf["json_schema"]["schema"]["properties"]["votes"]["properties"])
-            return json.dumps({"basis": "most influential", "votes": {labels[0]: 5, labels[-1]: 4}})
-        return schema_responder(body)
-
-    fake_openai.respond_with(respond)
+    fake_openai.respond_with(schema_responder)
     config = resolve_config(model="openai/test-model", api_base=fake_openai.base_url, json_mode="schema", cache_dir=tmp_path / "cache", env={})
     for path in (MATCHES[0], next(p for p in MATCHES if "2v2" in p.stem)):
         planted = with_planted_labels(load_match(path))

@@ -118,3 +118,17 @@ def test_replay_delays_scale_with_speed():
     assert replay_delays_s(m, 0) == [0.0, 0.0]
     with pytest.raises(InputError):
         replay_delays_s(m, -1)
+
+
+def test_expected_stage_count_includes_surprise_challenges():
+    """2v2: 12 fixed stages plus each surprise challenge received (synthetic_2v2_02 has two)."""
+    from pathlib import Path
+
+    from adjudicator.match import load_match
+
+    m = load_match(Path(__file__).resolve().parents[1] / "adjudicator" / "data" / "matches" / "synthetic" / "synthetic_2v2_02.json")
+    view = m.view()
+    header = view.model_copy(update={"stages": []})
+    s = board_snapshot(header, {"stages": list(view.stages), "next_stage": 0}, status="open", model="offline", is_llm=False)
+    assert sum(1 for st in view.stages if st.surprise) == 2
+    assert s["match"]["expected_stages"] == 14 and s["received"] == 14

@@ -1,6 +1,6 @@
 """The agentic arm's token growth is linear in the number of stages because each clash tracker's
 prompt is bounded: it reads its own stage, a bounded excerpt of the previous stage and a bounded
-ledger, never the whole preceding transcript (DESIGN.md, Data flow; issue 4). Measured in characters
+ledger, never the whole preceding transcript (the design card, Data flow; issue 4). Measured in characters
 so the test needs no tokenizer; benchmarks/tokens.py measures tokens."""
 
 from __future__ import annotations

@@ -3,7 +3,8 @@
 The ledger is rebuilt from the result files on disk (the source of truth, so a resumed run counts
 what earlier sessions spent exactly once) and updated as samples finish. Costs are litellm's prices
 in US dollars for requests that were not cache hits; calls whose price litellm does not know are
-counted in ``unpriced_requests`` and make ``cost_known`` False.
+counted in ``unpriced_requests`` and make ``cost_known`` False (``priced_requests`` counts the others;
+:func:`cost_text` turns the pair into "$X", "$X (+ unknown for N requests)" or "unknown").
 
 Budget rule (``--budget-usd``): the budget caps the whole run's known spend, earlier sessions
 included. Before a sample is started the ledger's total is compared with the budget; once the total
@@ -35,6 +36,7 @@ class ArmLedger:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float = 0.0
+    priced_requests: int = 0
     unpriced_requests: int = 0
     latency_s: float = 0.0
     elapsed_s: float = 0.0
@@ -58,7 +60,9 @@ class ArmLedger:
         self.prompt_tokens += u.prompt_tokens
         self.completion_tokens += u.completion_tokens
         self.cost_usd = round(self.cost_usd + u.cost_usd, 8)
-        self.unpriced_requests += sum(1 for c in result.calls if c.cost_usd is None and not c.cache_hit and c.parse != "native")
+        billable = [c for c in result.calls if not c.cache_hit and c.parse != "native"]
+        self.priced_requests += sum(1 for c in billable if c.cost_usd is not None)
+        self.unpriced_requests += sum(1 for c in billable if c.cost_usd is None)
         self.latency_s = round(self.latency_s + u.latency_s, 3)
         self.elapsed_s = round(self.elapsed_s + result.elapsed_s, 3)
 
@@ -77,6 +81,7 @@ class ArmLedger:
             "completion_tokens": self.completion_tokens,
             "cost_usd": round(self.cost_usd, 6),
             "cost_known": self.unpriced_requests == 0,
+            "priced_requests": self.priced_requests,
             "unpriced_requests": self.unpriced_requests,
             "latency_s": self.latency_s,
             "elapsed_s": self.elapsed_s,
@@ -118,8 +123,25 @@ class Ledger:
         """``{"arms": {arm: sums}, "total": sums over arms}``."""
         with self._lock:
             arms = {k: v.as_dict() for k, v in sorted(self.arms.items())}
-        keys = ("samples", "samples_ok", "samples_partial", "samples_failed", "calls", "requests", "cache_hits", "prompt_tokens", "completion_tokens", "unpriced_requests")
+        keys = ("samples", "samples_ok", "samples_partial", "samples_failed", "calls", "requests", "cache_hits", "prompt_tokens", "completion_tokens", "priced_requests", "unpriced_requests")
         total = {k: sum(a[k] for a in arms.values()) for k in keys}
         total["cost_usd"] = round(sum(a["cost_usd"] for a in arms.values()), 6)
         total["cost_known"] = all(a["cost_known"] for a in arms.values())
         return {"arms": arms, "total": total}
+
+
+def cost_text(sums: dict) -> str:
+    """The spend of one arm's (or the total's) ledger sums for people: ``"$0.0123"`` when every
+    model request had a known price (or none was sent), ``"unknown (no prices for these models)"``
+    when none had, and ``"$0.0123 (+ unknown for 7 requests)"`` when only some had. Sums written
+    before ``priced_requests`` existed count as priced when ``cost_usd`` is above 0."""
+    unpriced = int(sums.get("unpriced_requests") or 0)
+    cost = float(sums.get("cost_usd") or 0.0)
+    priced = sums.get("priced_requests")
+    if priced is None:
+        priced = 1 if cost > 0 else 0
+    if unpriced == 0:
+        return f"${cost:.4f}"
+    if priced == 0:
+        return "unknown (no prices for these models)"
+    return f"${cost:.4f} (+ unknown for {unpriced} request{'s' if unpriced != 1 else ''})"

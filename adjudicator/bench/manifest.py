@@ -35,11 +35,13 @@ MANIFEST_SCHEMA = 1
 #: Packages whose versions are recorded.
 PACKAGES = ("adjudicator", "langgraph", "langchain-core", "litellm", "pydantic", "numpy", "scipy", "diskcache", "matplotlib", "click")
 
-#: Configuration fields that do not change what a model answers (where the cache lives, time-outs);
-#: a resumed run may change them.
-OPERATIONAL_FIELDS = frozenset({"no_cache", "cache_dir", "timeout_s", "cache", "config_file"})
+#: Configuration fields that do not change what a model answers (where the cache lives, time-outs,
+#: how often and how patiently a failed connection is retried); a resumed run may change them.
+OPERATIONAL_FIELDS = frozenset({"no_cache", "cache_dir", "timeout_s", "cache", "config_file", "transport_retries", "backoff_base_s"})
 
 _SECRET_WORDS = ("key", "secret", "token", "password", "authorization", "credential")
+#: Field names that contain a secret word but hold a count, not a credential (kept in the manifest).
+_NOT_SECRET = frozenset({"max_tokens", "prompt_tokens", "completion_tokens"})
 
 
 class Manifest(BaseModel):
@@ -75,13 +77,15 @@ class Manifest(BaseModel):
 
 def _is_secret(name: str) -> bool:
     low = name.lower()
+    if low in _NOT_SECRET:
+        return False
     return low in CREDENTIAL_FIELDS or any(w in low for w in _SECRET_WORDS)
 
 
 def redact(value: Any) -> Any:
     """``value`` with every credential-like field removed at any depth (names in
     :data:`adjudicator.cache.CREDENTIAL_FIELDS` or containing key/secret/token/password), and paths and
-    other non-JSON values turned into strings."""
+    other non-JSON values turned into strings. Token counts such as ``max_tokens`` are kept."""
     if isinstance(value, dict):
         return {str(k): redact(v) for k, v in value.items() if not _is_secret(str(k))}
     if isinstance(value, (list, tuple, set, frozenset)):
@@ -185,3 +189,38 @@ def first_difference(a: dict[str, Any], b: dict[str, Any]) -> str | None:
         if a.get(k) != b.get(k):
             return k
     return None
+
+
+def adopt_manifest_config(config: Any, recorded: dict[str, Any], explicit: frozenset[str] | set[str] | None) -> tuple[Any, dict[str, dict[str, Any]]]:
+    """The model configuration of a resumed run: ``config`` (a pydantic model, e.g.
+    :class:`adjudicator.config.ModelConfig`, resolved from this invocation's flags, environment and
+    config file) with every answer-shaping field (:func:`identity`) that was *not* given explicitly
+    replaced by the manifest's value ``recorded``, so ``--resume`` with no model option continues
+    under the run's own model, API base, judges and JSON mode. Fields in ``explicit`` (the command-line
+    options given) are left alone, so that a different explicit value is refused by the caller;
+    ``explicit`` None means every field is explicit (nothing is adopted). Operational fields (cache,
+    time-out, transport retries) always come from this invocation; credentials are never in the
+    manifest and keep coming from the environment.
+
+    Returns ``(config, adopted)``: ``adopted`` maps each field whose value changed to
+    ``{"from": this invocation's value, "to": the manifest's}``. Raises InputError when the
+    manifest's values do not validate (a hand-edited manifest)."""
+    if explicit is None or config is None or not hasattr(config, "model_dump"):
+        return config, {}
+    fields = set(type(config).model_fields)
+    now = config_dict(config)
+    adopted: dict[str, dict[str, Any]] = {}
+    for key, value in identity(recorded).items():
+        if key in explicit or key not in fields or now.get(key) == value:
+            continue
+        adopted[key] = {"from": now.get(key), "to": value}
+    if not adopted:
+        return config, {}
+    from pydantic import ValidationError
+
+    try:
+        merged = type(config).model_validate({**config.model_dump(), **{k: v["to"] for k, v in adopted.items()}})
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        raise InputError(f"manifest.json: config.{err['loc'][0] if err.get('loc') else '?'} is invalid ({err.get('msg', 'invalid')})", "give the model options explicitly, or start a new run") from None
+    return merged, adopted

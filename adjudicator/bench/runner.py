@@ -8,7 +8,10 @@ Flow of :func:`run_bench`:
    (``--resume`` or ``--retry-errors``): take the latest run of that name, check that the dataset hash,
    the arms and the model configuration are unchanged, and keep the manifest's limit, seed and
    bootstrap count unless given again (:func:`resumed_settings`: a different seed or a smaller limit
-   is refused, a larger limit is recorded in the manifest and sessions.jsonl).
+   is refused, a larger limit is recorded in the manifest and sessions.jsonl). The model
+   configuration is the manifest's for every setting not given as a command-line option
+   (:func:`~adjudicator.bench.manifest.adopt_manifest_config`), so ``--resume`` alone continues on the
+   run's model and server; a model option given with a different value is refused.
 2. Plan: a (sample, arm) with an ``ok`` result file is done and is never run or billed again; one
    with a ``failed`` result is rerun only under ``--retry-errors`` (the old file moves to
    ``superseded/``); one without a file (never started, or in flight when the run was killed) runs.
@@ -17,8 +20,24 @@ Flow of :func:`run_bench`:
    error limit are checked; once hit, no new sample starts and those in flight finish.
 4. Reports: report.json, report.md, report.html over every finished sample of the selection.
 
-A stop for the budget raises :class:`~adjudicator.errors.BudgetExceeded` (exit code 1) after the
-reports are written; a stop for ``--max-errors`` raises :class:`AdjudicationFailed` (exit code 1).
+Unreachable-server rule: when :data:`UNREACHABLE_STREAK` (3) samples in a row, in the order they
+finish in this session, failed without the model ever answering (every model call of the sample
+ended in a ``transport:`` or ``refused:`` failure: connection refused, time-out after the transport
+retries, or a non-retried error such as HTTP 401/404; see
+:func:`~adjudicator.bench.results.is_unreachable`), no new sample starts: every further sample
+would fail alike and pay the full transport backoff again. Samples in flight finish; the run stops
+with state ``stopped`` / reason ``unreachable`` and stays resumable (``--retry-errors`` reruns the
+failed samples and runs the ones never started).
+
+End states (``status.json``, the reports): ``complete`` when every planned sample ran and every arm
+that ran samples in this session produced at least one verdict (ok or partial); ``finished with
+errors`` (reason ``no-sample-succeeded``) when every planned sample ran but some arm produced no
+verdict for any sample of this session; ``stopped`` (reason ``budget``, ``max-errors`` or
+``unreachable``) when the run stopped early; ``interrupted`` on Ctrl-C.
+
+Every end state but ``complete`` exits with code 1 after the status and reports are written: the
+budget stop raises :class:`~adjudicator.errors.BudgetExceeded`, the others
+:class:`AdjudicationFailed`, each with a one-line message naming the first underlying failure.
 """
 
 from __future__ import annotations
@@ -51,6 +70,7 @@ from .layout import (
 from .ledger import Ledger
 from .manifest import (
     Manifest,
+    adopt_manifest_config,
     config_dict,
     first_difference,
     git_info,
@@ -61,9 +81,12 @@ from .manifest import (
     runtime_description,
     write_manifest,
 )
-from .results import SampleResult, read_result, result_path, superseded_dir, write_result
+from .results import SampleResult, first_cause, is_unreachable, read_result, result_path, superseded_dir, write_result
 
 DEFAULT_ARMS = ("agentic",)
+
+#: Samples in a row that failed without the model answering before the run stops (module docstring).
+UNREACHABLE_STREAK = 3
 
 
 @dataclass
@@ -79,6 +102,11 @@ class BenchOptions:
 
     ``limit``, ``seed`` and ``n_bootstrap`` None mean "not given": a new run then uses all samples,
     seed 0 and 2000 resamples, and a resumed run keeps its manifest's values (see :func:`resumed_settings`).
+
+    ``explicit_model_fields``: the configuration fields given as command-line options (e.g.
+    ``{"model", "api_base"}``); a resumed run takes every other answer-shaping field from its
+    manifest (:func:`~adjudicator.bench.manifest.adopt_manifest_config`). None means every field of
+    ``config`` is explicit (nothing is adopted; a differing configuration is refused).
     """
 
     dataset: Path
@@ -98,13 +126,15 @@ class BenchOptions:
     reports: bool = True
     label_convention: str | None = None
     command: list[str] = field(default_factory=list)
+    explicit_model_fields: frozenset[str] | None = None
 
 
 @dataclass
 class BenchOutcome:
-    """What a bench invocation did: the run folder, its final state (``complete`` / ``stopped``),
-    the stop reason (None, ``budget``, ``max-errors``), counts of this invocation, the ledger and
-    the report paths."""
+    """What a bench invocation did: the run folder, its final state (``complete``, ``finished with
+    errors``, ``stopped``; see the module docstring), the reason (None, ``budget``, ``max-errors``,
+    ``unreachable``, ``no-sample-succeeded``), counts of this invocation, the ledger, the report
+    paths and the one-line message of a state other than ``complete``."""
 
     run_dir: Path
     state: str
@@ -264,8 +294,10 @@ def resumed_settings(manifest: Manifest, opts: BenchOptions, n_samples: int, run
     return RunSettings(limit, seed, n_bootstrap, changed)
 
 
-def _open_run(opts: BenchOptions) -> tuple[Path, Manifest, Dataset, list[str], int, RunSettings]:
-    """Create or reopen the run folder; returns (run_dir, manifest, dataset, arms, session, settings)."""
+def _open_run(opts: BenchOptions) -> tuple[Path, Manifest, Dataset, list[str], int, RunSettings, Any]:
+    """Create or reopen the run folder; returns (run_dir, manifest, dataset, arms, session, settings,
+    config), ``config`` the model configuration the session runs with (a resumed run's adopts its
+    manifest's settings, see :class:`BenchOptions`)."""
     check_run_name(opts.name)
     if opts.concurrency < 1:
         raise InputError(f"--concurrency: must be at least 1, got {opts.concurrency}")
@@ -284,16 +316,21 @@ def _open_run(opts: BenchOptions) -> tuple[Path, Manifest, Dataset, list[str], i
         arms = list(opts.arms) if opts.arms else list(manifest.arms)
         if arms != list(manifest.arms):
             raise InputError(f"--arm: run {run_dir.name} was started with arms {', '.join(manifest.arms)}", "resume with the same --arm options, or start a new run with another --name")
+        config, adopted = adopt_manifest_config(opts.config, manifest.config, opts.explicit_model_fields)
+        cfg = config_dict(config)
         diff = first_difference(identity(cfg), identity(manifest.config))
         if diff is not None:
             raise InputError(
                 f"--resume: the model configuration differs from run {run_dir.name} in {diff!r} ({manifest.config.get(diff)!r} then, {cfg.get(diff)!r} now)",
-                "resume with the same model options, or start a new run with another --name",
+                "resume with the same model options (or none: the run's own are used), or start a new run with another --name",
             )
         dataset = load_dataset(opts.dataset, convert_into=run_dir / DATASET, reuse=True, label_convention=opts.label_convention)
         if dataset.sha256 != manifest.dataset.get("sha256"):
             raise InputError(f"{opts.dataset}: the dataset changed since run {run_dir.name} started (hash differs)", "resume with the same dataset, or start a new run")
-        describe_arms(arms, opts.config)  # same validation as a new run
+        describe_arms(arms, config)  # same validation as a new run
+        if adopted:
+            taken = ", ".join(f"{k} {v['to']!r}" for k, v in adopted.items())
+            _echo(f"note: using the run's model settings from manifest.json: {taken} (give the option explicitly to check it instead)")
         session = _session_number(run_dir)
         settings = resumed_settings(manifest, opts, len(dataset.samples), run_dir)
         remove_stale_temp_files(run_dir)
@@ -301,7 +338,7 @@ def _open_run(opts: BenchOptions) -> tuple[Path, Manifest, Dataset, list[str], i
             entry = {"session": session, "at": iso(utc_now()), "field": "limit", **settings.changed["limit"]}
             manifest = manifest.model_copy(update={"limit": settings.limit, "amendments": [*manifest.amendments, entry]})
             write_manifest(run_dir, manifest)
-        return run_dir, manifest, dataset, arms, session, settings
+        return run_dir, manifest, dataset, arms, session, settings, config
 
     settings = RunSettings(
         opts.limit,
@@ -357,7 +394,7 @@ def _open_run(opts: BenchOptions) -> tuple[Path, Manifest, Dataset, list[str], i
 
         shutil.rmtree(run_dir, ignore_errors=True)
         raise
-    return run_dir, manifest, dataset, arms, 1, settings
+    return run_dir, manifest, dataset, arms, 1, settings, opts.config
 
 
 def plan(run_dir: Path, samples: list[Sample], arms: list[str], retry_errors: bool) -> tuple[list[Task], int, dict[tuple[str, str], SampleResult]]:
@@ -424,11 +461,32 @@ def read_status(run_dir: Path) -> dict[str, Any] | None:
     return read_json(path) if path.exists() else None
 
 
+def summary_lines(ledger: Ledger, ran: int, skipped: int, failed_now: int) -> list[str]:
+    """The end-of-session lines for stderr: one per arm (samples ok / partial / failed, requests,
+    cache hits, tokens, spend as :func:`~adjudicator.bench.ledger.cost_text`), then this session's counts."""
+    from .ledger import cost_text
+
+    lines = []
+    for arm, a in ledger.as_dict()["arms"].items():
+        lines.append(
+            f"{arm}: {a['samples_ok']} ok, {a['samples_partial']} partial, {a['samples_failed']} failed; {a['requests']} model requests, "
+            f"{a['cache_hits']} cache hits, {a['prompt_tokens']}+{a['completion_tokens']} tokens, cost {cost_text(a)}"
+        )
+    lines.append(f"this session: {ran} sample(s) run, {skipped} already finished, {failed_now} failed or partial")
+    return lines
+
+
+def _cause_text(cause: str | None) -> str:
+    return f"; first cause: {' '.join(cause.split())[:300]}" if cause else ""
+
+
 def run_bench(opts: BenchOptions, *, on_result: Callable[[SampleResult], None] | None = None) -> BenchOutcome:
-    """Run (or resume) a benchmark; see the module docstring. Returns the outcome when the run
-    completed; raises BudgetExceeded / AdjudicationFailed (exit 1) after writing status and reports
-    when it stopped early, InputError (exit 2) for bad options or data before any model call."""
-    run_dir, manifest, dataset, arms, session, settings = _open_run(opts)
+    """Run (or resume) a benchmark; see the module docstring. Returns the outcome when the run is
+    ``complete``; otherwise (a stop for the budget, ``--max-errors`` or an unreachable server, or an
+    arm without a single verdict in this session) raises BudgetExceeded / AdjudicationFailed (exit 1)
+    after writing the status, the summary on stderr and the reports; InputError (exit 2) for bad
+    options or data before any model call."""
+    run_dir, manifest, dataset, arms, session, settings, config = _open_run(opts)
     samples = dataset.limited(settings.limit)
     todo, skipped, existing = plan(run_dir, samples, arms, opts.retry_errors)
 
@@ -459,6 +517,10 @@ def run_bench(opts: BenchOptions, *, on_result: Callable[[SampleResult], None] |
     reason: str | None = None
     message = ""
     failed_now = ran = 0
+    streak = 0  # samples in a row (finishing order) that failed without the model answering
+    streak_cause: str | None = None
+    per_arm: dict[str, list[int]] = {}  # arm -> [samples run this session, of which with a verdict]
+    first_failure: dict[str, str | None] = {}  # arm -> first cause of this session's failed samples
     lock = threading.Lock()
     bar = _progress(len(todo), opts.progress)
     in_flight: set[Future] = set()
@@ -474,7 +536,7 @@ def run_bench(opts: BenchOptions, *, on_result: Callable[[SampleResult], None] |
             if ledger.over_budget(opts.budget_usd):
                 reason = "budget"
                 return
-            in_flight.add(ex.submit(_run_task, run_dir, queue.pop(0), opts.config, session))
+            in_flight.add(ex.submit(_run_task, run_dir, queue.pop(0), config, session))
 
     try:
         fill()
@@ -486,11 +548,26 @@ def run_bench(opts: BenchOptions, *, on_result: Callable[[SampleResult], None] |
                 with lock:
                     ran += 1
                     ledger.add(result)
+                    counts = per_arm.setdefault(result.arm, [0, 0])
+                    counts[0] += 1
+                    if result.status != "failed":
+                        counts[1] += 1
                     if result.status != "ok":
                         failed_now += 1
-                        bar.write(f"failed: {result.arm} {result.sample_id}: {result.error}", file=sys.stderr)
+                        cause = first_cause(list(result.failures))
+                        first_failure.setdefault(result.arm, cause or result.error)
+                        shown = result.error or ""
+                        extra = f" (cause: {' '.join(cause.split())[:300]})" if cause and cause not in shown else ""
+                        bar.write(f"failed: {result.arm} {result.sample_id}: {shown[:500]}{extra}", file=sys.stderr)
                         if opts.max_errors is not None and failed_now >= opts.max_errors and reason is None:
                             reason = "max-errors"
+                    if is_unreachable(result):
+                        streak += 1
+                        streak_cause = streak_cause or first_cause(list(result.failures))
+                        if streak >= UNREACHABLE_STREAK and reason is None:
+                            reason = "unreachable"
+                    else:
+                        streak, streak_cause = 0, None
                 if opts.budget_usd is not None and not warned and ledger.unpriced_requests:
                     warned = True
                     bar.write("warning: some requests have no known price; --budget-usd counts priced requests only", file=sys.stderr)
@@ -518,24 +595,49 @@ def run_bench(opts: BenchOptions, *, on_result: Callable[[SampleResult], None] |
             append_line(run_dir / SESSIONS, {"event": "end", "session": session, "at": iso(utc_now()), "state": "interrupted", "ran": ran, "failed": failed_now})
 
     pending = len(todo) - ran
-    state = "complete" if reason is None and pending == 0 else "stopped"
+    dead_arms = [a for a in arms if a in per_arm and per_arm[a][0] > 0 and per_arm[a][1] == 0]
+    if reason is None and pending == 0:
+        state = "complete"
+        if dead_arms:
+            state, reason = "finished with errors", "no-sample-succeeded"
+    else:
+        state = "stopped"
+    not_run = f"{pending} sample(s) not run; " if pending else ""
     if reason == "budget":
         message = (
-            f"stopped: budget of ${opts.budget_usd:.4f} reached (spent ${ledger.total_cost_usd:.4f}); {pending} sample(s) not run; "
+            f"stopped: budget of ${opts.budget_usd:.4f} reached (spent ${ledger.total_cost_usd:.4f}); {not_run}"
             f"finished samples are kept in {run_dir}"
         )
     elif reason == "max-errors":
-        message = f"stopped: {failed_now} failed sample(s) reached --max-errors {opts.max_errors}; {pending} sample(s) not run; see {run_dir}"
+        message = f"stopped: {failed_now} failed sample(s) reached --max-errors {opts.max_errors}{_cause_text(next(iter(first_failure.values()), None))}; {not_run}see {run_dir}"
+    elif reason == "unreachable":
+        message = (
+            f"stopped: {UNREACHABLE_STREAK} samples in a row failed without the model answering (server unreachable or refusing)"
+            f"{_cause_text(streak_cause)}; {not_run}the run is kept in {run_dir}"
+        )
+    elif reason == "no-sample-succeeded":
+        parts = [f"{a} ({per_arm[a][0]} failed{_cause_text(first_failure.get(a))})" for a in dead_arms]
+        message = f"no sample succeeded in this session for arm {'; '.join(parts)}; the run is kept in {run_dir}"
     write_status(run_dir, state=state, reason=reason, message=message or None, session=session, pid=os.getpid(), pending=pending, ledger=ledger.as_dict())
     append_line(run_dir / SESSIONS, {"event": "end", "session": session, "at": iso(utc_now()), "state": state, "reason": reason, "ran": ran, "failed": failed_now, "pending": pending})
 
     outcome = BenchOutcome(run_dir, state, reason, session, ran, skipped, failed_now, pending, ledger, message=message)
+    for line in summary_lines(ledger, ran, skipped, failed_now):
+        _echo(line)
     if opts.reports:
         from .report import write_reports
 
-        outcome.reports = write_reports(run_dir, samples=samples, n_bootstrap=settings.n_bootstrap, seed=settings.seed, status={"state": state, "reason": reason, "pending": pending})
+        outcome.reports = write_reports(
+            run_dir, samples=samples, n_bootstrap=settings.n_bootstrap, seed=settings.seed, status={"state": state, "reason": reason, "pending": pending, "message": message or None}
+        )
+        _echo("reports: " + ", ".join(str(p) for p in outcome.reports.values()))
+    again = f"adjudicate bench {opts.dataset} --name {opts.name}"
     if reason == "budget":
-        raise BudgetExceeded(message, f"resume with a higher budget: adjudicate bench {opts.dataset} --name {opts.name} --resume --budget-usd AMOUNT")
+        raise BudgetExceeded(message, f"resume with a higher budget: {again} --resume --budget-usd AMOUNT")
     if reason == "max-errors":
-        raise AdjudicationFailed(message, f"fix the cause, then rerun the failed ones: adjudicate bench {opts.dataset} --name {opts.name} --retry-errors")
+        raise AdjudicationFailed(message, f"fix the cause, then rerun the failed ones: {again} --retry-errors")
+    if reason == "unreachable":
+        raise AdjudicationFailed(message, f"check the model server, --api-base and the API key, then continue: {again} --retry-errors")
+    if reason == "no-sample-succeeded":
+        raise AdjudicationFailed(message, f"fix the cause, then rerun the failed ones: {again} --retry-errors")
     return outcome

@@ -279,7 +279,8 @@ def board_snapshot(
             "negative_position": header.negative_position,
             "info": header.info,
             "debaters": [{"label": d.label, "side": d.side, "position": d.position, "name": d.name} for d in header.debaters],
-            "expected_stages": len(get_format(header.format).order) if fixed else None,
+            # the declared order plus the surprise challenges received so far (2v2, Appendix A.3)
+            "expected_stages": len(get_format(header.format).order) + sum(1 for s in stages if s.surprise) if fixed else None,
         },
         "status": status,
         "model": model,
