@@ -315,7 +315,9 @@ def test_ccdb_dataset_reports_every_task_with_plots(tmp_path, capsys, bundled_ma
     assert report["run"]["dataset"]["provenance"]["synthetic"] is True
     assert report["reliability"]["stage_scores"]["icc_1_3"]["value"] is not None
     html = (run / "report.html").read_text()
-    assert html.count("data:image/png;base64,") == 3  # cost, reliability curve, predicted vs human scores
+    # reliability curve and predicted vs human scores; the offline judge sent no request, so no cost chart but a sentence
+    assert html.count("data:image/png;base64,") == 2
+    assert "No cost or token chart: no model request was sent" in html
     md = (run / "report.md").read_text()
     for heading in ("## Task 1", "## Task 2", "## Task 3", "## Label reliability", "Spearman ρ", "Pred.-winner 3rd speaker"):
         assert heading in md

@@ -59,9 +59,10 @@ def test_tendency_like_for_like_gap_and_momentum_by_hand():
 def test_tendency_before_any_analysis_and_with_one_side_only():
     assert provisional_tendency([], {}, []).p is None
     only_aff = [StageAnalysis(stage_id="s1", stage_index=0, sides=[_sa("s1", "affirmative", 9)])]
-    # no group has both sides and no clash event: z = 0 -> p = 0.5, "even"
-    t = provisional_tendency(only_aff, {}, [_stage("s1", "constructive", ["affirmative"])])
-    assert (t.p, t.leaning, t.compared_groups) == (0.5, "even", 0)
+    # no group has both sides: nothing to weigh yet, even with a one-sided clash map
+    c = Clash(clash_id="c1", title="a", opened_in="s1", events=[ClashEvent(stage_id="s1", side="affirmative", kind="advanced")])
+    t = provisional_tendency(only_aff, {"c1": c}, [_stage("s1", "constructive", ["affirmative"])])
+    assert (t.p, t.leaning, t.compared_groups, t.momentum) == (None, "none yet", 0, 1.0)
 
 
 def test_clashes_before_removes_the_stage_events_and_the_clashes_it_opened():

@@ -40,6 +40,8 @@ def _count(n: int, noun: str) -> str:
 
 def _tendency_text(t: dict, leaning_label: str = "Leaning") -> str:
     """What the board writes under the tendency bar, from the snapshot's ``tendency``."""
+    if t["p"] is None:
+        return "Not enough to compare yet: both sides must be scored in a comparable stage."
     return (
         f"{leaning_label}: {t['leaning']}. Like-for-like score gap {t['score_gap']:+.2f} ({_count(t['compared_groups'], 'comparable stage group')}), "
         f"clash momentum {t['momentum']:+.2f} ({_count(t['counted_events'], 'event')})."
@@ -70,7 +72,8 @@ def test_board_updates_live_while_stages_are_pushed(tmp_path):
                     assert page.eval("document.querySelectorAll('#score-table tbody tr.score-row').length") == i + 1
                     assert page.eval(_text("#latest-name")).startswith(f"{stage.stage_id} · ")
                     snap = http.get(f"/api/matches/{mid}").json()
-                    assert page.eval(_text("#tendency-p")) == f"{snap['tendency']['p']:.2f}"
+                    p = snap['tendency']['p']
+                    assert page.eval(_text("#tendency-p")) == ('–' if p is None else f"{p:.2f}")  # none until both sides are comparable
                     assert page.eval(_text("#tendency-text")) == _tendency_text(snap["tendency"])
                     # an online match has no fixed stage count: "1 stage analysed", "2 stages analysed"
                     assert page.eval(_text("#stage-progress")) == f"{_count(i + 1, 'stage')} analysed · {i + 1} received"

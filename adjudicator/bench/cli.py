@@ -50,6 +50,20 @@ def command_line(ctx: click.Context) -> list[str]:
     return out + opts
 
 
+#: Model options that shape answers -> the configuration field they set.
+_MODEL_OPTION_FIELDS = {"model": "model", "api_base": "api_base", "tracker_model": "tracker_model", "judge_models": "judge_models", "json_mode": "json_mode"}
+
+
+def explicit_model_fields(opts: dict) -> frozenset[str] | None:
+    """The answer-shaping configuration fields given as command-line options (``--model``,
+    ``--api-base``, ``--tracker-model``, ``--judge-model``, ``--json-mode``); None when ``--config``
+    was given, whose file then counts as a complete explicit configuration. A resumed run takes the
+    other fields from its manifest (see :func:`adjudicator.bench.manifest.adopt_manifest_config`)."""
+    if opts.get("config_file") is not None:
+        return None
+    return frozenset(f for opt, f in _MODEL_OPTION_FIELDS.items() if opts.get(opt) not in (None, (), []))
+
+
 def register(group: click.Group) -> None:
     """Add ``bench``, ``splits`` and ``compare`` to ``group``."""
     from ..cli import model_config_from_options, model_options
@@ -63,7 +77,7 @@ def register(group: click.Group) -> None:
     @click.option("--limit", type=int, help="only the first N samples (by file name); a resumed run keeps its limit, and may only grow it (recorded in manifest.json)")
     @click.option("--budget-usd", type=float, help="stop starting samples once the run's known spend reaches this many US dollars")
     @click.option("--max-errors", type=int, help="stop after this many failed or partial samples")
-    @click.option("--resume", is_flag=True, help="continue the latest run of --name; finished samples are never rerun or re-billed")
+    @click.option("--resume", is_flag=True, help="continue the latest run of --name with its manifest's model settings (a model option given with another value is refused); finished samples are never rerun or re-billed")
     @click.option("--retry-errors", is_flag=True, help="continue the latest run of --name, rerunning only its failed and partial samples")
     @click.option("--seed", type=int, help="seed of the random baselines and the bootstrap  [default: 0; a resumed run keeps its seed and refuses another]")
     @click.option("--bootstrap", "n_bootstrap", type=click.IntRange(min=0), help="bootstrap resamples per confidence interval, 0 for none  [default: 2000; a resumed run keeps its count unless given]")
@@ -77,7 +91,11 @@ def register(group: click.Group) -> None:
         """Run a labelled DATASET (a folder of match files, or the PanelBench folder) through the arms
         and write runs/<UTC timestamp>_<name>/ with the manifest, one result per sample and arm, and
         report.json, report.md and report.html. With no --arm: the agentic arm on the default model
-        (the offline judge when none is configured) plus the baselines."""
+        (the offline judge when none is configured) plus the baselines.
+
+        Exit code 1 (the run stays resumable) when the run stops early (budget, --max-errors, or 3
+        samples in a row that failed without the model answering: an unreachable server) or when an
+        arm produced no verdict for any sample of this session."""
         from ..errors import InputError
         from .layout import check_run_name, latest_run_dir
         from .runner import BenchOptions, read_status, run_bench
@@ -104,15 +122,9 @@ def register(group: click.Group) -> None:
             dataset=dataset, name=run_name, config=config, runs_dir=runs_dir, arms=list(arms) or None, concurrency=concurrency, limit=limit,
             budget_usd=budget_usd, max_errors=max_errors, resume=resume, retry_errors=retry_errors, seed=seed, n_bootstrap=n_bootstrap,
             progress=not no_progress, command=command_line(click.get_current_context()), label_convention=label_convention,
+            explicit_model_fields=explicit_model_fields(opts),
         )
-        outcome = run_bench(options)
-        led = outcome.ledger.as_dict()
-        for arm, a in led["arms"].items():
-            cost = f"${a['cost_usd']:.4f}" + ("" if a["cost_known"] else " (some prices unknown)")
-            _echo_err(f"{arm}: {a['samples_ok']} ok, {a['samples_partial']} partial, {a['samples_failed']} failed; {a['requests']} model requests, {a['cache_hits']} cache hits, {a['prompt_tokens']}+{a['completion_tokens']} tokens, {cost}")
-        _echo_err(f"this session: {outcome.ran} sample(s) run, {outcome.skipped} already finished, {outcome.failed_now} failed or partial")
-        if outcome.reports:
-            _echo_err("reports: " + ", ".join(str(p) for p in outcome.reports.values()))
+        outcome = run_bench(options)  # prints the per-arm summary and the report paths on stderr
         click.echo(str(outcome.run_dir))
 
     @group.command("splits")

@@ -4,7 +4,8 @@
   affirmative-win share per bin, marker area by bin count, the diagonal for reference).
 - :func:`stage_scatter`: predicted against human (3-judge mean) stage scores per arm, slightly
   jittered, with the identity line.
-- :func:`cost_plot`: per-arm cost in US dollars and tokens per sample.
+- :func:`cost_plot`: per-arm cost in US dollars (only when some price is known) and tokens per
+  sample (only when some tokens were counted); :func:`cost_note` says what was left out and why.
 Each returns None when there is nothing to draw.
 """
 
@@ -85,20 +86,51 @@ def stage_scatter(predictions: dict[str, Any], gold: Any, seed: int = 0) -> str 
     return _png(fig)
 
 
-def cost_plot(ledger: dict[str, Any]) -> str | None:
-    """Base64 PNG of per-arm cost (USD) and tokens per sample, or None when there are no arms."""
+def _has_price(sums: dict[str, Any]) -> bool:
+    priced = sums.get("priced_requests")
+    return bool(priced) if priced is not None else float(sums.get("cost_usd") or 0) > 0
+
+
+def cost_note(ledger: dict[str, Any]) -> str | None:
+    """The sentence shown with (or instead of) the cost chart of :func:`cost_plot`, or None when it
+    draws both panels."""
     arms = ledger.get("arms") or {}
     if not arms:
         return None
-    plt = _plt()
+    priced = any(_has_price(a) for a in arms.values())
+    tokens = any((a.get("tokens_per_sample") or 0) > 0 for a in arms.values())
+    if not priced and not tokens:
+        if not any(a.get("requests") for a in arms.values()):
+            return "No cost or token chart: no model request was sent (offline judge or cached answers only)."
+        return "No cost or token chart: no price is known for these models and no request returned token counts."
+    if not priced:
+        return "Cost not plotted: no price is known for these models; tokens per sample are shown instead."
+    if not tokens:
+        return "Tokens not plotted: no request returned token counts."
+    return None
+
+
+def cost_plot(ledger: dict[str, Any]) -> str | None:
+    """Base64 PNG of per-arm cost (US dollars, known prices only; drawn only when some arm has a
+    priced request) and tokens per sample (drawn only when some were counted), or None when neither
+    has anything to show (see :func:`cost_note`)."""
+    arms = ledger.get("arms") or {}
+    if not arms:
+        return None
     names = list(arms)
-    cost = [arms[a]["cost_usd"] for a in names]
-    tokens = [arms[a]["tokens_per_sample"] or 0 for a in names]
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(8.5, 3.4))
-    a1.bar(names, cost, color="#4C72B0")
-    a1.set_title("cost, US dollars (known prices)")
-    a2.bar(names, tokens, color="#55A868")
-    a2.set_title("tokens per sample (prompt + completion)")
-    for ax in (a1, a2):
+    panels = []
+    if any(_has_price(arms[a]) for a in names):
+        panels.append(("cost, US dollars (known prices only)", [arms[a]["cost_usd"] for a in names], "#4C72B0"))
+    tokens = [arms[a].get("tokens_per_sample") or 0 for a in names]
+    if any(t > 0 for t in tokens):
+        panels.append(("tokens per sample (prompt + completion)", tokens, "#55A868"))
+    if not panels:
+        return None
+    plt = _plt()
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.25 * len(panels), 3.4), squeeze=False)
+    for ax, (title, values, color) in zip(axes[0], panels):
+        ax.bar(names, values, color=color)
+        ax.set_title(title)
+        ax.set_ylim(bottom=0)
         ax.tick_params(axis="x", labelrotation=15)
     return _png(fig)

@@ -21,9 +21,56 @@ from .scoring import ScoreSettings, score_run
 
 
 def arm_label(arm: str, models: dict[str, str]) -> str:
-    """Display name of an arm: ``"agentic · offline"``, or with a mixed panel every distinct model."""
+    """Display name of an arm: ``"agentic · offline"`` when every role uses one model, else every
+    role's model as :func:`~adjudicator.bench.report_md.models_text` writes it, e.g.
+    ``"agentic · tracker openai/t; judges openai/a x3"``."""
+    from .report_md import models_text
+
     distinct = list(dict.fromkeys(m for m in models.values() if m))
-    return f"{arm} · {', '.join(distinct) if distinct else '?'}"
+    if len(distinct) == 1:
+        return f"{arm} · {distinct[0]}"
+    return f"{arm} · {models_text(models)}"
+
+
+def uses_offline_judge(models: dict[str, str] | None) -> bool:
+    """True when some role of an arm (role -> model, as in the manifest) is the offline judge."""
+    from ..config import is_offline
+
+    return any(is_offline(m) for m in (models or {}).values())
+
+
+def research_caveats(arms: Sequence[str], models: dict[str, dict[str, str]], prov: dict[str, Any]) -> list[str]:
+    """Validity caveats of a run's numbers, one sentence each, for report.json/md/html.
+
+    On a PanelBench dataset (``prov["panelbench"]``, from :func:`adjudicator.bench.dataset.provenance`):
+    (1) for every arm with an offline-judge role: its features were designed while reading these
+    debates' texts (never their labels), so its accuracy is not a held-out estimate; (2) the result
+    rests on the label convention: under the other reading of the upstream labels every decisive gold
+    winner swaps sides, so every winner accuracy becomes 1 - accuracy on the decisive matches (ties
+    stay ties; see :data:`adjudicator.convert.LABEL_CONVENTIONS`). Empty for other datasets."""
+    if not prov.get("panelbench"):
+        return []
+    from ..convert import LABEL_CONVENTIONS
+
+    out = []
+    offline = [a for a in arms if uses_offline_judge(models.get(a))]
+    if offline:
+        out.append(
+            f"Arm {', '.join(offline)} uses the offline judge, whose features were designed while reading these PanelBench debates' texts "
+            "(not their labels), so its accuracy here is not a held-out estimate"
+        )
+    used = [c for c in (prov.get("label_conventions") or {}) if c in LABEL_CONVENTIONS]
+    others = [c for c in LABEL_CONVENTIONS if c not in used]
+    if len(used) == 1 and others:
+        which = f"under the other convention ('{others[0]}') "
+        now = f" (here '{used[0]}')"
+    else:
+        which, now = "under the other convention ", ""
+    out.append(
+        f"Every Task 1 number depends on the PanelBench label convention{now}: {which}every decisive gold winner swaps sides, "
+        "so every winner accuracy becomes 1 − accuracy on the decisive matches (and the constant-side baselines swap)"
+    )
+    return out
 
 
 def data_warning(prov: dict[str, Any]) -> str:
@@ -71,6 +118,7 @@ def build_report(run_dir: Path, *, samples: Sequence[Sample] | None = None, n_bo
     matches = [s.match for s in samples]
     prov = provenance(matches)
     warnings = [data_warning(prov)] if prov["synthetic"] else []
+    caveats = research_caveats(arms, manifest.models, prov)
     reliability = reliability_from_matches(matches)
     scores = score_run(matches, results, labels, ScoreSettings(n_bootstrap=n_bootstrap, seed=seed), reliability, synthetic_labels=prov["synthetic"])
 
@@ -93,12 +141,14 @@ def build_report(run_dir: Path, *, samples: Sequence[Sample] | None = None, n_bo
     return {
         "schema_version": REPORT_SCHEMA,
         "warnings": warnings,
+        "caveats": caveats,
         "run": {
             "run_id": manifest.run_id,
             "name": manifest.name,
             "created_at": manifest.created_at,
             "state": (status or {}).get("state"),
             "reason": (status or {}).get("reason"),
+            "message": (status or {}).get("message"),
             "dataset": {**{k: v for k, v in manifest.dataset.items() if k != "files"}, "provenance": prov},
             "arms": arms,
             "labels": labels,

@@ -1,6 +1,7 @@
 """``report.html``: one self-contained page (no external files, scripts or fonts) with the tables of
 report.md and the plots embedded as base64 PNG: reliability curve of p, predicted against human stage
-scores, and per-arm cost. Rendered with jinja2, autoescaped.
+scores, and per-arm cost and tokens (tokens only when no price is known; a sentence instead of the
+chart when nothing was spent or counted). Rendered with jinja2, autoescaped.
 """
 
 from __future__ import annotations
@@ -9,8 +10,9 @@ from typing import Any
 
 import jinja2
 
-from .plots import cost_plot, reliability_plot, stage_scatter
-from .report_md import COLUMNS, cell, counts_text, fmt, label_convention_text, models_text, ordered, reference_heading
+from .ledger import cost_text
+from .plots import cost_note, cost_plot, reliability_plot, stage_scatter
+from .report_md import COLUMNS, cause_text, cell, counts_text, fmt, label_convention_text, models_text, ordered, ranked_by_text, ranked_label, reference_heading
 
 _TEMPLATE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
@@ -26,18 +28,20 @@ th{background:#f3f3f3} tr.ref td{color:#666;font-style:italic} tr.baseline td{ba
 <h1>Benchmark run {{ run.run_id }}</h1>
 {% for w in warnings %}<p class="warning"><b>WARNING: {{ w }}.</b></p>
 {% endfor %}<ul>
-<li><b>State:</b> {{ run.state or "unknown" }}{% if run.reason %} ({{ run.reason }}){% endif %}</li>
+<li><b>State:</b> {{ run.state or "unknown" }}{% if run.reason %} ({{ run.reason }}){% endif %}{% if run.get("message") %}: {{ run.message }}{% endif %}</li>
 <li><b>Dataset:</b> {{ run.dataset.source }} ({{ run.dataset.kind }}, {{ run.dataset.n_matches }} matches, formats {{ counts_text(run.dataset.get("formats")) }}), sha256 <code>{{ run.dataset.sha256[:16] }}…</code>{% if convention %}; {{ convention }}{% endif %}</li>
 {% for arm in run.arms %}<li><b>Arm</b> {{ arm }}: models {{ models_text(run.models.get(arm)) }}{% if not run.is_llm.get(arm, True) %} — offline judge, a non-LLM baseline{% endif %}</li>{% endfor %}
+{% for c in caveats %}<li class="caveat"><b>Caveat:</b> {{ c }}.</li>{% endfor %}
 <li><b>Seeds:</b> baselines {{ run.seeds.baselines }}, bootstrap {{ run.seeds.bootstrap }} ({{ run.n_bootstrap }} resamples){% if run.git %}; git {{ run.git.commit }}{% if run.git.dirty %} (dirty){% endif %}{% endif %}</li>
 </ul>
 
 <h2>Samples, cost and tokens</h2>
-<table><tr><th>Arm</th><th>ok</th><th>partial</th><th>failed</th><th>not run</th><th>requests</th><th>cache hits</th><th>prompt tokens</th><th>completion tokens</th><th>cost USD</th></tr>
+<table><tr><th>Arm</th><th>ok</th><th>partial</th><th>failed</th><th>not run</th><th>requests</th><th>cache hits</th><th>prompt tokens</th><th>completion tokens</th><th>cost (USD)</th></tr>
 {% for arm in run.arms %}{% set s = samples.per_arm[arm] %}{% set l = ledger.arms.get(arm, {}) %}
-<tr><td>{{ arm }}</td><td>{{ s.ok }}</td><td>{{ s.partial }}</td><td>{{ s.failed }}</td><td>{{ s.not_run }}</td><td>{{ l.get("requests", 0) }}</td><td>{{ l.get("cache_hits", 0) }}</td><td>{{ l.get("prompt_tokens", 0) }}</td><td>{{ l.get("completion_tokens", 0) }}</td><td>{{ fmt(l.get("cost_usd"), 4) }}{% if l and not l.get("cost_known", True) %} (partly unknown){% endif %}</td></tr>{% endfor %}
+<tr><td>{{ arm }}</td><td>{{ s.ok }}</td><td>{{ s.partial }}</td><td>{{ s.failed }}</td><td>{{ s.not_run }}</td><td>{{ l.get("requests", 0) }}</td><td>{{ l.get("cache_hits", 0) }}</td><td>{{ l.get("prompt_tokens", 0) }}</td><td>{{ l.get("completion_tokens", 0) }}</td><td>{{ cost_text(l) }}</td></tr>{% endfor %}
 </table>
-{% if plots.cost %}<img alt="per-arm cost" src="data:image/png;base64,{{ plots.cost }}">{% endif %}
+{% if plots.cost %}<img alt="per-arm cost and tokens" src="data:image/png;base64,{{ plots.cost }}">{% endif %}
+{% if cost_note %}<p class="note">{{ cost_note }}</p>{% endif %}
 
 <h2>Parsing</h2>
 <table><tr><th>Arm</th><th>Task</th><th>instances</th><th>parsed</th><th>parse rate</th><th>strict JSON</th><th>recovered</th><th>native</th><th>failed</th><th>not run</th></tr>
@@ -47,17 +51,17 @@ th{background:#f3f3f3} tr.ref td{color:#666;font-style:italic} tr.baseline td{ba
 
 <h2>Failures ({{ failures|length }})</h2>
 {% if failures %}<p class="note">A failed sample (no verdict) is excluded from every metric; a partial sample's failed nodes or instances are excluded from the metrics they feed. Both can be rerun with <code>--retry-errors</code>.</p>
-<table><tr><th>Arm</th><th>Sample</th><th>Status</th><th>Error</th><th>Result file</th></tr>
-{% for f in failures %}<tr><td>{{ f.arm }}</td><td>{{ f.sample_id }}</td><td>{{ f.status }}</td><td>{{ f.error_type }}: {{ (f.error or "")[:300] }}</td><td><code>{{ f.result_file }}</code></td></tr>{% endfor %}
+<table><tr><th>Arm</th><th>Sample</th><th>Status</th><th>Error</th><th>First underlying failure</th><th>Result file</th></tr>
+{% for f in failures %}<tr><td>{{ f.arm }}</td><td>{{ f.sample_id }}</td><td>{{ f.status }}</td><td>{{ f.error_type }}: {{ (f.error or "")[:300] }}</td><td>{{ cause_text(f) or "—" }}</td><td><code>{{ f.result_file }}</code></td></tr>{% endfor %}
 </table>{% else %}<p>None.</p>{% endif %}
 
 {% for task in ["task1","task2","task3"] %}{% set t = tasks[task] %}
 <h2>{{ t.title }}</h2>
 {% if not t.applicable %}<p class="na">Not applicable to this dataset: {{ t.reason }}.</p>{% else %}
-<p class="note">Metric [95% match-level bootstrap interval] (effective n); baselines: seeded draw; E = expected value. * non-comparable reference, not ranked.</p>
+<p class="note">Metric [95% match-level bootstrap interval] (effective n); baselines: seeded draw; E = expected value. * non-comparable reference, not ranked. {{ ranked_by_text(t, task) }}</p>
 {{ table(t.rows, task) }}
 {% for r in ordered(t.rows) if not r.get("comparable", True) and r.get("note") %}<p class="note">* {{ r.predictor }}: {{ r.note }}.</p>{% endfor %}
-<p><b>Common subset</b> (instances every arm parsed: {{ t.common_subset.n if t.common_subset.n is defined else t.common_subset.n_units }}):</p>
+<p><b>Common subset</b> (instances every arm parsed: {{ t.common_subset.n if t.common_subset.n is defined else t.common_subset.n_units }}; ranked by {{ (t.get("ranked_by") or {}).get("label") or ranked_label(task) }}):</p>
 {{ table(t.common_subset.rows, task) }}
 {% if task == "task1" and plots.reliability %}<img alt="reliability curve" src="data:image/png;base64,{{ plots.reliability }}">{% endif %}
 {% if task == "task2" and plots.scatter %}<img alt="predicted vs human stage scores" src="data:image/png;base64,{{ plots.scatter }}">{% endif %}
@@ -134,6 +138,7 @@ def render_html(report: dict[str, Any]) -> str:
     env.globals.update(
         fmt=fmt, cell=cell, table=_table_html, leaf_text=_leaf_text, sub=lambda a, b: None if a is None or b is None else a - b,
         models_text=models_text, counts_text=counts_text, ordered=ordered, reference_heading=reference_heading,
+        cost_text=cost_text, cause_text=cause_text, ranked_by_text=ranked_by_text, ranked_label=ranked_label,
     )
     tpl = env.from_string(_TEMPLATE)
     return tpl.render(
@@ -150,6 +155,8 @@ def render_html(report: dict[str, Any]) -> str:
         plots=plots,
         task_2_na=not report["tasks"]["task2"].get("applicable"),
         warnings=report.get("warnings") or [],
+        caveats=report.get("caveats") or [],
+        cost_note=cost_note(report.get("ledger") or {}),
         convention=label_convention_text(report["run"]["dataset"]),
         synthetic=bool((report["run"]["dataset"].get("provenance") or {}).get("synthetic")),
     )

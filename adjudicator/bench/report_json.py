@@ -5,14 +5,18 @@ Layout (all metric leaves are ``{"value", "n", "n_excluded", "ci", "reason"?}``;
 
     {"schema_version": 1,
      "warnings": [str],                                  # e.g. the SYNTHETIC-labels banner; [] when none
-     "run":      {run_id, name, created_at, state, reason, dataset (with "provenance": real/synthetic
+     "caveats":  [str],                                  # research-validity caveats (report.research_caveats)
+     "run":      {run_id, name, created_at, state, reason, message, dataset (with "provenance": real/synthetic
                   counts, origins, PanelBench label conventions), arms, models, is_llm, seeds, git},
      "samples":  {"selected", "per_arm": {arm: {"ok", "failed", "not_run"}}},
-     "ledger":   {"arms": {arm: {samples, requests, cache_hits, tokens, cost_usd, ...}}, "total": {...}},
+     "ledger":   {"arms": {arm: {samples, requests, cache_hits, tokens, cost_usd, priced_requests,
+                  unpriced_requests, ...}}, "total": {...}},
      "parsing":  {arm: {"task1"|"task2"|"task3": {instances, parsed, parse_rate, strict, recovered, native,
                         failed, not_run}, "calls": {...}}},
-     "failures": [{arm, sample_id, error_type, error, session, result_file}],
-     "tasks":    {"task1"|"task2"|"task3": {title, applicable, reason, n_..., rows: [...],
+     "failures": [{arm, sample_id, status, error_type, error, cause, session, failed_nodes, result_file}],
+                                                         # cause: the first underlying node failure
+     "tasks":    {"task1"|"task2"|"task3": {title, applicable, reason, ranked_by: {metric, label,
+                  higher_is_better, text}, n_..., rows: [...],
                   common_subset: {n..., arms, rows}}},
      "calibration": {arm: {brier, ece, curve}},
      "paired":   [{a, b, tests: {metric: {...}}}],       # arms against each other, common subset

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .ledger import cost_text
+
 COLUMNS = {
     "task1": [("winner_accuracy", "Accuracy")],
     "task2": [("stage_mse", "MSE"), ("stage_pearson", "Pearson r"), ("stage_spearman", "Spearman ρ"), ("tendency_all_pairs", "Agreement"), ("tendency_non_tie", "Non-tie agr.")],
@@ -27,11 +29,15 @@ def fmt(x: Any, digits: int = 3) -> str:
 
 
 def cell(leaf: dict[str, Any] | None, expected: float | None = None) -> str:
-    """``value [low, high] (n)``; a baseline's expected value is appended as ``E=...``."""
+    """``value [low, high] (n)``; a baseline's expected value is appended as ``E=...``. An undefined
+    value is ``n/a`` (not applicable), its reason when a side is constant (``"r undefined (constant
+    predictions)"``), else ``—``."""
     if not leaf:
         return "—"
     if leaf.get("value") is None:
         reason = leaf.get("reason") or ""
+        if "undefined (constant" in reason:
+            return f"{reason} (n={leaf.get('n', 0)})"
         return "n/a" if reason.startswith("not applicable") else "—"
     s = fmt(leaf["value"])
     ci = leaf.get("ci")
@@ -98,6 +104,35 @@ def label_convention_text(ds: dict[str, Any]) -> str:
     return "PanelBench labels read under the " + "; ".join(parts) + "; see adjudicator/convert.py"
 
 
+def ranked_by_text(t: dict[str, Any], task: str) -> str:
+    """The ranking sentence of a task's tables, e.g. ``"Rows ranked by Pearson r (higher is better); a
+    row whose Pearson r is undefined is not ranked."``, from ``t["ranked_by"]`` (or the current rule
+    for an old report without it)."""
+    rb = t.get("ranked_by")
+    if not rb:
+        from .scoring import ranked_by
+
+        rb = ranked_by(task)
+    text = rb["text"]
+    return "Rows " + text + "."
+
+
+def ranked_label(task: str) -> str:
+    """The name of the metric that ranks ``task``'s tables (e.g. ``"Pearson r"``)."""
+    from .scoring import RANK_BY, RANK_LABELS
+
+    return RANK_LABELS[RANK_BY[task]]
+
+
+def cause_text(f: dict[str, Any]) -> str:
+    """The first underlying node failure of a listed failure (``f["cause"]``), or ``""`` when none is
+    recorded or it repeats the error summary."""
+    cause = f.get("cause")
+    if not cause or cause in (f.get("error") or ""):
+        return ""
+    return " ".join(str(cause).split())[:300]
+
+
 def ordered(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """``rows`` in rank order (1, 2, 3, ...), unranked rows after them in their original order."""
     return sorted(rows, key=lambda r: (0, r["rank"]) if r.get("rank") is not None else (1, 0))
@@ -137,7 +172,8 @@ def _task_section(report: dict[str, Any], task: str) -> list[str]:
     lines += [
         "",
         "All instances each predictor parsed. Values: metric [95% match-level bootstrap interval] (effective n); "
-        "baselines: seeded draw; E = expected value over the baseline's randomness. * non-comparable reference, not ranked.",
+        "baselines: seeded draw; E = expected value over the baseline's randomness. * non-comparable reference, not ranked. "
+        + ranked_by_text(t, task),
         "",
     ]
     lines += table(t["rows"], task)
@@ -148,7 +184,8 @@ def _task_section(report: dict[str, Any], task: str) -> list[str]:
     cs = t["common_subset"]
     n = cs.get("n", cs.get("n_units"))
     extra = f", {cs['n_pairs']} pairs" if "n_pairs" in cs else ""
-    lines += ["", f"**Common subset** (instances every arm parsed: {n}{extra}; arms: {', '.join(cs['arms'])}):", ""]
+    label = (t.get("ranked_by") or {}).get("label") or ranked_label(task)
+    lines += ["", f"**Common subset** (instances every arm parsed: {n}{extra}; arms: {', '.join(cs['arms'])}; ranked by {label}):", ""]
     lines += table(cs["rows"], task)
     lines.append("")
     return lines
@@ -163,7 +200,8 @@ def render_markdown(report: dict[str, Any]) -> str:
         L += [f"> **WARNING: {_esc(w)}.**", ""]
     state = run.get("state") or "unknown"
     reason = f" ({run['reason']})" if run.get("reason") else ""
-    L.append(f"- **State:** {state}{reason}")
+    msg = f": {_esc(run['message'])}" if run.get("message") else ""
+    L.append(f"- **State:** {state}{reason}{msg}")
     conv = label_convention_text(ds)
     L.append(
         f"- **Dataset:** {_esc(ds.get('source'))} ({ds.get('kind')}, {ds.get('n_matches')} matches, formats {counts_text(ds.get('formats'))}), "
@@ -172,15 +210,17 @@ def render_markdown(report: dict[str, Any]) -> str:
     for arm in run["arms"]:
         llm = "" if run["is_llm"].get(arm, True) else " — offline judge, a non-LLM baseline"
         L.append(f"- **Arm** {arm}: models {_esc(models_text(run['models'].get(arm)))}{llm}")
+    for c in report.get("caveats") or []:
+        L.append(f"- **Caveat:** {_esc(c)}.")
     g = run.get("git") or {}
     L.append(f"- **Seeds:** baselines {run['seeds']['baselines']}, bootstrap {run['seeds']['bootstrap']} ({run['n_bootstrap']} resamples); git {g.get('commit', 'n/a')}{' (dirty)' if g.get('dirty') else ''}")
     L.append("")
 
-    L += ["## Samples, cost and tokens", "", "| Arm | ok | partial | failed | not run | requests | cache hits | prompt tokens | completion tokens | cost USD |", "|---|---|---|---|---|---|---|---|---|---|"]
+    L += ["## Samples, cost and tokens", "", "| Arm | ok | partial | failed | not run | requests | cache hits | prompt tokens | completion tokens | cost (USD) |", "|---|---|---|---|---|---|---|---|---|---|"]
     for arm in run["arms"]:
         s = report["samples"]["per_arm"][arm]
         led = report["ledger"]["arms"].get(arm, {})
-        cost = fmt(led.get("cost_usd"), 4) + ("" if led.get("cost_known", True) else " (partly unknown)")
+        cost = cost_text(led)
         L.append(f"| {arm} | {s['ok']} | {s['partial']} | {s['failed']} | {s['not_run']} | {led.get('requests', 0)} | {led.get('cache_hits', 0)} | {led.get('prompt_tokens', 0)} | {led.get('completion_tokens', 0)} | {cost} |")
     L.append("")
 
@@ -199,9 +239,10 @@ def render_markdown(report: dict[str, Any]) -> str:
             "from the metrics they feed (they count as unparsed). Both can be rerun with `--retry-errors`.",
             "",
         ]
-        L += ["| Arm | Sample | Status | Error | Result file |", "|---|---|---|---|---|"]
+        L += ["| Arm | Sample | Status | Error | First underlying failure | Result file |", "|---|---|---|---|---|---|"]
         for f in fails:
-            L.append(f"| {f['arm']} | {f['sample_id']} | {f.get('status')} | {_esc(f.get('error_type'))}: {_esc(f.get('error'))[:300]} | `{f.get('result_file')}` |")
+            cause = _esc(cause_text(f)) or "—"
+            L.append(f"| {f['arm']} | {f['sample_id']} | {f.get('status')} | {_esc(f.get('error_type'))}: {_esc(f.get('error'))[:300]} | {cause} | `{f.get('result_file')}` |")
     else:
         L.append("None.")
     L.append("")

@@ -42,7 +42,7 @@ from .. import metrics as M
 from .. import stats as S
 from ..match import Match
 from ..metrics import MetricResult
-from .results import SampleResult
+from .results import SampleResult, first_cause
 
 TASK_TITLES = {
     "task1": "Task 1: winner-tendency prediction",
@@ -50,7 +50,7 @@ TASK_TITLES = {
     "task3": "Task 3: best-debater prediction",
 }
 
-#: Metric name -> (task, higher is better). The first metric of a task ranks its table.
+#: Metric name -> (task, higher is better). :data:`RANK_BY` names the metric that ranks each task's table.
 METRICS: dict[str, tuple[str, bool]] = {
     "winner_accuracy": ("task1", True),
     "stage_mse": ("task2", False),
@@ -65,6 +65,19 @@ METRICS: dict[str, tuple[str, bool]] = {
     "pred_winner_third_speaker_top1": ("task3", True),
 }
 RANK_BY = {"task1": "winner_accuracy", "task2": "stage_pearson", "task3": "best_debater_top1"}
+#: How the ranking metrics are named in the reports ("ranked by <label>").
+RANK_LABELS = {"winner_accuracy": "winner accuracy", "stage_pearson": "Pearson r", "best_debater_top1": "top-1 accuracy"}
+
+
+def ranked_by(task: str) -> dict[str, Any]:
+    """What ranks ``task``'s tables, for report.json: ``{"metric", "label", "higher_is_better", "text"}``,
+    ``text`` e.g. ``"ranked by Pearson r (higher is better); a row whose Pearson r is undefined is not
+    ranked"``."""
+    key = RANK_BY[task]
+    label = RANK_LABELS[key]
+    higher = METRICS[key][1]
+    text = f"ranked by {label} ({'higher' if higher else 'lower'} is better); a row whose {label} is undefined is not ranked"
+    return {"metric": key, "label": label, "higher_is_better": higher, "text": text}
 
 ParseMode = str  # "strict" | "recovered" | "native" | "unknown" | "failed" | "not-run"
 
@@ -261,6 +274,7 @@ def predictions_for_arm(arm: str, label: str, gold: Gold, matches: Sequence[Matc
         if res.status != "ok":
             failures.append({
                 "arm": arm, "sample_id": mid, "status": res.status, "error_type": res.error_type, "error": res.error, "session": res.session,
+                "cause": first_cause(list(res.failures)),
                 "failed_nodes": [{"node": f.node, "key": f.key, "reason": f.reason, "raw_outputs": len(f.raw_outputs)} for f in res.failures],
             })
         if res.verdict is None:
@@ -412,8 +426,8 @@ def task2_metrics(unit_pred: np.ndarray, pair_aff: np.ndarray, pair_neg: np.ndar
     ids = _take(gold.unit_match, unit_mask)
     out = {
         "stage_mse": scored(M.stage_mse, [x, y], ids, st),
-        "stage_pearson": scored(M.stage_pearson, [x, y], ids, st),
-        "stage_spearman": scored(M.stage_spearman, [x, y], ids, st),
+        "stage_pearson": _why_undefined(scored(M.stage_pearson, [x, y], ids, st), x, y, "r"),
+        "stage_spearman": _why_undefined(scored(M.stage_spearman, [x, y], ids, st), x, y, "ρ"),
     }
     if len(gold.pairs) == 0:
         reason = "no stage of the dataset is scored for both sides"
@@ -425,6 +439,22 @@ def task2_metrics(unit_pred: np.ndarray, pair_aff: np.ndarray, pair_neg: np.ndar
         out["tendency_all_pairs"] = scored(_tend_all, arrs, pids, st)
         out["tendency_non_tie"] = scored(_tend_nt, arrs, pids, st)
     return out
+
+
+def _why_undefined(leaf: dict[str, Any], pred: np.ndarray, gold: np.ndarray, symbol: str) -> dict[str, Any]:
+    """A correlation leaf that is undefined on two or more items gets the reason when one side is
+    constant (zero variance, so r = 0/0): ``"<symbol> undefined (constant predictions)"`` or
+    ``"<symbol> undefined (constant human scores)"``. Other leaves are returned unchanged."""
+    if leaf.get("value") is not None or leaf.get("n", 0) < 2:
+        return leaf
+    keep = np.isfinite(pred) & np.isfinite(gold)
+    if keep.sum() < 2:
+        return leaf
+    if np.ptp(pred[keep]) == 0:
+        return {**leaf, "reason": f"{symbol} undefined (constant predictions)"}
+    if np.ptp(gold[keep]) == 0:
+        return {**leaf, "reason": f"{symbol} undefined (constant human scores)"}
+    return leaf
 
 
 def task3_metrics(votes: list[np.ndarray | None], gold: Gold, mask: np.ndarray, st: ScoreSettings) -> dict[str, Any]:
@@ -613,7 +643,7 @@ def score_run(
     tasks: dict[str, Any] = {}
 
     # ---- Task 1
-    t1: dict[str, Any] = {"title": TASK_TITLES["task1"], "applicable": app["task1"] is None, "reason": app["task1"]}
+    t1: dict[str, Any] = {"title": TASK_TITLES["task1"], "applicable": app["task1"] is None, "reason": app["task1"], "ranked_by": ranked_by("task1")}
     if app["task1"] is None:
         majority = majority_side(gold.winners)
         bl = [*task1_structural_baselines(gold.winners, seed), majority_class_baseline(gold.winners)]
@@ -642,7 +672,7 @@ def score_run(
     tasks["task1"] = t1
 
     # ---- Task 2
-    t2: dict[str, Any] = {"title": TASK_TITLES["task2"], "applicable": app["task2"] is None, "reason": app["task2"]}
+    t2: dict[str, Any] = {"title": TASK_TITLES["task2"], "applicable": app["task2"] is None, "reason": app["task2"], "ranked_by": ranked_by("task2")}
     if app["task2"] is None:
         rnd = B.random_stage_scores(gold.unit_mean, seed=seed)
         sar = B.structure_aware_random_scores(gold.unit_role, gold.unit_mean, seed=seed)
@@ -680,7 +710,7 @@ def score_run(
     tasks["task2"] = t2
 
     # ---- Task 3
-    t3: dict[str, Any] = {"title": TASK_TITLES["task3"], "applicable": app["task3"] is None, "reason": app["task3"]}
+    t3: dict[str, Any] = {"title": TASK_TITLES["task3"], "applicable": app["task3"] is None, "reason": app["task3"], "ranked_by": ranked_by("task3")}
     if app["task3"] is None:
         rb = B.random_best_debater(gold.votes, seed=seed)
         t1_random = B.random_winner(gold.winners, seed=seed)

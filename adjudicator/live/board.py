@@ -19,7 +19,8 @@ Provisional tendency (our definition; not the panel's ``p``, not fitted to any l
 - ``p = 1 / (1 + exp(-(0.8 * score_gap + 1.2 * momentum)))``, two decimals; above 0.5 leans affirmative.
   Scale: a one-point like-for-like gap alone (one rubric step, e.g. 7 against 6) gives 0.69; a clash
   map entirely one side's with equal scores gives 0.77. ``leaning`` is "affirmative" from 0.55,
-  "negative" up to 0.45, else "even". ``p`` is None until a stage has been analysed.
+  "negative" up to 0.45, else "even". ``p`` is None until both sides have been scored in at least one
+  comparable (stage type, role) group -- e.g. after the first constructive speech alone.
 """
 
 from __future__ import annotations
@@ -41,7 +42,8 @@ LEANING_MARGIN = 0.05  # |p - 0.5| below this is "even"
 
 @dataclass(frozen=True)
 class Tendency:
-    """The provisional tendency (module docstring). ``p`` in [0, 1] or None before any analysis;
+    """The provisional tendency (module docstring). ``p`` in [0, 1], or None before both sides have
+    been scored in a comparable stage;
     ``score_gap`` in [-9, 9] suggested-score points; ``momentum`` in [-1, 1]; ``compared_groups`` the
     number of (stage type, role) groups with both sides scored; ``counted_events`` the clash events
     that moved momentum."""
@@ -87,8 +89,10 @@ def provisional_tendency(analyses: list[StageAnalysis], clashes: dict[str, Clash
     """The provisional tendency of a match in progress (formula in the module docstring)."""
     gap, groups = like_for_like_gap(analyses, {s.stage_id: s.type for s in stages})
     momentum, events = pooled_momentum(clashes)
-    if not analyses:
-        return Tendency(p=None, leaning="none yet", score_gap=0.0, momentum=round(momentum, 3), compared_groups=0, counted_events=events)
+    if not analyses or groups == 0:
+        # until both sides have been scored in a comparable stage there is nothing to weigh: clash
+        # momentum alone after one side's opening speech would read as a landslide
+        return Tendency(p=None, leaning="none yet", score_gap=0.0, momentum=round(momentum, 3), compared_groups=groups, counted_events=events)
     z = SCORE_GAP_WEIGHT * gap + MOMENTUM_WEIGHT * momentum
     p = round(1.0 / (1.0 + math.exp(-z)), 2)
     leaning = "affirmative" if p >= 0.5 + LEANING_MARGIN else "negative" if p <= 0.5 - LEANING_MARGIN else "even"

@@ -125,7 +125,7 @@
 
   // After close the panel's verdict is the result; the trackers' tendency stays visible only as the
   // labelled pre-verdict estimate.
-  function renderTendency(t, decided) {
+  function renderTendency(t, decided, analysed) {
     $("tendency-panel").classList.toggle("superseded", decided);
     $("tendency-title").textContent = decided ? "Pre-verdict estimate (not the result)" : "Provisional tendency";
     $("tendency-note").textContent = decided ? SUPERSEDED_NOTE : TENDENCY_NOTE;
@@ -139,7 +139,7 @@
     const gap = (t.score_gap >= 0 ? "+" : "") + t.score_gap.toFixed(2);
     const mom = (t.momentum >= 0 ? "+" : "") + t.momentum.toFixed(2);
     $("tendency-text").textContent = p === null
-      ? "Nothing analysed yet."
+      ? (analysed ? "Not enough to compare yet: both sides must be scored in a comparable stage." : "Nothing analysed yet.")
       : `${decided ? "Trackers leaned" : "Leaning"}: ${t.leaning}. Like-for-like score gap ${gap} (${count(t.compared_groups, "comparable stage group")}), clash momentum ${mom} (${count(t.counted_events, "event")}).`;
   }
 
@@ -251,7 +251,7 @@
     const latestId = s.latest ? s.latest.stage_id : null;
     renderHeader(s);
     const decided = s.status === "closed" && Boolean(s.verdict);
-    renderTendency(s.tendency, decided);
+    renderTendency(s.tendency, decided, s.analysed);
     renderLatest(s, decided);
     renderMap(s, latestId);
     renderScores(s, latestId);
