@@ -75,3 +75,87 @@ def test_table_prints_rows_in_rank_order():
     ]
     body = table(rows, "task1")[2:]
     assert [line.split(" | ")[0:2] for line in body] == [["| 1", "first built"], ["| 2", "second"], ["| 3", "third"], ["| —", "reference*"]]
+
+
+@pytest.mark.parametrize(
+    "models, label",
+    [
+        ({"tracker": "offline", "judge-1": "offline", "judge-2": "offline", "judge-3": "offline"}, "agentic · offline"),
+        # one model per role: every role's model is named, not just the first distinct one
+        ({"tracker": "openai/t", "judge-1": "openai/a", "judge-2": "openai/a", "judge-3": "openai/a"}, "agentic · tracker openai/t; judges openai/a x3"),
+        ({"tracker": "openai/t", "judge-1": "openai/t", "judge-2": "openai/b", "judge-3": "openai/t"}, "agentic · tracker openai/t; judges openai/t, openai/b, openai/t"),
+        ({"tracker": "offline", "judge-1": "openai/a", "judge-2": "openai/b", "judge-3": "openai/c"}, "agentic · tracker offline; judges openai/a, openai/b, openai/c"),
+    ],
+)
+def test_arm_label_names_every_roles_model_of_a_mixed_panel(models, label):
+    from adjudicator.bench.report import arm_label
+
+    assert arm_label("agentic", models) == label
+
+
+def test_research_caveats_for_panelbench_and_the_offline_judge(bundled_matches_dir):
+    from adjudicator.bench.report import research_caveats
+
+    pb = provenance([s.match for s in load_folder(bundled_matches_dir / "panelbench").samples])
+    offline = {"agentic": {"tracker": "offline", "judge-1": "offline", "judge-2": "offline", "judge-3": "offline"}}
+    llm = {"agentic": {"tracker": "openai/t", "judge-1": "openai/t", "judge-2": "openai/t", "judge-3": "openai/t"}}
+    c_off = research_caveats(["agentic"], offline, pb)
+    assert len(c_off) == 2
+    assert c_off[0].startswith("Arm agentic uses the offline judge, whose features were designed while reading these PanelBench debates' texts (not their labels)")
+    assert "not a held-out estimate" in c_off[0]
+    assert "(here 'content'): under the other convention ('documented') every decisive gold winner swaps sides" in c_off[1]
+    assert "1 − accuracy on the decisive matches" in c_off[1]
+    # an LLM arm on PanelBench: only the label-convention caveat; a synthetic dataset: none
+    assert research_caveats(["agentic"], llm, pb) == c_off[1:]
+    syn = provenance([s.match for s in load_folder(bundled_matches_dir / "synthetic").samples])
+    assert research_caveats(["agentic"], offline, syn) == []
+
+
+def test_cost_text_when_prices_are_known_partly_known_or_unknown():
+    from adjudicator.bench.ledger import cost_text
+
+    assert cost_text({"cost_usd": 0.01234, "priced_requests": 5, "unpriced_requests": 0}) == "$0.0123"
+    assert cost_text({"cost_usd": 0.0, "priced_requests": 0, "unpriced_requests": 0}) == "$0.0000"  # nothing sent
+    assert cost_text({"cost_usd": 0.0, "priced_requests": 0, "unpriced_requests": 12}) == "unknown (no prices for these models)"
+    assert cost_text({"cost_usd": 0.5, "priced_requests": 3, "unpriced_requests": 7}) == "$0.5000 (+ unknown for 7 requests)"
+    assert cost_text({"cost_usd": 0.5, "priced_requests": 3, "unpriced_requests": 1}) == "$0.5000 (+ unknown for 1 request)"
+
+
+def test_cost_chart_plots_tokens_when_no_price_is_known_and_nothing_when_nothing_was_counted():
+    import base64
+
+    from adjudicator.bench.plots import cost_note, cost_plot
+
+    def ledger(**arm):
+        return {"arms": {"agentic": {"cost_usd": 0.0, "priced_requests": 0, "unpriced_requests": 0, "requests": 0, "tokens_per_sample": None, **arm}}}
+
+    unpriced = ledger(unpriced_requests=8, requests=8, tokens_per_sample=950.0)
+    assert cost_note(unpriced) == "Cost not plotted: no price is known for these models; tokens per sample are shown instead."
+    png = cost_plot(unpriced)
+    assert png is not None and base64.b64decode(png)[:8] == b"\x89PNG\r\n\x1a\n"
+    dead = ledger(unpriced_requests=8, requests=40, tokens_per_sample=0.0)
+    assert cost_plot(dead) is None and cost_note(dead).startswith("No cost or token chart: no price is known")
+    offline = ledger()
+    assert cost_plot(offline) is None and cost_note(offline).startswith("No cost or token chart: no model request was sent")
+    priced = ledger(cost_usd=0.02, priced_requests=8, requests=8, tokens_per_sample=950.0)
+    assert cost_note(priced) is None and cost_plot(priced) is not None
+
+
+def test_an_undefined_correlation_says_which_side_is_constant():
+    import numpy as np
+
+    from adjudicator.bench.scoring import ScoreSettings, _why_undefined, scored
+    from adjudicator import metrics as M
+
+    gold = np.array([5.0, 6.0, 8.0])
+    const = np.array([7.0, 7.0, 7.0])
+    leaf = _why_undefined(scored(M.stage_pearson, [const, gold], None, ScoreSettings(n_bootstrap=0)), const, gold, "r")
+    assert (leaf["value"], leaf["n"], leaf["reason"]) == (None, 3, "r undefined (constant predictions)")
+    varied = np.array([4.0, 6.0, 9.0])
+    flat = np.array([6.0, 6.0, 6.0])
+    leaf = _why_undefined(scored(M.stage_pearson, [varied, flat], None, ScoreSettings(n_bootstrap=0)), varied, flat, "r")
+    assert leaf["reason"] == "r undefined (constant human scores)"
+    # a defined r is untouched: x = (4, 6, 9), y = (5, 6, 8), both means 19/3;
+    # Sxy = 23/3, Sxx = 38/3, Syy = 14/3 -> r = 23 / sqrt(38 * 14) = 0.997176...
+    leaf = _why_undefined(scored(M.stage_pearson, [varied, gold], None, ScoreSettings(n_bootstrap=0)), varied, gold, "r")
+    assert leaf["value"] == pytest.approx(23 / (38 * 14) ** 0.5) and "reason" not in leaf

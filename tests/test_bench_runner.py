@@ -90,6 +90,10 @@ def test_offline_run_writes_manifest_results_reports_and_resume_does_nothing(tmp
     (ds_line,) = [line for line in md.splitlines() if line.startswith("- **Dataset:**")]
     assert "formats online-1v1 x5" in ds_line and "'content' convention (upstream 1.0 = negative win, 0.5 = tie, 0.0 = affirmative win)" in ds_line
     assert "- **Arm** agentic: models tracker offline; judges offline x3 — offline judge" in md
+    # research-validity caveats: the offline judge was designed on these texts; the label convention decides Task 1
+    assert len(report["caveats"]) == 2 and all(f"- **Caveat:** {c}." in md for c in report["caveats"])
+    assert "features were designed while reading these PanelBench debates' texts (not their labels)" in md
+    assert "every winner accuracy becomes 1 − accuracy on the decisive matches" in md
     # the Task 1 table: the arm, always affirmative/negative and random ranked and in rank order, the majority class unranked last
     t1_rows = report["tasks"]["task1"]["rows"]
     assert {r["predictor"] for r in t1_rows if r["comparable"]} == {"agentic · offline", "always affirmative", "always negative", "random"}
@@ -102,6 +106,7 @@ def test_offline_run_writes_manifest_results_reports_and_resume_does_nothing(tmp
     for text in (md, html):
         assert "{'" not in text and "{&#39;" not in text  # no raw Python dicts
     assert "&#39;content&#39; convention" in html and "models tracker offline; judges offline x3" in html
+    assert html.count("<b>Caveat:</b>") == 2 and "not a held-out estimate" in html
 
     before = {f.name: (f.read_bytes(), f.stat().st_mtime_ns) for f in files}
     code, out, err = bench([str(data), "--name", "pb5", "--runs-dir", str(runs), "--no-progress", "--bootstrap", "20", "--resume"], capsys)
@@ -312,6 +317,7 @@ def test_ccdb_dataset_reports_every_task_with_plots(tmp_path, capsys, bundled_ma
     # the banner heads every report file
     banner = "SYNTHETIC labels written by developers -- not real judges; human-reference rows are not human"
     assert report["warnings"] == [banner] and list(report)[:2] == ["schema_version", "warnings"]
+    assert report["caveats"] == [] and "Caveat" not in (run / "report.md").read_text()  # not PanelBench
     assert report["run"]["dataset"]["provenance"]["synthetic"] is True
     assert report["reliability"]["stage_scores"]["icc_1_3"]["value"] is not None
     html = (run / "report.html").read_text()

@@ -28,7 +28,7 @@ th{background:#f3f3f3} tr.ref td{color:#666;font-style:italic} tr.baseline td{ba
 <h1>Benchmark run {{ run.run_id }}</h1>
 {% for w in warnings %}<p class="warning"><b>WARNING: {{ w }}.</b></p>
 {% endfor %}<ul>
-<li><b>State:</b> {{ run.state or "unknown" }}{% if run.reason %} ({{ run.reason }}){% endif %}{% if run.get("message") %}: {{ run.message }}{% endif %}</li>
+<li><b>State:</b> {{ run.state or "unknown" }}{% if run.reason %} ({{ run.reason }}){% endif %}{% if run.get("message") %}: {{ run.message.removeprefix("stopped: ") }}{% endif %}</li>
 <li><b>Dataset:</b> {{ run.dataset.source }} ({{ run.dataset.kind }}, {{ run.dataset.n_matches }} matches, formats {{ counts_text(run.dataset.get("formats")) }}), sha256 <code>{{ run.dataset.sha256[:16] }}…</code>{% if convention %}; {{ convention }}{% endif %}</li>
 {% for arm in run.arms %}<li><b>Arm</b> {{ arm }}: models {{ models_text(run.models.get(arm)) }}{% if not run.is_llm.get(arm, True) %} — offline judge, a non-LLM baseline{% endif %}</li>{% endfor %}
 {% for c in caveats %}<li class="caveat"><b>Caveat:</b> {{ c }}.</li>{% endfor %}

@@ -200,7 +200,7 @@ def render_markdown(report: dict[str, Any]) -> str:
         L += [f"> **WARNING: {_esc(w)}.**", ""]
     state = run.get("state") or "unknown"
     reason = f" ({run['reason']})" if run.get("reason") else ""
-    msg = f": {_esc(run['message'])}" if run.get("message") else ""
+    msg = f": {_esc(str(run['message']).removeprefix('stopped: '))}" if run.get("message") else ""
     L.append(f"- **State:** {state}{reason}{msg}")
     conv = label_convention_text(ds)
     L.append(

@@ -25,7 +25,9 @@ finish in this session, failed without the model ever answering (every model cal
 ended in a ``transport:`` or ``refused:`` failure: connection refused, time-out after the transport
 retries, or a non-retried error such as HTTP 401/404; see
 :func:`~adjudicator.bench.results.is_unreachable`), no new sample starts: every further sample
-would fail alike and pay the full transport backoff again. Samples in flight finish; the run stops
+would fail alike and pay the full transport backoff again. While the latest finished sample failed
+that way, a new sample starts only when none is in flight, so with ``--concurrency`` N >= 3 the
+stop comes after the first N samples, and with fewer after 3. Samples in flight finish; the run stops
 with state ``stopped`` / reason ``unreachable`` and stays resumable (``--retry-errors`` reruns the
 failed samples and runs the ones never started).
 
@@ -530,9 +532,13 @@ def run_bench(opts: BenchOptions, *, on_result: Callable[[SampleResult], None] |
     queue = list(todo)
 
     def fill() -> None:
-        """Start tasks until the concurrency is used up; the budget is checked before each start."""
+        """Start tasks until the concurrency is used up; the budget is checked before each start.
+        While the latest finished sample failed unreachable (``streak`` > 0), a new sample starts only
+        when none is in flight, so a dead server is probed one sample at a time."""
         nonlocal reason
         while len(in_flight) < opts.concurrency and queue and reason is None:
+            if streak and in_flight:
+                return
             if ledger.over_budget(opts.budget_usd):
                 reason = "budget"
                 return
