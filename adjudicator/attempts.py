@@ -54,22 +54,15 @@ def run_attempts(
     responses: list[ChatResponse] = []
     raws: list[str] = []
     last_error = ""
+
+    def record(attempt: int, **fields) -> CallRecord:
+        return CallRecord(node=request.node, key=request.key, model=client.model, template_hash=request.template_hash, attempt=attempt, **fields)
+
     for attempt in range(1, max_attempts + 1):
         try:
             resp = client.complete(request, attempt)
         except TransportError as exc:
-            calls.append(
-                CallRecord(
-                    node=request.node,
-                    key=request.key,
-                    model=client.model,
-                    template_hash=request.template_hash,
-                    attempt=attempt,
-                    transport_retries=exc.retries,
-                    parse="failed",
-                    error=exc.message,
-                )
-            )
+            calls.append(record(attempt, transport_retries=exc.retries, parse="failed", error=exc.message))
             kind = "transport" if exc.retryable else "refused"
             return NodeResult(
                 value=None,
@@ -83,12 +76,8 @@ def run_attempts(
         responses.append(resp)
         raws.append(resp.text)
         calls.append(
-            CallRecord(
-                node=request.node,
-                key=request.key,
-                model=client.model,
-                template_hash=request.template_hash,
-                attempt=attempt,
+            record(
+                attempt,
                 transport_retries=resp.transport_retries,
                 latency_s=resp.latency_s,
                 prompt_tokens=resp.prompt_tokens,

@@ -134,12 +134,12 @@ def run_cmd(match_file: Path, out: Path | None, report: str | None, report_out: 
 
     if report_out is not None:
         report = "md"
-    if out is not None and report_out is not None and _same_path(out, report_out):
-        raise InputError(f"--report-out: {report_out} is also the --out verdict path", "give the report its own path")
+    if out is not None and report == "md" and _same_path(out, report_out or out.with_suffix(".md")):
+        if report_out is not None:
+            raise InputError(f"--report-out: {report_out} is also the --out verdict path", "give the report its own path")
+        raise InputError(f"--out: {out} would be overwritten by the Markdown report", "give the verdict a .json path or the report its own --report-out")
     match = load_match(match_file)
     report_path = (report_out or (out.with_suffix(".md") if out else Path(f"{match.match_id}.report.md"))) if report == "md" else None
-    if out is not None and report_path is not None and _same_path(out, report_path):
-        raise InputError(f"--out: {out} would be overwritten by the Markdown report", "give the verdict a .json path or the report its own --report-out")
     config = model_config_from_options(opts)
     try:
         verdict = adjudicate_with_arm(match, arm, config)

@@ -103,8 +103,8 @@ def judge(task: JudgeTask, runtime: Runtime[AdjudicationContext]) -> dict[str, A
     return update
 
 
-def state_provenance(state: BattlefieldState, ctx: AdjudicationContext) -> Provenance:
-    """The deterministic provenance of everything recorded in ``state`` under context ``ctx``."""
+def state_provenance(calls: list[CallRecord], ctx: AdjudicationContext) -> Provenance:
+    """The deterministic provenance of ``calls`` (a state's :func:`sorted_calls`) under context ``ctx``."""
     backends = [ctx.tracker, *ctx.judges.values()]
     hashes: dict[str, str] = {}
     for b in backends:
@@ -115,7 +115,7 @@ def state_provenance(state: BattlefieldState, ctx: AdjudicationContext) -> Prove
         ctx.model_names(),
         any(b.is_llm for b in backends),
         dict(sorted(hashes.items())),
-        sorted_calls(state),
+        calls,
         __version__,
     )
 
@@ -134,6 +134,7 @@ def partial_verdict(state: PanelState, ctx: AdjudicationContext) -> Verdict:
     """What a failed panel leaves: no winner and no p, but the valid ballots, the clash map, every
     failure with its raw outputs, and the provenance (so a failure loses no finished work)."""
     view = full_view(state)
+    calls = sorted_calls(state)
     return Verdict(
         match_id=view.match_id,
         format=view.format,
@@ -144,23 +145,23 @@ def partial_verdict(state: PanelState, ctx: AdjudicationContext) -> Verdict:
         battlefields=list((state.get("clashes") or {}).values()),
         ballots=sorted(state.get("ballots") or [], key=lambda b: b.judge_id),
         failures=sorted_failures(state),
-        provenance=state_provenance(state, ctx),
-        calls=sorted_calls(state),
+        provenance=state_provenance(calls, ctx),
+        calls=calls,
     )
 
 
 def aggregate_panel(state: PanelState, runtime: Runtime[AdjudicationContext]) -> dict[str, Any]:
     """Aggregate the ballots into the verdict (plain code). With fewer than two valid ballots the
     update carries ``panel_error`` instead, so finished work stays in the state."""
-    ctx = runtime.context
+    calls = sorted_calls(state)
     try:
         verdict = aggregate(
             full_view(state),
             list(state.get("ballots") or []),
             state.get("clashes") or {},
             sorted_failures(state),
-            sorted_calls(state),
-            state_provenance(state, ctx),
+            calls,
+            state_provenance(calls, runtime.context),
         )
     except AdjudicationFailed as exc:
         return {"verdict": None, "panel_error": exc.one_line()}

@@ -295,7 +295,7 @@ def find_votes(text: str, labels: Sequence[str]) -> dict[str, int]:
     """``label: <integer>`` pairs for known position ``labels`` (English labels, or the Chinese
     forms understood by :func:`canonical_label`), the last count per label. Empty when none."""
     votes: dict[str, int] = {}
-    names = list(labels) + [z for z in (_zh_label(label) for label in labels) if z]
+    names = list(labels) + [z for z in (position_label_zh(label) for label in labels) if z]
     alts = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
     for m in re.finditer(r"[\"'“”]?(" + alts + r")[\"'“”]?\s*[:：=]\s*[\"']?(\d+)", text, flags=re.I):
         label = canonical_label(m.group(1), labels)
@@ -399,9 +399,6 @@ def as_choice(value: Any, choices: Sequence[str], field: str, aliases: Mapping[s
     raise OutputInvalid(f"{field}: expected one of {', '.join(choices)}, got {value!r}")
 
 
-_zh_label = position_label_zh
-
-
 def canonical_label(name: Any, labels: Sequence[str]) -> str | None:
     """The position label in ``labels`` that ``name`` denotes: exact, case/space-insensitive, or the
     Chinese form (正方三辩 -> Affirmative Speaker 3). None when it names no known debater."""
@@ -409,7 +406,7 @@ def canonical_label(name: Any, labels: Sequence[str]) -> str | None:
         return None
     key = " ".join(name.split()).lower()
     for label in labels:
-        if key == label.lower() or name.strip() == _zh_label(label):
+        if key == label.lower() or name.strip() == position_label_zh(label):
             return label
     return None
 

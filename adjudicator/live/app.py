@@ -212,20 +212,20 @@ def create_app(
             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
         )
 
+    def closed_file(match_id: str, path, what: str):
+        """The stored ``what`` of a closed match (404 for an unknown match, or before close)."""
+        if store.row(match_id).status != "closed" or not path.exists():
+            raise NotFound(f"match {match_id!r} has no {what} yet", "close the match first")
+        return path
+
     @app.get("/api/matches/{match_id}/verdict")
     async def get_verdict(match_id: str) -> Response:
-        store.row(match_id)
-        path = store.verdict_path(match_id)
-        if store.row(match_id).status != "closed" or not path.exists():
-            raise NotFound(f"match {match_id!r} has no verdict yet", "close the match first")
+        path = closed_file(match_id, store.verdict_path(match_id), "verdict")
         return Response(path.read_bytes(), media_type="application/json")
 
     @app.get("/api/matches/{match_id}/report")
     async def get_report(match_id: str) -> PlainTextResponse:
-        store.row(match_id)
-        path = store.report_path(match_id)
-        if store.row(match_id).status != "closed" or not path.exists():
-            raise NotFound(f"match {match_id!r} has no report yet", "close the match first")
+        path = closed_file(match_id, store.report_path(match_id), "report")
         return PlainTextResponse(path.read_text(encoding="utf-8"), media_type="text/markdown; charset=utf-8")
 
     # ---- writes
