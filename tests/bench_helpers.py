@@ -16,13 +16,14 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 from typing import Any
 
+from env_isolation import isolate_env, subprocess_env  # noqa: F401  (re-exported for the bench tests)
 from llm_helpers import ccdb_2v2_match, schema_responder
 
+from adjudicator.cli import main
 from adjudicator.convert import match_json
 from adjudicator.match import Match
 
@@ -30,37 +31,17 @@ TOKEN_RE = re.compile(r"SAMPLETOKEN-\d+")
 ECHO_RE = re.compile(r"(?:SAMPLETOKEN|ISOLATIONMARKER)-[A-Za-z0-9]+")
 
 
-def _user_setting(key: str) -> bool:
-    """True for a variable that could point a run at the user's model, server, key or proxy."""
-    return key.startswith("ADJUDICATOR_") or key.endswith("_API_KEY") or key.lower() in ("http_proxy", "https_proxy", "all_proxy")
+def bench(args, capsys) -> tuple[int, str, str]:
+    """Run ``adjudicate bench ARGS`` in-process; returns (exit code, stdout, stderr)."""
+    code = main(["bench", *args])
+    out = capsys.readouterr()
+    return code, out.out, out.err
 
 
-def _home_vars(tmp_path: Path) -> dict[str, str]:
-    home = tmp_path / "home"
-    out = {"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"), "XDG_CACHE_HOME": str(home / ".cache"),
-           "XDG_DATA_HOME": str(home / ".local" / "share"), "MPLCONFIGDIR": str(home / ".config" / "matplotlib"),
-           "NO_PROXY": "127.0.0.1,localhost,::1", "no_proxy": "127.0.0.1,localhost,::1"}
-    for key in ("XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME", "MPLCONFIGDIR"):
-        Path(out[key]).mkdir(parents=True, exist_ok=True)
-    return out
-
-
-def isolate_env(monkeypatch, tmp_path: Path) -> None:
-    """Remove every user setting from ``os.environ`` (restored after the test) and point HOME and the
-    XDG folders into ``tmp_path``, so no config file, cache or model server of the user is reached."""
-    for key in list(os.environ):
-        if _user_setting(key):
-            monkeypatch.delenv(key)
-    for key, value in _home_vars(tmp_path).items():
-        monkeypatch.setenv(key, value)
-
-
-def subprocess_env(tmp_path: Path) -> dict[str, str]:
-    """The environment to pass explicitly to a spawned ``adjudicate`` process: the current one without
-    user settings, with HOME and the XDG folders in ``tmp_path``."""
-    env = {k: v for k, v in os.environ.items() if not _user_setting(k)}
-    env.update(_home_vars(tmp_path))
-    return env
+def run_dir_of(runs: Path) -> Path:
+    """The single run folder under ``runs``."""
+    (d,) = [p for p in runs.iterdir() if p.is_dir()]
+    return d
 
 
 def labelled_2v2(match_id: str, winners: list[str], scores: dict[str, list[int]], votes: list[dict[str, int]]) -> Match:

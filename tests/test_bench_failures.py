@@ -16,11 +16,10 @@ import socket
 from pathlib import Path
 
 import pytest
-from bench_helpers import answer, isolate_env, online, tokens_in, write_dataset
+from bench_helpers import answer, bench, isolate_env, run_dir_of, online, tokens_in, write_dataset
 from fake_openai import error, fake_openai  # noqa: F401 (fixture)
 
 from adjudicator.bench.results import SampleResult, first_cause, is_unreachable
-from adjudicator.cli import main
 from adjudicator.records import CallRecord, NodeFailure
 
 
@@ -30,17 +29,6 @@ def _clean_env(monkeypatch, tmp_path):
     isolate_env(monkeypatch, tmp_path)
     monkeypatch.setenv("ADJUDICATOR_BACKOFF_BASE_S", "0")
     monkeypatch.setenv("ADJUDICATOR_TRANSPORT_RETRIES", "1")
-
-
-def bench(args, capsys):
-    code = main(["bench", *args])
-    out = capsys.readouterr()
-    return code, out.out, out.err
-
-
-def run_dir_of(runs: Path) -> Path:
-    (d,) = [p for p in runs.iterdir() if p.is_dir()]
-    return d
 
 
 def dead_port() -> int:

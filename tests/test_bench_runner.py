@@ -13,7 +13,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from bench_helpers import answer, isolate_env, online, tokens_in, write_dataset
+from bench_helpers import answer, bench, isolate_env, run_dir_of, online, tokens_in, write_dataset
 from fake_openai import fake_openai  # noqa: F401 (fixture)
 
 from adjudicator.bench.dataset import load_folder
@@ -24,18 +24,6 @@ from adjudicator.cli import main
 def _clean_env(monkeypatch, tmp_path):
     """No user config file, ADJUDICATOR_* variable, key or proxy may change the tests' configuration."""
     isolate_env(monkeypatch, tmp_path)
-
-
-def bench(args, capsys):
-    """Run ``adjudicate bench ARGS``; returns (exit code, stdout, stderr)."""
-    code = main(["bench", *args])
-    out = capsys.readouterr()
-    return code, out.out, out.err
-
-
-def run_dir_of(runs: Path) -> Path:
-    (d,) = [p for p in runs.iterdir() if p.is_dir()]
-    return d
 
 
 def llm_args(server, tmp_path, model="openai/test-model"):
