@@ -84,6 +84,16 @@ def wait_until(predicate, timeout_s: float = 20.0, interval_s: float = 0.05):
 # Backends for server subprocesses (configured through environment variables)
 
 
+class PanelFault(RecordingBackend):
+    """A judge-2 that fails with an exception, as if the process died mid-panel while the other
+    judges' ballots were being saved."""
+
+    def judge(self, request):
+        if request.judge_id == "judge-2":
+            raise RuntimeError("judge-2 lost its connection")
+        return super().judge(request)
+
+
 class LoggingBackend(RecordingBackend):
     """RecordingBackend that appends "<match_id> <stage_id>" to $LIVE_FAKE_LOG for every analysis it
     starts, and, for the stage named in $LIVE_FAKE_BLOCK, writes $LIVE_FAKE_LOG.blocked and then

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from graph_fakes import RecordingBackend
-from live_fakes import header_body, online_match, stage_body
+from live_fakes import PanelFault, header_body, online_match, stage_body
 
 from adjudicator.context import AdjudicationContext
 from adjudicator.errors import AdjudicationFailed
@@ -99,15 +99,6 @@ def test_each_thread_keeps_one_checkpoint_and_a_restart_still_resumes(tmp_path):
     finally:
         store.close()
     assert b3.stage_requests == [] and b3.judge_requests == []
-
-
-class PanelFault(RecordingBackend):
-    """A judge-2 that fails, as if the process died while the other judges' ballots were being saved."""
-
-    def judge(self, request):
-        if request.judge_id == "judge-2":
-            raise RuntimeError("judge-2 lost its connection")
-        return super().judge(request)
 
 
 def test_pruning_an_interrupted_panel_keeps_the_finished_ballots(tmp_path):

@@ -17,7 +17,7 @@ from pathlib import Path
 import httpx
 import pytest
 from graph_fakes import RecordingBackend
-from live_fakes import TOKEN, header_body, online_match, stage_body, start_server, wait_until
+from live_fakes import TOKEN, PanelFault, header_body, online_match, stage_body, start_server, wait_until
 
 from adjudicator.context import AdjudicationContext
 from adjudicator.live.store import LiveStore
@@ -154,15 +154,6 @@ def test_kill_9_during_an_analysis_then_restart_continues_without_repeating(tmp_
     assert [s["stage_id"] for s in snap["stages"] if s["analysed"]] == ["s1", "s2", "s3", "s4"]
     assert [(e["stage_id"], e["kind"]) for e in snap["clashes"][0]["events"]] == [("s1", "opened"), ("s2", "advanced"), ("s3", "advanced"), ("s4", "advanced")]
     assert verdict["winner"] == "affirmative" and len(verdict["stage_scores"]) == 4
-
-
-class PanelFault(RecordingBackend):
-    """A judge-2 that fails with an exception (as if the process died mid-panel)."""
-
-    def judge(self, request):
-        if request.judge_id == "judge-2":
-            raise RuntimeError("judge-2 lost its connection")
-        return super().judge(request)
 
 
 def test_an_interrupted_close_resumes_only_the_unfinished_judges(tmp_path):
