@@ -17,12 +17,12 @@ Rules (a three-judge CCDB panel, paper 2.2.1 and 2.3):
 
 from __future__ import annotations
 
-from .battlefield import Clash
-from .errors import AdjudicationFailed
-from .formats import Side
-from .match import MatchView
-from .records import CallRecord, NodeFailure
-from .verdict import Ballot, Dissent, Provenance, StageScore, Verdict
+from adjudicator.battlefield import Clash
+from adjudicator.errors import AdjudicationFailed
+from adjudicator.formats import Side
+from adjudicator.match import MatchView
+from adjudicator.records import CallRecord, NodeFailure
+from adjudicator.verdict import Ballot, Dissent, Provenance, StageScore, Verdict
 
 MIN_BALLOTS = 2
 

@@ -12,21 +12,19 @@ from __future__ import annotations
 import operator
 from typing import Annotated, Literal, TypedDict
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from .formats import Role, Side
-from .match import MatchView, Stage
-from .records import CallRecord, NodeFailure
-from .rubric import Advancement, BattlefieldJudgement, TaskPerformance, suggested_score
+from adjudicator.formats import Role, Side
+from adjudicator.frozen import FrozenModel
+from adjudicator.match import MatchView, Stage
+from adjudicator.records import CallRecord, NodeFailure
+from adjudicator.rubric import Advancement, BattlefieldJudgement, TaskPerformance, suggested_score
 
 ClashEventKind = Literal["opened", "advanced", "conceded", "defended", "contested"]
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
-
-class ClashUpdate(_Frozen):
+class ClashUpdate(FrozenModel):
     """What one stage did to one clash. A new ``clash_id`` opens a clash; ``title`` and the side
     positions may refine an existing one (the latest non-empty wording wins)."""
 
@@ -40,7 +38,7 @@ class ClashUpdate(_Frozen):
     negative_position: str = ""
 
 
-class ClashEvent(_Frozen):
+class ClashEvent(FrozenModel):
     """A :class:`ClashUpdate` as recorded in the map, stamped with its stage."""
 
     stage_id: str
@@ -50,7 +48,7 @@ class ClashEvent(_Frozen):
     debater: str | None = None
 
 
-class Clash(_Frozen):
+class Clash(FrozenModel):
     """A battlefield: a point of contention, each side's position on it, and its history of events."""
 
     clash_id: str
@@ -83,7 +81,7 @@ def event_balance(events: list[ClashEvent]) -> tuple[float, int]:
     return score, n
 
 
-class SideAnalysis(_Frozen):
+class SideAnalysis(FrozenModel):
     """The rubric analysis of one evaluated side in one stage (paper Table 5 dimensions).
 
     ``suggested_score`` is 1-10, read from the rubric table for the three levels unless the analyst
@@ -116,7 +114,7 @@ class SideAnalysis(_Frozen):
         )
 
 
-class StageAnalysis(_Frozen):
+class StageAnalysis(FrozenModel):
     """A clash tracker's output for one stage: one :class:`SideAnalysis` per evaluated side, the clash
     updates, and a one-paragraph summary of what changed."""
 

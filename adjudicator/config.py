@@ -26,16 +26,21 @@ from __future__ import annotations
 import os
 import re
 import tomllib
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Literal
 
-from pydantic import field_validator, BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field, ValidationError, field_validator
 
-from .backend import JUDGE_PERSPECTIVES, Backend
-from .cache import default_cache_dir
-from .context import AdjudicationContext
-from .errors import ConfigError
-from .llm import JsonMode
+from adjudicator.errors import ConfigError
+from adjudicator.frozen import FrozenModel
+
+#: The panel's three seats, in order (a mixed panel assigns ``judge_models`` to them round-robin).
+JUDGE_IDS: tuple[str, ...] = ("judge-1", "judge-2", "judge-3")
+
+#: How a model is asked for structured output (see :mod:`adjudicator.model.llm`).
+JsonMode = Literal["auto", "schema", "object", "none"]
+JSON_MODES: tuple[str, ...] = ("auto", "schema", "object", "none")
 
 OFFLINE_NAMES = frozenset({"offline", "none", ""})
 
@@ -58,12 +63,19 @@ ENV_VARS: dict[str, str] = {
 _FILE_KEYS = frozenset(ENV_VARS.values())
 
 
+def default_cache_dir(env: Mapping[str, str] | None = None) -> Path:
+    """``$XDG_CACHE_HOME/adjudicator/llm``, or ``~/.cache/adjudicator/llm`` when XDG_CACHE_HOME is unset."""
+    env = os.environ if env is None else env
+    base = env.get("XDG_CACHE_HOME") or os.path.join(env.get("HOME") or os.path.expanduser("~"), ".cache")
+    return Path(base) / "adjudicator" / "llm"
+
+
 def is_offline(model: str | None) -> bool:
     """True for no model or the names ``offline`` / ``none`` (case-insensitive)."""
     return model is None or model.strip().lower() in OFFLINE_NAMES
 
 
-class ModelConfig(BaseModel):
+class ModelConfig(FrozenModel):
     """The resolved model configuration.
 
     Fields matching the CLI flags: ``model`` (default model; None = offline), ``api_base``,
@@ -74,8 +86,6 @@ class ModelConfig(BaseModel):
     ``transport_retries`` (re-sends after a transport fault, 0-10) and ``backoff_base_s`` (first
     backoff wait, seconds).
     """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     model: str | None = None
     api_base: str | None = None
@@ -124,7 +134,7 @@ class ModelConfig(BaseModel):
 
     def judges(self) -> dict[str, str | None]:
         """Judge id -> model (None = offline), for judge-1..judge-3."""
-        ids = list(JUDGE_PERSPECTIVES)
+        ids = list(JUDGE_IDS)
         if self.judge_models:
             models = [None if is_offline(m) else m for m in self.judge_models]
             return {j: models[i % len(models)] for i, j in enumerate(ids)}
@@ -197,9 +207,9 @@ class ModelConfig(BaseModel):
 
         if "judge_models" in values:
             values["judge_models"] = _split_models(values["judge_models"])
-            if len(values["judge_models"]) > len(JUDGE_PERSPECTIVES):
+            if len(values["judge_models"]) > len(JUDGE_IDS):
                 raise ConfigError(
-                    f"{sources['judge_models']}: {len(values['judge_models'])} judge models given; the panel has {len(JUDGE_PERSPECTIVES)} judges",
+                    f"{sources['judge_models']}: {len(values['judge_models'])} judge models given; the panel has {len(JUDGE_IDS)} judges",
                     "give one to three judge models",
                 )
         if "no_cache" in values:
@@ -308,101 +318,3 @@ def _as_bool(value: Any, source: str) -> bool:
 def resolve_config(**flags: Any) -> ModelConfig:
     """:meth:`ModelConfig.resolve` as a function (the CLI's entry point); same keyword arguments."""
     return ModelConfig.resolve(**flags)
-
-
-# ---------------------------------------------------------------------------------------------
-# Building clients and the runtime context
-
-
-def open_cache(config: ModelConfig) -> Any:
-    """The response cache ``config`` asks for: a :class:`~adjudicator.cache.NullCache` with
-    ``no_cache``, else a :class:`~adjudicator.cache.ResponseCache` at ``cache_dir``. Raises
-    ConfigError when the folder cannot be created."""
-    from .cache import NullCache, ResponseCache
-
-    if config.no_cache:
-        return NullCache()
-    try:
-        return ResponseCache(config.cache_dir)
-    except OSError as exc:
-        raise ConfigError(f"--cache-dir {config.cache_dir}: cannot be used ({exc.strerror or exc})", "give a writable folder or --no-cache") from None
-
-
-def make_client(
-    config: ModelConfig,
-    model: str,
-    *,
-    cache: Any | None = None,
-    api_key: str | None = None,
-    sleep: Callable[[float], None] | None = None,
-) -> Any:
-    """An :class:`~adjudicator.llm.LLMClient` for ``model`` with ``config``'s API base, timeout,
-    decoding parameters, JSON mode and transport policy. ``cache`` defaults to :func:`open_cache`;
-    ``api_key`` to ``$ADJUDICATOR_API_KEY`` (else the provider's own variable). Raises ConfigError
-    before any request for an unroutable model or a missing key (:func:`adjudicator.llm.preflight`).
-    """
-    from .llm import LLMClient, TransportPolicy, preflight
-
-    key = api_key if api_key is not None else (os.environ.get("ADJUDICATOR_API_KEY") or None)
-    return LLMClient(
-        model,
-        api_base=config.api_base,
-        api_key=preflight(model, config.api_base, key),
-        timeout_s=config.timeout_s,
-        temperature=config.temperature,
-        max_tokens=config.max_tokens,
-        json_mode=config.json_mode,
-        cache=cache if cache is not None else open_cache(config),
-        policy=TransportPolicy(max_retries=config.transport_retries, base_delay_s=config.backoff_base_s),
-        **({"sleep": sleep} if sleep is not None else {}),
-    )
-
-
-def build_context(
-    config: ModelConfig,
-    *,
-    api_key: str | None = None,
-    prompts: Any | None = None,
-    sleep: Callable[[float], None] | None = None,
-) -> AdjudicationContext:
-    """The :class:`~adjudicator.context.AdjudicationContext` for ``config``.
-
-    All roles offline -> ``AdjudicationContext.single(OfflineJudge())``. Otherwise one
-    :class:`~adjudicator.llm_backend.LLMBackend` per distinct model (all sharing one response cache,
-    unless ``no_cache``) and one :class:`~adjudicator.offline.OfflineJudge` for any offline role.
-    ``api_key`` (default ``$ADJUDICATOR_API_KEY``) is passed to every model; without it litellm
-    reads the provider's own variable. ``prompts`` (a PromptStore) and ``sleep`` are for tests.
-
-    Raises :class:`~adjudicator.errors.ConfigError` before any request when a model string names
-    no known provider or its key is missing (see :func:`adjudicator.llm.preflight`).
-    """
-    offline: Backend | None = None
-
-    def offline_judge() -> Backend:
-        nonlocal offline
-        if offline is None:
-            from .offline import OfflineJudge
-
-            offline = OfflineJudge()
-        return offline
-
-    if config.is_offline:
-        return AdjudicationContext.single(offline_judge())
-
-    from .llm_backend import LLMBackend
-    from .prompts import PromptStore
-
-    cache = open_cache(config)
-    store = prompts or PromptStore()
-    backends: dict[str, Backend] = {}
-
-    def backend_for(model: str | None) -> Backend:
-        if model is None:
-            return offline_judge()
-        if model not in backends:
-            backends[model] = LLMBackend(make_client(config, model, cache=cache, api_key=api_key, sleep=sleep), store)
-        return backends[model]
-
-    tracker = backend_for(config.tracker)
-    judges = {j: backend_for(m) for j, m in config.judges().items()}
-    return AdjudicationContext(tracker=tracker, judges=judges)

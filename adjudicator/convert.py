@@ -47,9 +47,10 @@ from typing import Any
 
 import yaml
 
-from .errors import InputError
-from .formats import Side, position_label
-from .match import Match, parse_match
+from adjudicator.errors import InputError
+from adjudicator.files import write_output
+from adjudicator.formats import Side, position_label
+from adjudicator.match import Match, parse_match
 
 #: Utterance text used for a speech with no content (a forfeited or empty round on debateart.com).
 NO_SPEECH_TEXT = "[no speech: the debater posted nothing in this round (forfeit)]"
@@ -322,6 +323,6 @@ def convert_panelbench(src: Path, out: Path, ids: list[str] | None = None, label
     written = []
     for match in matches:
         path = out / f"{match.match_id}.json"
-        path.write_text(match_json(match), encoding="utf-8")
+        write_output(path, match_json(match))
         written.append(path)
     return written

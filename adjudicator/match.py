@@ -23,15 +23,16 @@ import json
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
+from pydantic import ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
-from .errors import InputError
-from .formats import INTERACTION, FormatName, Role, Side, StageType, get_format, other_side, position_label
+from adjudicator.errors import InputError
+from adjudicator.formats import INTERACTION, FormatName, Role, Side, StageType, get_format, other_side, position_label
+from adjudicator.frozen import FrozenModel
 
 
-class _Frozen(BaseModel):
+class _Strict(FrozenModel):
     # strict: a JSON string "7" or a boolean is not silently taken as the integer 7 or 1
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+    model_config = ConfigDict(strict=True)
 
 
 #: Match and stage ids become file names and ``"<stage_id>|<side>"`` keys: word characters, dots and
@@ -43,7 +44,7 @@ ID_PATTERN = r"^\w[\w.\-]*$"
 MAX_MATCH_BYTES = 8 * 1024 * 1024
 
 
-class Debater(_Frozen):
+class Debater(_Strict):
     """One debater. ``position`` is 1-4 (1-2 in 2v2, 1 online); ``label`` is the paper's position label."""
 
     side: Side
@@ -56,7 +57,7 @@ class Debater(_Frozen):
         return position_label(self.side, self.position)
 
 
-class Utterance(_Frozen):
+class Utterance(_Strict):
     """One utterance: the speaker's position label, their side, the text, and an optional source line."""
 
     speaker: str
@@ -65,7 +66,7 @@ class Utterance(_Frozen):
     line: int | None = Field(default=None, ge=0, description="line number in the source transcript")
 
 
-class Exchange(_Frozen):
+class Exchange(_Strict):
     """An exchange unit inside an interactive stage: utterances ``start`` to ``end`` inclusive (0-based)."""
 
     exchange_id: str
@@ -73,7 +74,7 @@ class Exchange(_Frozen):
     end: int = Field(ge=0)
 
 
-class Stage(_Frozen):
+class Stage(_Strict):
     """One stage: the unit of scoring (paper 2.1.1).
 
     ``sides`` are the acting side(s). ``roles`` is required for asymmetric stages (questioning,
@@ -146,7 +147,7 @@ class Stage(_Frozen):
         return self
 
 
-class JudgeLabel(_Frozen):
+class JudgeLabel(_Strict):
     """One judge's gold adjudication of a match (CCDB: three per match, paper 2.2.1).
 
     ``stage_scores`` maps ``"<stage_id>|<side>"`` to an integer 1-10; ``best_debater_votes`` maps
@@ -177,7 +178,7 @@ class JudgeLabel(_Frozen):
         return v
 
 
-class Labels(_Frozen):
+class Labels(_Strict):
     """Gold data for benchmarks. Never part of a model input.
 
     ``judges`` are the original panel; ``appeal_judges`` a replacement panel after an appeal, kept
@@ -201,7 +202,7 @@ class Labels(_Frozen):
         return self.outcome
 
 
-class Source(_Frozen):
+class Source(_Strict):
     """Where a match comes from. ``synthetic`` matches are never presented as real data."""
 
     kind: Literal["real", "synthetic"]
@@ -211,7 +212,7 @@ class Source(_Frozen):
     note: str | None = None
 
 
-class MatchView(_Frozen):
+class MatchView(_Strict):
     """Everything a model may see of a match: the match without its labels or provenance notes.
 
     Every prompt in the package is built from a MatchView (and values derived from it), so gold

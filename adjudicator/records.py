@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from adjudicator.frozen import FrozenModel
 
 ParseStage = Literal["strict", "normalised", "regex", "failed", "native"]
 
 
-class CallRecord(BaseModel):
+class CallRecord(FrozenModel):
     """One model request and its outcome.
 
     ``node`` names the node ("track_stage", "judge", "task1", ...); ``key`` the unit it served
@@ -25,8 +27,6 @@ class CallRecord(BaseModel):
     Token counts are integers >= 0; ``latency_s`` seconds; ``cost_usd`` US dollars where litellm knows
     the price, else None. API keys never appear here.
     """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     node: str
     key: str = ""
@@ -44,10 +44,8 @@ class CallRecord(BaseModel):
     error: str | None = None
 
 
-class NodeFailure(BaseModel):
+class NodeFailure(FrozenModel):
     """A node that produced no valid output after all attempts; keeps every raw output."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     node: str
     key: str = ""
@@ -55,10 +53,8 @@ class NodeFailure(BaseModel):
     raw_outputs: list[str] = Field(default_factory=list)
 
 
-class Usage(BaseModel):
+class Usage(FrozenModel):
     """Summed usage over a set of call records (verdict provenance, benchmark ledgers)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     calls: int = 0
     requests: int = Field(0, description="HTTP requests actually sent: non-cached calls plus their transport retries")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .verdict import Verdict
+from adjudicator.verdict import Verdict
 
 
 def _esc(text: str) -> str:

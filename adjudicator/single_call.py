@@ -17,10 +17,10 @@ independent model calls per task, nothing shared between them.
 
 Every instance uses the shared machinery of the agentic arm: templates from ``prompts/``
 (``task1_winner``, ``task2_stage_score``, ``task3_best_debater``, ``.zh`` for ``ccdb-*`` and ``.en``
-for ``online-1v1``) rendered by :class:`~adjudicator.prompts.PromptStore`, transcripts fenced so
-their text cannot close the fence, :class:`~adjudicator.llm.LLMClient` (temperature 0, transport
-retries, cache), :func:`~adjudicator.attempts.run_attempts` (up to three attempts, every raw output
-kept) and :func:`~adjudicator.parsing.parse_output` (strict JSON, normalisation, field regexes).
+for ``online-1v1``) rendered by :class:`~adjudicator.model.prompts.PromptStore`, transcripts fenced so
+their text cannot close the fence, :class:`~adjudicator.model.llm.LLMClient` (temperature 0, transport
+retries, cache), :func:`~adjudicator.model.attempts.run_attempts` (up to three attempts, every raw output
+kept) and :func:`~adjudicator.model.parsing.parse_output` (strict JSON, normalisation, field regexes).
 
 Every request is built from the label-free :class:`~adjudicator.match.MatchView`, so gold labels
 cannot reach a prompt; a request never contains another task's output.
@@ -29,21 +29,20 @@ cannot reach a prompt; a request never contains another task's output.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, Callable, Literal, Mapping
+from typing import Any, Literal
 
-from . import __version__
-from .aggregate import provenance_of, rank_votes
-from .attempts import MAX_ATTEMPTS, run_attempts
-from .backend import NodeResult
-from .errors import InputError
-from .formats import INTERACTION, Side, other_side
-from .formats import position_label_zh
-from .llm import ChatRequest, LLMClient
-from .match import Match, MatchView, Stage
-from .parsing import (
+from adjudicator import __version__
+from adjudicator.aggregate import provenance_of, rank_votes
+from adjudicator.formats import INTERACTION, Side, other_side, position_label_zh
+from adjudicator.judges.base import NodeResult
+from adjudicator.match import MatchView, Stage
+from adjudicator.model.attempts import MAX_ATTEMPTS, run_attempts
+from adjudicator.model.llm import ChatRequest, LLMClient
+from adjudicator.model.parsing import (
     OutputInvalid,
     ParseResult,
     as_probability,
@@ -54,9 +53,9 @@ from .parsing import (
     find_votes,
     parse_output,
 )
-from .prompts import PromptStore, prompt_language, utterance_lines
-from .rubric import rubric_rows
-from .verdict import PANEL_VOTES, StageScore, TaskStatus, Verdict
+from adjudicator.model.prompts import PromptStore, prompt_language, utterance_lines
+from adjudicator.rubric import rubric_rows
+from adjudicator.verdict import PANEL_VOTES, StageScore, TaskStatus, Verdict
 
 TaskName = Literal["task1", "task2", "task3"]
 
@@ -140,7 +139,7 @@ def stage_heading(stage: Stage, number: int, language: str) -> str:
 
 def transcript_text(stages: list[Stage], language: str, first_number: int = 1) -> str:
     """Stages as transcript text: a heading line per stage (:func:`stage_heading`, numbered from
-    ``first_number``) followed by its utterances one per line (:func:`~adjudicator.prompts.utterance_lines`),
+    ``first_number``) followed by its utterances one per line (:func:`~adjudicator.model.prompts.utterance_lines`),
     stages separated by a blank line. Empty string for no stages. Not yet fenced (templates fence it)."""
     return "\n\n".join(f"{stage_heading(st, first_number + i, language)}\n{utterance_lines(st.utterances)}" for i, st in enumerate(stages))
 
@@ -434,30 +433,3 @@ def run_single_call(
         with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="single-call") as pool:
             results = list(pool.map(run, instances))
     return build_verdict(view, instances, results, client.model, template_hashes(store, prompt_language(view.format)))
-
-
-def is_offline_model(model: str | None) -> bool:
-    """True when ``model`` names no LLM: None, or ``offline`` / ``none`` / empty (the rule of
-    :func:`adjudicator.config.is_offline`). The single-call arm refuses such a configuration."""
-    from .config import is_offline  # noqa: PLC0415
-
-    return is_offline(model)
-
-
-def adjudicate_single_call(match: Match | MatchView, config: Any) -> Verdict:
-    """Adjudicate ``match`` with the CCDB single-call protocol under model configuration ``config``
-    (a :class:`adjudicator.config.ModelConfig`; its ``model`` answers every task, with its API base,
-    timeout, decoding parameters, JSON mode, transport policy and cache).
-
-    Raises :class:`InputError` (exit code 2, before any call) when the configured model is the
-    offline judge (none, ``offline``): the protocol is defined for a language model only; and
-    :class:`~adjudicator.errors.ConfigError` (also exit code 2) from the client's pre-flight check.
-    Model faults never raise; they are recorded per task in the verdict (``tasks``, ``failures``).
-    """
-    from .config import make_client  # noqa: PLC0415
-
-    model = getattr(config, "model", None)
-    if is_offline_model(model):
-        raise InputError("--arm single-call needs an LLM; give --model", "e.g. --model deepseek/deepseek-chat, or --model openai/<name> --api-base URL")
-    view = match.view() if isinstance(match, Match) else match
-    return run_single_call(view, make_client(config, model))

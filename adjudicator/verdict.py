@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
-from .battlefield import Clash
-from .formats import Role, Side
-from .records import CallRecord, NodeFailure
+from adjudicator.battlefield import Clash
+from adjudicator.formats import Role, Side
+from adjudicator.frozen import FrozenModel
+from adjudicator.records import CallRecord, NodeFailure
 
 BALLOT_VOTES = 3
 PANEL_SIZE = 3
@@ -22,11 +23,8 @@ PANEL_VOTES = BALLOT_VOTES * PANEL_SIZE  # 9, paper 2.3 Task 3
 Arm = Literal["agentic", "single-call"]
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
-
-class BallotScore(_Frozen):
+class BallotScore(FrozenModel):
     """One judge's integer score 1-10 for one (stage, evaluated side)."""
 
     stage_id: str
@@ -34,7 +32,7 @@ class BallotScore(_Frozen):
     score: int = Field(ge=1, le=10)
 
 
-class Ballot(_Frozen):
+class Ballot(FrozenModel):
     """One judge's ballot.
 
     ``p`` is the judge's winner tendency in [0, 1] (>0.5 affirmative), two decimals; ``winner`` must
@@ -69,7 +67,7 @@ class Ballot(_Frozen):
         return self
 
 
-class StageScore(_Frozen):
+class StageScore(FrozenModel):
     """The panel's score for one (stage, evaluated side): each judge's integer and their mean (1-10)."""
 
     stage_id: str
@@ -81,7 +79,7 @@ class StageScore(_Frozen):
     mean: float = Field(ge=1.0, le=10.0)
 
 
-class Dissent(_Frozen):
+class Dissent(FrozenModel):
     """How far the panel disagreed: the winner split ("3:0" or "2:1"), the dissenting judges, and the
     largest per-unit score range (max - min over judges, 0-9)."""
 
@@ -91,7 +89,7 @@ class Dissent(_Frozen):
     units_with_range_ge_3: int = 0
 
 
-class Provenance(_Frozen):
+class Provenance(FrozenModel):
     """What produced the verdict. Deterministic: a cached rerun reproduces it byte for byte, so it
     holds no wall-clock times and no cache-hit flags (those go to stderr and benchmark records).
 
@@ -116,7 +114,7 @@ class Provenance(_Frozen):
     package_version: str = ""
 
 
-class TaskStatus(_Frozen):
+class TaskStatus(FrozenModel):
     """Parse status of one protocol task or node group: ``ok`` if a value was extracted, how
     (strict / recovered), attempts used, and the raw outputs when it failed."""
 
@@ -128,7 +126,7 @@ class TaskStatus(_Frozen):
     error: str | None = None
 
 
-class Verdict(_Frozen):
+class Verdict(FrozenModel):
     """The result of adjudicating one match.
 
     - ``p``: winner tendency in [0, 1], two decimals, never exactly 0.5; >0.5 favours the affirmative.

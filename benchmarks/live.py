@@ -44,10 +44,10 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from adjudicator.context import AdjudicationContext  # noqa: E402
 from adjudicator.live.app import create_app  # noqa: E402
 from adjudicator.live.server import LiveServer  # noqa: E402
 from adjudicator.match import Match, load_match  # noqa: E402
+from adjudicator.workflow.context import AdjudicationContext  # noqa: E402
 
 DEFAULT_MATCH = REPO / "adjudicator/data/matches/synthetic/synthetic_4v4_01.json"
 TARGET_P95_S = 0.5
@@ -109,7 +109,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--target-chars", type=int, default=20000, help="stretch the match to about this many characters")
     args = ap.parse_args(argv)
 
-    from adjudicator.config import build_context, resolve_config
+    from adjudicator.api import build_context
+    from adjudicator.config import resolve_config
 
     base = build_context(resolve_config(model="offline"))
     timed = TimedBackend(base.tracker)

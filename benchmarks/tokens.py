@@ -4,16 +4,16 @@ A benchmark, not a test: it renders the exact requests each arm would send for a
 sent -- and counts their prompt tokens with litellm's offline token counter (``--tokenizer``, default
 ``gpt-4o``; tiktoken's o200k encoding ships with litellm, so no network is needed), plus the
 completion budget each request asks for (``max_tokens``: by default each node's own budget,
-:data:`adjudicator.llm.NODE_MAX_TOKENS`; ``--max-tokens N`` sets one budget for every request of both
+:data:`adjudicator.model.llm.NODE_MAX_TOKENS`; ``--max-tokens N`` sets one budget for every request of both
 arms). One attempt per request (the protocol's re-asks are not counted for either arm).
 
 - single-call (:mod:`adjudicator.single_call`): Task 1 (one request with the whole transcript),
   Task 2 (one request per scored (stage, side) with the entire preceding transcript), Task 3 (one
   request with the whole transcript);
-- agentic (:mod:`adjudicator.llm_backend`): one clash-tracker request per stage (the stage, the
+- agentic (:mod:`adjudicator.judges.llm.backend`): one clash-tracker request per stage (the stage, the
   stage before it and the compact ledger) and one request per judge (three: the ledger and the
   per-unit analyses). Its ledger comes from real tracker outputs: the offline judge
-  (:class:`adjudicator.offline.OfflineJudge`) run over the match stage by stage, exactly as the
+  (:class:`adjudicator.judges.offline.backend.OfflineJudge`) run over the match stage by stage, exactly as the
   tracking graph folds them. With ``--ledger llm-sized`` (the default) every free-text field of
   those outputs (side rationales, stage summaries, clash titles, positions and notes) is padded to
   the length an LLM tracker typically writes (our assumption, stated in :data:`LLM_TEXT_CHARS`),
@@ -45,14 +45,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from synthetic_ccdb import synthetic_ccdb_view  # noqa: E402
 
-from adjudicator.backend import JUDGE_PERSPECTIVES, JudgeRequest, StageRequest  # noqa: E402
 from adjudicator.battlefield import Clash, StageAnalysis, apply_clash_updates, ledger_text, merge_clashes  # noqa: E402
-from adjudicator.cache import NullCache  # noqa: E402
-from adjudicator.llm import NODE_MAX_TOKENS, LLMClient, litellm_module  # noqa: E402
-from adjudicator.llm_backend import PREVIOUS_STAGE_CHARS, TRACKER_LEDGER_CLASHES, TRACKER_LEDGER_EVENTS, TRACKER_LEDGER_STAGES, LLMBackend, excerpt  # noqa: E402
+from adjudicator.judges.base import JUDGE_PERSPECTIVES, JudgeRequest, StageRequest  # noqa: E402
+from adjudicator.judges.llm.backend import PREVIOUS_STAGE_CHARS, TRACKER_LEDGER_CLASHES, TRACKER_LEDGER_EVENTS, TRACKER_LEDGER_STAGES, LLMBackend, excerpt  # noqa: E402
+from adjudicator.judges.offline.backend import OfflineJudge  # noqa: E402
 from adjudicator.match import MatchView, load_match  # noqa: E402
-from adjudicator.offline import OfflineJudge  # noqa: E402
-from adjudicator.prompts import PromptStore, utterance_lines  # noqa: E402
+from adjudicator.model.cache import NullCache  # noqa: E402
+from adjudicator.model.llm import NODE_MAX_TOKENS, LLMClient, litellm_module  # noqa: E402
+from adjudicator.model.prompts import PromptStore, utterance_lines  # noqa: E402
 from adjudicator.single_call import task_instances  # noqa: E402
 
 REAL_MATCHES = ROOT / "adjudicator" / "data" / "matches" / "panelbench"
@@ -212,7 +212,7 @@ def _k(x: float) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--tokenizer", default="gpt-4o", help="litellm model whose tokenizer counts (offline), default gpt-4o")
-    ap.add_argument("--max-tokens", type=int, default=None, help="one completion budget for every request (default: each node's own, adjudicator.llm.NODE_MAX_TOKENS)")
+    ap.add_argument("--max-tokens", type=int, default=None, help="one completion budget for every request (default: each node's own, adjudicator.model.llm.NODE_MAX_TOKENS)")
     ap.add_argument("--repeats", default="1,2,3,4", help="synthetic CCDB 4v4 stage-order repeats, e.g. 1,2,3,4")
     ap.add_argument("--ledger", choices=["llm-sized", "offline"], default="llm-sized", help="tracker outputs feeding the agentic ledger")
     ap.add_argument("--json", dest="json_out", type=Path, help="also write every number as JSON here")

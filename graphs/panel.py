@@ -1,39 +1,5 @@
-"""The panel graph: seat three judges, fan out with ``Send`` (each judge sees only its own task),
-then aggregate in plain code.
+"""LangGraph entry point: the panel graph, compiled (``langgraph.json`` points here)."""
 
-Topology: START -> convene_panel -> (route_to_judges: Send x3) -> judge -> aggregate_panel -> END.
-"""
-
-from __future__ import annotations
-
-from langgraph.graph import END, START, StateGraph
-from langgraph.types import Send
-
-from adjudicator.context import AdjudicationContext
-from adjudicator.nodes import PanelState, aggregate_panel, convene_panel, judge, judge_tasks
-
-
-def route_to_judges(state: PanelState) -> list[Send]:
-    """One ``Send("judge", task)`` per seated judge."""
-    return [Send("judge", task) for task in judge_tasks(state)]
-
-
-def add_panel(builder: StateGraph) -> None:
-    """Add convene -> judges (parallel) -> aggregate -> END to ``builder``; entry node ``convene_panel``."""
-    builder.add_node("convene_panel", convene_panel)
-    builder.add_node("judge", judge)
-    builder.add_node("aggregate_panel", aggregate_panel)
-    builder.add_conditional_edges("convene_panel", route_to_judges, ["judge"])
-    builder.add_edge("judge", "aggregate_panel")
-    builder.add_edge("aggregate_panel", END)
-
-
-def build(checkpointer=None):
-    """Compile the panel graph on its own (used when a live match is closed)."""
-    builder = StateGraph(PanelState, context_schema=AdjudicationContext)
-    add_panel(builder)
-    builder.add_edge(START, "convene_panel")
-    return builder.compile(checkpointer=checkpointer, name="panel")
-
+from adjudicator.workflow.panel import build
 
 graph = build()

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import threading
 
-from adjudicator.backend import JudgeRequest, NodeResult, StageRequest
 from adjudicator.battlefield import ClashUpdate, SideAnalysis, StageAnalysis
+from adjudicator.judges.base import JudgeRequest, NodeResult, StageRequest
 from adjudicator.match import Match
 from adjudicator.records import CallRecord, NodeFailure
 from adjudicator.verdict import Ballot, BallotScore

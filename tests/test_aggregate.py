@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from graph_fakes import tiny_match
 
 from adjudicator.aggregate import aggregate, panel_p, panel_winner, provenance_of
 from adjudicator.errors import AdjudicationFailed
 from adjudicator.records import CallRecord, NodeFailure
 from adjudicator.verdict import Ballot, BallotScore
-from graph_fakes import tiny_match
 
 VIEW = tiny_match(2).view()
 

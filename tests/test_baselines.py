@@ -1,11 +1,12 @@
-"""Structural baselines (adjudicator.baselines): shapes, seeding and exact expectations by hand."""
+"""Structural baselines (adjudicator.evaluation.baselines): shapes, seeding and exact expectations by hand."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from adjudicator.baselines import (
+from adjudicator.errors import InputError
+from adjudicator.evaluation.baselines import (
     always_affirmative,
     expected_tendency_agreement,
     expected_uniform_sq_error,
@@ -17,9 +18,8 @@ from adjudicator.baselines import (
     structure_aware_random_scores,
     uniform_votes,
 )
-from adjudicator.errors import InputError
+from adjudicator.evaluation.metrics import best_debater_top1, stage_mse, tendency_agreement, vote_share_mae, winner_accuracy
 from adjudicator.formats import CCDB_4V4
-from adjudicator.metrics import best_debater_top1, stage_mse, tendency_agreement, vote_share_mae, winner_accuracy
 
 A, N = "affirmative", "negative"
 

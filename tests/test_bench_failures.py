@@ -16,7 +16,7 @@ import socket
 from pathlib import Path
 
 import pytest
-from bench_helpers import answer, bench, isolate_env, run_dir_of, online, tokens_in, write_dataset
+from bench_helpers import answer, bench, isolate_env, online, run_dir_of, tokens_in, write_dataset
 from fake_openai import error, fake_openai  # noqa: F401 (fixture)
 
 from adjudicator.bench.results import SampleResult, first_cause, is_unreachable

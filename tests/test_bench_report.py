@@ -145,7 +145,7 @@ def test_an_undefined_correlation_says_which_side_is_constant():
     import numpy as np
 
     from adjudicator.bench.scoring import ScoreSettings, _why_undefined, scored
-    from adjudicator import metrics as M
+    from adjudicator.evaluation import metrics as M
 
     gold = np.array([5.0, 6.0, 8.0])
     const = np.array([7.0, 7.0, 7.0])

@@ -13,7 +13,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from bench_helpers import answer, bench, isolate_env, run_dir_of, online, tokens_in, write_dataset
+from bench_helpers import answer, bench, isolate_env, online, run_dir_of, tokens_in, write_dataset
 from fake_openai import fake_openai  # noqa: F401 (fixture)
 
 from adjudicator.bench.dataset import load_folder

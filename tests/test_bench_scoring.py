@@ -22,9 +22,9 @@ import numpy as np
 import pytest
 from bench_helpers import labelled_2v2
 
-from adjudicator import metrics as M
 from adjudicator.bench.results import SampleResult
 from adjudicator.bench.scoring import ScoreSettings, gold_from_matches, score_run
+from adjudicator.evaluation import metrics as M
 from adjudicator.records import CallRecord
 
 A1, A2, N1, N2 = "Affirmative Speaker 1", "Affirmative Speaker 2", "Negative Speaker 1", "Negative Speaker 2"
@@ -71,7 +71,7 @@ def results():
 
 @pytest.fixture(scope="module")
 def scored():
-    from adjudicator.reliability import reliability_from_matches
+    from adjudicator.evaluation.reliability import reliability_from_matches
 
     ms = matches()
     return score_run(ms, results(), {"agentic": "agentic · m", "single-call": "single-call · m"}, ScoreSettings(n_bootstrap=0, seed=0), reliability_from_matches(ms))
@@ -167,7 +167,7 @@ def test_majority_side_is_fitted_on_the_dataset(outcomes, side, accuracy):
 
 
 def test_synthetic_labels_rename_the_human_references():
-    from adjudicator.reliability import reliability_from_matches
+    from adjudicator.evaluation.reliability import reliability_from_matches
 
     ms = matches()
     out = score_run(ms, results(), {"agentic": "a", "single-call": "s"}, ScoreSettings(n_bootstrap=0), reliability_from_matches(ms), synthetic_labels=True)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from concurrent.futures import ThreadPoolExecutor
 
-from adjudicator.cache import CachedResponse, NullCache, ResponseCache, default_cache_dir, request_key
+from adjudicator.config import default_cache_dir
+from adjudicator.model.cache import CachedResponse, NullCache, ResponseCache, request_key
 
 DESC = {
     "model": "openai/test-model",

@@ -3,9 +3,10 @@ each with only its own input; aggregation at the end."""
 
 from __future__ import annotations
 
-from adjudicator.context import AdjudicationContext
-from adjudicator.run import adjudicate, initial_state, run_config
 from graph_fakes import RecordingBackend, tiny_match
+
+from adjudicator.api import adjudicate_with_context, initial_state, run_config
+from adjudicator.workflow.context import AdjudicationContext
 
 
 def test_adjudication_topology_snapshot():
@@ -63,7 +64,7 @@ def test_update_stream_visits_each_stage_once_in_order_then_three_judges():
 
 def test_each_judge_receives_only_its_own_request():
     backend = RecordingBackend()
-    adjudicate(tiny_match(4), AdjudicationContext.single(backend))
+    adjudicate_with_context(tiny_match(4), AdjudicationContext.single(backend))
     ids = sorted(r.judge_id for r in backend.judge_requests)
     assert ids == ["judge-1", "judge-2", "judge-3"]
     perspectives = {r.judge_id: r.perspective for r in backend.judge_requests}
@@ -76,7 +77,7 @@ def test_each_judge_receives_only_its_own_request():
 
 def test_verdict_from_graph_aggregates_three_ballots():
     backend = RecordingBackend(negative_judges=["judge-2"])
-    v = adjudicate(tiny_match(4), AdjudicationContext.single(backend))
+    v = adjudicate_with_context(tiny_match(4), AdjudicationContext.single(backend))
     # p = round(mean(0.7, 0.3, 0.7), 2) = round(0.5667, 2) = 0.57; 2:1 for the affirmative
     assert v.p == 0.57 and v.winner == "affirmative"
     assert v.dissent.winner_split == "2:1" and v.dissent.dissenting_judges == ["judge-2"]
@@ -92,7 +93,7 @@ def test_verdict_from_graph_aggregates_three_ballots():
 
 def test_one_failed_judge_still_gives_a_verdict_from_the_other_two():
     backend = RecordingBackend(failing_judges=["judge-3"])
-    v = adjudicate(tiny_match(4), AdjudicationContext.single(backend))
+    v = adjudicate_with_context(tiny_match(4), AdjudicationContext.single(backend))
     assert [b.judge_id for b in v.ballots] == ["judge-1", "judge-2"]
     assert [f.key for f in v.failures] == ["judge-3"] and v.failures[0].raw_outputs == ["garbage"]
     assert sum(v.best_debater_votes.values()) == 6  # two ballots x 3 votes; the failure is not a score
@@ -102,22 +103,22 @@ def test_one_failed_judge_still_gives_a_verdict_from_the_other_two():
 def test_two_failed_judges_fail_the_panel_without_losing_state():
     import pytest
 
+    from adjudicator.api import run_agentic
     from adjudicator.errors import AdjudicationFailed
-    from adjudicator.run import adjudicate_agentic
 
     backend = RecordingBackend(failing_judges=["judge-2", "judge-3"])
-    verdict, state = adjudicate_agentic(tiny_match(4), AdjudicationContext.single(backend))
+    verdict, state = run_agentic(tiny_match(4), AdjudicationContext.single(backend))
     assert verdict is None
     assert "at least 2 valid ballots, got 1" in state["panel_error"]
     assert len(state["analyses"]) == 4 and len(state["ballots"]) == 1  # finished work kept
     with pytest.raises(AdjudicationFailed):
-        adjudicate(tiny_match(4), AdjudicationContext.single(RecordingBackend(failing_judges=["judge-1", "judge-3"])))
+        adjudicate_with_context(tiny_match(4), AdjudicationContext.single(RecordingBackend(failing_judges=["judge-1", "judge-3"])))
 
 
 def test_tracking_graph_continues_from_checkpoint_when_stages_arrive():
     from langgraph.checkpoint.memory import InMemorySaver
 
-    from graphs.tracking import build
+    from adjudicator.workflow.tracking import build
 
     graph = build(checkpointer=InMemorySaver())
     match = tiny_match(4)

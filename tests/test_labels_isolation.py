@@ -16,17 +16,17 @@ import json
 from pathlib import Path
 
 import pytest
-
-from adjudicator.backend import JUDGE_PERSPECTIVES, JudgeRequest, StageRequest
-from adjudicator.battlefield import apply_clash_updates, merge_clashes
-from adjudicator.cache import NullCache
-from adjudicator.llm import LLMClient
-from adjudicator.llm_backend import LLMBackend
-from adjudicator.match import Match, load_match
-from adjudicator.offline import OfflineJudge
-from adjudicator.prompts import PromptStore
-from adjudicator.single_call import task_instances
 from fake_openai import fake_openai  # noqa: F401  (pytest fixture)
+
+from adjudicator.battlefield import apply_clash_updates, merge_clashes
+from adjudicator.judges.base import JUDGE_PERSPECTIVES, JudgeRequest, StageRequest
+from adjudicator.judges.llm.backend import LLMBackend
+from adjudicator.judges.offline.backend import OfflineJudge
+from adjudicator.match import Match, load_match
+from adjudicator.model.cache import NullCache
+from adjudicator.model.llm import LLMClient
+from adjudicator.model.prompts import PromptStore
+from adjudicator.single_call import task_instances
 
 MATCHES = sorted((Path(__file__).resolve().parents[1] / "adjudicator" / "data" / "matches").glob("*/*.json"))
 MARKER = "GOLDMARKER7f3a"
@@ -96,16 +96,17 @@ def test_prompts_are_identical_with_and_without_labels(path):
 
 
 def test_requests_sent_by_both_arms_carry_no_label(fake_openai, tmp_path):
-    from adjudicator.arms import adjudicate_with_arm
-    from adjudicator.config import resolve_config
     from llm_helpers import schema_responder
+
+    from adjudicator.api import adjudicate
+    from adjudicator.config import resolve_config
 
     fake_openai.respond_with(schema_responder)
     config = resolve_config(model="openai/test-model", api_base=fake_openai.base_url, json_mode="schema", cache_dir=tmp_path / "cache", env={})
     for path in (MATCHES[0], next(p for p in MATCHES if "2v2" in p.stem)):
         planted = with_planted_labels(load_match(path))
         for arm in ("agentic", "single-call"):
-            verdict = adjudicate_with_arm(planted, arm, config)
+            verdict = adjudicate(planted, config, arm=arm)
             assert verdict.p is not None and not verdict.failures
     assert fake_openai.count > 0
     bodies = json.dumps(fake_openai.requests, ensure_ascii=False)

@@ -18,14 +18,14 @@ from types import SimpleNamespace
 
 import httpx
 import pytest
-from graph_fakes import RecordingBackend
 from fake_openai import fake_openai  # noqa: F401 (fixture)
+from graph_fakes import RecordingBackend
 from live_fakes import TOKEN, ccdb_header, ccdb_stage, header_body, online_match, stage_body, start_server, wait_until
 
 from adjudicator.cli import main
-from adjudicator.context import AdjudicationContext
 from adjudicator.errors import InputError
 from adjudicator.match import load_match
+from adjudicator.workflow.context import AdjudicationContext
 
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 

@@ -14,10 +14,10 @@ import pytest
 from graph_fakes import RecordingBackend
 from live_fakes import PanelFault, header_body, online_match, stage_body
 
-from adjudicator.context import AdjudicationContext
+from adjudicator.api import adjudicate_with_context
 from adjudicator.errors import AdjudicationFailed
 from adjudicator.live.store import DB_NAME, LiveStore, prune_thread
-from adjudicator.run import adjudicate
+from adjudicator.workflow.context import AdjudicationContext
 
 
 def _counts(state: Path) -> dict[str, tuple[int, int, int]]:
@@ -86,7 +86,7 @@ def test_each_thread_keeps_one_checkpoint_and_a_restart_still_resumes(tmp_path):
     finally:
         store.close()
     assert [q.stage.stage_id for q in b2.stage_requests] == ["s3", "s4"]
-    batch = adjudicate(m, AdjudicationContext.single(RecordingBackend()))
+    batch = adjudicate_with_context(m, AdjudicationContext.single(RecordingBackend()))
     assert json.loads(verdict.model_dump_json()) == json.loads(batch.model_dump_json())
 
     # a third start reads the closed match from the pruned state

@@ -19,10 +19,10 @@ import pytest
 from graph_fakes import RecordingBackend
 from live_fakes import TOKEN, PanelFault, header_body, online_match, stage_body, start_server, wait_until
 
-from adjudicator.context import AdjudicationContext
+from adjudicator.api import adjudicate_with_context
 from adjudicator.live.store import LiveStore
 from adjudicator.match import load_match
-from adjudicator.run import adjudicate
+from adjudicator.workflow.context import AdjudicationContext
 
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 REPO = Path(__file__).resolve().parents[1]
@@ -74,7 +74,7 @@ def test_a_stage_stored_but_not_analysed_is_analysed_once_after_restart(tmp_path
     assert [q.stage.stage_id for q in b2.stage_requests] == ["s3", "s4"]
     assert [(e["stage_id"], e["kind"]) for e in snap["clashes"][0]["events"]] == [("s1", "opened"), ("s2", "advanced"), ("s3", "advanced"), ("s4", "advanced")]
     # identical to adjudicating the whole match in one batch run
-    batch = adjudicate(m, AdjudicationContext.single(RecordingBackend()))
+    batch = adjudicate_with_context(m, AdjudicationContext.single(RecordingBackend()))
     assert verdict == json.loads(batch.model_dump_json())
 
 
@@ -189,7 +189,7 @@ def test_an_interrupted_close_resumes_only_the_unfinished_judges(tmp_path):
 
 @pytest.mark.parametrize("path", ["adjudicator/data/matches/panelbench/debateart_0750.json"])
 def test_offline_judge_live_with_a_restart_equals_the_batch_verdict(tmp_path, path):
-    from adjudicator.offline import OfflineBackend
+    from adjudicator.judges.offline.backend import OfflineBackend
 
     match = load_match(REPO / path)
     stages = [s.model_dump(mode="json") for s in match.stages]
@@ -211,6 +211,6 @@ def test_offline_judge_live_with_a_restart_equals_the_batch_verdict(tmp_path, pa
             verdict = http.post(f"/api/matches/{match.match_id}/close", headers=AUTH).json()
     finally:
         server.stop()
-    batch = adjudicate(match, AdjudicationContext.single(OfflineBackend()))
+    batch = adjudicate_with_context(match, AdjudicationContext.single(OfflineBackend()))
     assert verdict == json.loads(batch.model_dump_json())
     assert verdict["provenance"]["model"] == "offline" and verdict["provenance"]["is_llm"] is False

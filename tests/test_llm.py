@@ -10,9 +10,9 @@ import time
 import pytest
 from fake_openai import FakeOpenAI, Reply, error, fake_openai, ok  # noqa: F401 (fixture)
 
-from adjudicator.cache import ResponseCache
 from adjudicator.errors import ConfigError
-from adjudicator.llm import NODE_MAX_TOKENS, PLACEHOLDER_KEY, ChatRequest, LLMClient, TransportError, TransportPolicy, litellm_module, preflight, retry_after_s
+from adjudicator.model.cache import ResponseCache
+from adjudicator.model.llm import NODE_MAX_TOKENS, PLACEHOLDER_KEY, ChatRequest, LLMClient, TransportError, TransportPolicy, litellm_module, preflight, retry_after_s
 
 KEY = "sk-secret-abcdef123456"
 SCHEMA = {"type": "object", "properties": {"p": {"type": "number"}}, "required": ["p"], "additionalProperties": False}
@@ -145,7 +145,7 @@ def test_a_bad_key_is_not_retried_and_never_echoed(fake_openai, caplog):
 
 def test_retry_logs_never_contain_the_key(fake_openai, caplog):
     fake_openai.push(error(500, f"upstream said key={KEY}"), '{"p": 0.4}')
-    with caplog.at_level(logging.WARNING, logger="adjudicator.llm"):
+    with caplog.at_level(logging.WARNING, logger="adjudicator.model.llm"):
         client(fake_openai).complete(request())
     assert "retry 1" in caplog.text
     assert KEY not in caplog.text
@@ -251,8 +251,8 @@ def test_completion_budget_is_per_node_unless_configured(fake_openai):
 def test_a_prompt_beyond_the_known_context_window_is_never_sent(fake_openai):
     """gpt-4o's window is known to litellm (128k input tokens): a 200k-word prompt fails at once,
     with no request, as a non-retryable fault (the attempts runner records it as refused)."""
-    from adjudicator.attempts import run_attempts
-    from adjudicator.parsing import parse_output
+    from adjudicator.model.attempts import run_attempts
+    from adjudicator.model.parsing import parse_output
 
     c = client(fake_openai, model="openai/gpt-4o")
     huge = ChatRequest(messages=({"role": "system", "content": "Judge."}, {"role": "user", "content": "word " * 200_000}), node="judge", key="j1")

@@ -16,13 +16,14 @@ import pytest
 from fake_openai import FakeOpenAI, Reply, error, fake_openai  # noqa: F401 (fixture)
 from llm_helpers import ballot_json, online_match, schema_responder, tracker_json
 
-from adjudicator.backend import Backend, JudgeRequest, StageRequest
-from adjudicator.cache import ResponseCache
-from adjudicator.config import ModelConfig, build_context
-from adjudicator.llm import LLMClient, TransportPolicy
-from adjudicator.llm_backend import LLMBackend, read_stage_analysis
-from adjudicator.parsing import parse_output
-from adjudicator.prompts import PromptStore
+from adjudicator.api import build_context
+from adjudicator.config import ModelConfig
+from adjudicator.judges.base import Backend, JudgeRequest, StageRequest
+from adjudicator.judges.llm.backend import LLMBackend, read_stage_analysis
+from adjudicator.model.cache import ResponseCache
+from adjudicator.model.llm import LLMClient, TransportPolicy
+from adjudicator.model.parsing import parse_output
+from adjudicator.model.prompts import PromptStore
 
 KEY = "sk-test-key-0123456789"
 VIEW = online_match().view()
@@ -275,17 +276,17 @@ def _config(server: FakeOpenAI, tmp_path, **kw) -> ModelConfig:
 
 
 def test_whole_match_over_http_then_a_cached_rerun_is_byte_identical(fake_openai, tmp_path):
-    from adjudicator.run import adjudicate
+    from adjudicator.api import adjudicate_with_context
 
     fake_openai.respond_with(schema_responder)
     match = online_match()
-    verdict = adjudicate(match, build_context(_config(fake_openai, tmp_path), api_key=KEY))
+    verdict = adjudicate_with_context(match, build_context(_config(fake_openai, tmp_path), api_key=KEY))
     assert fake_openai.count == len(match.stages) + 3  # one tracker call per stage, one per judge
     assert verdict.provenance.is_llm and verdict.provenance.model == "openai/test-model"
     assert verdict.provenance.prompt_tokens == 11 * 7 and verdict.provenance.completion_tokens == 7 * 7
     assert len(verdict.ballots) == 3 and verdict.failures == []
     text = verdict.model_dump_json()
-    rerun = adjudicate(match, build_context(_config(fake_openai, tmp_path), api_key=KEY))
+    rerun = adjudicate_with_context(match, build_context(_config(fake_openai, tmp_path), api_key=KEY))
     assert fake_openai.count == len(match.stages) + 3  # the rerun made zero requests
     assert rerun.model_dump_json() == text
     assert all(c.cache_hit for c in rerun.calls) and len(rerun.calls) == 7
@@ -293,22 +294,22 @@ def test_whole_match_over_http_then_a_cached_rerun_is_byte_identical(fake_openai
 
 
 def test_no_cache_asks_again(fake_openai, tmp_path):
-    from adjudicator.run import adjudicate
+    from adjudicator.api import adjudicate_with_context
 
     fake_openai.respond_with(schema_responder)
     cfg = _config(fake_openai, tmp_path, no_cache=True)
-    adjudicate(online_match(), build_context(cfg, api_key=KEY))
-    adjudicate(online_match(), build_context(cfg, api_key=KEY))
+    adjudicate_with_context(online_match(), build_context(cfg, api_key=KEY))
+    adjudicate_with_context(online_match(), build_context(cfg, api_key=KEY))
     assert fake_openai.count == 14
     assert not (tmp_path / "cache").exists()
 
 
 def test_mixed_panel_sends_each_judge_to_its_model(fake_openai, tmp_path):
-    from adjudicator.run import adjudicate
+    from adjudicator.api import adjudicate_with_context
 
     fake_openai.respond_with(schema_responder)
     cfg = _config(fake_openai, tmp_path, tracker_model="openai/tracker-m", judge_models=("openai/judge-a", "openai/judge-b"))
-    verdict = adjudicate(online_match(), build_context(cfg, api_key=KEY))
+    verdict = adjudicate_with_context(online_match(), build_context(cfg, api_key=KEY))
     judge_models = sorted(r["model"] for r in fake_openai.requests if "stage_scores" in r["response_format"]["schema"]["properties"])
     tracker_models = {r["model"] for r in fake_openai.requests if "sides" in r["response_format"]["schema"]["properties"]}
     assert judge_models == ["judge-a", "judge-a", "judge-b"]  # judge-1 a, judge-2 b, judge-3 a (round-robin)
@@ -317,7 +318,7 @@ def test_mixed_panel_sends_each_judge_to_its_model(fake_openai, tmp_path):
 
 
 def test_a_failing_judge_leaves_a_verdict_from_the_other_two(fake_openai, tmp_path):
-    from adjudicator.run import adjudicate
+    from adjudicator.api import adjudicate_with_context
 
     def respond(body):
         if "You are judge-2" in body["messages"][1]["content"]:
@@ -325,7 +326,7 @@ def test_a_failing_judge_leaves_a_verdict_from_the_other_two(fake_openai, tmp_pa
         return schema_responder(body)
 
     fake_openai.respond_with(respond)
-    verdict = adjudicate(online_match(), build_context(_config(fake_openai, tmp_path), api_key=KEY))
+    verdict = adjudicate_with_context(online_match(), build_context(_config(fake_openai, tmp_path), api_key=KEY))
     assert sorted(b.judge_id for b in verdict.ballots) == ["judge-1", "judge-3"]
     assert [(f.node, f.key, f.raw_outputs) for f in verdict.failures] == [("judge", "judge-2", ["I refuse."] * 3)]
 
@@ -340,11 +341,11 @@ def test_a_judge_with_no_stage_analysis_fails_without_a_request(fake_openai):
 def test_whole_ccdb_match_in_chinese_scores_every_unit(fake_openai, tmp_path):
     from llm_helpers import ccdb_2v2_match
 
-    from adjudicator.run import adjudicate
+    from adjudicator.api import adjudicate_with_context
 
     fake_openai.respond_with(schema_responder)
     match = ccdb_2v2_match()
-    verdict = adjudicate(match, build_context(_config(fake_openai, tmp_path), api_key=KEY))
+    verdict = adjudicate_with_context(match, build_context(_config(fake_openai, tmp_path), api_key=KEY))
     assert fake_openai.count == 12 + 3
     assert len(verdict.stage_scores) == len(match.view().scored_units()) == 18
     assert all(s.judge_scores == [7, 7, 7] for s in verdict.stage_scores)

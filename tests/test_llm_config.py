@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from adjudicator.config import ModelConfig, build_context, default_config_path, resolve_config
+from adjudicator.api import build_context
+from adjudicator.config import ModelConfig, default_config_path, resolve_config
 from adjudicator.errors import ConfigError
-from adjudicator.llm_backend import LLMBackend
+from adjudicator.judges.llm.backend import LLMBackend
 
 ENV = {"HOME": "/nonexistent-home"}  # no default config file, default cache under it
 
@@ -85,7 +86,7 @@ def test_unknown_file_key(tmp_path):
 
 
 def test_build_context_offline():
-    from adjudicator.offline import OfflineJudge
+    from adjudicator.judges.offline.backend import OfflineJudge
 
     ctx = build_context(ModelConfig.resolve(model="offline", env=ENV))
     assert isinstance(ctx.tracker, OfflineJudge)

@@ -1,4 +1,4 @@
-"""Metrics of adjudicator.metrics against values computed by hand (paper 2.3, A.5)."""
+"""Metrics of adjudicator.evaluation.metrics against values computed by hand (paper 2.3, A.5)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from scipy import stats
 
 from adjudicator.errors import InputError
-from adjudicator.metrics import (
+from adjudicator.evaluation.metrics import (
     MetricResult,
     best_debater_top1,
     stage_mse,

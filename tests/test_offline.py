@@ -10,16 +10,15 @@ import concurrent.futures as cf
 from pathlib import Path
 
 import pytest
-
-from adjudicator import features as F
-from adjudicator.backend import JUDGE_PERSPECTIVES, Backend, JudgeRequest, StageRequest
-from adjudicator.battlefield import apply_clash_updates, merge_clashes
-from adjudicator.formats import CCDB_2V2, CCDB_4V4, get_format
-from adjudicator.match import Match
-from adjudicator.offline import OfflineBackend, SideFeatures, rate
-from adjudicator.rubric import suggested_score
-
 from offline_debateart import DEBATEART, debateart_match, panel_winner, run_panel
+
+from adjudicator.battlefield import apply_clash_updates, merge_clashes
+from adjudicator.formats import get_format
+from adjudicator.judges.base import JUDGE_PERSPECTIVES, Backend, JudgeRequest, StageRequest
+from adjudicator.judges.offline import text as F
+from adjudicator.judges.offline.backend import OfflineBackend, SideFeatures, rate
+from adjudicator.match import Match
+from adjudicator.rubric import suggested_score
 
 # ---------------------------------------------------------------------------------------------
 # Builders
@@ -414,8 +413,8 @@ def test_real_debate_runs_and_swap_is_symmetric():
 # Stage-aware synthesis, score compression, clash titles and positions, best-debater votes
 
 from adjudicator.battlefield import SideAnalysis  # noqa: E402
+from adjudicator.judges.offline.backend import WELL_ANCHOR, _highest_averages, side_features, unit_value  # noqa: E402
 from adjudicator.match import load_match  # noqa: E402
-from adjudicator.offline import WELL_ANCHOR, _highest_averages, side_features, unit_value  # noqa: E402
 
 SYNTHETIC = Path(__file__).resolve().parents[1] / "adjudicator" / "data" / "matches" / "synthetic"
 

@@ -6,7 +6,7 @@ from functools import partial
 
 import pytest
 
-from adjudicator.parsing import (
+from adjudicator.model.parsing import (
     OutputInvalid,
     as_int,
     as_probability,

@@ -1,4 +1,4 @@
-"""Label reliability (adjudicator.reliability) against values computed by hand (paper 2.5, App. B.1)."""
+"""Label reliability (adjudicator.evaluation.reliability) against values computed by hand (paper 2.5, App. B.1)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,7 @@ import numpy as np
 import pytest
 
 from adjudicator.errors import InputError
-from adjudicator.formats import CCDB_2V2
-from adjudicator.match import Match
-from adjudicator.reliability import (
+from adjudicator.evaluation.reliability import (
     best_debater_consensus,
     human_stage_references,
     human_vote_references,
@@ -23,6 +21,8 @@ from adjudicator.reliability import (
     score_band_agreement,
     winner_vote_agreement,
 )
+from adjudicator.formats import CCDB_2V2
+from adjudicator.match import Match
 
 A, N = "affirmative", "negative"
 

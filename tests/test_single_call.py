@@ -14,12 +14,13 @@ import threading
 import pytest
 from fake_openai import Reply, fake_openai  # noqa: F401 (fixture)
 
+from adjudicator.api import adjudicate_single_call
 from adjudicator.errors import InputError
+from adjudicator.evaluation.metrics import winner_correct
 from adjudicator.formats import CCDB_4V4
-from adjudicator.llm import LLMClient, TransportPolicy
 from adjudicator.match import Match
-from adjudicator.metrics import winner_correct
-from adjudicator.single_call import adjudicate_single_call, run_single_call
+from adjudicator.model.llm import LLMClient, TransportPolicy
+from adjudicator.single_call import run_single_call
 
 GOLD_MARKERS = ("GOLDJUDGE-7Q2", "GOLDNOTE-9K4", "GOLDSOURCE-3M8", "DEBATERNAME-5X1")
 OUTPUT_MARKERS = {"task1": "T1OUT-MARK-A1", "task2": "T2OUT-MARK-B2", "task3": "T3OUT-MARK-C3"}

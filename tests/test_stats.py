@@ -1,4 +1,4 @@
-"""Bootstrap CIs, paired tests and calibration (adjudicator.stats) against hand-computed values."""
+"""Bootstrap CIs, paired tests and calibration (adjudicator.evaluation.uncertainty) against hand-computed values."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from adjudicator.errors import InputError
-from adjudicator.metrics import stage_mse, stage_pearson, vote_share_mae, winner_accuracy, winner_correct
-from adjudicator.stats import (
+from adjudicator.evaluation.metrics import stage_mse, stage_pearson, vote_share_mae, winner_accuracy, winner_correct
+from adjudicator.evaluation.uncertainty import (
     available,
     bootstrap_ci,
     brier_score,

@@ -13,9 +13,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 from synthetic_ccdb import synthetic_ccdb_view  # noqa: E402
 from tokens import tracker_requests  # noqa: E402
 
-from adjudicator.cache import NullCache  # noqa: E402
-from adjudicator.llm import LLMClient  # noqa: E402
-from adjudicator.llm_backend import LLMBackend  # noqa: E402
+from adjudicator.judges.llm.backend import LLMBackend  # noqa: E402
+from adjudicator.model.cache import NullCache  # noqa: E402
+from adjudicator.model.llm import LLMClient  # noqa: E402
 
 
 def prompt_chars(backend: LLMBackend, request) -> int:

@@ -16,11 +16,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError
-from .layout import latest_run_dir
-from .manifest import read_manifest
-from .report import arm_label, load_results, run_samples
-from .scoring import ScoreSettings, gold_from_matches, paired_comparison, predictions_for_arm
+from adjudicator.bench.layout import latest_run_dir
+from adjudicator.bench.manifest import read_manifest
+from adjudicator.bench.report import arm_label, load_results, run_samples
+from adjudicator.bench.scoring import ScoreSettings, gold_from_matches, paired_comparison, predictions_for_arm
+from adjudicator.errors import InputError
 
 
 def resolve_run(ref: str, runs_dir: Path) -> Path:

@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
-from ..errors import InputError
-from ..match import Match, load_match
-from .layout import safe_file_stem
+from adjudicator.bench.layout import safe_file_stem
+from adjudicator.errors import InputError
+from adjudicator.match import Match, load_match
 
 
 @dataclass(frozen=True)
@@ -179,7 +180,7 @@ def load_dataset(path: str | Path, *, convert_into: Path | None = None, reuse: b
     convention given with a folder of match files."""
     src = Path(path)
     if src.is_dir() and is_upstream_panelbench(src):
-        from ..convert import DEFAULT_LABEL_CONVENTION, convert_panelbench
+        from adjudicator.convert import DEFAULT_LABEL_CONVENTION, convert_panelbench
 
         if convert_into is None:
             raise InputError(f"{src}: upstream PanelBench needs converting first", "run adjudicate convert panelbench DIR --out OUTDIR")

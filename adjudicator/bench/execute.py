@@ -17,11 +17,11 @@ import time
 import traceback as tb
 from typing import Any
 
-from ..errors import AdjudicatorError, ConfigError
-from ..match import Match
-from ..records import CallRecord, NodeFailure, Usage
-from .layout import iso, utc_now
-from .results import SampleResult
+from adjudicator.bench.layout import iso, utc_now
+from adjudicator.bench.results import SampleResult
+from adjudicator.errors import AdjudicatorError, ConfigError
+from adjudicator.match import Match
+from adjudicator.records import CallRecord, NodeFailure, Usage
 
 
 def _one_line(text: str) -> str:
@@ -31,27 +31,26 @@ def _one_line(text: str) -> str:
 def run_arm(match: Match, arm: str, config: Any) -> tuple[Any, list[CallRecord], list[NodeFailure], str | None]:
     """Adjudicate ``match`` with ``arm``; returns ``(verdict or None, calls, failures, error)``.
 
-    The agentic arm is run through :func:`adjudicator.run.adjudicate_agentic` on a context built for
+    The agentic arm is run through :func:`adjudicator.api.run_agentic` on a context built for
     this sample alone, so that a panel failure still returns the graph's call records and failures
-    (:func:`adjudicator.arms.adjudicate_with_arm` would raise and lose them). Other arms go through
-    :func:`adjudicator.arms.adjudicate_with_arm`; if their AdjudicationFailed carries ``calls`` or
+    (:func:`adjudicator.api.adjudicate` would raise and lose them). Other arms go through
+    :func:`adjudicator.api.adjudicate`; if their AdjudicationFailed carries ``calls`` or
     ``failures`` attributes, those are kept. Raises ConfigError; other AdjudicatorErrors become the
     ``error`` string.
     """
     if arm == "agentic":
-        from ..config import build_context
-        from ..run import adjudicate_agentic
+        from adjudicator.api import build_context, run_agentic
 
-        verdict, state = adjudicate_agentic(match, build_context(config))
+        verdict, state = run_agentic(match, build_context(config))
         if verdict is not None:
             return verdict, list(verdict.calls), list(verdict.failures), None
         calls = sorted(state.get("calls") or [], key=lambda c: (c.node, c.key, c.attempt))
         failures = sorted(state.get("failures") or [], key=lambda f: (f.node, f.key))
         return None, calls, failures, state.get("panel_error") or "the panel produced no verdict"
-    from ..arms import adjudicate_with_arm
+    from adjudicator.api import adjudicate
 
     try:
-        verdict = adjudicate_with_arm(match, arm, config)
+        verdict = adjudicate(match, config, arm=arm)
     except ConfigError:
         raise
     except AdjudicatorError as exc:

@@ -1,4 +1,4 @@
-"""The run-folder layout under ``runs/`` and atomic file writes.
+"""The run-folder layout under ``runs/``: folder names, file names and what each file holds.
 
 One folder per benchmark run, named ``<UTC timestamp>_<name>`` (timestamp ``YYYYmmddTHHMMSSZ``)::
 
@@ -12,22 +12,18 @@ One folder per benchmark run, named ``<UTC timestamp>_<name>`` (timestamp ``YYYY
       results/<arm>/superseded/<sample>.<k>.json   failed results replaced by --retry-errors
       report.json, report.md, report.html
 
-Every file that a reader or a resumed run relies on is written atomically (temporary file in the same
-folder, fsync, ``os.replace``), so a run killed at any moment (also ``kill -9``) leaves either the old
-file or the new one, never a torn one.
+Every file that a reader or a resumed run relies on is written atomically by
+:mod:`adjudicator.files`, so a run killed at any moment (also ``kill -9``) leaves either the old file
+or the new one, never a torn one.
 """
 
 from __future__ import annotations
 
-import json
-import os
 import re
-import tempfile
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
-from ..errors import InputError
+from adjudicator.errors import InputError
 
 RUN_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 TIMESTAMP_FORMAT = "%Y%m%dT%H%M%SZ"
@@ -43,18 +39,15 @@ REPORT_JSON = "report.json"
 REPORT_MD = "report.md"
 REPORT_HTML = "report.html"
 
-_UMASK = os.umask(0)
-os.umask(_UMASK)
-
 
 def utc_now() -> datetime:
     """The current time in UTC (seconds resolution is enough for folder names)."""
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def iso(ts: datetime) -> str:
     """ISO 8601 UTC text, e.g. ``2026-01-01T12:00:00Z``."""
-    return ts.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return ts.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def check_run_name(name: str) -> str:
@@ -114,66 +107,3 @@ def safe_file_stem(sample_id: str) -> str:
     become ``_``. Uniqueness is checked by the dataset loader."""
     stem = re.sub(r"[^A-Za-z0-9._-]", "_", sample_id).strip(".") or "_"
     return stem[:150]
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write UTF-8 ``text`` to ``path`` atomically (temp file in the same folder, fsync, os.replace).
-
-    Creates parent folders. Raises OSError on failure (the old file, if any, is left intact)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=str(path.parent))
-    try:
-        os.fchmod(fd, 0o666 & ~_UMASK)  # mkstemp makes 0600 files; give them the usual permissions
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
-def dumps(data: Any) -> str:
-    """Indented UTF-8 JSON (non-ASCII kept) with a final newline; NaN is not allowed."""
-    return json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
-
-
-def atomic_write_json(path: Path, data: Any) -> None:
-    """:func:`atomic_write_text` of :func:`dumps` ``(data)``."""
-    atomic_write_text(path, dumps(data))
-
-
-def append_line(path: Path, data: Any) -> None:
-    """Append one compact JSON line to ``path`` (flushed and fsynced)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a", encoding="utf-8") as fh:
-        fh.write(json.dumps(data, ensure_ascii=False, allow_nan=False) + "\n")
-        fh.flush()
-        os.fsync(fh.fileno())
-
-
-def read_json(path: Path) -> Any:
-    """Decode a JSON file. Raises InputError naming the file when it is missing or malformed."""
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError(f"{path}: unreadable JSON ({exc})") from None
-
-
-def remove_stale_temp_files(folder: Path) -> int:
-    """Delete ``.*.tmp`` files left under ``folder`` by a killed run; returns how many."""
-    n = 0
-    if folder.is_dir():
-        for tmp in folder.rglob(".*.tmp"):
-            try:
-                tmp.unlink()
-                n += 1
-            except OSError:
-                pass
-    return n

@@ -19,8 +19,8 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 
-from ..records import Usage
-from .results import SampleResult
+from adjudicator.bench.results import SampleResult
+from adjudicator.records import Usage
 
 
 @dataclass

@@ -23,12 +23,14 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from .. import __version__
-from ..cache import CREDENTIAL_FIELDS
-from ..errors import InputError
-from .layout import MANIFEST, atomic_write_json, read_json
+from adjudicator import __version__
+from adjudicator.bench.layout import MANIFEST
+from adjudicator.errors import InputError
+from adjudicator.files import atomic_write_json, read_json
+from adjudicator.frozen import FrozenModel
+from adjudicator.model.cache import CREDENTIAL_FIELDS
 
 MANIFEST_SCHEMA = 1
 
@@ -44,14 +46,12 @@ _SECRET_WORDS = ("key", "secret", "token", "password", "authorization", "credent
 _NOT_SECRET = frozenset({"max_tokens", "prompt_tokens", "completion_tokens"})
 
 
-class Manifest(BaseModel):
+class Manifest(FrozenModel):
     """The manifest (see module docstring). ``config`` is the redacted resolved configuration;
     ``models`` arm -> role -> model name; ``prompt_hashes`` arm -> template name -> hash;
     ``prompt_files`` file name -> SHA-256 of every file under ``prompts/``; ``seeds`` name -> int;
     ``limit`` the first N samples (None: all), the current value when a resume raised it;
     ``amendments`` every change made after the run started (see module docstring), oldest first."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     schema_version: int = MANIFEST_SCHEMA
     run_id: str
@@ -84,7 +84,7 @@ def _is_secret(name: str) -> bool:
 
 def redact(value: Any) -> Any:
     """``value`` with every credential-like field removed at any depth (names in
-    :data:`adjudicator.cache.CREDENTIAL_FIELDS` or containing key/secret/token/password), and paths and
+    :data:`adjudicator.model.cache.CREDENTIAL_FIELDS` or containing key/secret/token/password), and paths and
     other non-JSON values turned into strings. Token counts such as ``max_tokens`` are kept."""
     if isinstance(value, dict):
         return {str(k): redact(v) for k, v in value.items() if not _is_secret(str(k))}

@@ -43,7 +43,7 @@ def reliability_plot(calibration: dict[str, Any]) -> str | None:
     fig, ax = plt.subplots(figsize=(5.2, 4.6))
     ax.plot([0, 1], [0, 1], color="#999", linestyle="--", linewidth=1, label="perfect calibration")
     drew = False
-    for arm, c in calibration.items():
+    for c in calibration.values():
         pts = [(b["mean_p"], b["observed"], b["count"]) for b in c["curve"] if b["count"]]
         if not pts:
             continue
@@ -72,7 +72,7 @@ def stage_scatter(predictions: dict[str, Any], gold: Any, seed: int = 0) -> str 
     plt = _plt()
     rng = np.random.default_rng(seed)
     fig, axes = plt.subplots(1, len(arms), figsize=(4.6 * len(arms), 4.4), squeeze=False)
-    for ax, (arm, p) in zip(axes[0], arms):
+    for ax, (_arm, p) in zip(axes[0], arms):
         ok = np.isfinite(p.unit_pred) & np.isfinite(gold.unit_mean)
         x = gold.unit_mean[ok]
         y = p.unit_pred[ok] + rng.uniform(-0.12, 0.12, size=int(ok.sum()))

@@ -7,24 +7,26 @@ and returns the report dict (see :mod:`adjudicator.bench.report_json` for its la
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
-from ..reliability import reliability_from_matches
-from .dataset import SYNTHETIC_WARNING, Sample, load_folder, provenance
-from .layout import DATASET, REPORT_HTML, REPORT_MD, atomic_write_text
-from .ledger import Ledger
-from .manifest import read_manifest
-from .report_json import REPORT_SCHEMA, write_report_json
-from .results import SampleResult, read_result, result_path, superseded_dir
-from .scoring import ScoreSettings, score_run
+from adjudicator.bench.dataset import SYNTHETIC_WARNING, Sample, load_folder, provenance
+from adjudicator.bench.layout import DATASET, REPORT_HTML, REPORT_MD
+from adjudicator.bench.ledger import Ledger
+from adjudicator.bench.manifest import read_manifest
+from adjudicator.bench.report_json import REPORT_SCHEMA, write_report_json
+from adjudicator.bench.results import SampleResult, read_result, result_path, superseded_dir
+from adjudicator.bench.scoring import ScoreSettings, score_run
+from adjudicator.evaluation.reliability import reliability_from_matches
+from adjudicator.files import atomic_write_text
 
 
 def arm_label(arm: str, models: dict[str, str]) -> str:
     """Display name of an arm: ``"agentic · offline"`` when every role uses one model, else every
     role's model as :func:`~adjudicator.bench.report_md.models_text` writes it, e.g.
     ``"agentic · tracker openai/t; judges openai/a x3"``."""
-    from .report_md import models_text
+    from adjudicator.bench.report_md import models_text
 
     distinct = list(dict.fromkeys(m for m in models.values() if m))
     if len(distinct) == 1:
@@ -34,7 +36,7 @@ def arm_label(arm: str, models: dict[str, str]) -> str:
 
 def uses_offline_judge(models: dict[str, str] | None) -> bool:
     """True when some role of an arm (role -> model, as in the manifest) is the offline judge."""
-    from ..config import is_offline
+    from adjudicator.config import is_offline
 
     return any(is_offline(m) for m in (models or {}).values())
 
@@ -50,7 +52,7 @@ def research_caveats(arms: Sequence[str], models: dict[str, dict[str, str]], pro
     stay ties; see :data:`adjudicator.convert.LABEL_CONVENTIONS`). Empty for other datasets."""
     if not prov.get("panelbench"):
         return []
-    from ..convert import LABEL_CONVENTIONS
+    from adjudicator.convert import LABEL_CONVENTIONS
 
     out = []
     offline = [a for a in arms if uses_offline_judge(models.get(a))]
@@ -175,8 +177,8 @@ def build_report(run_dir: Path, *, samples: Sequence[Sample] | None = None, n_bo
 
 def write_reports(run_dir: Path, *, samples: Sequence[Sample] | None = None, n_bootstrap: int | None = None, seed: int | None = None, status: dict[str, Any] | None = None) -> dict[str, Path]:
     """Build the report and write report.json, report.md and report.html; returns their paths."""
-    from .report_html import render_html
-    from .report_md import render_markdown
+    from adjudicator.bench.report_html import render_html
+    from adjudicator.bench.report_md import render_markdown
 
     report = build_report(run_dir, samples=samples, n_bootstrap=n_bootstrap, seed=seed, status=status)
     paths = {"json": write_report_json(run_dir, report)}

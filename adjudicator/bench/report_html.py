@@ -10,9 +10,9 @@ from typing import Any
 
 import jinja2
 
-from .ledger import cost_text
-from .plots import cost_note, cost_plot, reliability_plot, stage_scatter
-from .report_md import COLUMNS, cause_text, cell, counts_text, fmt, label_convention_text, models_text, ordered, ranked_by_text, ranked_label, reference_heading
+from adjudicator.bench.ledger import cost_text
+from adjudicator.bench.plots import cost_note, cost_plot, reliability_plot, stage_scatter
+from adjudicator.bench.report_md import COLUMNS, cause_text, cell, counts_text, fmt, label_convention_text, models_text, ordered, ranked_by_text, ranked_label, reference_heading
 
 _TEMPLATE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .ledger import cost_text
+from adjudicator.bench.ledger import cost_text
 
 COLUMNS = {
     "task1": [("winner_accuracy", "Accuracy")],
@@ -83,7 +83,7 @@ def label_convention_text(ds: dict[str, Any]) -> str:
     tie, 0.0 = affirmative win); see adjudicator/convert.py"``; several conventions are listed with
     their match counts, and matches whose note names none as "not stated". Empty for other datasets
     (and for a dataset dict without ``provenance``, e.g. an old report, unless ``label_convention``)."""
-    from ..convert import LABEL_CONVENTIONS
+    from adjudicator.convert import LABEL_CONVENTIONS
 
     prov = ds.get("provenance") or {}
     if not prov.get("panelbench"):
@@ -110,7 +110,7 @@ def ranked_by_text(t: dict[str, Any], task: str) -> str:
     for an old report without it)."""
     rb = t.get("ranked_by")
     if not rb:
-        from .scoring import ranked_by
+        from adjudicator.bench.scoring import ranked_by
 
         rb = ranked_by(task)
     text = rb["text"]
@@ -119,7 +119,7 @@ def ranked_by_text(t: dict[str, Any], task: str) -> str:
 
 def ranked_label(task: str) -> str:
     """The name of the metric that ranks ``task``'s tables (e.g. ``"Pearson r"``)."""
-    from .scoring import RANK_BY, RANK_LABELS
+    from adjudicator.bench.scoring import RANK_BY, RANK_LABELS
 
     return RANK_LABELS[RANK_BY[task]]
 
@@ -252,7 +252,7 @@ def render_markdown(report: dict[str, Any]) -> str:
 
     if report.get("calibration"):
         L += ["## Calibration of p (Task 1)", "", "| Arm | Brier | ECE (10 bins) |", "|---|---|---|"]
-        for arm, c in report["calibration"].items():
+        for c in report["calibration"].values():
             L.append(f"| {_esc(c['label'])} | {cell(c['brier'])} | {fmt(c['ece'].get('value'))} (n={c['ece'].get('n')}) |")
         L += ["", "Reliability curves are plotted in report.html.", ""]
 

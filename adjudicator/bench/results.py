@@ -16,17 +16,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from ..records import CallRecord, NodeFailure, Usage
-from .layout import RESULTS, SUPERSEDED, atomic_write_json, read_json
+from adjudicator.bench.layout import RESULTS, SUPERSEDED
+from adjudicator.files import atomic_write_json, read_json
+from adjudicator.frozen import FrozenModel
+from adjudicator.records import CallRecord, NodeFailure, Usage
 
 RESULT_SCHEMA = 1
 
 SampleStatus = Literal["ok", "partial", "failed"]
 
 
-class SampleResult(BaseModel):
+class SampleResult(FrozenModel):
     """The outcome of one arm on one sample.
 
     - ``verdict``: the verdict as JSON (``Verdict.model_dump(mode="json")``), None when failed.
@@ -39,8 +41,6 @@ class SampleResult(BaseModel):
       ``superseded``: relative paths of earlier failed results this one replaced (--retry-errors).
     - ``elapsed_s``: wall-clock seconds of the sample; ``started_at``/``finished_at`` ISO UTC.
     """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     schema_version: int = RESULT_SCHEMA
     sample_id: str
@@ -83,7 +83,7 @@ def read_result(path: Path) -> SampleResult | None:
         return None
     from pydantic import ValidationError
 
-    from ..errors import InputError
+    from adjudicator.errors import InputError
 
     data = read_json(path)
     try:
@@ -92,7 +92,7 @@ def read_result(path: Path) -> SampleResult | None:
         raise InputError(f"{path}: not a sample result ({exc.errors()[0].get('msg', 'invalid')})", "delete the file to rerun that sample") from None
 
 
-#: NodeFailure reason prefixes of a model call that never got an answer (adjudicator.attempts):
+#: NodeFailure reason prefixes of a model call that never got an answer (adjudicator.model.attempts):
 #: ``transport:`` (connection refused, dropped or timed out after the transport retries) and
 #: ``refused:`` (an error the server answered that is not retried, e.g. HTTP 400/401/404).
 UNREACHABLE_PREFIXES = ("transport:", "refused:")

@@ -47,30 +47,17 @@ from __future__ import annotations
 import os
 import sys
 import threading
+from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from ..arms import ARMS
-from ..errors import AdjudicationFailed, BudgetExceeded, InputError
-from .dataset import Dataset, Sample, load_dataset
-from .layout import (
-    DATASET,
-    SESSIONS,
-    STATUS,
-    append_line,
-    atomic_write_json,
-    check_run_name,
-    iso,
-    latest_run_dir,
-    new_run_dir,
-    read_json,
-    remove_stale_temp_files,
-    utc_now,
-)
-from .ledger import Ledger
-from .manifest import (
+from adjudicator.api import ARMS
+from adjudicator.bench.dataset import Dataset, Sample, load_dataset
+from adjudicator.bench.layout import DATASET, SESSIONS, STATUS, check_run_name, iso, latest_run_dir, new_run_dir, utc_now
+from adjudicator.bench.ledger import Ledger
+from adjudicator.bench.manifest import (
     Manifest,
     adopt_manifest_config,
     config_dict,
@@ -83,7 +70,9 @@ from .manifest import (
     runtime_description,
     write_manifest,
 )
-from .results import SampleResult, first_cause, is_unreachable, read_result, result_path, superseded_dir, write_result
+from adjudicator.bench.results import SampleResult, first_cause, is_unreachable, read_result, result_path, superseded_dir, write_result
+from adjudicator.errors import AdjudicationFailed, BudgetExceeded, InputError
+from adjudicator.files import append_json_line, atomic_write_json, move_file, read_json, remove_stale_temp_files
 
 DEFAULT_ARMS = ("agentic",)
 
@@ -170,7 +159,7 @@ def _echo(msg: str) -> None:
 def _context_description(config: Any) -> tuple[dict[str, str], dict[str, str], bool]:
     """(role -> model, template -> hash, is_llm) of the agentic arm under ``config``. Building the
     context makes no model call."""
-    from ..config import build_context
+    from adjudicator.api import build_context
 
     ctx = build_context(config)
     backends = [ctx.tracker, *ctx.judges.values()]
@@ -183,8 +172,8 @@ def _context_description(config: Any) -> tuple[dict[str, str], dict[str, str], b
 def _single_call_description(config: Any) -> tuple[dict[str, str], dict[str, str]]:
     """(role -> model, template -> hash) of the single-call arm: every task uses ``config.model``;
     the hashes cover the Chinese and English templates."""
-    from ..prompts import PromptStore
-    from ..single_call import template_hashes
+    from adjudicator.model.prompts import PromptStore
+    from adjudicator.single_call import template_hashes
 
     model = str(getattr(config, "model", "") or "")
     store = PromptStore()
@@ -205,9 +194,9 @@ def describe_arms(arms: list[str], config: Any) -> tuple[dict[str, dict[str, str
         if arm == "agentic":
             models[arm], hashes[arm], is_llm[arm] = agentic_models, agentic_hashes, llm
         else:
-            from ..single_call import is_offline_model
+            from adjudicator.config import is_offline
 
-            if is_offline_model(getattr(config, "model", None)):
+            if is_offline(getattr(config, "model", None)):
                 raise InputError(
                     "--arm single-call: the CCDB single-call protocol needs a language model, but the model is the offline judge",
                     "give --model (e.g. --model deepseek/deepseek-chat, or --model openai/NAME --api-base URL)",
@@ -353,7 +342,7 @@ def _open_run(opts: BenchOptions) -> tuple[Path, Manifest, Dataset, list[str], i
     models, hashes, is_llm = describe_arms(arms, opts.config)
     # validate the dataset before creating anything (upstream PanelBench is converted in a scratch folder)
     src = Path(opts.dataset)
-    from .dataset import is_upstream_panelbench
+    from adjudicator.bench.dataset import is_upstream_panelbench
 
     upstream = src.is_dir() and is_upstream_panelbench(src)
     if not upstream:
@@ -426,7 +415,7 @@ def plan(run_dir: Path, samples: list[Sample], arms: list[str], retry_errors: bo
 
 def _run_task(run_dir: Path, task: Task, config: Any, session: int) -> SampleResult:
     """Run one task and write its result file (moving a replaced failed result to superseded/)."""
-    from .execute import execute_sample
+    from adjudicator.bench.execute import execute_sample
 
     path = result_path(run_dir, task.arm, task.sample.stem)
     moved: list[str] = []
@@ -440,8 +429,7 @@ def _run_task(run_dir: Path, task: Task, config: Any, session: int) -> SampleRes
         moved = [*(prior.superseded if prior else []), str(target.relative_to(run_dir))]
     result = execute_sample(task.sample.match, task.arm, config, sample_sha256=task.sample.sha256, session=session, superseded=moved)
     if old is not None and target is not None:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(old, target)
+        move_file(old, target)
     write_result(path, result)
     return result
 
@@ -466,7 +454,7 @@ def read_status(run_dir: Path) -> dict[str, Any] | None:
 def summary_lines(ledger: Ledger, ran: int, skipped: int, failed_now: int) -> list[str]:
     """The end-of-session lines for stderr: one per arm (samples ok / partial / failed, requests,
     cache hits, tokens, spend as :func:`~adjudicator.bench.ledger.cost_text`), then this session's counts."""
-    from .ledger import cost_text
+    from adjudicator.bench.ledger import cost_text
 
     lines = []
     for arm, a in ledger.as_dict()["arms"].items():
@@ -501,7 +489,7 @@ def run_bench(opts: BenchOptions, *, on_result: Callable[[SampleResult], None] |
             if old is not None:
                 ledger.add(old, superseded=True)
 
-    append_line(
+    append_json_line(
         run_dir / SESSIONS,
         {"event": "start", "session": session, "at": iso(utc_now()), "command": list(opts.command), "pid": os.getpid(), "to_run": len(todo), "skipped": skipped,
          "limit": settings.limit, "seed": settings.seed, "n_bootstrap": settings.n_bootstrap, "budget_usd": opts.budget_usd, "max_errors": opts.max_errors,
@@ -598,7 +586,7 @@ def run_bench(opts: BenchOptions, *, on_result: Callable[[SampleResult], None] |
         if interrupted:
             pending = len(todo) - ran
             write_status(run_dir, state="interrupted", reason="interrupted", session=session, pid=os.getpid(), pending=pending, ledger=ledger.as_dict())
-            append_line(run_dir / SESSIONS, {"event": "end", "session": session, "at": iso(utc_now()), "state": "interrupted", "ran": ran, "failed": failed_now})
+            append_json_line(run_dir / SESSIONS, {"event": "end", "session": session, "at": iso(utc_now()), "state": "interrupted", "ran": ran, "failed": failed_now})
 
     pending = len(todo) - ran
     dead_arms = [a for a in arms if a in per_arm and per_arm[a][0] > 0 and per_arm[a][1] == 0]
@@ -625,13 +613,13 @@ def run_bench(opts: BenchOptions, *, on_result: Callable[[SampleResult], None] |
         parts = [f"{a} ({per_arm[a][0]} failed{_cause_text(first_failure.get(a))})" for a in dead_arms]
         message = f"no sample succeeded in this session for arm {'; '.join(parts)}; the run is kept in {run_dir}"
     write_status(run_dir, state=state, reason=reason, message=message or None, session=session, pid=os.getpid(), pending=pending, ledger=ledger.as_dict())
-    append_line(run_dir / SESSIONS, {"event": "end", "session": session, "at": iso(utc_now()), "state": state, "reason": reason, "ran": ran, "failed": failed_now, "pending": pending})
+    append_json_line(run_dir / SESSIONS, {"event": "end", "session": session, "at": iso(utc_now()), "state": state, "reason": reason, "ran": ran, "failed": failed_now, "pending": pending})
 
     outcome = BenchOutcome(run_dir, state, reason, session, ran, skipped, failed_now, pending, ledger, message=message)
     for line in summary_lines(ledger, ran, skipped, failed_now):
         _echo(line)
     if opts.reports:
-        from .report import write_reports
+        from adjudicator.bench.report import write_reports
 
         outcome.reports = write_reports(
             run_dir, samples=samples, n_bootstrap=settings.n_bootstrap, seed=settings.seed, status={"state": state, "reason": reason, "pending": pending, "message": message or None}

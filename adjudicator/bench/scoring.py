@@ -1,8 +1,8 @@
 """Turn per-sample results and gold labels into the inputs of the metric functions, and score them.
 
-Nothing here defines a metric: every number comes from :mod:`adjudicator.metrics` (the CCDB task
-metrics), :mod:`adjudicator.baselines` (structural baselines), :mod:`adjudicator.stats` (bootstrap
-intervals, paired tests, calibration) and :mod:`adjudicator.reliability` (label reliability). This
+Nothing here defines a metric: every number comes from :mod:`adjudicator.evaluation.metrics` (the CCDB task
+metrics), :mod:`adjudicator.evaluation.baselines` (structural baselines), :mod:`adjudicator.evaluation.uncertainty` (bootstrap
+intervals, paired tests, calibration) and :mod:`adjudicator.evaluation.reliability` (label reliability). This
 module aligns predictions with gold labels (protocol 001 s.01-02; paper 2.3, 3, A.5, B.1):
 
 - Instances. Task 1 and Task 3: one per match. Task 2: one per scored (stage, evaluated side) that
@@ -31,18 +31,19 @@ module aligns predictions with gold labels (protocol 001 s.01-02; paper 2.3, 3, 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 
-from .. import baselines as B
-from .. import metrics as M
-from .. import stats as S
-from ..match import Match
-from ..metrics import MetricResult
-from .results import SampleResult, first_cause
+from adjudicator.bench.results import SampleResult, first_cause
+from adjudicator.evaluation import baselines as B
+from adjudicator.evaluation import metrics as M
+from adjudicator.evaluation import uncertainty as S
+from adjudicator.evaluation.metrics import MetricResult
+from adjudicator.match import Match
 
 TASK_TITLES = {
     "task1": "Task 1: winner-tendency prediction",
@@ -290,7 +291,7 @@ def predictions_for_arm(arm: str, label: str, gold: Gold, matches: Sequence[Matc
                 task_status[(task, _unit_key(str(t.get("key") or "")) if task == "task2" else "")] = t
         default_mode = _agentic_mode(res.calls) if not task_status else "unknown"
 
-        def mode(task: str, key: str, has_value: bool) -> ParseMode:
+        def mode(task: str, key: str, has_value: bool, task_status=task_status, default_mode=default_mode) -> ParseMode:
             t = task_status.get((task, key))
             if t is None and task != "task2":
                 t = next((s for (tk, _), s in task_status.items() if tk == task), None)

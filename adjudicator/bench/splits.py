@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import random
 from collections import Counter, defaultdict
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
-from ..errors import InputError
-from ..match import Match
+from adjudicator.errors import InputError
+from adjudicator.match import Match
 
 
 def motion_key(motion: str) -> str:

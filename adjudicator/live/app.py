@@ -44,11 +44,11 @@ from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Red
 from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
 
-from ..context import AdjudicationContext
-from ..errors import AdjudicatorError, InputError
-from .errors import BadRequest, LiveRequestError, NotFound, PayloadTooLarge, Unauthorized
-from .events import Hub, board_stream
-from .store import LiveStore
+from adjudicator.errors import AdjudicatorError, InputError
+from adjudicator.live.errors import BadRequest, LiveRequestError, NotFound, PayloadTooLarge, Unauthorized
+from adjudicator.live.events import Hub, board_stream
+from adjudicator.live.store import LiveStore
+from adjudicator.workflow.context import AdjudicationContext
 
 log = logging.getLogger("adjudicator.live")
 
@@ -182,7 +182,7 @@ def create_app(
 
     @app.get("/api/formats")
     async def formats() -> dict:
-        from ..formats import FORMATS
+        from adjudicator.formats import FORMATS
 
         return {
             name: {

@@ -29,11 +29,11 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from ..battlefield import Clash, StageAnalysis, event_balance
-from ..formats import get_format, other_side
-from ..match import MatchView, Stage
-from ..rubric import band
-from ..verdict import Verdict
+from adjudicator.battlefield import Clash, StageAnalysis, event_balance
+from adjudicator.formats import get_format, other_side
+from adjudicator.match import MatchView, Stage
+from adjudicator.rubric import band
+from adjudicator.verdict import Verdict
 
 SCORE_GAP_WEIGHT = 0.8  # logit per suggested-score point of like-for-like gap
 MOMENTUM_WEIGHT = 1.2  # logit at a clash map entirely one side's (momentum +-1)

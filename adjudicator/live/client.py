@@ -13,9 +13,9 @@ from typing import Any
 
 import httpx
 
-from ..errors import AdjudicationFailed, InputError
-from .errors import STATUS_ERRORS, LiveRequestError
-from .server import DEFAULT_HOST, DEFAULT_PORT, read_access
+from adjudicator.errors import AdjudicationFailed, InputError
+from adjudicator.live.errors import STATUS_ERRORS, LiveRequestError
+from adjudicator.live.server import DEFAULT_HOST, DEFAULT_PORT, read_access
 
 URL_ENV = "ADJUDICATOR_LIVE_URL"
 TOKEN_ENV = "ADJUDICATOR_LIVE_TOKEN"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from ..errors import InputError
+from adjudicator.errors import InputError
 
 
 class LiveRequestError(InputError):

@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
-from typing import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable
 
 KEEPALIVE_S = 15.0  # comment line sent on an idle stream so proxies and browsers keep it open
 RETRY_MS = 2000  # the browser's reconnection delay after a dropped stream
@@ -121,7 +121,7 @@ async def board_stream(hub: Hub, match_id: str, current: Callable[[], dict], kee
         while not sub.closed:
             try:
                 await asyncio.wait_for(sub.wake.wait(), keepalive_s)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 yield ": keepalive\n\n"
                 continue
             if sub.closed:

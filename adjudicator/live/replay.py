@@ -14,11 +14,11 @@ documented here; transcripts carry no timings):
 from __future__ import annotations
 
 import time
-from typing import Callable
+from collections.abc import Callable
 
-from ..errors import InputError
-from ..match import Match, Stage
-from .client import LiveClient
+from adjudicator.errors import InputError
+from adjudicator.live.client import LiveClient
+from adjudicator.match import Match, Stage
 
 ZH_CHARS_PER_S = 5.0
 EN_WORDS_PER_S = 2.5

@@ -9,7 +9,6 @@ can find the server without flags.
 from __future__ import annotations
 
 import json
-import os
 import secrets
 import socket
 import sys
@@ -19,6 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import uvicorn
+
+from adjudicator.files import atomic_write_text
 
 ACCESS_FILE = "access.json"
 DEFAULT_HOST = "127.0.0.1"
@@ -56,13 +57,7 @@ def urls(base_url: str, token: str) -> dict[str, str]:
 def write_access(state_dir: str | Path, base_url: str, token: str) -> Path:
     """Write ``access.json`` (mode 0600) and return its path."""
     p = access_path(state_dir)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    tmp = p.with_name(f".{ACCESS_FILE}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump(urls(base_url, token), fh, indent=2)
-        fh.write("\n")
-    os.replace(tmp, p)
+    atomic_write_text(p, json.dumps(urls(base_url, token), indent=2) + "\n", private=True)
     return p
 
 

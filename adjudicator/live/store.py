@@ -39,25 +39,26 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import re
 import sqlite3
 import threading
 import uuid
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Callable, Literal
+from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from ..context import AdjudicationContext
-from ..errors import AdjudicationFailed
-from ..match import Match, MatchView, Stage, describe_validation_error
-from ..verdict import Verdict
-from .board import board_snapshot
-from .errors import Conflict, NotFound, Unprocessable
+from adjudicator.errors import AdjudicationFailed
+from adjudicator.files import atomic_write_text
+from adjudicator.live.board import board_snapshot
+from adjudicator.live.errors import Conflict, NotFound, Unprocessable
+from adjudicator.match import Match, MatchView, Stage, describe_validation_error
+from adjudicator.verdict import Verdict
+from adjudicator.workflow.context import AdjudicationContext
 
 log = logging.getLogger("adjudicator.live")
 
@@ -110,7 +111,8 @@ def live_serde():
     otherwise warns that unregistered types will be blocked when read back)."""
     from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 
-    from .. import backend, battlefield, match, records, verdict
+    from adjudicator import battlefield, match, records, verdict
+    from adjudicator.judges import base as backend
 
     types = [
         match.MatchView, match.Debater, match.Stage, match.Utterance, match.Exchange,
@@ -198,13 +200,6 @@ class MatchRow:
     panel_error: str | None = None
 
 
-def _atomic_write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-
-
 class LiveStore:
     """Live matches in ``state_dir`` adjudicated with ``context``.
 
@@ -218,8 +213,8 @@ class LiveStore:
     def __init__(self, state_dir: str | Path, context: AdjudicationContext, on_change: Callable[[str, dict], None] | None = None) -> None:
         from langgraph.checkpoint.sqlite import SqliteSaver
 
-        from graphs import panel as panel_graph
-        from graphs import tracking as tracking_graph
+        from adjudicator.workflow import panel as panel_graph
+        from adjudicator.workflow import tracking as tracking_graph
 
         self.state_dir = Path(state_dir)
         self.state_dir.mkdir(parents=True, exist_ok=True)
@@ -412,7 +407,7 @@ class LiveStore:
         with self._create_lock:
             if header.match_id in self._rows:
                 raise Conflict(f"match {header.match_id!r} already exists", "choose another match_id, or push to the existing match", field="match_id")
-            row = MatchRow(header.match_id, header, "open", datetime.now(timezone.utc).isoformat(timespec="seconds"))
+            row = MatchRow(header.match_id, header, "open", datetime.now(UTC).isoformat(timespec="seconds"))
             with self.lock(row.match_id):
                 self._write_row(row, insert=True)
                 self._init_thread(row.match_id)
@@ -534,7 +529,7 @@ class LiveStore:
         Idempotent: closing a closed match returns its verdict. Raises :class:`Conflict` with no stage,
         :class:`Unprocessable` when a fixed-order match is incomplete, :class:`AdjudicationFailed` when
         the panel produced no verdict (the match stays open and can be closed again)."""
-        from ..report import verdict_markdown
+        from adjudicator.report import verdict_markdown
 
         self.row(match_id)
         with self.lock(match_id):
@@ -574,8 +569,8 @@ class LiveStore:
                 self._changed(match_id)
                 raise AdjudicationFailed(f"match {match_id!r}: {err}", "close the match again to retry the panel")
             text = json.dumps(json.loads(verdict.model_dump_json()), ensure_ascii=False, indent=2) + "\n"
-            _atomic_write(self.verdict_path(match_id), text)
-            _atomic_write(self.report_path(match_id), verdict_markdown(verdict))
+            atomic_write_text(self.verdict_path(match_id), text)
+            atomic_write_text(self.report_path(match_id), verdict_markdown(verdict))
             self._verdicts[match_id] = verdict
             self._write_row(replace(row, status="closed", panel_error=None))
             self._prune(*(f"{match_id}:panel:{k}" for k in range(1, row.panel_attempt + 1)))

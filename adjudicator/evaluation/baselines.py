@@ -1,7 +1,7 @@
 """Structural baselines of the CCDB benchmark (paper 3.1-3.3, Appendix A.5/B.1; protocol 001 s.01).
 
 Each function returns a :class:`Baseline`: predictions in exactly the shapes the functions of
-:mod:`adjudicator.metrics` take, and ``expected``, the value of a metric in expectation over the
+:mod:`adjudicator.evaluation.metrics` take, and ``expected``, the value of a metric in expectation over the
 baseline's randomness (computed exactly from the gold labels) or, for a deterministic baseline, the
 exact value where the paper reports one. Random baselines are seeded (``numpy.random.default_rng``);
 report the seeded draw (metric on ``predictions``) beside ``expected``.
@@ -19,9 +19,9 @@ from typing import Any, Literal
 
 import numpy as np
 
-from .errors import InputError
-from .formats import get_format, position_label
-from .metrics import GoldWinner, tendency_sign, top_set, vote_shares, winner_from_p
+from adjudicator.errors import InputError
+from adjudicator.evaluation.metrics import GoldWinner, tendency_sign, top_set, vote_shares, winner_from_p
+from adjudicator.formats import get_format, position_label
 
 #: Discrete uniform score on 1..10: mean 5.5, variance (10^2 - 1) / 12 = 8.25.
 UNIFORM_SCORE_MEAN = 5.5
@@ -244,7 +244,7 @@ def uniform_votes(human_votes: Sequence[Any]) -> Baseline:
     """Task 3 uniform votes (paper 3.3): 9/K votes to every debater (fractional), deterministic.
 
     ``expected["vote_share_mae"]`` is the exact value ``mean_m (1/K) sum_i |1/K - q_i|`` (paper .154).
-    Its top-1 under the tie rule of :func:`adjudicator.metrics.top1_credit` equals the random
+    Its top-1 under the tie rule of :func:`adjudicator.evaluation.metrics.top1_credit` equals the random
     expectation (all K debaters tie), and its vote-share correlation is undefined within a format;
     the paper leaves both blank, so neither is given here.
     """

@@ -23,10 +23,11 @@ from collections.abc import Sequence
 from typing import Any, Literal, NamedTuple
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 from scipy.stats import rankdata
 
-from .errors import InputError
+from adjudicator.errors import InputError
+from adjudicator.frozen import FrozenModel
 
 #: Two tendencies (affirmative minus negative) closer than this are a tie. Means of three integer
 #: scores differ by at least 1/3 when they differ, so this only absorbs floating-point noise.
@@ -36,14 +37,12 @@ GoldWinner = Literal["affirmative", "negative", "tie"] | None
 _GOLD_WINNERS = ("affirmative", "negative", "tie", None)
 
 
-class MetricResult(BaseModel):
+class MetricResult(FrozenModel):
     """A metric value with its effective sample size.
 
     ``value``: the metric (``NaN`` when undefined). ``n``: items the value was computed on.
     ``n_excluded``: input items dropped (missing prediction, missing or not-applicable gold).
     """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     value: float
     n: int = Field(ge=0)
@@ -59,10 +58,8 @@ class MetricResult(BaseModel):
         return {"value": self.value if self.defined else None, "n": self.n, "n_excluded": self.n_excluded}
 
 
-class TendencyAgreement(BaseModel):
+class TendencyAgreement(FrozenModel):
     """Stage-tendency agreement over all paired stages and over pairs with a non-tie human tendency."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     all_pairs: MetricResult
     non_tie: MetricResult

@@ -1,7 +1,7 @@
 """Graph node functions: the clash tracker, the panel convener, one judge, and the aggregator.
 
 Wiring lives in ``graphs/``; these functions read the backend from the runtime context
-(:class:`~adjudicator.context.AdjudicationContext`) and return state updates that the named reducers
+(:class:`~adjudicator.workflow.context.AdjudicationContext`) and return state updates that the named reducers
 in :mod:`adjudicator.battlefield` fold in. Nodes never raise on a model fault: the backend returns a
 :class:`~adjudicator.records.NodeFailure`, which is recorded and the walk goes on.
 """
@@ -13,15 +13,15 @@ from typing import Annotated, Any, TypedDict
 
 from langgraph.runtime import Runtime
 
-from . import __version__
-from .aggregate import aggregate, provenance_of
-from .backend import JudgeRequest, StageRequest
-from .battlefield import BattlefieldState, Clash, StageAnalysis, apply_clash_updates, merge_clashes
-from .context import AdjudicationContext
-from .errors import AdjudicationFailed
-from .match import MatchView
-from .records import CallRecord, NodeFailure
-from .verdict import Ballot, Provenance, Verdict
+from adjudicator import __version__
+from adjudicator.aggregate import aggregate, provenance_of
+from adjudicator.battlefield import BattlefieldState, Clash, StageAnalysis, apply_clash_updates, merge_clashes
+from adjudicator.errors import AdjudicationFailed
+from adjudicator.judges.base import JudgeRequest, StageRequest
+from adjudicator.match import MatchView
+from adjudicator.records import CallRecord, NodeFailure
+from adjudicator.verdict import Ballot, Provenance, Verdict
+from adjudicator.workflow.context import AdjudicationContext
 
 
 def track_stage(state: BattlefieldState, runtime: Runtime[AdjudicationContext]) -> dict[str, Any]:

@@ -19,18 +19,16 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 from scipy.stats import binomtest
 
-from .errors import InputError
-from .metrics import GoldWinner, MetricResult, _check_gold_winners, _check_p, _vector
+from adjudicator.errors import InputError
+from adjudicator.evaluation.metrics import GoldWinner, MetricResult, _check_gold_winners, _check_p, _vector
+from adjudicator.frozen import FrozenModel
 
 DEFAULT_RESAMPLES = 2000
 DEFAULT_CONFIDENCE = 0.95
 
-
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 def _value(x: Any) -> float:
@@ -141,7 +139,7 @@ def _percentiles(values: np.ndarray, confidence: float) -> tuple[float, float]:
 # bootstrap confidence intervals
 
 
-class BootstrapCI(_Frozen):
+class BootstrapCI(FrozenModel):
     """A metric with a percentile bootstrap interval.
 
     ``value``: the metric on all the data. ``low``/``high``: the (1-c)/2 and (1+c)/2 quantiles of the
@@ -198,7 +196,7 @@ def bootstrap_ci(
 # paired comparisons
 
 
-class PairedBootstrap(_Frozen):
+class PairedBootstrap(FrozenModel):
     """Difference of a metric between arm A and arm B on their common subset, with a paired
     bootstrap interval and a two-sided bootstrap p-value.
 
@@ -271,7 +269,7 @@ def paired_bootstrap(
     )
 
 
-class McNemarResult(_Frozen):
+class McNemarResult(FrozenModel):
     """Exact McNemar test of two arms' per-match correctness on their common subset.
 
     ``n``: matches where both arms are scored. ``a_only``: A correct and B wrong; ``b_only``: the
@@ -293,7 +291,7 @@ def mcnemar_exact(correct_a: Sequence[float | bool | None], correct_b: Sequence[
     """Exact McNemar test for paired winner accuracy (``scipy.stats.binomtest`` on discordant pairs).
 
     ``correct_a``, ``correct_b`` (M,): per-match correctness, 1/0 (or True/False), NaN/None where not
-    scored, e.g. from :func:`adjudicator.metrics.winner_correct`. Only matches scored for both arms
+    scored, e.g. from :func:`adjudicator.evaluation.metrics.winner_correct`. Only matches scored for both arms
     (the common subset) are used. Accuracies are NaN when n == 0. Raises InputError on misaligned
     inputs or values other than 0/1/NaN.
     """
@@ -340,7 +338,7 @@ def brier_score(pred_p: Sequence[float | None], gold_winner: Sequence[GoldWinner
     return MetricResult(value=float(np.mean((p - y) ** 2)) if p.size else math.nan, n=int(p.size), n_excluded=int(total - p.size))
 
 
-class CalibrationBin(_Frozen):
+class CalibrationBin(FrozenModel):
     """One bin of a reliability curve: predictions with ``lower <= p < upper`` (the last bin includes
     1.0), their count, mean p and observed affirmative-win frequency (NaN when empty)."""
 

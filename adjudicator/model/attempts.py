@@ -5,7 +5,7 @@ valid prediction can be extracted, the same prompt is sent again, at most three 
 every raw output of every attempt is retained. :func:`run_attempts` does exactly that for one node
 or task instance, shared by the agentic arm (clash tracker, judges) and the single-call arm.
 
-It returns a :class:`~adjudicator.backend.NodeResult`: the value, one
+It returns a :class:`~adjudicator.judges.base.NodeResult`: the value, one
 :class:`~adjudicator.records.CallRecord` per attempt (raw output, parse stage, tokens, cost, latency,
 cache hit, transport retries), and a :class:`~adjudicator.records.NodeFailure` holding every raw
 output when no attempt produced a valid value. Transport faults are retried inside
@@ -21,12 +21,13 @@ tries the model again.
 
 from __future__ import annotations
 
-from typing import Callable, TypeVar
+from collections.abc import Callable
+from typing import TypeVar
 
-from .backend import NodeResult
-from .llm import ChatRequest, ChatResponse, LLMClient, TransportError
-from .parsing import ParseResult
-from .records import CallRecord, NodeFailure
+from adjudicator.judges.base import NodeResult
+from adjudicator.model.llm import ChatRequest, ChatResponse, LLMClient, TransportError
+from adjudicator.model.parsing import ParseResult
+from adjudicator.records import CallRecord, NodeFailure
 
 T = TypeVar("T")
 
@@ -42,8 +43,8 @@ def run_attempts(
 ) -> NodeResult[T]:
     """Run ``request`` through ``client`` for up to ``max_attempts`` (1-3) attempts.
 
-    ``read`` turns a raw output into a :class:`~adjudicator.parsing.ParseResult` (usually a
-    ``functools.partial`` of :func:`~adjudicator.parsing.parse_output`). Never raises for model
+    ``read`` turns a raw output into a :class:`~adjudicator.model.parsing.ParseResult` (usually a
+    ``functools.partial`` of :func:`~adjudicator.model.parsing.parse_output`). Never raises for model
     faults: a transport failure or three unreadable outputs give a result with ``value=None`` and a
     ``failure`` whose ``raw_outputs`` lists every output received (in attempt order) and whose
     ``reason`` starts with ``"transport:"``, ``"refused:"`` or ``"unparseable:"``.

@@ -22,17 +22,18 @@ from __future__ import annotations
 
 import hashlib
 import os
-import sys
 import re
+import sys
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
-from .errors import ConfigError
-from .formats import get_format
+from adjudicator.errors import ConfigError
+from adjudicator.formats import get_format
 
 #: The repository's prompts folder (installs are editable); ``ADJUDICATOR_PROMPTS_DIR`` overrides it.
-DEFAULT_PROMPTS_DIR = Path(__file__).resolve().parent.parent / "prompts"
+DEFAULT_PROMPTS_DIR = Path(__file__).resolve().parents[2] / "prompts"
 
 _RUN_LT = re.compile(r"<{3,}")
 _RUN_GT = re.compile(r">{3,}")

@@ -19,10 +19,9 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict
 
-from .errors import InputError
-from .metrics import (
+from adjudicator.errors import InputError
+from adjudicator.evaluation.metrics import (
     MetricResult,
     best_debater_top1,
     stage_mse,
@@ -31,13 +30,11 @@ from .metrics import (
     top_set,
     vote_share_mae,
 )
-from .rubric import band
+from adjudicator.frozen import FrozenModel
+from adjudicator.rubric import band
 
 _SIDES = ("affirmative", "negative")
 
-
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 def _result(value: float, n: int, n_excluded: int = 0) -> MetricResult:
@@ -48,7 +45,7 @@ def _result(value: float, n: int, n_excluded: int = 0) -> MetricResult:
 # winner votes
 
 
-class WinnerAgreement(_Frozen):
+class WinnerAgreement(FrozenModel):
     """Agreement of the judges' winner votes (paper 2.5, "Winner labels").
 
     ``pairwise``: share of agreeing judge pairs, pooled over all pairs of all matches (n = pairs).
@@ -116,7 +113,7 @@ def _majority(votes: Sequence[str]) -> str | None:
     return "affirmative" if a > b else "negative" if b > a else None
 
 
-class HumanReference(_Frozen):
+class HumanReference(FrozenModel):
     """An individual-judge reference (Appendix B.1): the self-included and leave-one-out settings."""
 
     self_included: MetricResult
@@ -205,7 +202,7 @@ def paired_differences(affirmative: Any, negative: Any) -> np.ndarray:
     return a - b
 
 
-class BandAgreement(_Frozen):
+class BandAgreement(FrozenModel):
     """How many of the three judges put a stage score in the same rubric band (paper 2.5).
 
     Bands: 1-3, 4-5, 6-8, 9-10 (:func:`adjudicator.rubric.band`). The three shares sum to 1 over n.
@@ -263,7 +260,7 @@ def judge_score_mse(scores: Any, *, kind: str = "stage_mean") -> MetricResult:
     return _result(v, x.shape[0], dropped)
 
 
-class StageReference(_Frozen):
+class StageReference(FrozenModel):
     """Task 2 metrics of individual judges in one reference setting (Appendix B.1)."""
 
     mse: MetricResult
@@ -271,7 +268,7 @@ class StageReference(_Frozen):
     spearman: MetricResult
 
 
-class HumanStageReferences(_Frozen):
+class HumanStageReferences(FrozenModel):
     """Individual judges' Task 2 agreement: self-included and leave-one-out (Appendix B.1)."""
 
     self_included: StageReference
@@ -285,7 +282,7 @@ def human_stage_references(scores: Any) -> HumanStageReferences:
     ``scores`` (S, k). Instances are pooled over every (stage, judge) pair, S*k points: the judge's
     score x_ij is the prediction; the target is the k-judge mean m_i (self-included) or the mean of
     the other k-1 judges (leave-one-out). MSE, Pearson and Spearman are the Task 2 functions of
-    :mod:`adjudicator.metrics` on those points, so ``n`` counts (stage, judge) instances.
+    :mod:`adjudicator.evaluation.metrics` on those points, so ``n`` counts (stage, judge) instances.
     """
     x, dropped = _table(scores)
     if x.shape[0] == 0 or x.shape[1] < 2:
@@ -326,7 +323,7 @@ def _vote_tables(judge_votes: Sequence[Any]) -> tuple[list[np.ndarray], int]:
     return out, dropped
 
 
-class BestDebaterConsensus(_Frozen):
+class BestDebaterConsensus(FrozenModel):
     """Share of matches where every judge voted for the eventual best debater (paper 2.5: 87.8 %).
 
     ``n_tied_top``: matches whose summed votes have a tied maximum (see the rule in
@@ -355,14 +352,14 @@ def best_debater_consensus(judge_votes: Sequence[Any]) -> BestDebaterConsensus:
     return BestDebaterConsensus(share=_result(hits / n if n else math.nan, n, dropped), n_tied_top=tied)
 
 
-class VoteReference(_Frozen):
+class VoteReference(FrozenModel):
     """Individual judges' Task 3 agreement in one setting (Appendix B.1)."""
 
     top1: MetricResult
     vote_share_mae: MetricResult
 
 
-class HumanVoteReferences(_Frozen):
+class HumanVoteReferences(FrozenModel):
     """Self-included and leave-one-out Task 3 references (Appendix B.1; paper top-1 .698/.576,
     MAE .079/.121)."""
 
@@ -374,7 +371,7 @@ def human_vote_references(judge_votes: Sequence[Any]) -> HumanVoteReferences:
     """Each judge's ballot (their votes, 3 in CCDB) as a prediction of the panel (Appendix B.1).
 
     One instance per (match, judge). Target: the summed votes of all judges (self-included, 9 in
-    CCDB) or of the other judges (leave-one-out, 6). Top-1 uses :func:`adjudicator.metrics.top1_credit`
+    CCDB) or of the other judges (leave-one-out, 6). Top-1 uses :func:`adjudicator.evaluation.metrics.top1_credit`
     (a judge who splits 1-1-1 has a tied maximum and earns the share of those debaters in the top
     set); MAE uses vote shares normalised by each ballot's own total. Matches where some judge cast
     no vote are excluded; leave-one-out needs at least 2 judges.

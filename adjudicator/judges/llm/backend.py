@@ -1,8 +1,8 @@
-"""The LLM judge: the :class:`~adjudicator.backend.Backend` node interfaces on a real language model.
+"""The LLM judge: the :class:`~adjudicator.judges.base.Backend` node interfaces on a real language model.
 
 :class:`LLMBackend` renders the node's prompt template (``prompts/track_stage.<lang>.j2`` or
-``prompts/judge.<lang>.j2``), sends it through :class:`~adjudicator.llm.LLMClient` with the
-protocol's up-to-three attempts (:func:`~adjudicator.attempts.run_attempts`), and reads the answer
+``prompts/judge.<lang>.j2``), sends it through :class:`~adjudicator.model.llm.LLMClient` with the
+protocol's up-to-three attempts (:func:`~adjudicator.model.attempts.run_attempts`), and reads the answer
 with the three-stage parser into a :class:`~adjudicator.battlefield.StageAnalysis` or a
 :class:`~adjudicator.verdict.Ballot`.
 
@@ -23,16 +23,17 @@ so gold labels cannot reach a prompt.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from functools import partial
-from typing import Any, Mapping
+from typing import Any
 
-from .attempts import MAX_ATTEMPTS, run_attempts
-from .backend import JudgeRequest, NodeResult, StageRequest
-from .battlefield import ClashEventKind, ClashUpdate, SideAnalysis, StageAnalysis, ledger_text
-from .formats import get_format
-from .llm import ChatRequest, LLMClient
-from .match import MatchView, Stage
-from .parsing import (
+from adjudicator.battlefield import ClashEventKind, ClashUpdate, SideAnalysis, StageAnalysis, ledger_text
+from adjudicator.formats import get_format
+from adjudicator.judges.base import JudgeRequest, NodeResult, StageRequest
+from adjudicator.match import MatchView, Stage
+from adjudicator.model.attempts import MAX_ATTEMPTS, run_attempts
+from adjudicator.model.llm import ChatRequest, LLMClient
+from adjudicator.model.parsing import (
     OutputInvalid,
     as_choice,
     as_number,
@@ -48,10 +49,10 @@ from .parsing import (
     parse_output,
     small_objects,
 )
-from .prompts import PromptStore, prompt_language, utterance_lines
-from .records import NodeFailure
-from .rubric import ADVANCEMENT_LEVELS, BATTLEFIELD_LEVELS, LEVEL_TEXT, TASK_LEVELS, rubric_rows, suggested_score
-from .verdict import BALLOT_VOTES, Ballot, BallotScore
+from adjudicator.model.prompts import PromptStore, prompt_language, utterance_lines
+from adjudicator.records import NodeFailure
+from adjudicator.rubric import ADVANCEMENT_LEVELS, BATTLEFIELD_LEVELS, LEVEL_TEXT, TASK_LEVELS, rubric_rows, suggested_score
+from adjudicator.verdict import BALLOT_VOTES, Ballot, BallotScore
 
 CLASH_KINDS: tuple[str, ...] = ClashEventKind.__args__  # type: ignore[attr-defined]
 

@@ -11,17 +11,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Generic, Protocol, TypeVar, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
-from .battlefield import Clash, StageAnalysis
-from .match import MatchView, Stage
-from .records import CallRecord, NodeFailure
-from .verdict import Ballot
+from adjudicator.battlefield import Clash, StageAnalysis
+from adjudicator.config import JUDGE_IDS
+from adjudicator.frozen import FrozenModel
+from adjudicator.match import MatchView, Stage
+from adjudicator.records import CallRecord, NodeFailure
+from adjudicator.verdict import Ballot
 
 T = TypeVar("T")
 
 
-class StageRequest(BaseModel):
+class StageRequest(FrozenModel):
     """Input of the clash tracker for one stage.
 
     ``match`` is the label-free header; ``stage`` the stage to analyse; ``index`` its 0-based
@@ -29,7 +31,7 @@ class StageRequest(BaseModel):
     last opposing stage, plus ``clashes``/``analyses``: the accumulated ledger).
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+    model_config = ConfigDict(arbitrary_types_allowed=True)
 
     match: MatchView
     stage: Stage
@@ -39,11 +41,9 @@ class StageRequest(BaseModel):
     analyses: list[StageAnalysis] = Field(default_factory=list)
 
 
-class JudgeRequest(BaseModel):
+class JudgeRequest(FrozenModel):
     """Input of one judge: its id and perspective, the label-free match, and the final battlefield
     state. Each judge receives its own request and nothing of the other judges."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     judge_id: str
     perspective: str
@@ -81,7 +81,7 @@ class Backend(Protocol):
 #: The three judges' perspectives (a real panel differs by emphasis, not by rules). Each judge applies
 #: the whole rubric; the perspective says which dimension it weighs first when the evidence is close.
 JUDGE_PERSPECTIVES: dict[str, str] = {
-    "judge-1": "task",  # task performance first: did each side do what its stage asked of it?
-    "judge-2": "battlefield",  # battlefield judgement first: who fought on the clashes that decide the motion?
-    "judge-3": "advancement",  # degree of advancement first: who moved the decisive clashes furthest?
+    JUDGE_IDS[0]: "task",  # task performance first: did each side do what its stage asked of it?
+    JUDGE_IDS[1]: "battlefield",  # battlefield judgement first: who fought on the clashes that decide the motion?
+    JUDGE_IDS[2]: "advancement",  # degree of advancement first: who moved the decisive clashes furthest?
 }

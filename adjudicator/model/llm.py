@@ -16,7 +16,7 @@
   dropped connections -- with bounded exponential backoff (:class:`TransportPolicy`). litellm and the
   OpenAI SDK are called with ``num_retries=0, max_retries=0`` so nothing else retries. Other HTTP
   errors (400 bad request, 401/403 key, 404 model) are not retried;
-- reads and writes the response cache (:mod:`adjudicator.cache`) under a key that hashes everything
+- reads and writes the response cache (:mod:`adjudicator.model.cache`) under a key that hashes everything
   that shaped the request (model, API base, messages, decoding parameters, response format, template
   hash, node, unit key, attempt) and never the API key. It only *reads* in :meth:`LLMClient.complete`;
   the attempts runner writes with :meth:`LLMClient.remember` once a node's output validated, so an
@@ -33,16 +33,16 @@ import logging
 import re
 import threading
 import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Literal, Mapping, Sequence
+from typing import Any
 
-from .cache import CachedResponse, NullCache, ResponseStore, request_key
-from .errors import ModelCallError
+from adjudicator.config import JSON_MODES, JsonMode
+from adjudicator.errors import ModelCallError
+from adjudicator.model.cache import CachedResponse, NullCache, ResponseStore, request_key
 
-log = logging.getLogger("adjudicator.llm")
+log = logging.getLogger("adjudicator.model.llm")
 
-JsonMode = Literal["auto", "schema", "object", "none"]
-JSON_MODES: tuple[str, ...] = JsonMode.__args__  # type: ignore[attr-defined]
 
 _LITELLM: Any = None
 _LITELLM_LOCK = threading.Lock()
@@ -259,7 +259,7 @@ def preflight(model: str, api_base: str | None = None, api_key: str | None = Non
     string names no provider litellm knows, or when the provider's key variable is unset and no
     ``api_base`` is given.
     """
-    from .errors import ConfigError
+    from adjudicator.errors import ConfigError
 
     lit = litellm_module()
     try:
@@ -299,7 +299,7 @@ class LLMClient:
     ``timeout_s`` per-request timeout in seconds; ``temperature`` (default 0); ``max_tokens`` the
     completion budget for every request (None = the request's own budget, else
     :data:`NODE_MAX_TOKENS` for its node); ``json_mode`` auto/schema/object/none (module
-    docstring); ``cache`` a :class:`~adjudicator.cache.ResponseCache` or None for no caching;
+    docstring); ``cache`` a :class:`~adjudicator.model.cache.ResponseCache` or None for no caching;
     ``policy`` the transport backoff; ``sleep`` injectable for tests.
     """
 

@@ -9,7 +9,7 @@ and the original call's token counts and cost, so a cached rerun reproduces the 
 sums byte for byte.
 
 Only attempts of a node that finished with a valid value are written (see
-:mod:`adjudicator.attempts`); a transport failure or a node whose every attempt was unparseable
+:mod:`adjudicator.model.attempts`); a transport failure or a node whose every attempt was unparseable
 leaves nothing behind, so a rerun asks the model again. The cache is safe to share between threads
 and processes (diskcache uses SQLite with its own locking).
 """
@@ -19,10 +19,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping, Protocol
+from typing import Any, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from adjudicator.frozen import FrozenModel
 
 #: Field names dropped (at any depth) before a request description is hashed.
 CREDENTIAL_FIELDS: frozenset[str] = frozenset(
@@ -33,15 +36,13 @@ CREDENTIAL_FIELDS: frozenset[str] = frozenset(
 CACHE_SCHEMA_VERSION = 1
 
 
-class CachedResponse(BaseModel):
+class CachedResponse(FrozenModel):
     """One cached model answer: the raw text, the original usage and cost, and whether it parsed.
 
     ``parsed`` is False for an attempt whose output could not be read but that was followed by a
     successful attempt of the same node (kept so a rerun replays the same attempt sequence); it is
     never served as a success, because the caller re-parses it and fails again.
     """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     text: str
     prompt_tokens: int = Field(default=0, ge=0)
@@ -130,10 +131,3 @@ class ResponseCache:
     def close(self) -> None:
         """Close the underlying database handles."""
         self._cache.close()
-
-
-def default_cache_dir(env: Mapping[str, str] | None = None) -> Path:
-    """``$XDG_CACHE_HOME/adjudicator/llm``, or ``~/.cache/adjudicator/llm`` when XDG_CACHE_HOME is unset."""
-    env = os.environ if env is None else env
-    base = env.get("XDG_CACHE_HOME") or os.path.join(env.get("HOME") or os.path.expanduser("~"), ".cache")
-    return Path(base) / "adjudicator" / "llm"

@@ -25,11 +25,12 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Generic, Iterable, Iterator, Mapping, Sequence, TypeVar
+from typing import Any, Generic, TypeVar
 
-from .formats import position_label_zh
-from .records import ParseStage
+from adjudicator.formats import position_label_zh
+from adjudicator.records import ParseStage
 
 T = TypeVar("T")
 

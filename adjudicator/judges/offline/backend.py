@@ -1,10 +1,10 @@
-"""The offline judge: a deterministic, non-LLM implementation of the :class:`~adjudicator.backend.Backend`
+"""The offline judge: a deterministic, non-LLM implementation of the :class:`~adjudicator.judges.base.Backend`
 protocol, the project's default model when no LLM is configured (the design card, Models).
 
 How it works, in two nodes:
 
 ``analyse_stage`` (the clash tracker). For each evaluated side of the stage it computes text features
-(:mod:`adjudicator.features`) from the side's utterances, the opponent's utterances in the stage and the
+(:mod:`adjudicator.judges.offline.text`) from the side's utterances, the opponent's utterances in the stage and the
 opponent's last two stages, and the side's own earlier stages:
 
 - substance: an absolute-length factor (short speeches score low; forfeits and empty speeches 0)
@@ -33,7 +33,7 @@ and cut into rubric levels placed so that ordinary work reads as "well completed
 :func:`adjudicator.rubric.suggested_score` reads the score off the table.
 
 Clashes (:func:`track_clashes`) are made of units: recurring word-like phrases for Chinese
-(:func:`adjudicator.features.zh_phrases`) and stemmed words for English. A clash is titled by 2-3
+(:func:`adjudicator.judges.offline.text.zh_phrases`) and stemmed words for English. A clash is titled by 2-3
 co-occurring salient units; constructives open the clashes their main claims repeat (motion terms may
 seed them), later stages those both sides take up; a side's position is its own declarative sentence
 on the clash (never a question or a quotation of the opponent); a side "advances" a clash only when it
@@ -67,14 +67,14 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 
-from . import features as F
-from .backend import JudgeRequest, NodeResult, StageRequest
-from .battlefield import Clash, ClashUpdate, SideAnalysis, StageAnalysis
-from .formats import Side, other_side
-from .match import MatchView, Stage
-from .records import CallRecord, NodeFailure
-from .rubric import ADVANCEMENT_LEVELS, BATTLEFIELD_LEVELS, TASK_LEVELS
-from .verdict import BALLOT_VOTES, Ballot, BallotScore
+from adjudicator.battlefield import Clash, ClashUpdate, SideAnalysis, StageAnalysis
+from adjudicator.formats import Side, other_side
+from adjudicator.judges.base import JudgeRequest, NodeResult, StageRequest
+from adjudicator.judges.offline import text as F
+from adjudicator.match import MatchView, Stage
+from adjudicator.records import CallRecord, NodeFailure
+from adjudicator.rubric import ADVANCEMENT_LEVELS, BATTLEFIELD_LEVELS, TASK_LEVELS
+from adjudicator.verdict import BALLOT_VOTES, Ballot, BallotScore
 
 MODEL_NAME = "offline"
 

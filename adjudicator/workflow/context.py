@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .backend import JUDGE_PERSPECTIVES, Backend
+from adjudicator.judges.base import JUDGE_PERSPECTIVES, Backend
 
 
 @dataclass(frozen=True)

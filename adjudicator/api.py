@@ -1,0 +1,196 @@
+"""The front door: adjudicate one match with either arm, and build the run context it needs.
+
+- :func:`adjudicate` -- ``adjudicate(match, settings, arm=...)`` returns a
+  :class:`~adjudicator.verdict.Verdict` for the agentic panel (``"agentic"``) or the CCDB single-call
+  protocol (``"single-call"``); both verdicts have the same shape, so the benchmark scores them alike.
+- :func:`build_context` -- the :class:`~adjudicator.workflow.context.AdjudicationContext` (which
+  backend tracks clashes, which judges sit) for a :class:`~adjudicator.config.ModelConfig`;
+  :func:`make_client` and :func:`open_cache` build the model client and response cache it shares.
+- :func:`run_agentic` / :func:`adjudicate_with_context` -- the agentic graph on an already built
+  context (the benchmark and the tests use them to keep every call record of a failed panel).
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from adjudicator.config import ModelConfig, is_offline
+from adjudicator.errors import AdjudicationFailed, ConfigError, InputError
+from adjudicator.judges.base import Backend
+from adjudicator.match import Match, MatchView
+from adjudicator.verdict import Verdict
+from adjudicator.workflow.context import AdjudicationContext
+
+ARMS = ("agentic", "single-call")
+
+
+def adjudicate(match: Match, settings: ModelConfig | None = None, *, arm: str = "agentic") -> Verdict:
+    """Adjudicate ``match`` with ``arm`` (one of :data:`ARMS`) under ``settings`` (default: the
+    offline judge for every role). Raises :class:`~adjudicator.errors.InputError` for an unknown
+    arm, :class:`~adjudicator.errors.ConfigError` for an unusable model setting (before any call),
+    and :class:`~adjudicator.errors.AdjudicationFailed` when the arm could not produce a verdict
+    (it carries the partial verdict)."""
+    settings = settings if settings is not None else ModelConfig()
+    if arm == "agentic":
+        return adjudicate_with_context(match, build_context(settings))
+    if arm == "single-call":
+        return adjudicate_single_call(match, settings)
+    raise InputError(f"--arm: unknown arm {arm!r}", f"use one of {', '.join(ARMS)}")
+
+def adjudicate_single_call(match: Match | MatchView, settings: ModelConfig) -> Verdict:
+    """Adjudicate ``match`` with the CCDB single-call protocol: ``settings.model`` answers every task
+    (with its API base, timeout, decoding parameters, JSON mode, transport policy and cache).
+
+    Raises :class:`~adjudicator.errors.InputError` (exit code 2, before any call) when the model is
+    the offline judge (none, ``offline``): the protocol is defined for a language model only; and
+    :class:`~adjudicator.errors.ConfigError` (also exit code 2) from the client's pre-flight check.
+    Model faults never raise; they are recorded per task in the verdict (``tasks``, ``failures``).
+    """
+    from adjudicator.single_call import run_single_call
+
+    model = settings.model
+    if is_offline(model):
+        raise InputError("--arm single-call needs an LLM; give --model", "e.g. --model deepseek/deepseek-chat, or --model openai/<name> --api-base URL")
+    view = match.view() if isinstance(match, Match) else match
+    return run_single_call(view, make_client(settings, model))
+
+
+def initial_state(view: MatchView) -> dict:
+    """The graph input for a whole match: the label-free header and every stage, cursor at 0."""
+    return {"match": view, "stages": list(view.stages), "next_stage": 0}
+
+
+def run_config(view: MatchView, thread_id: str | None = None) -> dict:
+    """LangGraph config: a fresh thread per sample and a recursion limit that fits every stage."""
+    return {"recursion_limit": len(view.stages) + 16, "configurable": {"thread_id": thread_id or f"{view.match_id}-{uuid.uuid4().hex}"}}
+
+
+def run_agentic(match: Match | MatchView, context: AdjudicationContext) -> tuple[Verdict | None, dict]:
+    """Run the adjudication graph on ``match`` (labels are stripped first).
+
+    Returns (verdict or None, final state). The verdict is None when the panel failed; the state then
+    holds ``panel_error``, the failures and every call record (finished work is not lost).
+    """
+    from adjudicator.workflow.adjudication import compiled
+
+    view = match.view() if isinstance(match, Match) else match
+    state = compiled().invoke(initial_state(view), config=run_config(view), context=context)
+    return state.get("verdict"), state
+
+
+def adjudicate_with_context(match: Match | MatchView, context: AdjudicationContext) -> Verdict:
+    """Adjudicate ``match`` with the agentic panel seated in ``context`` and return the verdict. Raises :class:`AdjudicationFailed` (exit code 1)
+    when fewer than two judges produced a valid ballot; the exception carries the partial verdict
+    (failures with raw outputs, valid ballots, clash map, provenance)."""
+    from adjudicator.workflow.nodes import partial_verdict
+
+    verdict, state = run_agentic(match, context)
+    if verdict is None:
+        partial = partial_verdict(state, context)
+        transport = [f for f in partial.failures if f.reason.startswith(("transport:", "refused:"))]
+        if transport:
+            first = transport[0]
+            raise AdjudicationFailed(
+                f"no verdict: {len(transport)} model call(s) failed in transport, first {first.node} {first.key}: {first.reason}",
+                "check the model server or --api-base and retry (calls that succeeded are cached)",
+                verdict=partial,
+            )
+        raise AdjudicationFailed(state.get("panel_error") or "the panel produced no verdict", verdict=partial)
+    return verdict
+
+
+def open_cache(config: ModelConfig) -> Any:
+    """The response cache ``config`` asks for: a :class:`~adjudicator.model.cache.NullCache` with
+    ``no_cache``, else a :class:`~adjudicator.model.cache.ResponseCache` at ``cache_dir``. Raises
+    ConfigError when the folder cannot be created."""
+    from adjudicator.model.cache import NullCache, ResponseCache
+
+    if config.no_cache:
+        return NullCache()
+    try:
+        return ResponseCache(config.cache_dir)
+    except OSError as exc:
+        raise ConfigError(f"--cache-dir {config.cache_dir}: cannot be used ({exc.strerror or exc})", "give a writable folder or --no-cache") from None
+
+
+def make_client(
+    config: ModelConfig,
+    model: str,
+    *,
+    cache: Any | None = None,
+    api_key: str | None = None,
+    sleep: Callable[[float], None] | None = None,
+) -> Any:
+    """An :class:`~adjudicator.model.llm.LLMClient` for ``model`` with ``config``'s API base, timeout,
+    decoding parameters, JSON mode and transport policy. ``cache`` defaults to :func:`open_cache`;
+    ``api_key`` to ``$ADJUDICATOR_API_KEY`` (else the provider's own variable). Raises ConfigError
+    before any request for an unroutable model or a missing key (:func:`adjudicator.model.llm.preflight`).
+    """
+    from adjudicator.model.llm import LLMClient, TransportPolicy, preflight
+
+    key = api_key if api_key is not None else (os.environ.get("ADJUDICATOR_API_KEY") or None)
+    return LLMClient(
+        model,
+        api_base=config.api_base,
+        api_key=preflight(model, config.api_base, key),
+        timeout_s=config.timeout_s,
+        temperature=config.temperature,
+        max_tokens=config.max_tokens,
+        json_mode=config.json_mode,
+        cache=cache if cache is not None else open_cache(config),
+        policy=TransportPolicy(max_retries=config.transport_retries, base_delay_s=config.backoff_base_s),
+        **({"sleep": sleep} if sleep is not None else {}),
+    )
+
+
+def build_context(
+    config: ModelConfig,
+    *,
+    api_key: str | None = None,
+    prompts: Any | None = None,
+    sleep: Callable[[float], None] | None = None,
+) -> AdjudicationContext:
+    """The :class:`~adjudicator.workflow.context.AdjudicationContext` for ``config``.
+
+    All roles offline -> ``AdjudicationContext.single(OfflineJudge())``. Otherwise one
+    :class:`~adjudicator.judges.llm.backend.LLMBackend` per distinct model (all sharing one response cache,
+    unless ``no_cache``) and one :class:`~adjudicator.judges.offline.backend.OfflineJudge` for any offline role.
+    ``api_key`` (default ``$ADJUDICATOR_API_KEY``) is passed to every model; without it litellm
+    reads the provider's own variable. ``prompts`` (a PromptStore) and ``sleep`` are for tests.
+
+    Raises :class:`~adjudicator.errors.ConfigError` before any request when a model string names
+    no known provider or its key is missing (see :func:`adjudicator.model.llm.preflight`).
+    """
+    offline: Backend | None = None
+
+    def offline_judge() -> Backend:
+        nonlocal offline
+        if offline is None:
+            from adjudicator.judges.offline.backend import OfflineJudge
+
+            offline = OfflineJudge()
+        return offline
+
+    if config.is_offline:
+        return AdjudicationContext.single(offline_judge())
+
+    from adjudicator.judges.llm.backend import LLMBackend
+    from adjudicator.model.prompts import PromptStore
+
+    cache = open_cache(config)
+    store = prompts or PromptStore()
+    backends: dict[str, Backend] = {}
+
+    def backend_for(model: str | None) -> Backend:
+        if model is None:
+            return offline_judge()
+        if model not in backends:
+            backends[model] = LLMBackend(make_client(config, model, cache=cache, api_key=api_key, sleep=sleep), store)
+        return backends[model]
+
+    tracker = backend_for(config.tracker)
+    judges = {j: backend_for(m) for j, m in config.judges().items()}
+    return AdjudicationContext(tracker=tracker, judges=judges)

@@ -1,0 +1,90 @@
+"""The ``adjudicate`` command line.
+
+``adjudicate MATCH.json`` (the default command, ``run``) prints the verdict JSON on stdout. Other
+commands: ``schema``, ``convert`` (:mod:`adjudicator.cli.run`), ``bench``, ``splits``, ``compare``
+(:mod:`adjudicator.cli.bench`) and the ``live`` group (:mod:`adjudicator.cli.live`).
+
+Exit codes: 0 ok, 1 adjudication failed, 2 bad usage or bad input, 130 interrupted. stdout carries
+the result only; progress, summaries and errors go to stderr, errors as one line with no traceback.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from adjudicator import __version__
+from adjudicator.cli import bench, live, run
+from adjudicator.cli.options import echo_err
+from adjudicator.errors import AdjudicatorError
+
+PROG = "adjudicate"
+
+
+class DefaultGroup(click.Group):
+    """A group that runs ``run`` when the first argument is not a command name, so that
+    ``adjudicate match.json`` works alongside ``adjudicate schema``."""
+
+    default_command = "run"
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and args[0] not in ("--help", "-h", "--version"):
+            args = [self.default_command, *args]
+        return super().parse_args(ctx, args)
+
+
+@click.group(cls=DefaultGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name=PROG)
+def main_group() -> None:
+    """Adjudicate competitive debates like a three-judge panel.
+
+    \b
+    adjudicate MATCH.json            verdict JSON on stdout (default model: the offline judge)
+    adjudicate schema                JSON Schema of the match and verdict formats
+    adjudicate convert panelbench DIR --out OUTDIR
+    """
+
+
+for _command in (run.run_cmd, run.schema_cmd, run.convert_group, bench.bench_cmd, bench.splits_cmd, bench.compare_cmd, live.live_group):
+    main_group.add_command(_command)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point. Returns (and exits with) the exit code; errors are one line on stderr."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args:
+        echo_err(f"{PROG}: error: give a match file or a command, e.g. `{PROG} match.json` (see `{PROG} --help`)")
+        if argv is None:
+            sys.exit(2)
+        return 2
+    try:
+        main_group.main(args=args, prog_name=PROG, standalone_mode=False)
+        code = 0
+    except AdjudicatorError as exc:
+        echo_err(f"{PROG}: error: {exc.one_line()}")
+        code = exc.exit_code
+    except click.exceptions.Exit as exc:
+        code = exc.exit_code
+    except click.Abort:
+        echo_err(f"{PROG}: interrupted")
+        code = 130
+    except KeyboardInterrupt:
+        echo_err(f"{PROG}: interrupted")
+        code = 130
+    except click.ClickException as exc:
+        echo_err(f"{PROG}: error: {' '.join(exc.format_message().split())} (see `{PROG} --help`)")
+        code = 2
+    except Exception as exc:  # an internal error: still one line, traceback on request
+        if os.environ.get("ADJUDICATOR_DEBUG"):
+            raise
+        echo_err(f"{PROG}: internal error: {type(exc).__name__}: {' '.join(str(exc).split())[:300]} (set ADJUDICATOR_DEBUG=1 for the traceback)")
+        code = 1
+    if argv is None:
+        sys.exit(code)
+    return code
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,5 @@
+"""``python -m adjudicator.cli``: the ``adjudicate`` command."""
+
+from adjudicator.cli import main
+
+main()

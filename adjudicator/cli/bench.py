@@ -1,0 +1,177 @@
+"""Benchmark commands (added to the main ``adjudicate`` group by :mod:`adjudicator.cli`):
+
+- ``adjudicate bench DATASET [--arm A ...] [model options] --name NAME``: run or resume a benchmark;
+  stdout gets the run folder (one line), stderr the progress bar and a summary.
+- ``adjudicate splits DATASET [--out FILE]``: the recommended three folds grouped by motion.
+- ``adjudicate compare RUN_A RUN_B``: paired comparison of two runs on their common subset.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import click
+
+from adjudicator.api import ARMS
+from adjudicator.cli.options import echo_err, model_config_from_options, model_options
+
+
+def _default_name(dataset: Path) -> str:
+    name = re.sub(r"[^A-Za-z0-9._-]", "_", Path(dataset).resolve().name).strip("._-") or "bench"
+    return name[:64]
+
+
+def command_line(ctx: click.Context) -> list[str]:
+    """The invocation as an argument list rebuilt from the parsed parameters (arguments first, then
+    every option whose value differs from its default), e.g. ``["adjudicate", "bench", "data",
+    "--name", "pb"]``. Used for the manifest; credentials are never options, so none can appear."""
+    out = ctx.command_path.split()
+    opts: list[str] = []
+    for param in ctx.command.params:
+        value = ctx.params.get(param.name)
+        if isinstance(param, click.Argument):
+            out.append(str(value))
+            continue
+        if value is None or value == param.default or value == () or (param.is_flag and not value):
+            continue
+        flag = max(param.opts, key=len)
+        if param.is_flag:
+            opts.append(flag)
+        elif isinstance(value, (list, tuple)):
+            for v in value:
+                opts += [flag, str(v)]
+        else:
+            opts += [flag, str(value)]
+    return out + opts
+
+
+#: Model options that shape answers -> the configuration field they set.
+_MODEL_OPTION_FIELDS = {"model": "model", "api_base": "api_base", "tracker_model": "tracker_model", "judge_models": "judge_models", "json_mode": "json_mode"}
+
+
+def explicit_model_fields(opts: dict) -> frozenset[str] | None:
+    """The answer-shaping configuration fields given as command-line options (``--model``,
+    ``--api-base``, ``--tracker-model``, ``--judge-model``, ``--json-mode``); None when ``--config``
+    was given, whose file then counts as a complete explicit configuration. A resumed run takes the
+    other fields from its manifest (see :func:`adjudicator.bench.manifest.adopt_manifest_config`)."""
+    if opts.get("config_file") is not None:
+        return None
+    return frozenset(f for opt, f in _MODEL_OPTION_FIELDS.items() if opts.get(opt) not in (None, (), []))
+
+
+@click.command("bench")
+@click.argument("dataset", type=click.Path(path_type=Path))
+@click.option("--arm", "arms", multiple=True, type=click.Choice(list(ARMS)), help="arm to run, repeatable (default: agentic; a resumed run keeps its arms)")
+@click.option("--name", help="run name; the folder is runs/<UTC timestamp>_<name> (default: the dataset folder's name)")
+@click.option("--runs-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("runs"), show_default=True, help="where run folders go")
+@click.option("--concurrency", type=int, default=4, show_default=True, help="samples run at the same time (threads)")
+@click.option("--limit", type=int, help="only the first N samples (by file name); a resumed run keeps its limit, and may only grow it (recorded in manifest.json)")
+@click.option("--budget-usd", type=float, help="stop starting samples once the run's known spend reaches this many US dollars")
+@click.option("--max-errors", type=int, help="stop after this many failed or partial samples")
+@click.option("--resume", is_flag=True, help="continue the latest run of --name with its manifest's model settings (a model option given with another value is refused); finished samples are never rerun or re-billed")
+@click.option("--retry-errors", is_flag=True, help="continue the latest run of --name, rerunning only its failed and partial samples")
+@click.option("--seed", type=int, help="seed of the random baselines and the bootstrap  [default: 0; a resumed run keeps its seed and refuses another]")
+@click.option("--bootstrap", "n_bootstrap", type=click.IntRange(min=0), help="bootstrap resamples per confidence interval, 0 for none  [default: 2000; a resumed run keeps its count unless given]")
+@click.option("--no-progress", is_flag=True, help="no progress bar")
+@click.option("--report-only", is_flag=True, help="only rebuild the reports of the latest run of --name")
+@click.option("--label-convention", type=click.Choice(["content", "documented"]), help="upstream PanelBench only: how its labels map to winners (see `adjudicate convert panelbench --help`)")
+@model_options
+def bench_cmd(dataset: Path, arms: tuple[str, ...], name: str | None, runs_dir: Path, concurrency: int, limit: int | None, budget_usd: float | None,
+              max_errors: int | None, resume: bool, retry_errors: bool, seed: int | None, n_bootstrap: int | None, no_progress: bool, report_only: bool,
+              label_convention: str | None, **opts) -> None:
+    """Run a labelled DATASET (a folder of match files, or the PanelBench folder) through the arms
+    and write runs/<UTC timestamp>_<name>/ with the manifest, one result per sample and arm, and
+    report.json, report.md and report.html. With no --arm: the agentic arm on the default model
+    (the offline judge when none is configured) plus the baselines.
+
+    Exit code 1 (the run stays resumable) when the run stops early (budget, --max-errors, or 3
+    samples in a row that failed without the model answering: an unreachable server) or when an
+    arm produced no verdict for any sample of this session."""
+    from adjudicator.bench.layout import check_run_name, latest_run_dir
+    from adjudicator.bench.runner import BenchOptions, read_status, run_bench
+    from adjudicator.errors import InputError
+
+    run_name = check_run_name(name or _default_name(dataset))
+    if report_only:
+        from adjudicator.bench.manifest import read_manifest
+        from adjudicator.bench.report import write_reports
+        from adjudicator.bench.runner import DEFAULT_BOOTSTRAP, check_seed
+
+        run_dir = latest_run_dir(runs_dir, run_name)
+        if run_dir is None:
+            raise InputError(f"--report-only: no run named {run_name!r} under {runs_dir}")
+        manifest = read_manifest(run_dir)
+        seed = check_seed(manifest, seed, run_dir)  # the reports always use the run's own seed
+        if n_bootstrap is None:
+            n_bootstrap = int(manifest.options.get("n_bootstrap", DEFAULT_BOOTSTRAP))
+        paths = write_reports(run_dir, n_bootstrap=n_bootstrap, seed=seed, status=read_status(run_dir))
+        echo_err("reports: " + ", ".join(str(p) for p in paths.values()))
+        click.echo(str(run_dir))
+        return
+    config = model_config_from_options(opts)
+    options = BenchOptions(
+        dataset=dataset, name=run_name, config=config, runs_dir=runs_dir, arms=list(arms) or None, concurrency=concurrency, limit=limit,
+        budget_usd=budget_usd, max_errors=max_errors, resume=resume, retry_errors=retry_errors, seed=seed, n_bootstrap=n_bootstrap,
+        progress=not no_progress, command=command_line(click.get_current_context()), label_convention=label_convention,
+        explicit_model_fields=explicit_model_fields(opts),
+    )
+    outcome = run_bench(options)  # prints the per-arm summary and the report paths on stderr
+    click.echo(str(outcome.run_dir))
+
+
+@click.command("splits")
+@click.argument("dataset", type=click.Path(path_type=Path))
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="write the folds JSON here instead of stdout")
+@click.option("--folds", type=int, default=3, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True, help="breaks ties between motions of equal size")
+def splits_cmd(dataset: Path, out: Path | None, folds: int, seed: int) -> None:
+    """Write the recommended folds of DATASET: grouped by motion, balanced by format, with a
+    team-overlap check (CCDB Appendix A.5)."""
+    import tempfile
+
+    from adjudicator.bench.dataset import is_upstream_panelbench, load_dataset
+    from adjudicator.bench.splits import make_splits
+    from adjudicator.files import atomic_write_text, dumps
+
+    with tempfile.TemporaryDirectory(prefix="adjudicate-splits-") as tmp:
+        ds = load_dataset(dataset, convert_into=Path(tmp) if dataset.is_dir() and is_upstream_panelbench(dataset) else None)
+    result = make_splits([s.match for s in ds.samples], folds=folds, seed=seed)
+    result["dataset"] = {"source": str(dataset), "sha256": ds.sha256}
+    text = dumps(result)
+    if out:
+        atomic_write_text(out, text)
+        echo_err(f"folds written to {out}")
+    else:
+        click.echo(text, nl=False)
+    sizes = ", ".join(f"fold {f['fold']}: {f['n_matches']} matches / {f['motions']} motions {f['formats']}" for f in result["folds"])
+    ov = result["team_overlap"]
+    echo_err(f"{sizes}; {ov['n_overlapping']} of {ov['n_teams']} teams appear in more than one fold")
+
+
+@click.command("compare")
+@click.argument("run_a")
+@click.argument("run_b")
+@click.option("--arm-a", help="arm of RUN_A (default: its first)")
+@click.option("--arm-b", help="arm of RUN_B (default: its first)")
+@click.option("--runs-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("runs"), show_default=True, help="where run names are looked up")
+@click.option("--json", "as_json", is_flag=True, help="print JSON instead of a table")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--bootstrap", "n_bootstrap", type=click.IntRange(min=0), default=2000, show_default=True)
+def compare_cmd(run_a: str, run_b: str, arm_a: str | None, arm_b: str | None, runs_dir: Path, as_json: bool, seed: int, n_bootstrap: int) -> None:
+    """Paired comparison of RUN_A and RUN_B (folders or run names) on the matches finished in both,
+    within those on the instances both parsed: exact McNemar for winner accuracy, paired
+    bootstrap for the other metrics. Warns when both name the same run."""
+    from adjudicator.bench.compare import compare_runs, format_comparison, resolve_run
+    from adjudicator.bench.scoring import ScoreSettings
+
+    a = resolve_run(run_a, runs_dir)
+    b = resolve_run(run_b, runs_dir)
+    result = compare_runs(a, b, arm_a=arm_a, arm_b=arm_b, settings=ScoreSettings(n_bootstrap=n_bootstrap, seed=seed))
+    if as_json:
+        for w in result["warnings"]:
+            echo_err(f"warning: {w}")
+        click.echo(json.dumps(result, ensure_ascii=False, indent=2))
+    else:
+        click.echo(format_comparison(result), nl=False)

@@ -1,0 +1,221 @@
+"""The ``adjudicate live`` commands: serve, create, push, close, status, replay.
+
+``serve`` prints the organiser URL (with the access token), the read-only board URL and the token on
+stdout, writes them to ``STATE_DIR/access.json``, and serves until interrupted. The client commands
+find the server from ``--url`` / ``--token``, else ``ADJUDICATOR_LIVE_URL`` / ``ADJUDICATOR_LIVE_TOKEN``,
+else the access file in ``--state-dir``. Results go to stdout as JSON; progress to stderr.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from pathlib import Path
+
+import click
+
+from adjudicator.cli.options import echo_err, model_config_from_options, model_options
+from adjudicator.errors import InputError
+
+STATE_ENV = "ADJUDICATOR_LIVE_STATE"
+DEFAULT_STATE_DIR = ".adjudicator-live"
+
+
+def _json_out(data) -> None:
+    click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+def read_json_file(path: Path) -> object:
+    """Decode a UTF-8 JSON file (``-`` = stdin). Raises InputError with one line."""
+    try:
+        raw = click.get_text_stream("stdin").read() if str(path) == "-" else path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file", "give the path of a .json file") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a directory", "give the path of one .json file") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 text (byte {exc.start})", "save the file as UTF-8") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot be read ({exc.strerror})") from None
+    raw = raw.lstrip("\ufeff")
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}", "fix the JSON syntax") from None
+
+
+def load_context_factory(spec: str):
+    """Call ``module:callable`` (no arguments) and return the AdjudicationContext it builds (a hook for
+    custom backends and for tests). Raises InputError for a bad spec."""
+    from adjudicator.workflow.context import AdjudicationContext
+
+    mod_name, _, attr = spec.partition(":")
+    if not mod_name or not attr:
+        raise InputError(f"--context-factory: {spec!r} is not 'module:callable'")
+    try:
+        factory = getattr(importlib.import_module(mod_name), attr)
+    except (ImportError, AttributeError) as exc:
+        raise InputError(f"--context-factory: cannot load {spec!r} ({exc})") from None
+    ctx = factory()
+    if not isinstance(ctx, AdjudicationContext):
+        raise InputError(f"--context-factory: {spec!r} returned {type(ctx).__name__}, not an AdjudicationContext")
+    return ctx
+
+
+def client_options(f):
+    """--url, --token, --state-dir for the commands that talk to a running server."""
+    f = click.option("--state-dir", type=click.Path(file_okay=False, path_type=Path), envvar=STATE_ENV, default=DEFAULT_STATE_DIR, show_default=True, help="read URL and token from this server state folder's access.json")(f)
+    f = click.option("--token", envvar="ADJUDICATOR_LIVE_TOKEN", help="organiser access token (printed by `live serve`)")(f)
+    f = click.option("--url", envvar="ADJUDICATOR_LIVE_URL", help="base URL of the live server, e.g. http://127.0.0.1:8765")(f)
+    return f
+
+
+def _client(url, token, state_dir):
+    from adjudicator.live.client import LiveClient, resolve_endpoint
+
+    base, tok = resolve_endpoint(url, token, state_dir)
+    return LiveClient(base, tok)
+
+
+@click.group("live")
+def live_group() -> None:
+    """Live adjudication: push stages as they finish; a board page follows the debate.
+
+    \b
+    adjudicate live serve                         start the server (prints organiser URL + token)
+    adjudicate live create header.json            create a match (a match file; stages are not sent)
+    adjudicate live push MATCH_ID stage.json      push one finished stage
+    adjudicate live close MATCH_ID                run the panel; prints the verdict
+    adjudicate live replay match.json --speed 10  replay a finished match at 10x real speed
+    """
+
+
+@live_group.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True, help="address to listen on (loopback by default)")
+@click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True, help="TCP port (0 picks a free one)")
+@click.option("--state-dir", type=click.Path(file_okay=False, path_type=Path), envvar=STATE_ENV, default=DEFAULT_STATE_DIR, show_default=True, help="folder for the SQLite checkpoints, access.json, verdicts and reports")
+@click.option("--max-body-kb", type=click.IntRange(1, 65536), default=1024, show_default=True, help="largest request body accepted (413 above)")
+@click.option("--log-level", type=click.Choice(["critical", "error", "warning", "info", "debug"]), default="info", show_default=True)
+@click.option("--context-factory", hidden=True, help="module:callable returning an AdjudicationContext (custom backends, tests)")
+@model_options
+def serve_cmd(host: str, port: int, state_dir: Path, max_body_kb: int, log_level: str, context_factory: str | None, **opts) -> None:
+    """Start the live server and print the organiser URL and access token."""
+    from adjudicator.live.app import create_app
+    from adjudicator.live.server import base_url_of, bind_socket, load_or_create_token, serve_forever, urls, warn_if_exposed, write_access
+
+    if context_factory:
+        context = load_context_factory(context_factory)
+    else:
+        from adjudicator.api import build_context
+
+        context = build_context(model_config_from_options(opts))
+    try:
+        state_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"--state-dir: {state_dir} cannot be created ({exc.strerror})") from None
+    token = load_or_create_token(state_dir)
+    try:
+        sock = bind_socket(host, port)
+    except OSError as exc:
+        raise InputError(f"--port: cannot listen on {host}:{port} ({exc.strerror})", "choose another --port, or 0 for a free one") from None
+    base = base_url_of(sock)
+    app = create_app(state_dir, context, token, max_body_bytes=max_body_kb * 1024)
+    path = write_access(state_dir, base, token)
+    u = urls(base, token)
+    click.echo(f"organiser: {u['organiser_url']}")
+    click.echo(f"board:     {u['board_url']}")
+    click.echo(f"token:     {token}")
+    click.echo(f"access:    {path}")
+    click.get_text_stream("stdout").flush()
+    echo_err(f"adjudicate live: model {context.tracker.name}; state in {state_dir}; Ctrl+C to stop")
+    warn_if_exposed(host)
+    serve_forever(app, sock, log_level)
+
+
+@live_group.command("create")
+@click.argument("header_file", type=click.Path(path_type=Path))
+@click.option("--match-id", help="override the file's match_id")
+@client_options
+def create_cmd(header_file: Path, match_id: str | None, url, token, state_dir) -> None:
+    """Create a live match from HEADER_FILE (a match file; its stages, labels and source are not sent)."""
+    data = read_json_file(header_file)
+    if not isinstance(data, dict):
+        raise InputError(f"{header_file}: the top level must be a JSON object describing one match", "see `adjudicate schema`")
+    if data.get("stages"):
+        echo_err(f"{header_file}: {len(data['stages'])} stage(s) in the file are not sent; push them with `adjudicate live push`")
+    body = {k: v for k, v in data.items() if k not in ("stages", "labels", "source")}
+    if match_id:
+        body["match_id"] = match_id
+    with _client(url, token, state_dir) as c:
+        r = c.create(body)
+        out = {"match_id": r["match_id"], "board_url": c.url + r["board_url"], "next_slot": r["snapshot"]["next_slot"]}
+    _json_out(out)
+    echo_err(f"created {out['match_id']}; board: {out['board_url']}")
+
+
+@live_group.command("push")
+@click.argument("match_id")
+@click.argument("stage_file", type=click.Path(path_type=Path))
+@click.option("--stage-id", help="STAGE_FILE is a whole match file: push its stage with this id")
+@click.option("--no-wait", is_flag=True, help="return once the stage is stored (202); the analysis follows")
+@client_options
+def push_cmd(match_id: str, stage_file: Path, stage_id: str | None, no_wait: bool, url, token, state_dir) -> None:
+    """Push one finished stage (STAGE_FILE: one stage as JSON, '-' for stdin)."""
+    data = read_json_file(stage_file)
+    if isinstance(data, dict) and "stages" in data and "utterances" not in data:
+        if not stage_id:
+            raise InputError(f"{stage_file}: is a whole match file", "pick its stage with --stage-id")
+        found = [s for s in data.get("stages") or [] if isinstance(s, dict) and s.get("stage_id") == stage_id]
+        if not found:
+            raise InputError(f"--stage-id: {stage_file} has no stage {stage_id!r}")
+        data = found[0]
+    with _client(url, token, state_dir) as c:
+        r = c.push(match_id, data, wait=not no_wait)
+    _json_out(r)
+    latest = r.get("latest") or {}
+    scores = ", ".join(f"{s['side']} {s['suggested_score']}" for s in latest.get("scores", [])) if r["status"] == "analysed" else ""
+    p = (r.get("tendency") or {}).get("p")
+    echo_err(
+        f"{match_id}: {r['stage_id']} {'(already received) ' if r['duplicate'] else ''}{r['status']}; {r['analysed']}/{r['received']} analysed"
+        + (f"; {scores}" if scores else "")
+        + (f"; provisional tendency {p:.2f}" if p is not None else "")
+    )
+
+
+@live_group.command("close")
+@click.argument("match_id")
+@client_options
+def close_cmd(match_id: str, url, token, state_dir) -> None:
+    """Close MATCH_ID: run the panel, store the verdict and report, print the verdict JSON."""
+    with _client(url, token, state_dir) as c:
+        v = c.close_match(match_id)
+    _json_out(v)
+    echo_err(f"{match_id}: winner {v.get('winner')} (p={v.get('p')}); report at /api/matches/{match_id}/report")
+
+
+@live_group.command("status")
+@click.argument("match_id")
+@client_options
+def status_cmd(match_id: str, url, token, state_dir) -> None:
+    """Print MATCH_ID's board snapshot as JSON."""
+    with _client(url, token, state_dir) as c:
+        _json_out(c.snapshot(match_id))
+
+
+@live_group.command("replay")
+@click.argument("match_file", type=click.Path(path_type=Path))
+@click.option("--speed", type=float, default=1.0, show_default=True, help="N times real speed; 0 = no waiting")
+@click.option("--match-id", help="live match id (default: the file's match_id)")
+@click.option("--no-close", is_flag=True, help="leave the match open after the last stage")
+@client_options
+def replay_cmd(match_file: Path, speed: float, match_id: str | None, no_close: bool, url, token, state_dir) -> None:
+    """Feed a finished match in at N times real speed (stage durations from text length), then close
+    it and print the verdict JSON."""
+    from adjudicator.live.replay import replay
+    from adjudicator.match import load_match
+
+    match = load_match(match_file)
+    with _client(url, token, state_dir) as c:
+        verdict = replay(c, match, speed, match_id=match_id, close=not no_close, progress=echo_err)
+    if verdict is not None:
+        _json_out(verdict)

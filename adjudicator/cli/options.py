@@ -1,0 +1,68 @@
+"""What the commands share: the model-selection options, their resolution into settings, and the
+one-line stderr summaries of a run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+
+def echo_err(message: str) -> None:
+    """Write one line to stderr."""
+    click.echo(message, err=True)
+
+
+def model_options(f):
+    """The model-selection options shared by every command that adjudicates."""
+    options = [
+        click.option("--model", help="litellm model string, e.g. deepseek/deepseek-chat; 'offline' (default) is the offline judge"),
+        click.option("--api-base", help="base URL of an OpenAI-compatible server (llama.cpp, vLLM, Ollama)"),
+        click.option("--tracker-model", help="model for the clash trackers (default: --model)"),
+        click.option("--judge-model", "judge_models", multiple=True, help="model per judge, repeat up to 3 times for a mixed panel"),
+        click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path), help="YAML or TOML config file"),
+        click.option("--no-cache", is_flag=True, default=None, help="do not read or write the response cache"),
+        click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), help="response cache folder"),
+        click.option("--timeout-s", type=float, help="per-request timeout in seconds"),
+        click.option("--json-mode", type=click.Choice(["auto", "schema", "object", "none"]), help="structured-output mode"),
+    ]
+    for opt in reversed(options):
+        f = opt(f)
+    return f
+
+
+def model_config_from_options(opts: dict):
+    """Resolve a ModelConfig from CLI options (flag > ADJUDICATOR_* env > config file > defaults)."""
+    from adjudicator.config import resolve_config
+
+    return resolve_config(
+        model=opts.get("model"),
+        api_base=opts.get("api_base"),
+        tracker_model=opts.get("tracker_model"),
+        judge_models=list(opts.get("judge_models") or []) or None,
+        config_file=opts.get("config_file"),
+        no_cache=opts.get("no_cache"),
+        cache_dir=opts.get("cache_dir"),
+        timeout_s=opts.get("timeout_s"),
+        json_mode=opts.get("json_mode"),
+    )
+
+
+def models_text(provenance) -> str:
+    """The model, or every role's model when the panel is mixed: "a (tracker), b (judge-1), ..."."""
+    models = dict(provenance.models or {})
+    if len(set(models.values())) <= 1:
+        return provenance.model
+    return ", ".join(f"{m} ({role})" for role, m in models.items())
+
+
+def usage_summary(calls) -> str:
+    """One stderr line: model requests, cache hits, tokens and cost of a run's call records."""
+    from adjudicator.records import Usage
+
+    u = Usage.of(list(calls))
+    if u.requests == 0:
+        cost = "nothing spent"
+    else:
+        cost = f"${u.cost_usd:.4f} spent" if u.cost_known else "cost unknown (no price for this model)"
+    return f"{u.calls} calls: {u.requests} model requests, {u.cache_hits} cache hits, {u.prompt_tokens}+{u.completion_tokens} tokens, {cost}"
