@@ -90,7 +90,7 @@ def adjudicate_with_context(match: Match | MatchView, context: AdjudicationConte
     verdict, state = run_agentic(match, context)
     if verdict is None:
         partial = partial_verdict(state, context)
-        transport = [f for f in partial.failures if f.reason.startswith(("transport:", "refused:"))]
+        transport = [f for f in partial.failures if f.kind.unreachable]
         if transport:
             first = transport[0]
             raise AdjudicationFailed(

@@ -7,9 +7,10 @@ never turned into a score (the design card, Models).
 
 from __future__ import annotations
 
-from typing import Literal
+from enum import StrEnum
+from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from adjudicator.frozen import FrozenModel
 
@@ -44,13 +45,55 @@ class CallRecord(FrozenModel):
     error: str | None = None
 
 
+class FailureKind(StrEnum):
+    """Why a node produced no value (the typed cause; ``NodeFailure.reason`` is the readable text).
+
+    - ``transport``: no answer after the model boundary's transport retries (refused, dropped or timed
+      out connections, 429 and 5xx that did not clear);
+    - ``refused``: the server answered with an error that is not retried (HTTP 400/401/404, a prompt
+      over the context window);
+    - ``unparseable``: answers came, but none was valid after the protocol's attempts;
+    - ``no_evidence``: nothing to work from (a judge whose every stage analysis failed), so no request
+      was sent;
+    - ``error``: the backend itself raised (an offline judge fault).
+    """
+
+    TRANSPORT = "transport"
+    REFUSED = "refused"
+    UNPARSEABLE = "unparseable"
+    NO_EVIDENCE = "no_evidence"
+    ERROR = "error"
+
+    @property
+    def unreachable(self) -> bool:
+        """True for a model call that never got an answer (``transport`` or ``refused``)."""
+        return self in (FailureKind.TRANSPORT, FailureKind.REFUSED)
+
+
+#: Reason prefixes of result files written before failures carried a kind (read back by ``--resume``).
+_LEGACY_PREFIXES = {"transport:": FailureKind.TRANSPORT, "refused:": FailureKind.REFUSED, "unparseable:": FailureKind.UNPARSEABLE}
+
+
 class NodeFailure(FrozenModel):
-    """A node that produced no valid output after all attempts; keeps every raw output."""
+    """A node that produced no valid output after all attempts: its typed ``kind``, a readable
+    ``reason`` (which starts with the kind's word), and every raw output received."""
 
     node: str
     key: str = ""
+    kind: FailureKind
     reason: str
     raw_outputs: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy_kind(cls, data: Any) -> Any:
+        """A record without ``kind`` (a result file from before kinds existed) takes it from the
+        reason's prefix, else ``error``."""
+        if isinstance(data, dict) and "kind" not in data:
+            reason = str(data.get("reason", ""))
+            kind = next((k for p, k in _LEGACY_PREFIXES.items() if reason.startswith(p)), FailureKind.ERROR)
+            data = {**data, "kind": kind}
+        return data
 
 
 class Usage(FrozenModel):

@@ -11,7 +11,7 @@ import threading
 from adjudicator.battlefield import ClashUpdate, SideAnalysis, StageAnalysis
 from adjudicator.judges.base import JudgeRequest, NodeResult, StageRequest
 from adjudicator.match import Match
-from adjudicator.records import CallRecord, NodeFailure
+from adjudicator.records import CallRecord, FailureKind, NodeFailure
 from adjudicator.verdict import Ballot, BallotScore
 
 
@@ -49,7 +49,7 @@ class RecordingBackend:
             self.judge_requests.append(request)
         call = CallRecord(node="judge", key=request.judge_id, model=self.name)
         if request.judge_id in self.failing_judges:
-            return NodeResult(value=None, calls=[call], failure=NodeFailure(node="judge", key=request.judge_id, reason="scripted failure", raw_outputs=["garbage"]))
+            return NodeResult(value=None, calls=[call], failure=NodeFailure(node="judge", key=request.judge_id, kind=FailureKind.UNPARSEABLE, reason="scripted failure", raw_outputs=["garbage"]))
         neg = request.judge_id in self.negative_judges
         winner = "negative" if neg else "affirmative"
         scores = [BallotScore(stage_id=sid, side=side, score=(6 if (side == "affirmative") == neg else 7)) for sid, side in request.match.scored_units()]

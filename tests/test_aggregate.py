@@ -7,7 +7,7 @@ from graph_fakes import tiny_match
 
 from adjudicator.aggregate import aggregate, panel_p, panel_winner, provenance_of
 from adjudicator.errors import AdjudicationFailed
-from adjudicator.records import CallRecord, NodeFailure
+from adjudicator.records import CallRecord, FailureKind, NodeFailure
 from adjudicator.verdict import Ballot, BallotScore
 
 VIEW = tiny_match(2).view()
@@ -73,7 +73,7 @@ def test_stage_means_and_dissent():
 
 
 def test_fewer_than_two_ballots_fail_with_reasons():
-    fail = NodeFailure(node="judge", key="j2", reason="no valid JSON after 3 attempts", raw_outputs=["x", "y", "z"])
+    fail = NodeFailure(node="judge", key="j2", kind=FailureKind.UNPARSEABLE, reason="no valid JSON after 3 attempts", raw_outputs=["x", "y", "z"])
     with pytest.raises(AdjudicationFailed, match="at least 2 valid ballots, got 1.*j2: no valid JSON"):
         aggregate(VIEW, [ballot("j1", 0.8)], {}, [fail], [], PROV)
 

@@ -20,7 +20,7 @@ from bench_helpers import answer, bench, isolate_env, online, run_dir_of, tokens
 from fake_openai import error, fake_openai  # noqa: F401 (fixture)
 
 from adjudicator.bench.results import SampleResult, first_cause, is_unreachable
-from adjudicator.records import CallRecord, NodeFailure
+from adjudicator.records import CallRecord, FailureKind, NodeFailure
 
 
 @pytest.fixture(autouse=True)
@@ -141,9 +141,9 @@ def test_no_sample_succeeded_exits_1_and_is_not_complete_then_retry_completes(tm
 
 
 def test_first_cause_and_is_unreachable():
-    judge = NodeFailure(node="judge", key="judge-1", reason="no stage analysis succeeded, so there is nothing to judge from")
-    bad = NodeFailure(node="track_stage", key="s02", reason="unparseable: no valid output in 3 attempts (last: not JSON)")
-    dead = NodeFailure(node="track_stage", key="s01", reason="transport: openai/x: cannot connect to http://127.0.0.1:9/v1")
+    judge = NodeFailure(node="judge", key="judge-1", kind=FailureKind.NO_EVIDENCE, reason="no stage analysis succeeded, so there is nothing to judge from")
+    bad = NodeFailure(node="track_stage", key="s02", kind=FailureKind.UNPARSEABLE, reason="unparseable: no valid output in 3 attempts (last: not JSON)")
+    dead = NodeFailure(node="track_stage", key="s01", kind=FailureKind.TRANSPORT, reason="transport: openai/x: cannot connect to http://127.0.0.1:9/v1")
     # sorted by node, the judge's derived failure comes first; the cause is the transport one, then unparseable
     assert first_cause([judge, bad, dead]) == dead.reason
     assert first_cause([judge, bad]) == bad.reason

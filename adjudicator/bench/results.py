@@ -21,7 +21,7 @@ from pydantic import Field
 from adjudicator.bench.layout import RESULTS, SUPERSEDED
 from adjudicator.files import atomic_write_json, read_json
 from adjudicator.frozen import FrozenModel
-from adjudicator.records import CallRecord, NodeFailure, Usage
+from adjudicator.records import CallRecord, FailureKind, NodeFailure, Usage
 
 RESULT_SCHEMA = 1
 
@@ -92,33 +92,27 @@ def read_result(path: Path) -> SampleResult | None:
         raise InputError(f"{path}: not a sample result ({exc.errors()[0].get('msg', 'invalid')})", "delete the file to rerun that sample") from None
 
 
-#: NodeFailure reason prefixes of a model call that never got an answer (adjudicator.model.attempts):
-#: ``transport:`` (connection refused, dropped or timed out after the transport retries) and
-#: ``refused:`` (an error the server answered that is not retried, e.g. HTTP 400/401/404).
-UNREACHABLE_PREFIXES = ("transport:", "refused:")
-
-
 def first_cause(failures: list[NodeFailure]) -> str | None:
     """The underlying reason a sample failed, from its node failures (sorted by node and key, so a
     judge's derived "no stage analysis succeeded" can come before the tracker call that caused it):
-    the first ``transport:``/``refused:`` reason, else the first ``unparseable:`` reason, else the
+    the first ``transport``/``refused`` reason, else the first ``unparseable`` reason, else the
     first reason; None when there is no failure."""
-    for prefixes in (UNREACHABLE_PREFIXES, ("unparseable:",)):
+    for wanted in (lambda k: k.unreachable, lambda k: k is FailureKind.UNPARSEABLE):
         for f in failures:
-            if f.reason.startswith(prefixes):
+            if wanted(f.kind):
                 return f.reason
     return failures[0].reason if failures else None
 
 
 def is_unreachable(result: SampleResult) -> bool:
     """True when ``result`` failed without the model ever answering: status ``failed``, at least one
-    ``transport:``/``refused:`` node failure, no ``unparseable:`` one, and no call record holding a
+    ``transport``/``refused`` node failure, no ``unparseable`` one, and no call record holding a
     model output (a cache hit or a received reply). Such a sample says nothing about the model, only
     that its server could not be used (see the unreachable-server stop in runner.py)."""
     if result.status != "failed":
         return False
-    if not any(f.reason.startswith(UNREACHABLE_PREFIXES) for f in result.failures):
+    if not any(f.kind.unreachable for f in result.failures):
         return False
-    if any(f.reason.startswith("unparseable:") for f in result.failures):
+    if any(f.kind is FailureKind.UNPARSEABLE for f in result.failures):
         return False
     return not any(c.raw_output is not None or c.cache_hit for c in result.calls if c.parse != "native")

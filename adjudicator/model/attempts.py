@@ -27,7 +27,7 @@ from typing import TypeVar
 from adjudicator.judges.base import NodeResult
 from adjudicator.model.llm import ChatRequest, ChatResponse, LLMClient, TransportError
 from adjudicator.model.parsing import ParseResult
-from adjudicator.records import CallRecord, NodeFailure
+from adjudicator.records import CallRecord, FailureKind, NodeFailure
 
 T = TypeVar("T")
 
@@ -64,11 +64,11 @@ def run_attempts(
             resp = client.complete(request, attempt)
         except TransportError as exc:
             calls.append(record(attempt, transport_retries=exc.retries, parse="failed", error=exc.message))
-            kind = "transport" if exc.retryable else "refused"
+            kind = FailureKind.TRANSPORT if exc.retryable else FailureKind.REFUSED
             return NodeResult(
                 value=None,
                 calls=calls,
-                failure=NodeFailure(node=request.node, key=request.key, reason=f"{kind}: {exc.message}", raw_outputs=raws),
+                failure=NodeFailure(node=request.node, key=request.key, kind=kind, reason=f"{kind.value}: {exc.message}", raw_outputs=raws),
             )
         result = read(resp.text)
         error = result.error
@@ -101,6 +101,7 @@ def run_attempts(
         failure=NodeFailure(
             node=request.node,
             key=request.key,
+            kind=FailureKind.UNPARSEABLE,
             reason=f"unparseable: no valid output in {max_attempts} attempts (last: {last_error})",
             raw_outputs=raws,
         ),

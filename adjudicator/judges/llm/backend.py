@@ -50,7 +50,7 @@ from adjudicator.model.parsing import (
     small_objects,
 )
 from adjudicator.model.prompts import PromptStore, prompt_language, utterance_lines
-from adjudicator.records import NodeFailure
+from adjudicator.records import FailureKind, NodeFailure
 from adjudicator.rubric import ADVANCEMENT_LEVELS, BATTLEFIELD_LEVELS, LEVEL_TEXT, TASK_LEVELS, rubric_rows, suggested_score
 from adjudicator.verdict import BALLOT_VOTES, Ballot, BallotScore
 
@@ -573,7 +573,7 @@ class LLMBackend:
         for model faults."""
         if not judge_units(request):  # every stage analysis failed: no evidence to judge from
             reason = "no stage analysis succeeded, so there is nothing to judge from"
-            return NodeResult(value=None, calls=[], failure=NodeFailure(node=JUDGE_NODE, key=request.judge_id, reason=reason))
+            return NodeResult(value=None, calls=[], failure=NodeFailure(node=JUDGE_NODE, key=request.judge_id, kind=FailureKind.NO_EVIDENCE, reason=reason))
         chat = self.judge_prompt(request)
         labels = request.match.debater_labels()
         read = partial(

@@ -72,7 +72,7 @@ from adjudicator.formats import Side, other_side
 from adjudicator.judges.base import JudgeRequest, NodeResult, StageRequest
 from adjudicator.judges.offline import text as F
 from adjudicator.match import MatchView, Stage
-from adjudicator.records import CallRecord, NodeFailure
+from adjudicator.records import CallRecord, FailureKind, NodeFailure
 from adjudicator.rubric import ADVANCEMENT_LEVELS, BATTLEFIELD_LEVELS, TASK_LEVELS
 from adjudicator.verdict import BALLOT_VOTES, Ballot, BallotScore
 
@@ -848,7 +848,7 @@ class OfflineBackend:
 def _failed(node: str, key: str, exc: Exception, t0: float) -> NodeResult:
     reason = f"offline judge error: {type(exc).__name__}: {exc}"
     rec = CallRecord(node=node, key=key, model=MODEL_NAME, parse="failed", error=reason, latency_s=round(time.perf_counter() - t0, 6))
-    return NodeResult(value=None, calls=[rec], failure=NodeFailure(node=node, key=key, reason=reason))
+    return NodeResult(value=None, calls=[rec], failure=NodeFailure(node=node, key=key, kind=FailureKind.ERROR, reason=reason))
 
 
 def analyse(match: MatchView, stage: Stage, index: int, previous: list[Stage], clashes: dict[str, Clash]) -> StageAnalysis:
