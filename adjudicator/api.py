@@ -12,12 +12,12 @@
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections.abc import Callable
 from typing import Any
 
 from adjudicator.config import ModelConfig, is_offline
+from adjudicator.config import api_key as config_api_key
 from adjudicator.errors import AdjudicationFailed, ConfigError, InputError
 from adjudicator.judges.base import Backend
 from adjudicator.match import Match, MatchView
@@ -131,7 +131,7 @@ def make_client(
     """
     from adjudicator.model.llm import LLMClient, TransportPolicy, preflight
 
-    key = api_key if api_key is not None else (os.environ.get("ADJUDICATOR_API_KEY") or None)
+    key = api_key if api_key is not None else config_api_key()
     return LLMClient(
         model,
         api_base=config.api_base,

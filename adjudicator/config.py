@@ -1,15 +1,19 @@
-"""Model configuration: which model tracks clashes, which models judge, and how they are called.
+"""Settings, and the one reader of the environment: which model tracks clashes, which models judge,
+how they are called, and where the package's other environment switches live.
 
-Resolution order for every setting (first one set wins):
+Resolution order for every model setting (first one set wins), built on pydantic-settings sources:
 
 1. command-line flags (the keyword arguments of :meth:`ModelConfig.resolve`; None means unset);
-2. environment variables ``ADJUDICATOR_*`` (:data:`ENV_VARS`);
+2. environment variables ``ADJUDICATOR_<SETTING>`` (:data:`ENV_VARS`; an empty value is unset);
 3. a config file, TOML or YAML: ``--config FILE``, else ``$ADJUDICATOR_CONFIG``, else the default
    location ``$XDG_CONFIG_HOME/adjudicator/config.toml`` (``~/.config/adjudicator/config.toml``; a
    ``config.yaml`` / ``config.yml`` there is read too) when it exists. Keys are the field names
    below, at top level or under an ``[adjudicator]`` table; ``judge_models`` is a list or a
    comma-separated string;
 4. defaults.
+
+A bad value is a :class:`~adjudicator.errors.ConfigError` (exit code 2) whose one line names where
+it came from: the flag (``--timeout-s``), the variable (``ADJUDICATOR_TIMEOUT_S``) or the file.
 
 A model is a litellm model string (``deepseek/deepseek-chat``, ``ollama/qwen2.5:14b``,
 ``openai/<name>`` with an API base for llama.cpp or vLLM). No model, or ``"offline"``, means the
@@ -18,22 +22,32 @@ a mixed panel, assigned to judge-1, judge-2, judge-3 in order and repeated round
 than three are given; without it every judge uses ``model``.
 
 API keys are never part of this configuration: litellm reads the provider's usual variable
-(``DEEPSEEK_API_KEY``, ``OPENAI_API_KEY``, ...), or ``ADJUDICATOR_API_KEY`` is passed explicitly.
+(``DEEPSEEK_API_KEY``, ``OPENAI_API_KEY``, ...), or ``ADJUDICATOR_API_KEY`` (:func:`api_key`) is
+passed explicitly.
+
+Other switches read here and nowhere else: ``ADJUDICATOR_API_KEY`` (:func:`api_key`),
+``ADJUDICATOR_PROMPTS_DIR`` (:func:`prompts_dir_override`), ``ADJUDICATOR_DEBUG``
+(:func:`debug_tracebacks`), ``ADJUDICATOR_LIVE_URL`` / ``ADJUDICATOR_LIVE_TOKEN``
+(:func:`live_endpoint`) and ``ADJUDICATOR_LIVE_STATE`` (:data:`LIVE_STATE_ENV`, the ``live``
+commands' ``--state-dir`` default, read by click).
 """
 
 from __future__ import annotations
 
+import contextvars
 import os
 import re
 import tomllib
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, ValidationError, field_validator
+from pydantic.fields import FieldInfo
+from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict
 
 from adjudicator.errors import ConfigError
-from adjudicator.frozen import FrozenModel
 
 #: The panel's three seats, in order (a mixed panel assigns ``judge_models`` to them round-robin).
 JUDGE_IDS: tuple[str, ...] = ("judge-1", "judge-2", "judge-3")
@@ -44,23 +58,28 @@ JSON_MODES: tuple[str, ...] = ("auto", "schema", "object", "none")
 
 OFFLINE_NAMES = frozenset({"offline", "none", ""})
 
-#: Environment variable -> field.
-ENV_VARS: dict[str, str] = {
-    "ADJUDICATOR_MODEL": "model",
-    "ADJUDICATOR_API_BASE": "api_base",
-    "ADJUDICATOR_TRACKER_MODEL": "tracker_model",
-    "ADJUDICATOR_JUDGE_MODELS": "judge_models",
-    "ADJUDICATOR_NO_CACHE": "no_cache",
-    "ADJUDICATOR_CACHE_DIR": "cache_dir",
-    "ADJUDICATOR_TIMEOUT_S": "timeout_s",
-    "ADJUDICATOR_JSON_MODE": "json_mode",
-    "ADJUDICATOR_TEMPERATURE": "temperature",
-    "ADJUDICATOR_MAX_TOKENS": "max_tokens",
-    "ADJUDICATOR_TRANSPORT_RETRIES": "transport_retries",
-    "ADJUDICATOR_BACKOFF_BASE_S": "backoff_base_s",
-}
+ENV_PREFIX = "ADJUDICATOR_"
+CONFIG_ENV = "ADJUDICATOR_CONFIG"
+API_KEY_ENV = "ADJUDICATOR_API_KEY"
+PROMPTS_DIR_ENV = "ADJUDICATOR_PROMPTS_DIR"
+DEBUG_ENV = "ADJUDICATOR_DEBUG"
+LIVE_URL_ENV = "ADJUDICATOR_LIVE_URL"
+LIVE_TOKEN_ENV = "ADJUDICATOR_LIVE_TOKEN"
+LIVE_STATE_ENV = "ADJUDICATOR_LIVE_STATE"
 
-_FILE_KEYS = frozenset(ENV_VARS.values())
+#: The model settings a variable or a config file may set (``config_file`` is chosen, not set).
+_SETTINGS = (
+    "model", "api_base", "tracker_model", "judge_models", "no_cache", "cache_dir", "timeout_s", "json_mode",
+    "temperature", "max_tokens", "transport_retries", "backoff_base_s",
+)  # fmt: skip
+
+#: Environment variable -> setting.
+ENV_VARS: dict[str, str] = {ENV_PREFIX + name.upper(): name for name in _SETTINGS}
+
+_FILE_KEYS = frozenset(_SETTINGS)
+
+#: The flag that sets each setting, for error messages.
+_FLAGS = {"judge_models": "--judge-model", "config_file": "--config"}
 
 
 def default_cache_dir(env: Mapping[str, str] | None = None) -> Path:
@@ -75,7 +94,69 @@ def is_offline(model: str | None) -> bool:
     return model is None or model.strip().lower() in OFFLINE_NAMES
 
 
-class ModelConfig(FrozenModel):
+# ---------------------------------------------------------------------------------------------
+# Sources: what one resolution reads (pydantic-settings merges them in priority order)
+
+
+@dataclass
+class _Resolution:
+    """What :meth:`ModelConfig.resolve` hands its sources: the environment to read (a mapping, so
+    tests need not touch ``os.environ``), the config file chosen, and each source's values once
+    read (to say where a bad value came from)."""
+
+    env: Mapping[str, str]
+    path: Path | None
+    read: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+_RESOLVING: contextvars.ContextVar[_Resolution | None] = contextvars.ContextVar("adjudicator_config_resolution", default=None)
+
+
+def _resolution() -> _Resolution:
+    """The resolution under way, or one over ``os.environ`` and the default config file (a
+    ``ModelConfig(...)`` built directly reads the environment and the file the same way)."""
+    current = _RESOLVING.get()
+    return current if current is not None else _Resolution(env=os.environ, path=default_config_path())
+
+
+class _EnvSource(PydanticBaseSettingsSource):
+    """``ADJUDICATOR_<SETTING>`` variables of the resolution's environment; empty values are unset."""
+
+    def __init__(self, settings_cls: type[BaseSettings], resolution: _Resolution) -> None:
+        super().__init__(settings_cls)
+        self.resolution = resolution
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        return None, field_name, False  # values come from __call__
+
+    def __call__(self) -> dict[str, Any]:
+        values: dict[str, Any] = {}
+        for var, key in ENV_VARS.items():
+            raw = self.resolution.env.get(var)
+            if raw is not None and raw.strip() != "":
+                values[key] = raw.strip()
+        self.resolution.read["env"] = values
+        return values
+
+
+class _FileSource(PydanticBaseSettingsSource):
+    """The resolution's config file (TOML, or YAML by suffix); unknown keys are a ConfigError."""
+
+    def __init__(self, settings_cls: type[BaseSettings], resolution: _Resolution) -> None:
+        super().__init__(settings_cls)
+        self.resolution = resolution
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        return None, field_name, False  # values come from __call__
+
+    def __call__(self) -> dict[str, Any]:
+        path = self.resolution.path
+        values = {} if path is None else {**_read_config_file(path), "config_file": path}
+        self.resolution.read["file"] = values
+        return values
+
+
+class ModelConfig(BaseSettings):
     """The resolved model configuration.
 
     Fields matching the CLI flags: ``model`` (default model; None = offline), ``api_base``,
@@ -85,21 +166,40 @@ class ModelConfig(FrozenModel):
     ``temperature`` (default 0), ``max_tokens`` (completion budget per call),
     ``transport_retries`` (re-sends after a transport fault, 0-10) and ``backoff_base_s`` (first
     backoff wait, seconds).
+
+    Build it with :meth:`resolve` (flags, environment, file; errors name their source).
+    ``ModelConfig(**values)`` reads the environment and the default config file below the given
+    values, as pydantic-settings does; ``ModelConfig.model_validate(values)`` takes ``values`` alone.
     """
+
+    model_config = SettingsConfigDict(frozen=True, extra="forbid", validate_default=False)
 
     model: str | None = None
     api_base: str | None = None
     tracker_model: str | None = None
-    judge_models: tuple[str, ...] = ()
+    judge_models: Annotated[tuple[str, ...], NoDecode] = ()
     config_file: Path | None = None
     no_cache: bool = False
-    cache_dir: Path = Field(default_factory=default_cache_dir)
+    cache_dir: Path = Field(default_factory=lambda: default_cache_dir(_resolution().env))
     timeout_s: float = Field(default=120.0, gt=0)
     json_mode: JsonMode = "auto"
     temperature: float = Field(default=0.0, ge=0.0, le=2.0)
     max_tokens: int | None = Field(default=None, ge=1)
     transport_retries: int = Field(default=4, ge=0, le=10)
     backoff_base_s: float = Field(default=1.0, ge=0.0)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Flags (init arguments) > ``ADJUDICATOR_*`` environment > config file > defaults."""
+        resolution = _resolution()
+        return (init_settings, _EnvSource(settings_cls, resolution), _FileSource(settings_cls, resolution))
 
     @field_validator("model", "tracker_model")
     @classmethod
@@ -108,11 +208,23 @@ class ModelConfig(FrozenModel):
             raise ValueError("is empty; give a litellm model string such as deepseek/deepseek-chat, or 'offline'")
         return None if v is None else v.strip()
 
+    @field_validator("judge_models", mode="before")
+    @classmethod
+    def _split_judges(cls, v: Any) -> Any:
+        """A list, a tuple or a comma-separated string (each item may hold commas too)."""
+        if isinstance(v, str):
+            items = v.split(",")
+        elif isinstance(v, (list, tuple)):
+            items = [p for item in v for p in str(item).split(",")]
+        else:
+            return v
+        return tuple(i.strip() for i in items if i.strip())
+
     @field_validator("judge_models")
     @classmethod
     def _judges_named(cls, v: tuple[str, ...]) -> tuple[str, ...]:
-        if len(v) > 3:
-            raise ValueError(f"names {len(v)} models; a panel has 3 judges, give at most 3")
+        if len(v) > len(JUDGE_IDS):
+            raise ValueError(f"{len(v)} judge models given; the panel has {len(JUDGE_IDS)} judges")
         if any(not m.strip() for m in v):
             raise ValueError("contains an empty model name")
         return v
@@ -123,6 +235,22 @@ class ModelConfig(FrozenModel):
         if v is not None and not re.match(r"^https?://[^\s/]+", v.strip()):
             raise ValueError("must be an http:// or https:// URL, e.g. http://127.0.0.1:8080/v1")
         return None if v is None else v.strip()
+
+    @field_validator("json_mode", mode="before")
+    @classmethod
+    def _json_mode_lower(cls, v: Any) -> Any:
+        return v.strip().lower() if isinstance(v, str) else v
+
+    @field_validator("cache_dir", mode="before")
+    @classmethod
+    def _expand_home(cls, v: Any) -> Any:
+        return Path(str(v)).expanduser() if isinstance(v, (str, os.PathLike)) else v
+
+    @field_validator("max_tokens", mode="before")
+    @classmethod
+    def _no_budget(cls, v: Any) -> Any:
+        """``none``, ``null`` or ``0`` (from a variable or a file) mean no configured budget."""
+        return None if isinstance(v, str) and v.strip().lower() in ("none", "null", "0") else v
 
     # -- roles -----------------------------------------------------------------------------------
 
@@ -162,34 +290,19 @@ class ModelConfig(FrozenModel):
         timeout_s: float | None = None,
         json_mode: str | None = None,
         env: Mapping[str, str] | None = None,
-    ) -> "ModelConfig":
+    ) -> ModelConfig:
         """Resolve flags > ``ADJUDICATOR_*`` environment > config file > defaults.
 
         Arguments are the CLI flags (``--model``, ``--api-base``, ``--tracker-model``, ``--judge-model``
         (repeatable) as ``judge_models``, ``--config`` as ``config_file``, ``--no-cache``,
         ``--cache-dir``, ``--timeout-s``, ``--json-mode``); None, or an empty ``judge_models``
-        sequence, means the flag was not given; ``no_cache=False`` from a flag that defaults to off should be passed as None).
-        ``env`` replaces ``os.environ`` (tests). Raises :class:`~adjudicator.errors.ConfigError`
-        (exit code 2, one line naming the source and setting) for a missing or unreadable config
-        file, an unknown key in it, or a value of the wrong type or range.
+        sequence, means the flag was not given (``no_cache=False`` from a flag that defaults to off
+        should be passed as None). ``env`` replaces ``os.environ`` (tests). Raises
+        :class:`~adjudicator.errors.ConfigError` (exit code 2, one line naming the source and
+        setting) for a missing or unreadable config file, an unknown key in it, or a value of the
+        wrong type or range.
         """
         env = dict(os.environ if env is None else env)
-        values: dict[str, Any] = {}
-        sources: dict[str, str] = {}
-
-        path = _config_path(config_file, env)
-        if path is not None:
-            for k, v in _read_config_file(path).items():
-                values[k] = v
-                sources[k] = str(path)
-            values["config_file"] = path
-
-        for var, key in ENV_VARS.items():
-            raw = env.get(var)
-            if raw is not None and raw.strip() != "":
-                values[key] = raw.strip()
-                sources[key] = var
-
         flags: dict[str, Any] = {
             "model": model,
             "api_base": api_base,
@@ -200,42 +313,43 @@ class ModelConfig(FrozenModel):
             "timeout_s": timeout_s,
             "json_mode": json_mode,
         }
-        for key, v in flags.items():
-            if v is not None:
-                values[key] = v
-                sources[key] = "--" + key.replace("_", "-").replace("judge-models", "judge-model")
-
-        if "judge_models" in values:
-            values["judge_models"] = _split_models(values["judge_models"])
-            if len(values["judge_models"]) > len(JUDGE_IDS):
-                raise ConfigError(
-                    f"{sources['judge_models']}: {len(values['judge_models'])} judge models given; the panel has {len(JUDGE_IDS)} judges",
-                    "give one to three judge models",
-                )
-        if "no_cache" in values:
-            values["no_cache"] = _as_bool(values["no_cache"], sources["no_cache"])
-        if values.get("json_mode") is not None:
-            values["json_mode"] = str(values["json_mode"]).strip().lower()
-        if "cache_dir" in values:
-            values["cache_dir"] = Path(str(values["cache_dir"])).expanduser()
-        else:
-            values["cache_dir"] = default_cache_dir(env)
-        if isinstance(values.get("max_tokens"), str) and values["max_tokens"].strip().lower() in ("none", "null", "0"):
-            values["max_tokens"] = None
+        given = {k: v for k, v in flags.items() if v is not None}
+        resolution = _Resolution(env=env, path=_config_path(config_file, env))
+        token = _RESOLVING.set(resolution)
         try:
-            return cls.model_validate(values)
+            return cls(**given)
         except ValidationError as exc:
-            err = exc.errors()[0]
-            key = str(err["loc"][0]) if err.get("loc") else "?"
-            src = sources.get(key, key)
-            msg = err.get("msg", "invalid").removeprefix("Value error, ")
-            raise ConfigError(f"{src}: {key} {values.get(key)!r} is invalid ({msg})") from None
+            raise _config_error(exc, given, resolution) from None
+        finally:
+            _RESOLVING.reset(token)
 
     def describe(self) -> str:
         """One line for stderr: the models of each role and the cache (never a key)."""
         judges = ", ".join(f"{j}={m or 'offline'}" for j, m in self.judges().items())
         cache = "off" if self.no_cache else str(self.cache_dir)
         return f"tracker={self.tracker or 'offline'}, {judges}, api_base={self.api_base or '-'}, cache={cache}"
+
+
+def _config_error(exc: ValidationError, flags: dict[str, Any], resolution: _Resolution) -> ConfigError:
+    """The one-line ConfigError for the first error of ``exc``, naming the flag, variable or file
+    that supplied the bad value (the highest-priority source that set it)."""
+    err = exc.errors()[0]
+    key = str(err["loc"][0]) if err.get("loc") else "?"
+    env_values, file_values = resolution.read.get("env", {}), resolution.read.get("file", {})
+    if key in flags:
+        src, value = _FLAGS.get(key, "--" + key.replace("_", "-")), flags[key]
+    elif key in env_values:
+        src, value = ENV_PREFIX + key.upper(), env_values[key]
+    elif key in file_values:
+        src, value = str(resolution.path), file_values[key]
+    else:
+        src, value = key, err.get("input")
+    if err.get("type") == "bool_parsing":
+        return ConfigError(f"{src}: {value!r} is not a boolean", "use true or false")
+    msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")
+    if key == "judge_models" and "judge models given" in msg:
+        return ConfigError(f"{src}: {msg}", "give one to three judge models")
+    return ConfigError(f"{src}: {key} {value!r} is invalid ({msg})")
 
 
 def default_config_path(env: Mapping[str, str] | None = None) -> Path | None:
@@ -256,10 +370,10 @@ def _config_path(flag: str | os.PathLike[str] | None, env: Mapping[str, str]) ->
         if not p.is_file():
             raise ConfigError(f"--config {p}: no such file", "give the path of a TOML or YAML config file")
         return p
-    if env.get("ADJUDICATOR_CONFIG"):
-        p = Path(env["ADJUDICATOR_CONFIG"]).expanduser()
+    if env.get(CONFIG_ENV):
+        p = Path(env[CONFIG_ENV]).expanduser()
         if not p.is_file():
-            raise ConfigError(f"ADJUDICATOR_CONFIG={p}: no such file", "point it at a TOML or YAML config file or unset it")
+            raise ConfigError(f"{CONFIG_ENV}={p}: no such file", "point it at a TOML or YAML config file or unset it")
         return p
     return default_config_path(env)
 
@@ -294,27 +408,35 @@ def _read_config_file(path: Path) -> dict[str, Any]:
     return data
 
 
-def _split_models(value: Any) -> tuple[str, ...]:
-    if isinstance(value, str):
-        items = value.split(",")
-    elif isinstance(value, (list, tuple)):
-        items = [p for v in value for p in str(v).split(",")]
-    else:
-        raise ConfigError(f"judge_models: expected a list or a comma-separated string, got {value!r}")
-    return tuple(i.strip() for i in items if i.strip())
-
-
-def _as_bool(value: Any, source: str) -> bool:
-    if isinstance(value, bool):
-        return value
-    text = str(value).strip().lower()
-    if text in ("1", "true", "yes", "on"):
-        return True
-    if text in ("0", "false", "no", "off"):
-        return False
-    raise ConfigError(f"{source}: {value!r} is not a boolean", "use true or false")
-
-
 def resolve_config(**flags: Any) -> ModelConfig:
     """:meth:`ModelConfig.resolve` as a function (the CLI's entry point); same keyword arguments."""
     return ModelConfig.resolve(**flags)
+
+
+# ---------------------------------------------------------------------------------------------
+# The package's other environment switches (read here, nowhere else)
+
+
+def api_key(env: Mapping[str, str] | None = None) -> str | None:
+    """``$ADJUDICATOR_API_KEY``, the key passed explicitly to every model, or None (then litellm
+    reads the provider's own variable)."""
+    return (os.environ if env is None else env).get(API_KEY_ENV) or None
+
+
+def prompts_dir_override(env: Mapping[str, str] | None = None) -> Path | None:
+    """``$ADJUDICATOR_PROMPTS_DIR`` (a folder of prompt templates replacing the bundled ones), or None."""
+    value = (os.environ if env is None else env).get(PROMPTS_DIR_ENV)
+    return Path(value) if value else None
+
+
+def debug_tracebacks(env: Mapping[str, str] | None = None) -> bool:
+    """True when ``$ADJUDICATOR_DEBUG`` is set (non-empty): the CLI re-raises internal errors with
+    their traceback instead of printing one line."""
+    return bool((os.environ if env is None else env).get(DEBUG_ENV))
+
+
+def live_endpoint(env: Mapping[str, str] | None = None) -> tuple[str | None, str | None]:
+    """(``$ADJUDICATOR_LIVE_URL``, ``$ADJUDICATOR_LIVE_TOKEN``): the live server the client commands
+    talk to and its access token, each None when unset."""
+    env = os.environ if env is None else env
+    return env.get(LIVE_URL_ENV) or None, env.get(LIVE_TOKEN_ENV) or None

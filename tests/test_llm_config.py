@@ -105,3 +105,37 @@ def test_build_context_llm_shares_one_backend_per_model(tmp_path):
 def test_build_context_rejects_an_unknown_provider_before_any_call(tmp_path):
     with pytest.raises(ConfigError, match="provider"):
         build_context(ModelConfig(model="mystery-model", cache_dir=tmp_path))
+
+
+def test_a_bad_value_in_a_file_names_the_file(tmp_path):
+    f = tmp_path / "c.toml"
+    f.write_text("timeout_s = -3\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as info:
+        ModelConfig.resolve(config_file=f, env=ENV)
+    assert f"{f}: timeout_s -3 is invalid" in info.value.one_line()
+
+
+def test_the_other_environment_switches_are_read_in_config_only():
+    from adjudicator.config import api_key, debug_tracebacks, live_endpoint, prompts_dir_override
+
+    env = {"ADJUDICATOR_API_KEY": "sk-test", "ADJUDICATOR_PROMPTS_DIR": "/p", "ADJUDICATOR_DEBUG": "1",
+           "ADJUDICATOR_LIVE_URL": "http://127.0.0.1:9", "ADJUDICATOR_LIVE_TOKEN": "tok"}
+    assert api_key(env) == "sk-test" and prompts_dir_override(env) == Path("/p") and debug_tracebacks(env)
+    assert live_endpoint(env) == ("http://127.0.0.1:9", "tok")
+    assert (api_key({}), prompts_dir_override({}), debug_tracebacks({}), live_endpoint({})) == (None, None, False, (None, None))
+
+
+def test_no_module_but_config_reads_the_environment():
+    """The one owner of the environment: no other module of the package reads os.environ or getenv
+    (the package's __init__ only sets litellm's offline cost map before litellm can be imported)."""
+    import ast
+
+    root = Path(__file__).resolve().parents[1] / "adjudicator"
+    readers = []
+    for path in root.rglob("*.py"):
+        if path.name == "config.py" and path.parent == root:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and node.attr in ("environ", "getenv") and getattr(node.value, "id", "") == "os":
+                readers.append(str(path.relative_to(root)))
+    assert sorted(set(readers)) == ["__init__.py"]

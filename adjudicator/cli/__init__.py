@@ -10,7 +10,6 @@ the result only; progress, summaries and errors go to stderr, errors as one line
 
 from __future__ import annotations
 
-import os
 import sys
 
 import click
@@ -18,6 +17,7 @@ import click
 from adjudicator import __version__
 from adjudicator.cli import bench, live, run
 from adjudicator.cli.options import echo_err
+from adjudicator.config import debug_tracebacks
 from adjudicator.errors import AdjudicatorError
 
 PROG = "adjudicate"
@@ -77,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
         echo_err(f"{PROG}: error: {' '.join(exc.format_message().split())} (see `{PROG} --help`)")
         code = 2
     except Exception as exc:  # an internal error: still one line, traceback on request
-        if os.environ.get("ADJUDICATOR_DEBUG"):
+        if debug_tracebacks():
             raise
         echo_err(f"{PROG}: internal error: {type(exc).__name__}: {' '.join(str(exc).split())[:300]} (set ADJUDICATOR_DEBUG=1 for the traceback)")
         code = 1

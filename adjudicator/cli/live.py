@@ -15,9 +15,9 @@ from pathlib import Path
 import click
 
 from adjudicator.cli.options import echo_err, model_config_from_options, model_options
+from adjudicator.config import LIVE_STATE_ENV
 from adjudicator.errors import InputError
 
-STATE_ENV = "ADJUDICATOR_LIVE_STATE"
 DEFAULT_STATE_DIR = ".adjudicator-live"
 
 
@@ -64,7 +64,7 @@ def load_context_factory(spec: str):
 
 def client_options(f):
     """--url, --token, --state-dir for the commands that talk to a running server."""
-    f = click.option("--state-dir", type=click.Path(file_okay=False, path_type=Path), envvar=STATE_ENV, default=DEFAULT_STATE_DIR, show_default=True, help="read URL and token from this server state folder's access.json")(f)
+    f = click.option("--state-dir", type=click.Path(file_okay=False, path_type=Path), envvar=LIVE_STATE_ENV, default=DEFAULT_STATE_DIR, show_default=True, help="read URL and token from this server state folder's access.json")(f)
     f = click.option("--token", envvar="ADJUDICATOR_LIVE_TOKEN", help="organiser access token (printed by `live serve`)")(f)
     f = click.option("--url", envvar="ADJUDICATOR_LIVE_URL", help="base URL of the live server, e.g. http://127.0.0.1:8765")(f)
     return f
@@ -93,7 +93,7 @@ def live_group() -> None:
 @live_group.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True, help="address to listen on (loopback by default)")
 @click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True, help="TCP port (0 picks a free one)")
-@click.option("--state-dir", type=click.Path(file_okay=False, path_type=Path), envvar=STATE_ENV, default=DEFAULT_STATE_DIR, show_default=True, help="folder for the SQLite checkpoints, access.json, verdicts and reports")
+@click.option("--state-dir", type=click.Path(file_okay=False, path_type=Path), envvar=LIVE_STATE_ENV, default=DEFAULT_STATE_DIR, show_default=True, help="folder for the SQLite checkpoints, access.json, verdicts and reports")
 @click.option("--max-body-kb", type=click.IntRange(1, 65536), default=1024, show_default=True, help="largest request body accepted (413 above)")
 @click.option("--log-level", type=click.Choice(["critical", "error", "warning", "info", "debug"]), default="info", show_default=True)
 @click.option("--context-factory", hidden=True, help="module:callable returning an AdjudicationContext (custom backends, tests)")

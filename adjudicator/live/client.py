@@ -7,26 +7,24 @@ one-line message; a 5xx becomes :class:`~adjudicator.errors.AdjudicationFailed` 
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
 import httpx
 
+from adjudicator.config import live_endpoint
 from adjudicator.errors import AdjudicationFailed, InputError
 from adjudicator.live.errors import STATUS_ERRORS, LiveRequestError
 from adjudicator.live.server import DEFAULT_HOST, DEFAULT_PORT, read_access
-
-URL_ENV = "ADJUDICATOR_LIVE_URL"
-TOKEN_ENV = "ADJUDICATOR_LIVE_TOKEN"
 
 
 def resolve_endpoint(url: str | None, token: str | None, state_dir: str | Path | None) -> tuple[str, str | None]:
     """(base URL, token): flag, else ``ADJUDICATOR_LIVE_URL`` / ``ADJUDICATOR_LIVE_TOKEN``, else the
     access file in ``state_dir``, else ``http://127.0.0.1:8765`` and no token."""
     access = read_access(state_dir) if state_dir else None
-    url = url or os.environ.get(URL_ENV) or (access or {}).get("url") or f"http://{DEFAULT_HOST}:{DEFAULT_PORT}"
-    token = token or os.environ.get(TOKEN_ENV) or (access or {}).get("token")
+    env_url, env_token = live_endpoint()
+    url = url or env_url or (access or {}).get("url") or f"http://{DEFAULT_HOST}:{DEFAULT_PORT}"
+    token = token or env_token or (access or {}).get("token")
     return url.rstrip("/"), token
 
 

@@ -50,14 +50,13 @@ _LITELLM_LOCK = threading.Lock()
 
 def litellm_module() -> Any:
     """Import and configure litellm once (thread-safe): no debug printing to stdout, no telemetry,
-    no litellm cache. Callers outside this module should not need it."""
+    no litellm cache. ``LITELLM_LOCAL_MODEL_COST_MAP`` is already set by the package's
+    ``__init__`` (which runs before this module can be imported), so the import reads no network.
+    Callers outside this module should not need it."""
     global _LITELLM
     if _LITELLM is None:
         with _LITELLM_LOCK:
             if _LITELLM is None:
-                import os
-
-                os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
                 import litellm
 
                 litellm.suppress_debug_info = True

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from adjudicator.config import prompts_dir_override
 from adjudicator.errors import ConfigError
 from adjudicator.formats import get_format
 
@@ -43,9 +44,9 @@ def prompts_dir() -> Path:
     """``$ADJUDICATOR_PROMPTS_DIR`` when set, else the repository's ``prompts/`` folder (editable
     installs and checkouts), else ``<sys.prefix>/share/adjudicator/prompts`` where a wheel install
     puts the same files (pyproject ``data-files``)."""
-    env = os.environ.get("ADJUDICATOR_PROMPTS_DIR")
-    if env:
-        return Path(env)
+    override = prompts_dir_override()
+    if override is not None:
+        return override
     if DEFAULT_PROMPTS_DIR.is_dir():
         return DEFAULT_PROMPTS_DIR
     return Path(sys.prefix) / "share" / "adjudicator" / "prompts"
