@@ -22,7 +22,7 @@ the checkpointed state have real-match size. Target (issue 6): p95 ``push`` unde
 It also reports the SQLite state left by the runs: the database file, the WAL (whose file keeps its
 high-water mark, about 4 MB with SQLite's default auto-checkpoint of 1000 pages, whatever the number
 of matches), and the checkpoints and pending writes it holds. The store keeps only each thread's latest
-checkpoint (:func:`adjudicator.live.store.prune_thread`), so the state grows by about one final
+checkpoint (:func:`adjudicator.live.checkpoints.prune_thread`), so the state grows by about one final
 tracking checkpoint and one final panel checkpoint per match.
 """
 

@@ -16,7 +16,8 @@ from live_fakes import PanelFault, header_body, online_match, stage_body
 
 from adjudicator.api import adjudicate_with_context
 from adjudicator.errors import AdjudicationFailed
-from adjudicator.live.store import DB_NAME, LiveStore, prune_thread
+from adjudicator.live.checkpoints import DB_NAME, prune_thread, thread_config
+from adjudicator.live.store import LiveStore
 from adjudicator.workflow.context import AdjudicationContext
 
 
@@ -64,7 +65,7 @@ def test_each_thread_keeps_one_checkpoint_and_a_restart_still_resumes(tmp_path):
         _push_two_and_receive_a_third(store, m)
         # one checkpoint (the one paused before s3's analysis), no pending writes of deleted checkpoints
         assert _counts(state) == {"m": (1, 0, 0)}
-        snap = store.tracking.get_state(store._config("m"))
+        snap = store.tracking.get_state(thread_config("m"))
         assert snap.next == ("track_stage",) and len(snap.values["stages"]) == 3 and snap.values["next_stage"] == 2
     finally:
         store.close()

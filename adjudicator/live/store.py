@@ -23,13 +23,8 @@ recognised by its ``stage_id`` (same content: accepted as a duplicate; other con
 ``close`` runs the panel graph in its own thread (``<id>:panel:<attempt>``, same checkpointer), so a
 crash during the panel resumes the judges that had not finished.
 
-Checkpoint history is pruned (:func:`prune_thread`): SqliteSaver stores the whole state (every stage's
-text so far) in each checkpoint, about three per pushed stage, so a thread's history grows with the
-square of its stage count (~5 MB for a 14-stage, 20,000-character match). Resuming needs only a
-thread's latest checkpoint and its pending writes, so after every committed tracking step the
-superseded checkpoints of the match's thread are deleted, and after a successful close those of its
-panel threads; history (``get_state_history``) is therefore not kept. A panel thread is not pruned
-while the panel runs, so a crash mid-panel still resumes the judges that had not finished.
+Checkpoint history is pruned: each thread keeps only its latest checkpoint and that checkpoint's pending
+writes (:mod:`adjudicator.live.checkpoints` says why that is enough and when it happens).
 
 Pushes to one match are serialised (a per-match lock); different matches share nothing but the
 compiled graphs, the SQLite file and the backends, which are stateless or thread-safe.
@@ -40,7 +35,6 @@ from __future__ import annotations
 import json
 import logging
 import re
-import sqlite3
 import threading
 import uuid
 from collections.abc import Callable
@@ -55,6 +49,7 @@ from pydantic import ValidationError
 from adjudicator.errors import AdjudicationFailed
 from adjudicator.files import atomic_write_text
 from adjudicator.live.board import board_snapshot
+from adjudicator.live.checkpoints import DB_NAME, keeps_full_values, open_checkpointer, panel_thread_id, prune_threads, thread_config
 from adjudicator.live.errors import Conflict, NotFound, Unprocessable
 from adjudicator.match import Match, MatchView, Stage, describe_validation_error
 from adjudicator.verdict import Verdict
@@ -62,7 +57,6 @@ from adjudicator.workflow.context import AdjudicationContext
 
 log = logging.getLogger("adjudicator.live")
 
-DB_NAME = "live.sqlite"
 MATCH_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
 Status = Literal["open", "closing", "closed"]
 
@@ -76,52 +70,6 @@ CREATE TABLE IF NOT EXISTS live_matches (
     panel_error   TEXT
 )
 """
-
-
-def prune_thread(saver, thread_id: str) -> int:
-    """Delete every checkpoint of ``thread_id`` except the latest of each namespace, and the pending
-    writes of the deleted ones, in one transaction. Returns the number of checkpoints deleted.
-
-    Safe for graphs whose channels store full values in each checkpoint (LastValue,
-    BinaryOperatorAggregate, ...): reading or resuming a thread uses only its latest checkpoint and that
-    checkpoint's writes (``SqliteSaver.get_tuple``). Not for graphs with a ``DeltaChannel``, whose values
-    are rebuilt from ancestors (:class:`LiveStore` checks its graphs have none)."""
-    with saver.cursor() as cur:
-        cur.execute(
-            "DELETE FROM writes WHERE thread_id = ? AND checkpoint_id < "
-            "(SELECT MAX(c.checkpoint_id) FROM checkpoints c WHERE c.thread_id = writes.thread_id AND c.checkpoint_ns = writes.checkpoint_ns)",
-            (thread_id,),
-        )
-        cur.execute(
-            "DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_id < "
-            "(SELECT MAX(c.checkpoint_id) FROM checkpoints c WHERE c.thread_id = checkpoints.thread_id AND c.checkpoint_ns = checkpoints.checkpoint_ns)",
-            (thread_id,),
-        )
-        return cur.rowcount
-
-
-def _has_delta_channel(graph) -> bool:
-    from langgraph.channels import DeltaChannel
-
-    return any(isinstance(c, DeltaChannel) for c in graph.channels.values())
-
-
-def live_serde():
-    """The checkpoint serializer with an explicit allowlist of the package's state models (LangGraph
-    otherwise warns that unregistered types will be blocked when read back)."""
-    from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
-
-    from adjudicator import battlefield, match, records, verdict
-    from adjudicator.judges import base as backend
-
-    types = [
-        match.MatchView, match.Debater, match.Stage, match.Utterance, match.Exchange,
-        battlefield.Clash, battlefield.ClashEvent, battlefield.ClashUpdate, battlefield.SideAnalysis, battlefield.StageAnalysis,
-        records.CallRecord, records.NodeFailure,
-        verdict.Ballot, verdict.BallotScore, verdict.Verdict, verdict.StageScore, verdict.Dissent, verdict.Provenance, verdict.TaskStatus,
-        backend.JudgeRequest,
-    ]
-    return JsonPlusSerializer(allowed_msgpack_modules=types)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -211,8 +159,6 @@ class LiveStore:
     """
 
     def __init__(self, state_dir: str | Path, context: AdjudicationContext, on_change: Callable[[str, dict], None] | None = None) -> None:
-        from langgraph.checkpoint.sqlite import SqliteSaver
-
         from adjudicator.workflow import panel as panel_graph
         from adjudicator.workflow import tracking as tracking_graph
 
@@ -221,16 +167,15 @@ class LiveStore:
         self.context = context
         self.on_change = on_change
         self.db_path = self.state_dir / DB_NAME
-        self._conn = sqlite3.connect(str(self.db_path), check_same_thread=False, timeout=30)
-        self.saver = SqliteSaver(self._conn, serde=live_serde())
-        self.saver.setup()
+        self.saver = open_checkpointer(self.db_path)
+        self._conn = self.saver.conn
         with self.saver.lock:
             self._conn.execute(_REGISTRY_SQL)
             self._conn.commit()
         self.tracking = tracking_graph.build(checkpointer=self.saver)
         self.panel = panel_graph.build(checkpointer=self.saver)
         # keep-latest pruning needs every channel's full value in each checkpoint (see prune_thread)
-        self.prune_history = not (_has_delta_channel(self.tracking) or _has_delta_channel(self.panel))
+        self.prune_history = keeps_full_values(self.tracking) and keeps_full_values(self.panel)
         self._guard = threading.Lock()
         self._create_lock = threading.Lock()
         self._locks: dict[str, threading.RLock] = {}
@@ -285,13 +230,10 @@ class LiveStore:
 
     # ---- graph plumbing
 
-    def _config(self, thread_id: str, n_stages: int = 0) -> dict:
-        return {"recursion_limit": n_stages + 16, "configurable": {"thread_id": thread_id}}
-
     def _tracking_values(self, match_id: str) -> dict[str, Any]:
         vals = self._values.get(match_id)
         if vals is None:
-            vals = dict(self.tracking.get_state(self._config(match_id)).values)
+            vals = dict(self.tracking.get_state(thread_config(match_id)).values)
             if not vals:
                 vals = self._init_thread(match_id)
             self._values[match_id] = vals
@@ -299,27 +241,21 @@ class LiveStore:
 
     def _init_thread(self, match_id: str) -> dict[str, Any]:
         header = self._rows[match_id].header
-        out = self.tracking.invoke({"match": header, "stages": [], "next_stage": 0}, self._config(match_id), context=self.context, durability="sync")
+        out = self.tracking.invoke({"match": header, "stages": [], "next_stage": 0}, thread_config(match_id), context=self.context, durability="sync")
         self._values[match_id] = dict(out)
         self._prune(match_id)
         return self._values[match_id]
 
     def _prune(self, *thread_ids: str) -> None:
-        """Drop the superseded checkpoints of these threads (module docstring). Runs after their
-        latest checkpoint is committed; a failure is logged, never raised (pruning only saves space)."""
-        if not self.prune_history:
-            return
-        for tid in thread_ids:
-            try:
-                prune_thread(self.saver, tid)
-            except sqlite3.Error:
-                log.exception("live: pruning the checkpoints of %s failed", tid)
+        """Drop the superseded checkpoints of these threads (see :mod:`adjudicator.live.checkpoints`)."""
+        if self.prune_history:
+            prune_threads(self.saver, thread_ids)
 
     def _invoke_tracking(self, match_id: str, payload: dict | None, *, receive_only: bool) -> dict[str, Any]:
         n = len(self._tracking_values(match_id).get("stages") or []) + 1
         out = self.tracking.invoke(
             payload,
-            self._config(match_id, n),
+            thread_config(match_id, n),
             context=self.context,
             durability="sync",
             interrupt_before=["track_stage"] if receive_only else None,
@@ -370,7 +306,7 @@ class LiveStore:
             return snap
         lock = self.lock(match_id)
         if not lock.acquire(timeout=0.2):
-            return self._build_snapshot(match_id, dict(self.tracking.get_state(self._config(match_id)).values))
+            return self._build_snapshot(match_id, dict(self.tracking.get_state(thread_config(match_id)).values))
         try:
             snap = self._snapshots.get(match_id) or self._build_snapshot(match_id)
             self._snapshots[match_id] = snap
@@ -459,7 +395,7 @@ class LiveStore:
             pending = self.pending(match_id)
             if not pending:
                 return self.snapshot(match_id)
-            paused = bool(self.tracking.get_state(self._config(match_id)).next)
+            paused = bool(self.tracking.get_state(thread_config(match_id)).next)
             try:
                 self._invoke_tracking(match_id, None if paused else {"stages": []}, receive_only=False)
             except Exception as exc:
@@ -548,7 +484,7 @@ class LiveStore:
                 row = replace(row, status="closing", panel_attempt=row.panel_attempt + 1, panel_error=None)
                 self._write_row(row)
                 self._changed(match_id)
-            cfg = self._config(f"{match_id}:panel:{row.panel_attempt}", len(stages))
+            cfg = thread_config(panel_thread_id(match_id, row.panel_attempt), len(stages))
             snap = self.panel.get_state(cfg)
             try:
                 if snap.next:  # a panel interrupted by a crash or a backend error: finish the judges left
@@ -573,7 +509,7 @@ class LiveStore:
             atomic_write_text(self.report_path(match_id), verdict_markdown(verdict))
             self._verdicts[match_id] = verdict
             self._write_row(replace(row, status="closed", panel_error=None))
-            self._prune(*(f"{match_id}:panel:{k}" for k in range(1, row.panel_attempt + 1)))
+            self._prune(*(panel_thread_id(match_id, k) for k in range(1, row.panel_attempt + 1)))
             self._changed(match_id)
             return verdict
 
