@@ -34,9 +34,7 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 import threading
-import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -44,20 +42,18 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import ValidationError
-
 from adjudicator.errors import AdjudicationFailed
 from adjudicator.files import atomic_write_text
 from adjudicator.live.board import board_snapshot
 from adjudicator.live.checkpoints import DB_NAME, keeps_full_values, open_checkpointer, panel_thread_id, prune_threads, thread_config
-from adjudicator.live.errors import Conflict, NotFound, Unprocessable
-from adjudicator.match import Match, MatchView, Stage, describe_validation_error
+from adjudicator.live.errors import Conflict, NotFound
+from adjudicator.live.validation import resent_stage, validate_complete, validate_header, validate_push
+from adjudicator.match import MatchView, Stage
 from adjudicator.verdict import Verdict
 from adjudicator.workflow.context import AdjudicationContext
 
 log = logging.getLogger("adjudicator.live")
 
-MATCH_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
 Status = Literal["open", "closing", "closed"]
 
 _REGISTRY_SQL = """
@@ -70,65 +66,6 @@ CREATE TABLE IF NOT EXISTS live_matches (
     panel_error   TEXT
 )
 """
-
-
-# ---------------------------------------------------------------------------------------------
-# Validation (same models and one-line messages as the CLI)
-
-
-def validate_header(data: object) -> MatchView:
-    """Validate a create-match body: a match file without stages (``match_id`` optional: one is
-    generated). Labels and source, if sent, are dropped (models never see them).
-    Raises :class:`Unprocessable` (422) naming the field."""
-    if not isinstance(data, dict):
-        raise Unprocessable("match: the body must be a JSON object describing the match header", "see `adjudicate schema`", field="body")
-    data = dict(data)
-    if data.get("stages"):
-        raise Unprocessable(
-            "match: field stages: create the match without stages",
-            "push each stage as it finishes to /api/matches/<match_id>/stages",
-            field="stages",
-        )
-    data["stages"] = []
-    data.setdefault("match_id", f"live-{uuid.uuid4().hex[:8]}")
-    try:
-        m = Match.model_validate(data, context={"partial": True})
-    except ValidationError as exc:
-        raise Unprocessable(describe_validation_error(exc, "match")) from None
-    if not MATCH_ID_RE.match(m.match_id):
-        raise Unprocessable(
-            f"match: field match_id: {m.match_id!r} cannot name a live match",
-            "use 1-80 letters, digits, '.', '_' or '-', starting with a letter or digit",
-            field="match_id",
-        )
-    return m.view()
-
-
-def validate_push(header: MatchView, stages: list[Stage], data: object) -> Stage:
-    """Validate one pushed stage against the header and the stages received so far (a fixed-order
-    format needs a prefix of its declared order). Returns the parsed :class:`Stage`. Raises
-    :class:`Unprocessable` (422) whose message names the field path as in the full match file
-    (``stages.<index>...``)."""
-    if not isinstance(data, dict):
-        raise Unprocessable("stage: the body must be a JSON object describing one stage", "see `adjudicate schema`", field="body")
-    candidate = header.model_dump(mode="json")
-    candidate["stages"] = [s.model_dump(mode="json") for s in stages] + [data]
-    try:
-        m = Match.model_validate(candidate, context={"partial": True})
-    except ValidationError as exc:
-        raise Unprocessable(describe_validation_error(exc, "stage")) from None
-    return m.stages[-1]
-
-
-def validate_complete(header: MatchView, stages: list[Stage]) -> None:
-    """Check that the received stages form a complete match (what ``adjudicate match.json`` requires).
-    Raises :class:`Unprocessable` (422)."""
-    candidate = header.model_dump(mode="json")
-    candidate["stages"] = [s.model_dump(mode="json") for s in stages]
-    try:
-        Match.model_validate(candidate)
-    except ValidationError as exc:
-        raise Unprocessable(describe_validation_error(exc, "match"), "push the missing stages before closing") from None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -361,20 +298,9 @@ class LiveStore:
             if row.status != "open":
                 raise Conflict(f"match {match_id!r} is {row.status}; it takes no more stages", "create a new match for another debate")
             stages: list[Stage] = list(self._tracking_values(match_id).get("stages") or [])
-            if isinstance(data, dict) and isinstance(data.get("stage_id"), str):
-                old = next((s for s in stages if s.stage_id == data["stage_id"]), None)
-                if old is not None:
-                    try:
-                        same = Stage.model_validate(data) == old
-                    except ValidationError:
-                        same = False
-                    if same:
-                        return old.stage_id, True
-                    raise Conflict(
-                        f"stage: field stage_id: {old.stage_id!r} was already received with different content",
-                        "stage ids are unique within a match; use a new stage_id",
-                        field="stage_id",
-                    )
+            resent = resent_stage(stages, data)
+            if resent is not None:
+                return resent.stage_id, True
             stage = validate_push(row.header, stages, data)
             self._invoke_tracking(match_id, {"stages": [stage]}, receive_only=True)
             self._changed(match_id)
