@@ -37,52 +37,21 @@ import logging
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
-from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from adjudicator.errors import AdjudicationFailed
 from adjudicator.files import atomic_write_text
 from adjudicator.live.board import board_snapshot
 from adjudicator.live.checkpoints import DB_NAME, keeps_full_values, open_checkpointer, panel_thread_id, prune_threads, thread_config
-from adjudicator.live.errors import Conflict, NotFound
+from adjudicator.live.errors import Conflict
+from adjudicator.live.registry import MatchRegistry, MatchRow
 from adjudicator.live.validation import resent_stage, validate_complete, validate_header, validate_push
-from adjudicator.match import MatchView, Stage
+from adjudicator.match import Stage
 from adjudicator.verdict import Verdict
 from adjudicator.workflow.context import AdjudicationContext
 
 log = logging.getLogger("adjudicator.live")
-
-Status = Literal["open", "closing", "closed"]
-
-_REGISTRY_SQL = """
-CREATE TABLE IF NOT EXISTS live_matches (
-    match_id      TEXT PRIMARY KEY,
-    created_at    TEXT NOT NULL,
-    header        TEXT NOT NULL,
-    status        TEXT NOT NULL CHECK (status IN ('open', 'closing', 'closed')),
-    panel_attempt INTEGER NOT NULL DEFAULT 0,
-    panel_error   TEXT
-)
-"""
-
-
-# ---------------------------------------------------------------------------------------------
-# The store
-
-
-@dataclass(frozen=True)
-class MatchRow:
-    """One registry row: the label-free header, status ("open", "closing", "closed"), creation time
-    (UTC ISO 8601), the panel attempt counter and the last panel error."""
-
-    match_id: str
-    header: MatchView
-    status: Status
-    created_at: str
-    panel_attempt: int = 0
-    panel_error: str | None = None
 
 
 class LiveStore:
@@ -105,10 +74,7 @@ class LiveStore:
         self.on_change = on_change
         self.db_path = self.state_dir / DB_NAME
         self.saver = open_checkpointer(self.db_path)
-        self._conn = self.saver.conn
-        with self.saver.lock:
-            self._conn.execute(_REGISTRY_SQL)
-            self._conn.commit()
+        self.registry = MatchRegistry(self.saver.conn, self.saver.lock)
         self.tracking = tracking_graph.build(checkpointer=self.saver)
         self.panel = panel_graph.build(checkpointer=self.saver)
         # keep-latest pruning needs every channel's full value in each checkpoint (see prune_thread)
@@ -116,11 +82,10 @@ class LiveStore:
         self._guard = threading.Lock()
         self._create_lock = threading.Lock()
         self._locks: dict[str, threading.RLock] = {}
-        self._rows: dict[str, MatchRow] = {r.match_id: r for r in self._read_rows()}
-        self._values: dict[str, dict[str, Any]] = {}
+        self._values: dict[str, dict[str, Any]] = {}  # match id -> tracking state as last committed
         self._snapshots: dict[str, dict[str, Any]] = {}
         self._revision: dict[str, int] = {}
-        self._errors: dict[str, str] = {}
+        self._errors: dict[str, str] = {}  # match id -> the last analysis or panel fault, shown on the board
         self._verdicts: dict[str, Verdict] = {}
         self._executor = ThreadPoolExecutor(max_workers=4, thread_name_prefix="live-analyse")
         self._closed = False
@@ -128,33 +93,9 @@ class LiveStore:
 
     # ---- registry
 
-    def _read_rows(self) -> list[MatchRow]:
-        with self.saver.lock:
-            cur = self._conn.execute("SELECT match_id, header, status, created_at, panel_attempt, panel_error FROM live_matches ORDER BY created_at, match_id")
-            rows = cur.fetchall()
-        return [MatchRow(mid, MatchView.model_validate_json(h), st, ts, att, err) for mid, h, st, ts, att, err in rows]
-
-    def _write_row(self, row: MatchRow, insert: bool = False) -> None:
-        with self.saver.lock:
-            if insert:
-                self._conn.execute(
-                    "INSERT INTO live_matches (match_id, created_at, header, status, panel_attempt, panel_error) VALUES (?, ?, ?, ?, ?, ?)",
-                    (row.match_id, row.created_at, row.header.model_dump_json(), row.status, row.panel_attempt, row.panel_error),
-                )
-            else:
-                self._conn.execute(
-                    "UPDATE live_matches SET status = ?, panel_attempt = ?, panel_error = ? WHERE match_id = ?",
-                    (row.status, row.panel_attempt, row.panel_error, row.match_id),
-                )
-            self._conn.commit()
-        self._rows[row.match_id] = row
-
     def row(self, match_id: str) -> MatchRow:
         """The registry row of ``match_id``. Raises :class:`NotFound` (404)."""
-        row = self._rows.get(match_id)
-        if row is None:
-            raise NotFound(f"match {match_id!r}: no such live match", "create it first (POST /api/matches or `adjudicate live create`)")
-        return row
+        return self.registry.get(match_id)
 
     def lock(self, match_id: str) -> threading.RLock:
         """The lock that serialises every change to one match."""
@@ -163,9 +104,9 @@ class LiveStore:
 
     def match_ids(self) -> list[str]:
         """Every live match id, in creation order."""
-        return list(self._rows)
+        return self.registry.ids()
 
-    # ---- graph plumbing
+    # ---- the tracking thread of a match (thread id = match id)
 
     def _tracking_values(self, match_id: str) -> dict[str, Any]:
         vals = self._values.get(match_id)
@@ -177,16 +118,11 @@ class LiveStore:
         return vals
 
     def _init_thread(self, match_id: str) -> dict[str, Any]:
-        header = self._rows[match_id].header
+        header = self.row(match_id).header
         out = self.tracking.invoke({"match": header, "stages": [], "next_stage": 0}, thread_config(match_id), context=self.context, durability="sync")
         self._values[match_id] = dict(out)
         self._prune(match_id)
         return self._values[match_id]
-
-    def _prune(self, *thread_ids: str) -> None:
-        """Drop the superseded checkpoints of these threads (see :mod:`adjudicator.live.checkpoints`)."""
-        if self.prune_history:
-            prune_threads(self.saver, thread_ids)
 
     def _invoke_tracking(self, match_id: str, payload: dict | None, *, receive_only: bool) -> dict[str, Any]:
         n = len(self._tracking_values(match_id).get("stages") or []) + 1
@@ -200,6 +136,11 @@ class LiveStore:
         self._values[match_id] = {k: v for k, v in dict(out).items() if not k.startswith("__")}
         self._prune(match_id)
         return self._values[match_id]
+
+    def _prune(self, *thread_ids: str) -> None:
+        """Drop the superseded checkpoints of these threads (see :mod:`adjudicator.live.checkpoints`)."""
+        if self.prune_history:
+            prune_threads(self.saver, thread_ids)
 
     # ---- snapshots
 
@@ -264,7 +205,7 @@ class LiveStore:
                     "status": s["status"],
                     "received": s["received"],
                     "analysed": s["analysed"],
-                    "created_at": self._rows[mid].created_at,
+                    "created_at": self.row(mid).created_at,
                     "board_url": f"/board/{mid}",
                 }
             )
@@ -278,11 +219,11 @@ class LiveStore:
         is taken."""
         header = validate_header(data)
         with self._create_lock:
-            if header.match_id in self._rows:
+            if header.match_id in self.registry:
                 raise Conflict(f"match {header.match_id!r} already exists", "choose another match_id, or push to the existing match", field="match_id")
-            row = MatchRow(header.match_id, header, "open", datetime.now(UTC).isoformat(timespec="seconds"))
+            row = MatchRow.new(header)
             with self.lock(row.match_id):
-                self._write_row(row, insert=True)
+                self.registry.insert(row)
                 self._init_thread(row.match_id)
                 return self._changed(row.match_id)
 
@@ -391,8 +332,6 @@ class LiveStore:
         Idempotent: closing a closed match returns its verdict. Raises :class:`Conflict` with no stage,
         :class:`Unprocessable` when a fixed-order match is incomplete, :class:`AdjudicationFailed` when
         the panel produced no verdict (the match stays open and can be closed again)."""
-        from adjudicator.report import verdict_markdown
-
         self.row(match_id)
         with self.lock(match_id):
             row = self.row(match_id)
@@ -407,37 +346,52 @@ class LiveStore:
                 raise Conflict(f"match {match_id!r} has no stages yet", "push at least one stage before closing")
             validate_complete(row.header, stages)
             if row.status != "closing":
-                row = replace(row, status="closing", panel_attempt=row.panel_attempt + 1, panel_error=None)
-                self._write_row(row)
+                row = row.closing()
+                self.registry.update(row)
                 self._changed(match_id)
-            cfg = thread_config(panel_thread_id(match_id, row.panel_attempt), len(stages))
-            snap = self.panel.get_state(cfg)
-            try:
-                if snap.next:  # a panel interrupted by a crash or a backend error: finish the judges left
-                    state = self.panel.invoke(None, cfg, context=self.context, durability="sync")
-                elif snap.values.get("verdict") is not None or snap.values.get("panel_error"):
-                    state = snap.values  # the panel finished before the crash; only the files were missing
-                else:
-                    state = self.panel.invoke(dict(vals), cfg, context=self.context, durability="sync")
-            except Exception as exc:
-                self._errors[match_id] = f"the panel did not complete: {type(exc).__name__}: {exc}"
-                self._changed(match_id)
-                raise AdjudicationFailed(f"match {match_id!r}: {self._errors[match_id]}", "close the match again to resume the panel") from exc
-            self._errors.pop(match_id, None)
+            state = self._run_panel(row, vals, len(stages))
             verdict = state.get("verdict")
             if verdict is None:
                 err = state.get("panel_error") or "the panel produced no verdict"
-                self._write_row(replace(row, status="open", panel_error=err))
+                self.registry.update(row.reopened(err))
                 self._changed(match_id)
                 raise AdjudicationFailed(f"match {match_id!r}: {err}", "close the match again to retry the panel")
-            text = json.dumps(json.loads(verdict.model_dump_json()), ensure_ascii=False, indent=2) + "\n"
-            atomic_write_text(self.verdict_path(match_id), text)
-            atomic_write_text(self.report_path(match_id), verdict_markdown(verdict))
-            self._verdicts[match_id] = verdict
-            self._write_row(replace(row, status="closed", panel_error=None))
+            self._store_verdict(match_id, verdict)
+            self.registry.update(row.closed())
             self._prune(*(panel_thread_id(match_id, k) for k in range(1, row.panel_attempt + 1)))
             self._changed(match_id)
             return verdict
+
+    def _run_panel(self, row: MatchRow, values: dict[str, Any], n_stages: int) -> dict[str, Any]:
+        """The final state of panel attempt ``row.panel_attempt`` on the tracking state ``values``:
+        started, resumed (judges left by a crash or a backend error), or read back when it had
+        finished. Raises :class:`AdjudicationFailed` when the panel raised (the attempt resumes on the
+        next close)."""
+        match_id = row.match_id
+        cfg = thread_config(panel_thread_id(match_id, row.panel_attempt), n_stages)
+        snap = self.panel.get_state(cfg)
+        try:
+            if snap.next:  # a panel interrupted by a crash or a backend error: finish the judges left
+                state = self.panel.invoke(None, cfg, context=self.context, durability="sync")
+            elif snap.values.get("verdict") is not None or snap.values.get("panel_error"):
+                state = snap.values  # the panel finished before the crash; only the files were missing
+            else:
+                state = self.panel.invoke(dict(values), cfg, context=self.context, durability="sync")
+        except Exception as exc:
+            self._errors[match_id] = f"the panel did not complete: {type(exc).__name__}: {exc}"
+            self._changed(match_id)
+            raise AdjudicationFailed(f"match {match_id!r}: {self._errors[match_id]}", "close the match again to resume the panel") from exc
+        self._errors.pop(match_id, None)
+        return state
+
+    def _store_verdict(self, match_id: str, verdict: Verdict) -> None:
+        """Write ``verdicts/<id>.json`` (indented UTF-8 JSON) and ``reports/<id>.md``, each atomically."""
+        from adjudicator.report import verdict_markdown
+
+        text = json.dumps(json.loads(verdict.model_dump_json()), ensure_ascii=False, indent=2) + "\n"
+        atomic_write_text(self.verdict_path(match_id), text)
+        atomic_write_text(self.report_path(match_id), verdict_markdown(verdict))
+        self._verdicts[match_id] = verdict
 
     def recover(self) -> list[str]:
         """After a (re)start: initialise any thread a crash left without a checkpoint, analyse the
@@ -469,4 +423,4 @@ class LiveStore:
         self._closed = True
         self._executor.shutdown(wait=True, cancel_futures=True)  # queued analyses resume at the next start
         with self.saver.lock:
-            self._conn.close()
+            self.saver.conn.close()
