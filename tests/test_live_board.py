@@ -9,8 +9,9 @@ from live_fakes import ccdb_header, ccdb_stage, online_match
 
 from adjudicator.battlefield import Clash, ClashEvent, SideAnalysis, StageAnalysis
 from adjudicator.errors import InputError
-from adjudicator.live.board import board_snapshot, clashes_before, like_for_like_gap, next_slot, pooled_momentum, provisional_tendency
+from adjudicator.live.board import board_snapshot, next_slot
 from adjudicator.live.replay import nominal_duration_s, replay_delays_s
+from adjudicator.live.tendency import clashes_before, like_for_like_gap, pooled_momentum, provisional_tendency
 from adjudicator.match import Match, MatchView, Stage
 
 

@@ -1,113 +1,25 @@
-"""The live board: a JSON snapshot of where a match in progress stands, and its provisional tendency.
+"""The live board: the JSON views of a match in progress -- the board snapshot (what the page renders
+and what server-sent events carry), a push's reply, a match's line in the list -- and the template of
+the next stage for the organiser's push form.
 
 Everything here is a pure function of the clash-tracking state (the trackers' analyses and the clash
 map), so it works the same with the offline judge and with any LLM. Nothing in the snapshot is the
-panel's verdict until the match is closed; the provisional numbers are labelled as such on the page.
-
-Provisional tendency (our definition; not the panel's ``p``, not fitted to any label):
-
-- ``score_gap``: the like-for-like mean difference of the trackers' suggested scores (1-10). Scored
-  units are grouped by (stage type, role) -- affirmative constructive against negative constructive,
-  questioner against questioner, free debate against free debate -- because stage types carry a
-  structural bias (paper 2.5: questioners outscore respondents). For each group where both sides have
-  at least one unit, ``d_g`` = mean(affirmative) - mean(negative) with weight ``w_g`` = the smaller of the
-  two unit counts; ``score_gap`` = sum(w_g d_g) / sum(w_g), or 0 while no group has both sides.
-- ``momentum``: the event-weighted clash momentum in [-1, 1], the same counting as
-  :meth:`adjudicator.battlefield.Clash.momentum` pooled over all clashes: each "advanced" or "defended"
-  event counts +1 for its side, each "conceded" event +1 for the other side, "opened"/"contested" count 0;
-  ``momentum`` = (affirmative counts - negative counts) / all counted events, or 0 with none.
-- ``p = 1 / (1 + exp(-(0.8 * score_gap + 1.2 * momentum)))``, two decimals; above 0.5 leans affirmative.
-  Scale: a one-point like-for-like gap alone (one rubric step, e.g. 7 against 6) gives 0.69; a clash
-  map entirely one side's with equal scores gives 0.77. ``leaning`` is "affirmative" from 0.55,
-  "negative" up to 0.45, else "even". ``p`` is None until both sides have been scored in at least one
-  comparable (stage type, role) group -- e.g. after the first constructive speech alone.
+panel's verdict until the match is closed; the provisional numbers (suggested scores, the provisional
+tendency of :mod:`adjudicator.live.tendency`) are labelled as such on the page.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from adjudicator.battlefield import Clash, StageAnalysis, event_balance
+from adjudicator.battlefield import Clash, StageAnalysis
 from adjudicator.formats import get_format, other_side
+from adjudicator.live.tendency import Tendency, clashes_before, provisional_tendency
 from adjudicator.match import MatchView, Stage
+from adjudicator.records import NodeFailure
 from adjudicator.rubric import band
 from adjudicator.verdict import Verdict
-
-SCORE_GAP_WEIGHT = 0.8  # logit per suggested-score point of like-for-like gap
-MOMENTUM_WEIGHT = 1.2  # logit at a clash map entirely one side's (momentum +-1)
-LEANING_MARGIN = 0.05  # |p - 0.5| below this is "even"
-
-
-@dataclass(frozen=True)
-class Tendency:
-    """The provisional tendency (module docstring). ``p`` in [0, 1], or None before both sides have
-    been scored in a comparable stage;
-    ``score_gap`` in [-9, 9] suggested-score points; ``momentum`` in [-1, 1]; ``compared_groups`` the
-    number of (stage type, role) groups with both sides scored; ``counted_events`` the clash events
-    that moved momentum."""
-
-    p: float | None
-    leaning: str
-    score_gap: float
-    momentum: float
-    compared_groups: int
-    counted_events: int
-
-
-def like_for_like_gap(analyses: list[StageAnalysis], stage_types: dict[str, str]) -> tuple[float, int]:
-    """(score_gap, compared_groups): the weighted mean of per-(stage type, role) differences in mean
-    suggested score, affirmative minus negative (module docstring). ``stage_types`` maps stage id ->
-    stage type. Returns (0.0, 0) when no group has both sides."""
-    groups: dict[tuple[str, str], dict[str, list[int]]] = {}
-    for a in analyses:
-        for s in a.sides:
-            key = (stage_types.get(s.stage_id, "?"), s.role or "")
-            groups.setdefault(key, {"affirmative": [], "negative": []})[s.side].append(s.suggested_score)
-    num = 0.0
-    den = 0.0
-    compared = 0
-    for g in groups.values():
-        aff, neg = g["affirmative"], g["negative"]
-        if not aff or not neg:
-            continue
-        w = min(len(aff), len(neg))
-        num += w * (sum(aff) / len(aff) - sum(neg) / len(neg))
-        den += w
-        compared += 1
-    return (num / den if den else 0.0), compared
-
-
-def pooled_momentum(clashes: dict[str, Clash]) -> tuple[float, int]:
-    """(momentum, counted_events): clash momentum pooled over every clash event (module docstring)."""
-    score, n = event_balance([e for c in clashes.values() for e in c.events])
-    return (score / n if n else 0.0), n
-
-
-def provisional_tendency(analyses: list[StageAnalysis], clashes: dict[str, Clash], stages: list[Stage]) -> Tendency:
-    """The provisional tendency of a match in progress (formula in the module docstring)."""
-    gap, groups = like_for_like_gap(analyses, {s.stage_id: s.type for s in stages})
-    momentum, events = pooled_momentum(clashes)
-    if not analyses or groups == 0:
-        # until both sides have been scored in a comparable stage there is nothing to weigh: clash
-        # momentum alone after one side's opening speech would read as a landslide
-        return Tendency(p=None, leaning="none yet", score_gap=0.0, momentum=round(momentum, 3), compared_groups=groups, counted_events=events)
-    z = SCORE_GAP_WEIGHT * gap + MOMENTUM_WEIGHT * momentum
-    p = round(1.0 / (1.0 + math.exp(-z)), 2)
-    leaning = "affirmative" if p >= 0.5 + LEANING_MARGIN else "negative" if p <= 0.5 - LEANING_MARGIN else "even"
-    return Tendency(p=p, leaning=leaning, score_gap=round(gap, 3), momentum=round(momentum, 3), compared_groups=groups, counted_events=events)
-
-
-def clashes_before(clashes: dict[str, Clash], stage_id: str) -> dict[str, Clash]:
-    """The clash map as it stood before ``stage_id``: its events removed, clashes it opened dropped."""
-    out: dict[str, Clash] = {}
-    for cid, c in clashes.items():
-        if c.opened_in == stage_id:
-            continue
-        out[cid] = c.model_copy(update={"events": [e for e in c.events if e.stage_id != stage_id]})
-    return out
-
 
 # ---------------------------------------------------------------------------------------------
 # Next-stage suggestion (for the organiser's push form)
@@ -156,6 +68,94 @@ def next_slot(header: MatchView, stages: list[Stage]) -> dict[str, Any] | None:
 # The snapshot
 
 
+@dataclass(frozen=True)
+class Progress:
+    """The clash-tracking state of one match, unpacked: ``stages`` received (in order), ``analyses``
+    sorted by stage index, the clash map, the node failures, and ``analysed`` (``next_stage``: the
+    number of stages whose analysis completed, a prefix of ``stages``)."""
+
+    stages: list[Stage]
+    analyses: list[StageAnalysis]
+    clashes: dict[str, Clash]
+    failures: list[NodeFailure]
+    analysed: int
+
+    @classmethod
+    def of(cls, values: dict[str, Any]) -> Progress:
+        """From the tracking graph's state values (keys ``stages``, ``next_stage``, ``clashes``,
+        ``analyses``, ``failures``; any may be missing)."""
+        return cls(
+            stages=list(values.get("stages") or []),
+            analyses=sorted(values.get("analyses") or [], key=lambda a: a.stage_index),
+            clashes=dict(values.get("clashes") or {}),
+            failures=list(values.get("failures") or []),
+            analysed=int(values.get("next_stage") or 0),
+        )
+
+    def stage_names(self) -> dict[str, str]:
+        """Stage id -> stage name."""
+        return {s.stage_id: s.name for s in self.stages}
+
+
+def _match_json(header: MatchView, stages: list[Stage]) -> dict[str, Any]:
+    fixed = get_format(header.format).fixed_order
+    return {
+        "match_id": header.match_id,
+        "format": header.format,
+        "language": header.language,
+        "motion": header.motion,
+        "affirmative_position": header.affirmative_position,
+        "negative_position": header.negative_position,
+        "info": header.info,
+        "debaters": [{"label": d.label, "side": d.side, "position": d.position, "name": d.name} for d in header.debaters],
+        # the declared order plus the surprise challenges received so far (2v2, Appendix A.3)
+        "expected_stages": len(get_format(header.format).order) + sum(1 for s in stages if s.surprise) if fixed else None,
+    }
+
+
+def _stage_rows(progress: Progress) -> list[dict[str, Any]]:
+    """Each received stage, with whether its analysis completed and whether it failed."""
+    analysed_ids = {a.stage_id for a in progress.analyses}
+    failed_ids = {f.key for f in progress.failures if f.node == "track_stage"}
+    return [
+        {
+            "stage_id": s.stage_id,
+            "name": s.name,
+            "type": s.type,
+            "sides": list(s.sides),
+            "roles": dict(s.roles or {}),
+            "speakers": list(s.speakers),
+            "chars": sum(len(u.text) for u in s.utterances),
+            "analysed": i < progress.analysed and s.stage_id in analysed_ids,
+            "failed": i < progress.analysed and s.stage_id in failed_ids,
+        }
+        for i, s in enumerate(progress.stages)
+    ]
+
+
+def _score_rows(progress: Progress) -> list[dict[str, Any]]:
+    """The trackers' provisional suggested score (1-10) and rubric ratings per analysed stage and side."""
+    names = progress.stage_names()
+    types = {s.stage_id: s.type for s in progress.stages}
+    return [
+        {
+            "stage_id": sa.stage_id,
+            "stage_name": names.get(sa.stage_id, sa.stage_id),
+            "stage_type": types.get(sa.stage_id, ""),
+            "side": sa.side,
+            "role": sa.role,
+            "suggested_score": sa.suggested_score,
+            "band": band(sa.suggested_score),
+            "task_performance": sa.task_performance,
+            "battlefield_judgement": sa.battlefield_judgement,
+            "advancement": sa.advancement,
+            "rationale": sa.rationale,
+        }
+        for a in progress.analyses
+        for sa in a.sides
+    ]
+
+
 def _clash_json(c: Clash, names: dict[str, str]) -> dict[str, Any]:
     return {
         "clash_id": c.clash_id,
@@ -188,6 +188,31 @@ def _verdict_json(match_id: str, v: Verdict) -> dict[str, Any]:
     }
 
 
+def _latest_change(progress: Progress, tendency: Tendency) -> dict[str, Any] | None:
+    """What the latest analysed stage changed: its summary and scores, its clash events, the clashes it
+    opened, and the provisional tendency before and after it. None before any analysis."""
+    if not progress.analyses:
+        return None
+    analyses, clashes, stages = progress.analyses, progress.clashes, progress.stages
+    last = analyses[-1]
+    before = provisional_tendency(analyses[:-1], clashes_before(clashes, last.stage_id), stages)
+    changes = []
+    for c in clashes.values():
+        for e in c.events:
+            if e.stage_id == last.stage_id:
+                changes.append({"clash_id": c.clash_id, "title": c.title, "side": e.side, "kind": e.kind, "note": e.note, "debater": e.debater})
+    return {
+        "stage_id": last.stage_id,
+        "stage_name": progress.stage_names().get(last.stage_id, last.stage_id),
+        "summary": last.summary,
+        "scores": [{"side": s.side, "role": s.role, "suggested_score": s.suggested_score} for s in last.sides],
+        "clash_events": changes,
+        "opened": [c.clash_id for c in clashes.values() if c.opened_in == last.stage_id],
+        "tendency_before": before.p,
+        "tendency_after": tendency.p,
+    }
+
+
 def board_snapshot(
     header: MatchView,
     values: dict[str, Any],
@@ -206,101 +231,69 @@ def board_snapshot(
     ``failures``). ``status`` is "open", "closing" or "closed". Keys of the result: ``match``,
     ``status``, ``model``, ``is_llm``, ``revision``, ``stages`` (received, each with ``analysed``),
     ``received``, ``analysed``, ``pending``, ``next_slot``, ``clashes`` (the battlefield map),
-    ``scores`` (provisional suggested scores per stage and side), ``tendency`` (see the module
-    docstring), ``latest`` (what changed in the latest analysed stage), ``failures``, ``error``,
-    ``verdict`` (after close) and ``panel_error``.
+    ``scores`` (provisional suggested scores per stage and side), ``tendency`` (see
+    :mod:`adjudicator.live.tendency`), ``latest`` (what changed in the latest analysed stage),
+    ``failures``, ``error``, ``verdict`` (after close) and ``panel_error``.
     """
-    stages: list[Stage] = list(values.get("stages") or [])
-    analyses: list[StageAnalysis] = sorted(values.get("analyses") or [], key=lambda a: a.stage_index)
-    clashes: dict[str, Clash] = dict(values.get("clashes") or {})
-    failures = list(values.get("failures") or [])
-    n_done = int(values.get("next_stage") or 0)
-    names = {s.stage_id: s.name for s in stages}
-    types = {s.stage_id: s.type for s in stages}
-    analysed_ids = {a.stage_id for a in analyses}
-    failed_ids = {f.key for f in failures if f.node == "track_stage"}
-
-    stage_rows = [
-        {
-            "stage_id": s.stage_id,
-            "name": s.name,
-            "type": s.type,
-            "sides": list(s.sides),
-            "roles": dict(s.roles or {}),
-            "speakers": list(s.speakers),
-            "chars": sum(len(u.text) for u in s.utterances),
-            "analysed": i < n_done and s.stage_id in analysed_ids,
-            "failed": i < n_done and s.stage_id in failed_ids,
-        }
-        for i, s in enumerate(stages)
-    ]
-    scores = [
-        {
-            "stage_id": sa.stage_id,
-            "stage_name": names.get(sa.stage_id, sa.stage_id),
-            "stage_type": types.get(sa.stage_id, ""),
-            "side": sa.side,
-            "role": sa.role,
-            "suggested_score": sa.suggested_score,
-            "band": band(sa.suggested_score),
-            "task_performance": sa.task_performance,
-            "battlefield_judgement": sa.battlefield_judgement,
-            "advancement": sa.advancement,
-            "rationale": sa.rationale,
-        }
-        for a in analyses
-        for sa in a.sides
-    ]
-    tendency = provisional_tendency(analyses, clashes, stages)
-
-    latest = None
-    if analyses:
-        last = analyses[-1]
-        before = provisional_tendency(analyses[:-1], clashes_before(clashes, last.stage_id), stages)
-        changes = []
-        for c in clashes.values():
-            for e in c.events:
-                if e.stage_id == last.stage_id:
-                    changes.append({"clash_id": c.clash_id, "title": c.title, "side": e.side, "kind": e.kind, "note": e.note, "debater": e.debater})
-        latest = {
-            "stage_id": last.stage_id,
-            "stage_name": names.get(last.stage_id, last.stage_id),
-            "summary": last.summary,
-            "scores": [{"side": s.side, "role": s.role, "suggested_score": s.suggested_score} for s in last.sides],
-            "clash_events": changes,
-            "opened": [c.clash_id for c in clashes.values() if c.opened_in == last.stage_id],
-            "tendency_before": before.p,
-            "tendency_after": tendency.p,
-        }
-    fixed = get_format(header.format).fixed_order
+    progress = Progress.of(values)
+    stages = progress.stages
+    names = progress.stage_names()
+    tendency = provisional_tendency(progress.analyses, progress.clashes, stages)
     return {
-        "match": {
-            "match_id": header.match_id,
-            "format": header.format,
-            "language": header.language,
-            "motion": header.motion,
-            "affirmative_position": header.affirmative_position,
-            "negative_position": header.negative_position,
-            "info": header.info,
-            "debaters": [{"label": d.label, "side": d.side, "position": d.position, "name": d.name} for d in header.debaters],
-            # the declared order plus the surprise challenges received so far (2v2, Appendix A.3)
-            "expected_stages": len(get_format(header.format).order) + sum(1 for s in stages if s.surprise) if fixed else None,
-        },
+        "match": _match_json(header, stages),
         "status": status,
         "model": model,
         "is_llm": is_llm,
         "revision": revision,
-        "stages": stage_rows,
+        "stages": _stage_rows(progress),
         "received": len(stages),
-        "analysed": n_done,
-        "pending": [s.stage_id for s in stages[n_done:]],
+        "analysed": progress.analysed,
+        "pending": [s.stage_id for s in stages[progress.analysed :]],
         "next_slot": next_slot(header, stages) if status == "open" else None,
-        "clashes": [_clash_json(c, names) for c in clashes.values()],
-        "scores": scores,
+        "clashes": [_clash_json(c, names) for c in progress.clashes.values()],
+        "scores": _score_rows(progress),
         "tendency": asdict(tendency),
-        "latest": latest,
-        "failures": [{"node": f.node, "key": f.key, "reason": f.reason} for f in failures],
+        "latest": _latest_change(progress, tendency),
+        "failures": [{"node": f.node, "key": f.key, "reason": f.reason} for f in progress.failures],
         "error": error,
         "verdict": _verdict_json(header.match_id, verdict) if verdict is not None else None,
         "panel_error": panel_error,
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# Views derived from a snapshot
+
+
+def push_reply(snapshot: dict[str, Any], stage_id: str, duplicate: bool) -> dict[str, Any]:
+    """The reply to a push of ``stage_id`` once the match's board is ``snapshot``: ``{"match_id",
+    "stage_id", "duplicate", "status": "analysed" | "queued", "received", "analysed", "pending",
+    "latest", "tendency", "next_slot"}`` ("queued" while any received stage awaits its analysis)."""
+    return {
+        "match_id": snapshot["match"]["match_id"],
+        "stage_id": stage_id,
+        "duplicate": duplicate,
+        "status": "queued" if snapshot["pending"] else "analysed",
+        "received": snapshot["received"],
+        "analysed": snapshot["analysed"],
+        "pending": snapshot["pending"],
+        "latest": snapshot["latest"],
+        "tendency": snapshot["tendency"],
+        "next_slot": snapshot["next_slot"],
+    }
+
+
+def match_summary(snapshot: dict[str, Any], created_at: str) -> dict[str, Any]:
+    """A match's line in the list of live matches: id, motion, format, status, stages received and
+    analysed, creation time (UTC ISO 8601) and board URL."""
+    mid = snapshot["match"]["match_id"]
+    return {
+        "match_id": mid,
+        "motion": snapshot["match"]["motion"],
+        "format": snapshot["match"]["format"],
+        "status": snapshot["status"],
+        "received": snapshot["received"],
+        "analysed": snapshot["analysed"],
+        "created_at": created_at,
+        "board_url": f"/board/{mid}",
     }

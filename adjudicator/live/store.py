@@ -42,7 +42,7 @@ from typing import Any
 
 from adjudicator.errors import AdjudicationFailed
 from adjudicator.files import atomic_write_text
-from adjudicator.live.board import board_snapshot
+from adjudicator.live.board import board_snapshot, match_summary, push_reply
 from adjudicator.live.checkpoints import DB_NAME, keeps_full_values, open_checkpointer, panel_thread_id, prune_threads, thread_config
 from adjudicator.live.errors import Conflict
 from adjudicator.live.registry import MatchRegistry, MatchRow
@@ -194,22 +194,7 @@ class LiveStore:
 
     def list_matches(self) -> list[dict[str, Any]]:
         """One summary per live match: id, motion, format, status, stages received and analysed."""
-        out = []
-        for mid in self.match_ids():
-            s = self.snapshot(mid)
-            out.append(
-                {
-                    "match_id": mid,
-                    "motion": s["match"]["motion"],
-                    "format": s["match"]["format"],
-                    "status": s["status"],
-                    "received": s["received"],
-                    "analysed": s["analysed"],
-                    "created_at": self.row(mid).created_at,
-                    "board_url": f"/board/{mid}",
-                }
-            )
-        return out
+        return [match_summary(self.snapshot(mid), self.row(mid).created_at) for mid in self.match_ids()]
 
     # ---- operations
 
@@ -294,18 +279,7 @@ class LiveStore:
             snap = self.analyse(match_id) if wait else self.snapshot(match_id)
         if not wait and snap["pending"]:
             self._executor.submit(self._analyse_quietly, match_id)
-        return {
-            "match_id": match_id,
-            "stage_id": stage_id,
-            "duplicate": duplicate,
-            "status": "queued" if snap["pending"] else "analysed",
-            "received": snap["received"],
-            "analysed": snap["analysed"],
-            "pending": snap["pending"],
-            "latest": snap["latest"],
-            "tendency": snap["tendency"],
-            "next_slot": snap["next_slot"],
-        }
+        return push_reply(snap, stage_id, duplicate)
 
     def verdict(self, match_id: str) -> Verdict | None:
         """The stored verdict of a closed match, else None."""
