@@ -1,0 +1,238 @@
+"""The live server's routes, in three groups: :data:`pages` (the board page and its static files),
+:data:`reads` (public JSON and the event stream) and :data:`writes` (the organiser's, token required).
+
+Routes (``{id}`` is a match id; writes need the organiser's token as ``Authorization: Bearer <token>``
+or ``X-Adjudicator-Token: <token>``, else 401):
+
+=======  ==============================  ======================================================
+GET      /                               redirect to /board
+GET      /board, /board/{id}             the board page (read-only; no token)
+GET      /organiser                      the same page with the organiser's forms (token in ``?token=``)
+GET      /api/health                     ``{"ok": true}``
+GET      /api/formats                    each format's declared stage order
+GET      /api/matches                    live matches (id, motion, status, stages received/analysed)
+POST     /api/matches              token create a match from a header (match file without stages) -> 201
+GET      /api/matches/{id}               the board snapshot (JSON)
+GET      /api/matches/{id}/events        the board snapshot as server-sent events
+POST     /api/matches/{id}/stages  token push one stage; ``?wait=false`` returns 202 before analysis
+POST     /api/matches/{id}/close   token run the panel; returns the verdict JSON
+GET      /api/matches/{id}/verdict       the stored verdict JSON (404 until closed)
+GET      /api/matches/{id}/report        the stored Markdown report
+=======  ==============================  ======================================================
+
+The routes find the app's :class:`~adjudicator.live.store.LiveStore`, :class:`~adjudicator.live.events.Hub`,
+token and body limit on ``request.app.state`` (set by :func:`adjudicator.live.app.create_app`).
+A write checks the token first, in the handler, then the match, then reads the body.
+
+Body limit: :data:`MAX_BODY_BYTES` (1 MiB) by default. A real stage is far smaller (an eight-minute
+Chinese free debate is about 3,000 characters, ~10 KB of UTF-8; a long English online speech of 10,000
+words ~60 KB), so the limit only stops mistakes and abuse.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response, StreamingResponse
+from starlette.concurrency import run_in_threadpool
+
+from adjudicator.live.errors import BadRequest, NotFound, PayloadTooLarge, Unauthorized
+from adjudicator.live.events import board_stream
+from adjudicator.live.store import LiveStore
+
+MAX_BODY_BYTES = 1024 * 1024
+"""Default request-body limit in bytes (1 MiB); larger bodies get 413."""
+
+DRAIN_LIMIT_BYTES = 64 * 1024 * 1024  # read and discard an oversized body up to this size before 413
+
+STATIC_DIR = Path(__file__).resolve().parent / "static"
+
+pages = APIRouter()
+reads = APIRouter()
+writes = APIRouter()
+
+
+# ---------------------------------------------------------------------------------------------
+# What a route needs from the request
+
+
+def store_of(request: Request) -> LiveStore:
+    """The app's live store."""
+    return request.app.state.store
+
+
+Store = Annotated[LiveStore, Depends(store_of)]
+
+
+def require_token(request: Request) -> None:
+    """Check the organiser's token (``Authorization: Bearer``, else ``X-Adjudicator-Token``) against the
+    app's, in constant time. Raises :class:`Unauthorized` (401) when it is missing or wrong."""
+    token: str = request.app.state.token
+    given = request.headers.get("x-adjudicator-token") or ""
+    auth = request.headers.get("authorization") or ""
+    if auth.lower().startswith("bearer "):
+        given = auth[7:].strip()
+    if not given or not secrets.compare_digest(given.encode(), token.encode()):
+        raise Unauthorized(
+            "writes need the organiser's access token" if not given else "the access token is wrong",
+            "send it as 'Authorization: Bearer <token>'; `adjudicate live serve` prints it and writes it to STATE_DIR/access.json",
+            field=None,
+        )
+
+
+async def read_json_body(request: Request, limit: int) -> Any:
+    """Read and decode the JSON body, refusing more than ``limit`` bytes (413), bytes that are not
+    UTF-8 or not JSON (400)."""
+    declared = request.headers.get("content-length")
+    too_large = PayloadTooLarge(
+        f"body: larger than this server's limit of {limit} bytes",
+        "push one stage at a time; a stage is normally well under 100 KB",
+        field="body",
+    )
+    if declared and declared.isdigit() and int(declared) > limit:
+        if int(declared) <= DRAIN_LIMIT_BYTES:  # let the client finish sending, so it reads the 413
+            async for _ in request.stream():
+                pass
+        raise too_large
+    size = 0
+    chunks: list[bytes] = []
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise too_large
+        chunks.append(chunk)
+    raw = b"".join(chunks)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BadRequest(f"body: not UTF-8 text (byte {exc.start})", "send the JSON as UTF-8", field="body") from None
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if not text.strip():
+        raise BadRequest("body: empty", "send a JSON object", field="body")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise BadRequest(f"body: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}", "fix the JSON syntax", field="body") from None
+
+
+async def _body(request: Request) -> Any:
+    return await read_json_body(request, request.app.state.max_body_bytes)
+
+
+def _closed_file(store: LiveStore, match_id: str, path: Path, what: str) -> Path:
+    """The stored ``what`` of a closed match (404 for an unknown match, or before close)."""
+    if store.row(match_id).status != "closed" or not path.exists():
+        raise NotFound(f"match {match_id!r} has no {what} yet", "close the match first")
+    return path
+
+
+# ---------------------------------------------------------------------------------------------
+# Pages (the static files are mounted by create_app)
+
+
+@pages.get("/", include_in_schema=False)
+async def index() -> RedirectResponse:
+    return RedirectResponse("/board")
+
+
+@pages.get("/board", include_in_schema=False)
+@pages.get("/board/{match_id}", include_in_schema=False)
+@pages.get("/organiser", include_in_schema=False)
+async def page(match_id: str | None = None) -> FileResponse:
+    return FileResponse(STATIC_DIR / "board.html", media_type="text/html; charset=utf-8", headers={"Cache-Control": "no-store"})
+
+
+# ---------------------------------------------------------------------------------------------
+# Reads (no token)
+
+
+@reads.get("/api/health")
+async def health(store: Store) -> dict:
+    return {"ok": True, "matches": len(store.match_ids()), "recovered": store.recovered.is_set()}
+
+
+@reads.get("/api/formats")
+async def formats() -> dict:
+    from adjudicator.formats import FORMATS
+
+    return {
+        name: {
+            "language": f.language,
+            "debaters_per_side": f.debaters_per_side,
+            "stage_types": list(f.stage_types),
+            "fixed_order": f.fixed_order,
+            "order": [{"name": s.name, "type": s.type, "sides": list(s.sides), "speakers": list(s.speakers), "questioner": s.questioner, "phase": s.phase} for s in f.order],
+        }
+        for name, f in FORMATS.items()
+    }
+
+
+@reads.get("/api/matches")
+async def list_matches(store: Store) -> dict:
+    return {"matches": await run_in_threadpool(store.list_matches)}
+
+
+@reads.get("/api/matches/{match_id}")
+async def get_match(match_id: str, store: Store) -> JSONResponse:
+    return JSONResponse(await run_in_threadpool(store.snapshot, match_id))
+
+
+@reads.get("/api/matches/{match_id}/events")
+async def events(match_id: str, request: Request, store: Store) -> StreamingResponse:
+    store.row(match_id)
+    return StreamingResponse(
+        board_stream(request.app.state.hub, match_id, lambda: store.snapshot(match_id)),
+        media_type="text/event-stream",
+        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+    )
+
+
+@reads.get("/api/matches/{match_id}/verdict")
+async def get_verdict(match_id: str, store: Store) -> Response:
+    path = _closed_file(store, match_id, store.verdict_path(match_id), "verdict")
+    return Response(path.read_bytes(), media_type="application/json")
+
+
+@reads.get("/api/matches/{match_id}/report")
+async def get_report(match_id: str, store: Store) -> PlainTextResponse:
+    path = _closed_file(store, match_id, store.report_path(match_id), "report")
+    return PlainTextResponse(path.read_text(encoding="utf-8"), media_type="text/markdown; charset=utf-8")
+
+
+# ---------------------------------------------------------------------------------------------
+# Writes (the organiser's token)
+
+
+@writes.post("/api/matches", status_code=201)
+async def create_match(request: Request, store: Store) -> JSONResponse:
+    require_token(request)
+    data = await _body(request)
+    snap = await run_in_threadpool(store.create, data)
+    mid = snap["match"]["match_id"]
+    return JSONResponse(
+        {"match_id": mid, "board_url": f"/board/{mid}", "events_url": f"/api/matches/{mid}/events", "snapshot": snap},
+        status_code=201,
+        headers={"Location": f"/api/matches/{mid}"},
+    )
+
+
+@writes.post("/api/matches/{match_id}/stages")
+async def push_stage(match_id: str, request: Request, store: Store, wait: bool = True) -> JSONResponse:
+    require_token(request)
+    store.row(match_id)
+    data = await _body(request)
+    result = await run_in_threadpool(store.push, match_id, data, wait)
+    return JSONResponse(result, status_code=202 if result["status"] == "queued" else 200)
+
+
+@writes.post("/api/matches/{match_id}/close")
+async def close_match(match_id: str, request: Request, store: Store) -> Response:
+    require_token(request)
+    store.row(match_id)
+    await run_in_threadpool(store.close_match, match_id)
+    return Response(store.verdict_path(match_id).read_bytes(), media_type="application/json")
