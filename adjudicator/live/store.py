@@ -1,4 +1,6 @@
-"""The live store: a registry of live matches and one LangGraph checkpointer thread per match.
+"""The live store: one clash-tracking thread per live match and, at close, its panel, orchestrated over
+the match registry (:mod:`.registry`), the SQLite checkpointer (:mod:`.checkpoints`) and the validation
+of what is pushed (:mod:`.validation`).
 
 State directory layout (``STATE_DIR``)::
 
