@@ -22,7 +22,7 @@ from adjudicator.errors import AdjudicationFailed
 from adjudicator.formats import Side
 from adjudicator.match import MatchView
 from adjudicator.records import CallRecord, NodeFailure
-from adjudicator.verdict import Ballot, Dissent, Provenance, StageScore, Verdict
+from adjudicator.verdict import Arm, Ballot, Dissent, Provenance, StageScore, Verdict
 
 MIN_BALLOTS = 2
 
@@ -36,7 +36,7 @@ def rank_votes(votes: dict[str, int], labels: list[str]) -> tuple[dict[str, int]
     return ranked, [label for label, n in ranked.items() if n == top and n > 0]
 
 
-def panel_winner(ballots: list[Ballot], stage_means: dict[tuple[str, str], float] | None = None) -> Side:
+def panel_winner(ballots: list[Ballot], stage_means: dict[tuple[str, Side], float] | None = None) -> Side:
     """The panel's winner from valid ballots (rules in the module docstring). Raises ValueError if
     ``ballots`` is empty."""
     if not ballots:
@@ -144,20 +144,15 @@ def aggregate(
     )
 
 
-def provenance_of(arm: str, model: str, models: dict[str, str], is_llm: bool, prompt_hashes: dict[str, str], calls: list[CallRecord], version: str) -> Provenance:
+def provenance_of(arm: Arm, model: str, models: dict[str, str], is_llm: bool, prompt_hashes: dict[str, str], calls: list[CallRecord], version: str) -> Provenance:
     """Deterministic provenance from call records: counts, token sums, cost (None if any model
     request had no known price), parse statistics. A cached call contributes the tokens and cost of
     the original request (so a cached rerun reproduces the verdict byte for byte); whether a call was
     a cache hit, and wall-clock latency, are left out."""
-    requests = [c for c in calls if c.parse != "native"]
-    cost: float | None = 0.0
-    for c in requests:
-        if c.cost_usd is None:
-            cost = None
-            break
-        cost += c.cost_usd  # type: ignore[operator]
+    prices = [c.cost_usd for c in calls if c.parse != "native"]
+    cost = None if any(x is None for x in prices) else sum(x for x in prices if x is not None)
     return Provenance(
-        arm=arm,  # type: ignore[arg-type]
+        arm=arm,
         model=model,
         models=models,
         is_llm=is_llm,

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from adjudicator.config import ModelConfig, is_offline
 from adjudicator.config import api_key as config_api_key
@@ -23,6 +23,9 @@ from adjudicator.judges.base import Backend
 from adjudicator.match import Match, MatchView
 from adjudicator.verdict import Verdict
 from adjudicator.workflow.context import AdjudicationContext
+
+if TYPE_CHECKING:
+    from adjudicator.workflow.nodes import PanelState
 
 ARMS = ("agentic", "single-call")
 
@@ -52,7 +55,7 @@ def adjudicate_single_call(match: Match | MatchView, settings: ModelConfig) -> V
     from adjudicator.single_call import run_single_call
 
     model = settings.model
-    if is_offline(model):
+    if model is None or is_offline(model):
         raise InputError("--arm single-call needs an LLM; give --model", "e.g. --model deepseek/deepseek-chat, or --model openai/<name> --api-base URL")
     view = match.view() if isinstance(match, Match) else match
     return run_single_call(view, make_client(settings, model))
@@ -68,7 +71,7 @@ def run_config(view: MatchView, thread_id: str | None = None) -> dict:
     return {"recursion_limit": len(view.stages) + 16, "configurable": {"thread_id": thread_id or f"{view.match_id}-{uuid.uuid4().hex}"}}
 
 
-def run_agentic(match: Match | MatchView, context: AdjudicationContext) -> tuple[Verdict | None, dict]:
+def run_agentic(match: Match | MatchView, context: AdjudicationContext) -> tuple[Verdict | None, PanelState]:
     """Run the adjudication graph on ``match`` (labels are stripped first).
 
     Returns (verdict or None, final state). The verdict is None when the panel failed; the state then
@@ -77,14 +80,16 @@ def run_agentic(match: Match | MatchView, context: AdjudicationContext) -> tuple
     from adjudicator.workflow.adjudication import compiled
 
     view = match.view() if isinstance(match, Match) else match
-    state = compiled().invoke(initial_state(view), config=run_config(view), context=context)
+    state = cast("PanelState", compiled().invoke(initial_state(view), config=run_config(view), context=context))  # the final state, as a plain dict
     return state.get("verdict"), state
 
 
 def adjudicate_with_context(match: Match | MatchView, context: AdjudicationContext) -> Verdict:
-    """Adjudicate ``match`` with the agentic panel seated in ``context`` and return the verdict. Raises :class:`AdjudicationFailed` (exit code 1)
-    when fewer than two judges produced a valid ballot; the exception carries the partial verdict
-    (failures with raw outputs, valid ballots, clash map, provenance)."""
+    """Adjudicate ``match`` with the agentic panel seated in ``context`` and return the verdict.
+
+    Raises :class:`~adjudicator.errors.AdjudicationFailed` (exit code 1) when fewer than two judges
+    produced a valid ballot; the exception carries the partial verdict (failures with raw outputs,
+    valid ballots, clash map, provenance)."""
     from adjudicator.workflow.nodes import partial_verdict
 
     verdict, state = run_agentic(match, context)

@@ -102,16 +102,8 @@ class SideAnalysis(FrozenModel):
     @classmethod
     def rated(cls, stage_id: str, side: Side, role: Role | None, task: str, battlefield: str, advancement: str, **kw) -> "SideAnalysis":
         """Build an analysis whose suggested score comes from :func:`rubric.suggested_score`."""
-        return cls(
-            stage_id=stage_id,
-            side=side,
-            role=role,
-            task_performance=task,  # type: ignore[arg-type]
-            battlefield_judgement=battlefield,  # type: ignore[arg-type]
-            advancement=advancement,  # type: ignore[arg-type]
-            suggested_score=suggested_score(task, battlefield, advancement),
-            **kw,
-        )
+        levels = {"task_performance": task, "battlefield_judgement": battlefield, "advancement": advancement}  # validated as the rubric's literals
+        return cls.model_validate({"stage_id": stage_id, "side": side, "role": role, **levels, "suggested_score": suggested_score(task, battlefield, advancement), **kw})
 
 
 class StageAnalysis(FrozenModel):

@@ -12,7 +12,7 @@ tournament practice; stage types, phases, order of types and roles follow the te
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, get_args
 
 Side = Literal["affirmative", "negative"]
 SIDES: tuple[Side, Side] = ("affirmative", "negative")
@@ -29,7 +29,7 @@ StageType = Literal[
     "free_debate",  # 自由辩论: alternating, symmetric, all debaters
     "closing",  # 总结陈词
 ]
-STAGE_TYPES: tuple[str, ...] = StageType.__args__  # type: ignore[attr-defined]
+STAGE_TYPES: tuple[str, ...] = get_args(StageType)
 
 Interaction = Literal["monologue", "asymmetric", "alternating"]
 
@@ -48,7 +48,7 @@ INTERACTION: dict[str, Interaction] = {
 }
 
 FormatName = Literal["ccdb-4v4", "ccdb-2v2", "online-1v1"]
-FORMAT_NAMES: tuple[str, ...] = FormatName.__args__  # type: ignore[attr-defined]
+FORMAT_NAMES: tuple[str, ...] = get_args(FormatName)
 
 
 def other_side(side: Side) -> Side:
@@ -120,11 +120,12 @@ class FormatSpec:
         return [position_label(s, i) for s in SIDES for i in range(1, self.debaters_per_side + 1)]
 
 
-A, N = "affirmative", "negative"
+A: Side = "affirmative"
+N: Side = "negative"
 
 
-def _p(side: str, i: int) -> str:
-    return position_label(side, i)  # type: ignore[arg-type]
+def _p(side: Side, i: int) -> str:
+    return position_label(side, i)
 
 
 CCDB_4V4 = FormatSpec(

@@ -20,8 +20,9 @@ Models never see a :class:`Match`; they see a :class:`MatchView`, which has no `
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
@@ -294,7 +295,7 @@ class Match(MatchView):
             if st.surprise and st.type not in spec.surprise_types:
                 raise ValueError(f"stages.{i}.surprise: a surprise challenge is a {' or '.join(spec.surprise_types)} stage")
         if spec.surprise_types:
-            first_surprise: dict[str, int] = {}
+            first_surprise: dict[Side | None, int] = {}
             for i, st in enumerate(self.stages):
                 if not st.surprise:
                     continue
@@ -323,10 +324,10 @@ class Match(MatchView):
                 st = self.stages[i]
                 if st.interaction == "monologue" and st.sides != list(slot.sides):
                     raise ValueError(f"stages.{i}.sides: {slot.name} ({slot.name_zh}) is the {slot.sides[0]}'s stage in {self.format}; got {st.sides[0]}")
-                if st.interaction == "asymmetric" and st.questioner != slot.questioner:
+                if st.interaction == "asymmetric" and st.questioner != slot.questioner and slot.questioner is not None:
                     raise ValueError(
                         f"stages.{i}.roles: in {slot.name} ({slot.name_zh}) the {slot.questioner} is the questioner in {self.format}; "
-                        f"set roles to {{\"{slot.questioner}\": \"questioner\", \"{other_side(slot.questioner)}\": \"respondent\"}}"  # type: ignore[arg-type]
+                        f"set roles to {{\"{slot.questioner}\": \"questioner\", \"{other_side(slot.questioner)}\": \"respondent\"}}"
                     )
         if self.labels:
             self._check_labels(self.labels, known)
@@ -355,7 +356,7 @@ class Match(MatchView):
 # Loading with one-line errors
 
 
-def _loc(err: dict) -> str:
+def _loc(err: Mapping[str, Any]) -> str:
     # drop pydantic's union-member tags such as "literal['tie']" or "function-after[...]"
     parts = [str(p) for p in err.get("loc", ()) if p != "function-after" and not (isinstance(p, str) and p.endswith("]") and "[" in p)]
     return ".".join(parts) or "(top level)"

@@ -9,15 +9,15 @@ completed 6-8, perfectly completed 9-10.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 TaskPerformance = Literal["perfect", "well", "approximate", "not_completed"]
 BattlefieldJudgement = Literal["correct_important", "correct_secondary", "largely_irrelevant", "incorrect"]
 Advancement = Literal["decisive", "major", "substantial", "effective", "attempt", "none", "counterproductive"]
 
-TASK_LEVELS: tuple[str, ...] = TaskPerformance.__args__  # type: ignore[attr-defined]
-BATTLEFIELD_LEVELS: tuple[str, ...] = BattlefieldJudgement.__args__  # type: ignore[attr-defined]
-ADVANCEMENT_LEVELS: tuple[str, ...] = Advancement.__args__  # type: ignore[attr-defined]
+TASK_LEVELS: tuple[str, ...] = get_args(TaskPerformance)
+BATTLEFIELD_LEVELS: tuple[str, ...] = get_args(BattlefieldJudgement)
+ADVANCEMENT_LEVELS: tuple[str, ...] = get_args(Advancement)
 
 #: Paper Table 5, row by row: (task performance, battlefield judgement, advancement) -> score.
 RUBRIC_TABLE: tuple[tuple[str, str, str, int], ...] = (

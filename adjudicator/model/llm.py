@@ -367,7 +367,7 @@ class LLMClient:
         """The ``response_format`` to send for ``schema`` under this client's ``json_mode``, or None."""
         if schema is None or self.json_mode == "none":
             return None
-        mode = self.json_mode
+        mode: JsonMode = self.json_mode
         if mode == "auto":
             mode = "schema" if self.supports_schema() else "none"
         if mode == "schema":

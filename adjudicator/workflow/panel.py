@@ -7,6 +7,7 @@ Topology: START -> convene_panel -> (route_after_convene_panel: Send x3) -> judg
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 from langgraph.graph import END, START, StateGraph
 from langgraph.types import Send
@@ -20,10 +21,10 @@ def route_after_convene_panel(state: PanelState) -> list[Send]:
     return [Send("judge", task) for task in judge_tasks(state)]
 
 
-def add_panel(builder: StateGraph) -> None:
+def add_panel(builder: StateGraph[Any, AdjudicationContext, Any, Any]) -> None:
     """Add convene -> judges (parallel) -> aggregate -> END to ``builder``; entry node ``convene_panel``."""
     builder.add_node("convene_panel", convene_panel)
-    builder.add_node("judge", judge)
+    builder.add_node("judge", judge)  # type: ignore[call-overload]  # langgraph's stubs do not match a Send target whose input (JudgeTask) is not the graph state
     builder.add_node("aggregate_panel", aggregate_panel)
     builder.add_conditional_edges("convene_panel", route_after_convene_panel, ["judge"])
     builder.add_edge("judge", "aggregate_panel")

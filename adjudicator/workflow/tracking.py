@@ -7,7 +7,7 @@ Invoked again with more ``stages`` (live use, with a checkpointer), it continues
 from __future__ import annotations
 
 import functools
-from typing import Literal
+from typing import Any, Literal
 
 from langgraph.graph import END, START, StateGraph
 
@@ -31,7 +31,7 @@ def route_after_track_stage(state: BattlefieldState) -> Literal["track_stage", "
     return "track_stage" if stages_pending(state) else "done"
 
 
-def add_tracking(builder: StateGraph, after: str) -> None:
+def add_tracking(builder: StateGraph[Any, AdjudicationContext, Any, Any], after: str) -> None:
     """Add the ``track_stage`` loop to ``builder``; when no stage is pending, continue to ``after``
     (a node name, or END): the routers' ``done`` maps to it."""
     builder.add_node("track_stage", track_stage)
