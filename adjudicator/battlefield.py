@@ -10,7 +10,7 @@ so model tokens grow linearly with the number of stages.
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Literal, TypedDict
+from typing import Annotated, Literal, TypedDict, get_args
 
 from pydantic import Field
 
@@ -21,7 +21,8 @@ from adjudicator.records import CallRecord, NodeFailure
 from adjudicator.rubric import Advancement, BattlefieldJudgement, TaskPerformance, suggested_score
 
 ClashEventKind = Literal["opened", "advanced", "conceded", "defended", "contested"]
-
+#: The clash event kinds, in declaration order.
+CLASH_KINDS: tuple[str, ...] = get_args(ClashEventKind)
 
 
 class ClashUpdate(FrozenModel):

@@ -47,7 +47,8 @@ from synthetic_ccdb import synthetic_ccdb_view  # noqa: E402
 
 from adjudicator.battlefield import Clash, StageAnalysis, apply_clash_updates, ledger_text, merge_clashes  # noqa: E402
 from adjudicator.judges.base import JUDGE_PERSPECTIVES, JudgeRequest, StageRequest  # noqa: E402
-from adjudicator.judges.llm.backend import PREVIOUS_STAGE_CHARS, TRACKER_LEDGER_CLASHES, TRACKER_LEDGER_EVENTS, TRACKER_LEDGER_STAGES, LLMBackend, excerpt  # noqa: E402
+from adjudicator.judges.llm.backend import LLMBackend  # noqa: E402
+from adjudicator.judges.llm.variables import PREVIOUS_STAGE_CHARS, TRACKER_LEDGER_CLASHES, TRACKER_LEDGER_EVENTS, TRACKER_LEDGER_STAGES, excerpt  # noqa: E402
 from adjudicator.judges.offline.backend import OfflineJudge  # noqa: E402
 from adjudicator.match import MatchView, load_match  # noqa: E402
 from adjudicator.model.cache import NullCache  # noqa: E402

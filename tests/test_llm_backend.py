@@ -19,7 +19,8 @@ from llm_helpers import ballot_json, online_match, schema_responder, tracker_jso
 from adjudicator.api import build_context
 from adjudicator.config import ModelConfig
 from adjudicator.judges.base import Backend, JudgeRequest, StageRequest
-from adjudicator.judges.llm.backend import LLMBackend, read_stage_analysis
+from adjudicator.judges.llm.backend import LLMBackend
+from adjudicator.judges.llm.recovery import read_stage_analysis
 from adjudicator.model.cache import ResponseCache
 from adjudicator.model.llm import LLMClient, TransportPolicy
 from adjudicator.model.parsing import parse_output

@@ -10,7 +10,8 @@ import pytest
 from llm_helpers import GOLD_MARKER, ccdb_2v2_match, online_match, tracker_json
 
 from adjudicator.judges.base import JudgeRequest, StageRequest
-from adjudicator.judges.llm.backend import LLMBackend, judge_variables, stage_variables
+from adjudicator.judges.llm.backend import LLMBackend
+from adjudicator.judges.llm.variables import judge_variables, stage_variables
 from adjudicator.model.llm import LLMClient
 from adjudicator.model.prompts import DEFAULT_PROMPTS_DIR, PromptStore, fence, neutralise, utterance_lines
 
@@ -130,7 +131,7 @@ def test_free_debate_prompt_states_the_relative_rule(backend):
 
 
 def test_judge_prompt_lists_units_labels_votes_and_perspective(backend):
-    from adjudicator.judges.llm.backend import read_stage_analysis
+    from adjudicator.judges.llm.recovery import read_stage_analysis
     from adjudicator.model.parsing import parse_output
 
     match = ccdb_2v2_match().view()

@@ -1,0 +1,306 @@
+"""Reading the LLM judge's answers: validators (decoded object -> value) and stage-3 recoveries.
+
+The validators turn a decoded JSON object into the node's value or raise
+:class:`~adjudicator.model.parsing.OutputInvalid`: :func:`read_stage_analysis` gives the tracker's
+:class:`~adjudicator.battlefield.StageAnalysis`, :func:`read_ballot` a judge's
+:class:`~adjudicator.verdict.Ballot`. They are more lenient than the response schemas of
+:mod:`adjudicator.judges.llm.outputs` (written-out level names, a mapping instead of a list), because a
+model without structured output writes what it likes.
+
+The recoveries are stage 3 of the protocol's three-stage parser
+(:func:`~adjudicator.model.parsing.parse_output`): they build a candidate object from field-level
+regular expressions when no JSON object could be decoded; the validator then checks it as usual.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any, cast
+
+from adjudicator.battlefield import CLASH_KINDS, ClashEventKind, ClashUpdate, SideAnalysis, StageAnalysis
+from adjudicator.formats import Side
+from adjudicator.judges.base import JudgeRequest, StageRequest
+from adjudicator.judges.llm.variables import judge_units, side_debaters
+from adjudicator.model.parsing import (
+    OutputInvalid,
+    as_choice,
+    as_number,
+    as_probability,
+    as_score,
+    as_side,
+    as_votes,
+    canonical_label,
+    find_number,
+    find_string,
+    find_votes,
+    find_word,
+    small_objects,
+)
+from adjudicator.rubric import (
+    ADVANCEMENT_LEVELS,
+    BATTLEFIELD_LEVELS,
+    LEVEL_TEXT,
+    TASK_LEVELS,
+    Advancement,
+    BattlefieldJudgement,
+    TaskPerformance,
+    suggested_score,
+)
+from adjudicator.verdict import BALLOT_VOTES, Ballot, BallotScore
+
+#: Written-out level names (English and Chinese, from rubric.LEVEL_TEXT) -> level key.
+LEVEL_ALIASES: dict[str, str] = {text.lower(): key for key, pair in LEVEL_TEXT.items() for text in pair}
+
+_ID_RE = re.compile(r"[^\w\-]+", re.U)
+
+
+def _text(value: Any, limit: int) -> str:
+    """``value`` as one line of text (whitespace runs collapsed), at most ``limit`` characters."""
+    if value is None:
+        return ""
+    text = value if isinstance(value, str) else str(value)
+    text = " ".join(text.split())
+    return text[:limit]
+
+
+def _side(value: Any, field: str) -> Side:
+    """:func:`~adjudicator.model.parsing.as_side`, typed: it returns only "affirmative" or "negative"."""
+    return cast(Side, as_side(value, field))
+
+
+def _contributions(value: Any, allowed: list[str]) -> dict[str, float]:
+    pairs: list[tuple[Any, Any]] = []
+    if isinstance(value, Mapping):
+        pairs = list(value.items())
+    elif isinstance(value, list):
+        pairs = [(i.get("debater"), i.get("share")) for i in value if isinstance(i, Mapping)]
+    shares: dict[str, float] = {}
+    for name, share in pairs:
+        label = canonical_label(name, allowed)
+        if label is None:
+            continue
+        try:
+            x = as_number(share, "share")
+        except OutputInvalid:
+            continue
+        if x > 0:
+            shares[label] = shares.get(label, 0.0) + x
+    total = sum(shares.values())
+    if total <= 0:
+        return {label: round(1.0 / len(allowed), 3) for label in allowed} if allowed else {}
+    return {k: round(v / total, 3) for k, v in shares.items()}
+
+
+def _clash_updates(value: Any, labels: list[str]) -> list[ClashUpdate]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise OutputInvalid(f"clash_updates: expected a list, got {type(value).__name__}")
+    out: list[ClashUpdate] = []
+    for item in value:
+        if not isinstance(item, Mapping):
+            continue
+        cid = _ID_RE.sub("-", _text(item.get("clash_id"), 40)).strip("-")
+        if not cid:
+            continue
+        try:
+            side = _side(item.get("side"), "clash_updates.side")
+            kind = cast(ClashEventKind, as_choice(item.get("kind"), CLASH_KINDS, "clash_updates.kind"))
+        except OutputInvalid:
+            continue  # one malformed update does not cost the stage's rubric analysis
+        out.append(
+            ClashUpdate(
+                clash_id=cid,
+                title=_text(item.get("title"), 160),
+                side=side,
+                kind=kind,
+                note=_text(item.get("note"), 240),
+                debater=canonical_label(item.get("debater"), labels),
+                affirmative_position=_text(item.get("affirmative_position"), 200),
+                negative_position=_text(item.get("negative_position"), 200),
+            )
+        )
+    return out
+
+
+def _side_items(obj: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    """The tracker's per-side entries by side (the first entry of a side wins); ``sides`` may be a
+    list of ``{"side": ...}`` objects or a mapping ``{"affirmative": {...}, "negative": {...}}``."""
+    sides_raw = obj.get("sides")
+    if isinstance(sides_raw, Mapping):
+        sides_raw = [{"side": k, **v} for k, v in sides_raw.items() if isinstance(v, Mapping)]
+    if not isinstance(sides_raw, list):
+        raise OutputInvalid("sides: expected a list with one entry per evaluated side")
+    found: dict[str, Mapping[str, Any]] = {}
+    for item in sides_raw:
+        if not isinstance(item, Mapping):
+            raise OutputInvalid("sides: every entry must be an object")
+        found.setdefault(as_side(item.get("side"), "sides.side"), item)
+    return found
+
+
+def read_stage_analysis(obj: Mapping[str, Any], request: StageRequest) -> StageAnalysis:
+    """Validate a decoded tracker answer into a :class:`StageAnalysis`.
+
+    Requires one entry per evaluated side (paper 2.2.2) with the three rubric levels (level keys
+    or their written-out English/Chinese names); ``score`` null/absent means the rubric table's
+    suggested score (:func:`~adjudicator.rubric.suggested_score`), an integer 1-10 overrides it.
+    Contributions are normalised to shares summing to 1 over the side's debaters (unknown labels
+    dropped; none given = equal shares). Malformed clash updates are dropped, not fatal.
+    Raises :class:`OutputInvalid`.
+    """
+    st = request.stage
+    found = _side_items(obj)
+    analyses = []
+    for side in st.evaluated_sides():
+        item = found.get(side)
+        if item is None:
+            raise OutputInvalid(f"sides: no analysis for the {side}")
+        task = cast(TaskPerformance, as_choice(item.get("task_performance"), TASK_LEVELS, f"sides.{side}.task_performance", LEVEL_ALIASES))
+        bf = cast(BattlefieldJudgement, as_choice(item.get("battlefield_judgement"), BATTLEFIELD_LEVELS, f"sides.{side}.battlefield_judgement", LEVEL_ALIASES))
+        adv = cast(Advancement, as_choice(item.get("advancement"), ADVANCEMENT_LEVELS, f"sides.{side}.advancement", LEVEL_ALIASES))
+        raw_score = item.get("score")
+        score = suggested_score(task, bf, adv) if raw_score in (None, "", "null") else as_score(raw_score, f"sides.{side}.score")
+        analyses.append(
+            SideAnalysis(
+                stage_id=st.stage_id,
+                side=side,
+                role=st.role_of(side),
+                task_performance=task,
+                battlefield_judgement=bf,
+                advancement=adv,
+                suggested_score=score,
+                rationale=_text(item.get("rationale"), 1000),
+                contributions=_contributions(item.get("contributions"), side_debaters(request.match, st, side)),
+            )
+        )
+    return StageAnalysis(
+        stage_id=st.stage_id,
+        stage_index=request.index,
+        sides=analyses,
+        clash_updates=_clash_updates(obj.get("clash_updates"), request.match.debater_labels()),
+        summary=_text(obj.get("summary"), 600),
+    )
+
+
+_SIDE_ANCHOR = re.compile(r"(?<![A-Za-z_])[\"']?side[\"']?\s*[:：]\s*[\"'“]?(affirmative|negative)", re.I)
+
+
+def recover_stage_analysis(text: str) -> dict[str, Any] | None:
+    """Stage-3 recovery for the tracker: split the text at each ``"side": "..."`` and read the
+    three levels (and an optional score and rationale) from each piece that has them. Clash
+    updates are not recovered."""
+    anchors = list(_SIDE_ANCHOR.finditer(text))
+    sides = []
+    for i, m in enumerate(anchors):
+        seg = text[m.start() : anchors[i + 1].start() if i + 1 < len(anchors) else len(text)]
+        task = find_word(seg, ["task_performance"], list(TASK_LEVELS) + [k for k in LEVEL_ALIASES if LEVEL_ALIASES[k] in TASK_LEVELS])
+        bf = find_word(seg, ["battlefield_judgement"], list(BATTLEFIELD_LEVELS))
+        adv = find_word(seg, ["advancement"], list(ADVANCEMENT_LEVELS))
+        if not (task and bf and adv):
+            continue
+        score = find_number(seg, ["score"])
+        sides.append(
+            {
+                "side": m.group(1).lower(),
+                "task_performance": task,
+                "battlefield_judgement": bf,
+                "advancement": adv,
+                "score": int(score) if score is not None and float(score).is_integer() else None,
+                "rationale": find_string(seg, ["rationale"]) or "",
+            }
+        )
+    if not sides:
+        return None
+    return {"sides": sides, "clash_updates": [], "summary": ""}
+
+
+def _unit_scores(raw: Any, units: list[tuple[str, Side]]) -> dict[tuple[str, Side], int]:
+    """The judge's scores of the wanted ``units`` from ``stage_scores``: a list of
+    ``{"stage_id", "side", "score"}`` or a mapping ``"<stage_id>|<side>" -> score``. Units not asked
+    for are ignored; a unit given twice with different scores, or one missing, is invalid."""
+    wanted = set(units)
+    items: list[tuple[Any, Any, Any]] = []
+    if isinstance(raw, Mapping):
+        for k, v in raw.items():
+            sid, _, side = str(k).partition("|")
+            items.append((sid, side, v))
+    elif isinstance(raw, list):
+        for it in raw:
+            if not isinstance(it, Mapping):
+                raise OutputInvalid("stage_scores: every entry must be an object with stage_id, side and score")
+            items.append((it.get("stage_id"), it.get("side"), it.get("score")))
+    else:
+        raise OutputInvalid("stage_scores: expected a list of {stage_id, side, score}")
+    scores: dict[tuple[str, Side], int] = {}
+    for sid, side, value in items:
+        try:
+            side_n = _side(side, "stage_scores.side")
+        except OutputInvalid:
+            continue
+        unit = (str(sid).strip(), side_n)
+        if unit not in wanted:
+            continue
+        score = as_score(value, f"stage_scores.{unit[0]}|{unit[1]}")
+        if unit in scores and scores[unit] != score:
+            raise OutputInvalid(f"stage_scores: {unit[0]}|{unit[1]} scored twice ({scores[unit]} and {score})")
+        scores[unit] = score
+    missing = [f"{sid}|{side}" for sid, side in units if (sid, side) not in scores]
+    if missing:
+        raise OutputInvalid(f"stage_scores: missing {', '.join(missing[:5])}{' ...' if len(missing) > 5 else ''}")
+    return scores
+
+
+def read_ballot(obj: Mapping[str, Any], request: JudgeRequest, model: str) -> Ballot:
+    """Validate a decoded judge answer into a :class:`Ballot`.
+
+    Requires an integer score 1-10 for every unit of :func:`judge_units` (a list of
+    ``{"stage_id", "side", "score"}`` or a mapping ``"<stage_id>|<side>" -> score``; units not asked
+    for are ignored, a unit given twice with different scores is invalid); p in [0, 1] and not 0.5
+    (judges may not tie, paper 2.3); a winner agreeing with p (derived from p when absent); and
+    best-debater votes over known position labels summing to exactly 3. Raises
+    :class:`OutputInvalid` (or pydantic's ValidationError, also a ValueError).
+    """
+    units = judge_units(request)
+    scores = _unit_scores(obj.get("stage_scores"), units)
+    p = as_probability(obj.get("p"), "p")
+    if p == 0.5:
+        raise OutputInvalid("p: a judge may not tie; p must not be 0.5")
+    implied: Side = "affirmative" if p > 0.5 else "negative"
+    winner = _side(obj["winner"], "winner") if obj.get("winner") not in (None, "") else implied
+    if winner != implied:
+        raise OutputInvalid(f"winner: {winner} contradicts p={p}")
+    votes = as_votes(obj.get("best_debater_votes"), request.match.debater_labels(), BALLOT_VOTES)
+    return Ballot(
+        judge_id=request.judge_id,
+        perspective=request.perspective,
+        model=model,
+        winner=winner,
+        p=p,
+        stage_scores=[BallotScore(stage_id=sid, side=side, score=scores[(sid, side)]) for sid, side in units],
+        best_debater_votes=votes,
+        reasoning=_text(obj.get("reasoning"), 2000),
+    )
+
+
+def recover_ballot(text: str, labels: list[str]) -> dict[str, Any] | None:
+    """Stage-3 recovery for a judge: unit scores from every small ``{...}`` holding a stage_id,
+    a side and a score; p, winner and the votes from field-level patterns."""
+    scores = []
+    for span in small_objects(text):
+        sid = find_string(span, ["stage_id"])
+        side = find_word(span, ["side"], ["affirmative", "negative"])
+        score = find_number(span, ["score"])
+        if sid and side and score is not None:
+            scores.append({"stage_id": sid, "side": side, "score": score})
+    p = find_number(text, ["p"])
+    if not scores or p is None:
+        return None
+    return {
+        "stage_scores": scores,
+        "p": p,
+        "winner": find_word(text, ["winner"], ["affirmative", "negative"]),
+        "best_debater_votes": find_votes(text, labels),
+        "reasoning": find_string(text, ["reasoning"]) or "",
+    }

@@ -1,0 +1,161 @@
+"""Template variables of the LLM judge's two nodes: what the clash tracker and a judge see.
+
+:func:`stage_variables` feeds ``prompts/track_stage.<lang>.j2`` and :func:`judge_variables` feeds
+``prompts/judge.<lang>.j2``; :func:`judge_units` is the list of (stage_id, side) units a judge must
+score (also the enum of its answer's ``stage_id``, :mod:`adjudicator.judges.llm.outputs`).
+
+What each node sees (the design card, Data flow):
+
+- the clash tracker: format, motion, both positions, the stage (name, type, roles, speakers,
+  utterances), the text of the immediately preceding stage only (for engagement) and the compact
+  ledger from :func:`~adjudicator.battlefield.ledger_text` -- never the whole preceding transcript, so tokens grow linearly with the number of stages;
+- a judge: the match header, the ledger, every analysed stage's suggested scores and rationales,
+  its perspective, the units it must score and the debater labels. Units of a stage the tracker
+  failed on are not offered: a judge scores only what it has evidence about.
+
+Both are built from the label-free :class:`~adjudicator.match.MatchView` and tracker outputs, so
+gold labels cannot reach a prompt.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from adjudicator.battlefield import CLASH_KINDS, SideAnalysis, ledger_text
+from adjudicator.formats import Side, get_format
+from adjudicator.judges.base import JudgeRequest, StageRequest
+from adjudicator.match import MatchView, Stage
+from adjudicator.model.prompts import prompt_language, utterance_lines
+from adjudicator.rubric import ADVANCEMENT_LEVELS, BATTLEFIELD_LEVELS, LEVEL_TEXT, TASK_LEVELS, rubric_rows
+from adjudicator.verdict import BALLOT_VOTES
+
+#: The tracker reads the previous stage (for engagement) only as a bounded excerpt, and a bounded
+#: ledger (the most recently active clashes, the latest stage lines): its prompt size then does not
+#: grow with the number of stages before it, so tracker tokens grow linearly with the stage count
+#: (the design card, Data flow). Characters: Chinese text runs at about one token per 1-1.5 characters,
+#: English at about four characters per token, so both caps are roughly 400-500 tokens.
+PREVIOUS_STAGE_CHARS: dict[str, int] = {"zh": 500, "en": 1600}
+TRACKER_LEDGER_CLASHES = 6
+TRACKER_LEDGER_STAGES = 3
+TRACKER_LEDGER_EVENTS = 1
+
+
+def header(match: MatchView) -> dict[str, Any]:
+    """The match header both nodes share: format (name and description), motion, both positions,
+    background info ("" when none) and the debater position labels."""
+    spec = get_format(match.format)
+    return {
+        "format": match.format,
+        "format_description": spec.description,
+        "motion": match.motion,
+        "affirmative_position": match.affirmative_position,
+        "negative_position": match.negative_position,
+        "info": match.info or "",
+        "debaters": match.debater_labels(),
+    }
+
+
+def side_debaters(match: MatchView, stage: Stage, side: str) -> list[str]:
+    """The debaters of ``side`` who speak in ``stage`` (in order of first utterance), else the
+    stage's declared speakers of that side, else every debater of that side."""
+    spoke = list(dict.fromkeys(u.speaker for u in stage.utterances if u.side == side))
+    if spoke:
+        return spoke
+    declared = [s for s in stage.speakers if s.lower().startswith(side)]
+    if declared:
+        return declared
+    return [label for label in match.debater_labels() if label.lower().startswith(side)]
+
+
+def excerpt(text: str, limit: int) -> str:
+    """``text`` if it has at most ``limit`` characters, else its first and last ``limit // 2``
+    characters joined by an elision line (the opening states the case, the end its latest replies)."""
+    if len(text) <= limit:
+        return text
+    half = limit // 2
+    return f"{text[:half].rstrip()}\n[...]\n{text[-half:].lstrip()}"
+
+
+def _levels(lang: str) -> dict[str, list[tuple[str, str]]]:
+    """The rubric's level keys with their written-out names in ``lang``, per dimension."""
+    i = 1 if lang == "zh" else 0
+    return {
+        "task": [(k, LEVEL_TEXT[k][i]) for k in TASK_LEVELS],
+        "battlefield": [(k, LEVEL_TEXT[k][i]) for k in BATTLEFIELD_LEVELS],
+        "advancement": [(k, LEVEL_TEXT[k][i]) for k in ADVANCEMENT_LEVELS],
+    }
+
+
+def stage_variables(request: StageRequest) -> dict[str, Any]:
+    """Template variables of the clash tracker for one stage (see the module docstring)."""
+    match, st = request.match, request.stage
+    lang = prompt_language(match.format)
+    prev = request.previous[-1] if request.previous else None
+    return {
+        **header(match),
+        "stage": {
+            "id": st.stage_id,
+            "name": st.name,
+            "type": st.type,
+            "interaction": st.interaction,
+            "sides": list(st.sides),
+            "speakers": list(st.speakers),
+            "number": request.index + 1,
+            "surprise": st.surprise,
+        },
+        "evaluated": [
+            {"side": side, "role": st.role_of(side), "debaters": side_debaters(match, st, side)} for side in st.evaluated_sides()
+        ],
+        "stage_text": utterance_lines(st.utterances),
+        "previous": None if prev is None else {"id": prev.stage_id, "name": prev.name, "type": prev.type, "text": excerpt(utterance_lines(prev.utterances), PREVIOUS_STAGE_CHARS[lang])},
+        "ledger": ledger_text(request.clashes, request.analyses, lang, max_events=TRACKER_LEDGER_EVENTS, max_clashes=TRACKER_LEDGER_CLASHES, max_stages=TRACKER_LEDGER_STAGES, compact=True),
+        "clash_ids": list(request.clashes),
+        "rubric": rubric_rows(lang),
+        "levels": _levels(lang),
+        "clash_kinds": list(CLASH_KINDS),
+    }
+
+
+def judge_units(request: JudgeRequest) -> list[tuple[str, Side]]:
+    """The (stage_id, side) units a judge must score: the match's scored units of every stage that
+    has a tracker analysis, in stage order."""
+    analysed = {a.stage_id for a in request.analyses}
+    return [(sid, side) for sid, side in request.match.scored_units() if sid in analysed]
+
+
+def judge_variables(request: JudgeRequest) -> dict[str, Any]:
+    """Template variables of one judge (see the module docstring). Each unit carries the tracker's
+    suggested score, levels, rationale (first 400 characters) and stage summary (first 300)."""
+    match = request.match
+    lang = prompt_language(match.format)
+    by_unit: dict[tuple[str, str], SideAnalysis] = {(s.stage_id, s.side): s for a in request.analyses for s in a.sides}
+    summaries = {a.stage_id: a.summary for a in request.analyses}
+    units = []
+    for sid, side in judge_units(request):
+        st = match.stage(sid)
+        sa = by_unit.get((sid, side))
+        units.append(
+            {
+                "stage_id": sid,
+                "stage_name": st.name,
+                "stage_type": st.type,
+                "side": side,
+                "role": st.role_of(side),
+                "suggested_score": sa.suggested_score if sa else None,
+                "task": sa.task_performance if sa else None,
+                "battlefield": sa.battlefield_judgement if sa else None,
+                "advancement": sa.advancement if sa else None,
+                "rationale": (sa.rationale if sa else "")[:400],
+                "contributions": dict(sa.contributions) if sa else {},
+                "summary": summaries.get(sid, "")[:300],
+            }
+        )
+    return {
+        **header(match),
+        "judge_id": request.judge_id,
+        "perspective": request.perspective,
+        "ledger": ledger_text(request.clashes, request.analyses, lang),
+        "units": units,
+        "votes_total": BALLOT_VOTES,
+        "rubric": rubric_rows(lang),
+    }
