@@ -1,83 +1,84 @@
-"""The LLM judge's answers: the response schemas of the tracker's stage analysis and a judge's ballot.
+"""The LLM judge's answers as pydantic models: the tracker's stage analysis and a judge's ballot.
 
-Sent for structured output; the parser does not depend on them (:mod:`adjudicator.judges.llm.recovery`
-validates what comes back). Reasoning fields come before the ratings.
+Each request's answer model is built for that request's shape (:func:`stage_answer`, :func:`ballot_answer`,
+one class per distinct shape):
+the tracker's ``side`` is one of the stage's evaluated sides and a contribution's ``debater`` one of
+the debater labels; a judge's ``stage_id`` is one of its units' stages and ``best_debater_votes`` has
+one integer per debater label. :func:`stage_schema` and :func:`judge_schema` are the models'
+response schemas (:func:`~adjudicator.model.schema.response_schema`), sent for structured output.
+Reasoning fields come before the ratings, so a model writes its reasons first.
+
+The parser does not depend on these models: :mod:`adjudicator.judges.llm.recovery` validates what
+comes back, more leniently (level aliases, a mapping instead of a list, field-level recovery).
 """
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
-from adjudicator.battlefield import CLASH_KINDS
+from adjudicator.battlefield import ClashEventKind
+from adjudicator.formats import Side
 from adjudicator.judges.base import JudgeRequest, StageRequest
 from adjudicator.judges.llm.variables import judge_units
-from adjudicator.rubric import ADVANCEMENT_LEVELS, BATTLEFIELD_LEVELS, TASK_LEVELS
+from adjudicator.model.schema import OutputModel, list_of, one_of, output_model, response_schema, votes_model
+from adjudicator.rubric import Advancement, BattlefieldJudgement, TaskPerformance
 
 
-def _obj(properties: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
+class ClashUpdateAnswer(OutputModel):
+    """What the tracker says one stage did to one clash (read into a
+    :class:`~adjudicator.battlefield.ClashUpdate`); positions are "" unless they change."""
+
+    clash_id: str
+    title: str
+    side: Side
+    kind: ClashEventKind
+    note: str
+    debater: str | None
+    affirmative_position: str
+    negative_position: str
+
+
+@lru_cache(maxsize=256)
+def stage_answer(sides: tuple[str, ...], labels: tuple[str, ...]) -> type[OutputModel]:
+    """The tracker's answer for a stage whose evaluated sides are ``sides``: its reasoning, one
+    rating per side (rationale, the three rubric levels, an optional score override 1-10 and the
+    debaters' shares of the work, ``debater`` one of ``labels``), the clash updates and a summary."""
+    contribution = output_model("Contribution", debater=one_of(labels), share=float)
+    side = output_model(
+        "SideAnswer",
+        side=one_of(sides),
+        rationale=str,
+        task_performance=TaskPerformance,
+        battlefield_judgement=BattlefieldJudgement,
+        advancement=Advancement,
+        score=int | None,
+        contributions=list_of(contribution),
+    )
+    return output_model("StageAnswer", reasoning=str, sides=list_of(side), clash_updates=list[ClashUpdateAnswer], summary=str)
+
+
+@lru_cache(maxsize=256)
+def ballot_answer(stage_ids: tuple[str, ...], labels: tuple[str, ...]) -> type[OutputModel]:
+    """A judge's ballot: its reasoning, a score per unit (``stage_id`` one of ``stage_ids``), the
+    winner, p, and the best-debater votes as an object with one integer per label of ``labels``."""
+    score = output_model("StageScoreAnswer", stage_id=one_of(stage_ids), side=Side, score=int)
+    return output_model(
+        "BallotAnswer",
+        reasoning=str,
+        stage_scores=list_of(score),
+        winner=Side,
+        p=float,
+        best_debater_votes=votes_model(labels, "BestDebaterVotes"),
+    )
 
 
 def stage_schema(request: StageRequest) -> dict[str, Any]:
-    """JSON Schema of the tracker's answer for this stage (reasoning fields before the levels)."""
-    sides = request.stage.evaluated_sides()
-    labels = request.match.debater_labels()
-    side_item = _obj(
-        {
-            "side": {"type": "string", "enum": sides},
-            "rationale": {"type": "string"},
-            "task_performance": {"type": "string", "enum": list(TASK_LEVELS)},
-            "battlefield_judgement": {"type": "string", "enum": list(BATTLEFIELD_LEVELS)},
-            "advancement": {"type": "string", "enum": list(ADVANCEMENT_LEVELS)},
-            "score": {"type": ["integer", "null"]},
-            "contributions": {
-                "type": "array",
-                "items": _obj({"debater": {"type": "string", "enum": labels}, "share": {"type": "number"}}),
-            },
-        }
-    )
-    update_item = _obj(
-        {
-            "clash_id": {"type": "string"},
-            "title": {"type": "string"},
-            "side": {"type": "string", "enum": ["affirmative", "negative"]},
-            "kind": {"type": "string", "enum": list(CLASH_KINDS)},
-            "note": {"type": "string"},
-            "debater": {"type": ["string", "null"]},
-            "affirmative_position": {"type": "string"},
-            "negative_position": {"type": "string"},
-        }
-    )
-    return _obj(
-        {
-            "reasoning": {"type": "string"},
-            "sides": {"type": "array", "items": side_item},
-            "clash_updates": {"type": "array", "items": update_item},
-            "summary": {"type": "string"},
-        }
-    )
+    """JSON Schema of the tracker's answer for this stage (:func:`stage_answer`)."""
+    return response_schema(stage_answer(tuple(request.stage.evaluated_sides()), tuple(request.match.debater_labels())))
 
 
 def judge_schema(request: JudgeRequest) -> dict[str, Any]:
-    """JSON Schema of a judge's ballot: reasoning, a score per unit, winner, p, and the votes as an
-    object with one integer per debater label."""
-    units = judge_units(request)
-    labels = request.match.debater_labels()
-    return _obj(
-        {
-            "reasoning": {"type": "string"},
-            "stage_scores": {
-                "type": "array",
-                "items": _obj(
-                    {
-                        "stage_id": {"type": "string", "enum": list(dict.fromkeys(sid for sid, _ in units))},
-                        "side": {"type": "string", "enum": ["affirmative", "negative"]},
-                        "score": {"type": "integer"},
-                    }
-                ),
-            },
-            "winner": {"type": "string", "enum": ["affirmative", "negative"]},
-            "p": {"type": "number"},
-            "best_debater_votes": _obj({label: {"type": "integer"} for label in labels}),
-        }
-    )
+    """JSON Schema of a judge's ballot (:func:`ballot_answer`) over the units of :func:`judge_units`."""
+    stage_ids = tuple(dict.fromkeys(sid for sid, _ in judge_units(request)))
+    return response_schema(ballot_answer(stage_ids, tuple(request.match.debater_labels())))

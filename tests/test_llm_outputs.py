@@ -1,0 +1,109 @@
+"""The response schemas are the output models' ``model_json_schema()``, reduced to the plain subset
+(adjudicator/model/schema.py), and equal -- key order included -- to the schemas the requests have
+always sent (written out by hand here, as they were in the code before the models)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from llm_helpers import ccdb_2v2_match
+
+from adjudicator.battlefield import StageAnalysis
+from adjudicator.judges.base import JudgeRequest, StageRequest
+from adjudicator.judges.llm.backend import LLMBackend
+from adjudicator.judges.llm.outputs import judge_schema, stage_schema
+from adjudicator.model.cache import NullCache
+from adjudicator.model.llm import LLMClient
+from adjudicator.model.schema import OutputModel, output_model, response_schema
+
+LABELS = ["Affirmative Speaker 1", "Affirmative Speaker 2", "Negative Speaker 1", "Negative Speaker 2"]
+SIDES = ["affirmative", "negative"]
+TASK = ["perfect", "well", "approximate", "not_completed"]
+BATTLEFIELD = ["correct_important", "correct_secondary", "largely_irrelevant", "incorrect"]
+ADVANCEMENT = ["decisive", "major", "substantial", "effective", "attempt", "none", "counterproductive"]
+KINDS = ["opened", "advanced", "conceded", "defended", "contested"]
+
+
+def obj(properties: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
+
+
+def string(enum: list[str] | None = None) -> dict[str, Any]:
+    return {"type": "string"} if enum is None else {"type": "string", "enum": enum}
+
+
+def expected_stage_schema(sides: list[str]) -> dict[str, Any]:
+    side_item = obj(
+        {
+            "side": string(sides),
+            "rationale": string(),
+            "task_performance": string(TASK),
+            "battlefield_judgement": string(BATTLEFIELD),
+            "advancement": string(ADVANCEMENT),
+            "score": {"type": ["integer", "null"]},
+            "contributions": {"type": "array", "items": obj({"debater": string(LABELS), "share": {"type": "number"}})},
+        }
+    )
+    update_item = obj(
+        {
+            "clash_id": string(),
+            "title": string(),
+            "side": string(SIDES),
+            "kind": string(KINDS),
+            "note": string(),
+            "debater": {"type": ["string", "null"]},
+            "affirmative_position": string(),
+            "negative_position": string(),
+        }
+    )
+    return obj({"reasoning": string(), "sides": {"type": "array", "items": side_item}, "clash_updates": {"type": "array", "items": update_item}, "summary": string()})
+
+
+def expected_judge_schema(stage_ids: list[str]) -> dict[str, Any]:
+    return obj(
+        {
+            "reasoning": string(),
+            "stage_scores": {"type": "array", "items": obj({"stage_id": string(stage_ids), "side": string(SIDES), "score": {"type": "integer"}})},
+            "winner": string(SIDES),
+            "p": {"type": "number"},
+            "best_debater_votes": obj({label: {"type": "integer"} for label in LABELS}),
+        }
+    )
+
+
+def same(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Equal as JSON text with keys in their order (what the request sends)."""
+    return json.dumps(a, ensure_ascii=False) == json.dumps(b, ensure_ascii=False)
+
+
+@pytest.mark.parametrize("index, sides", [(0, ["affirmative"]), (1, SIDES), (2, ["negative"])], ids=["one-side", "both-sides", "negative"])
+def test_tracker_schema_is_the_model_schema_sent_before(index, sides):
+    match = ccdb_2v2_match().view()
+    request = StageRequest(match=match, stage=match.stages[index], index=index)
+    assert same(stage_schema(request), expected_stage_schema(sides))
+    chat = LLMBackend(LLMClient("openai/test-model", cache=NullCache())).stage_prompt(request)
+    assert same(dict(chat.schema or {}), expected_stage_schema(sides)) and chat.schema_name == "stage_analysis"
+
+
+def test_judge_schema_is_the_model_schema_sent_before():
+    match = ccdb_2v2_match().view()
+    analyses = [StageAnalysis(stage_id=sid, stage_index=i, sides=[]) for i, sid in enumerate(["s01", "s02", "s04"])]
+    request = JudgeRequest(judge_id="judge-1", perspective="task", match=match, clashes={}, analyses=analyses)
+    assert same(judge_schema(request), expected_judge_schema(["s01", "s02", "s04"]))
+    chat = LLMBackend(LLMClient("openai/test-model", cache=NullCache())).judge_prompt(request)
+    assert same(dict(chat.schema or {}), expected_judge_schema(["s01", "s02", "s04"])) and chat.schema_name == "ballot"
+    # no analysed stage: an unsatisfiable enum, as before (the judge sends no request then)
+    empty = JudgeRequest(judge_id="judge-1", perspective="task", match=match, clashes={}, analyses=[])
+    assert same(judge_schema(empty), expected_judge_schema([]))
+
+
+def test_a_schema_outside_the_plain_subset_is_refused():
+    class WithDefault(OutputModel):
+        p: float = 0.5
+
+    with pytest.raises(ValueError, match="unsupported"):
+        response_schema(WithDefault)
+    with pytest.raises(ValueError, match="unions"):
+        response_schema(output_model("Union", x=int | output_model("Inner", q=int)))
