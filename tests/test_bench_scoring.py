@@ -71,7 +71,7 @@ def results():
 
 @pytest.fixture(scope="module")
 def scored():
-    from adjudicator.evaluation.reliability import reliability_from_matches
+    from adjudicator.evaluation.reliability_report import reliability_from_matches
 
     ms = matches()
     return score_run(ms, results(), {"agentic": "agentic · m", "single-call": "single-call · m"}, ScoreSettings(n_bootstrap=0, seed=0), reliability_from_matches(ms))
@@ -167,7 +167,7 @@ def test_majority_side_is_fitted_on_the_dataset(outcomes, side, accuracy):
 
 
 def test_synthetic_labels_rename_the_human_references():
-    from adjudicator.evaluation.reliability import reliability_from_matches
+    from adjudicator.evaluation.reliability_report import reliability_from_matches
 
     ms = matches()
     out = score_run(ms, results(), {"agentic": "a", "single-call": "s"}, ScoreSettings(n_bootstrap=0), reliability_from_matches(ms), synthetic_labels=True)

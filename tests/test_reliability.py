@@ -17,10 +17,10 @@ from adjudicator.evaluation.reliability import (
     icc_1k,
     judge_score_mse,
     paired_differences,
-    reliability_from_matches,
     score_band_agreement,
     winner_vote_agreement,
 )
+from adjudicator.evaluation.reliability_report import reliability_from_matches
 from adjudicator.formats import CCDB_2V2
 from adjudicator.match import Match
 

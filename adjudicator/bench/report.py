@@ -18,7 +18,7 @@ from adjudicator.bench.manifest import read_manifest
 from adjudicator.bench.report_json import REPORT_SCHEMA, write_report_json
 from adjudicator.bench.results import SampleResult, read_result, result_path, superseded_dir
 from adjudicator.bench.scoring import ScoreSettings, score_run
-from adjudicator.evaluation.reliability import reliability_from_matches
+from adjudicator.evaluation.reliability_report import reliability_from_matches
 from adjudicator.files import atomic_write_text
 
 

@@ -21,7 +21,7 @@ Layout (all metric leaves are ``{"value", "n", "n_excluded", "ci", "reason"?}``;
      "calibration": {arm: {brier, ece, curve}},
      "paired":   [{a, b, tests: {metric: {...}}}],       # arms against each other, common subset
      "arm_vs_baseline": [...],                           # exact McNemar against Task 1 baselines
-     "reliability": {...}}                               # adjudicator.evaluation.reliability.reliability_from_matches
+     "reliability": {...}}                               # adjudicator.evaluation.reliability_report.reliability_from_matches
 
 A row is ``{"predictor", "kind": "arm"|"baseline"|"reference", "comparable", "rank", "metrics",
 "expected"?, "seed"?, "note"?}``; references (the oracle, the Task 1 majority class, human judges)

@@ -20,8 +20,9 @@ from typing import Any, Literal
 import numpy as np
 
 from adjudicator.errors import InputError
-from adjudicator.evaluation.metrics import GoldWinner, tendency_sign, top_set, vote_shares, winner_from_p
-from adjudicator.formats import get_format, position_label
+from adjudicator.evaluation.inputs import GoldWinner, Numbers, gold_winners
+from adjudicator.evaluation.metrics import tendency_sign, top_set, vote_shares, winner_from_p
+from adjudicator.formats import Side, get_format, position_label
 
 #: Discrete uniform score on 1..10: mean 5.5, variance (10^2 - 1) / 12 = 8.25.
 UNIFORM_SCORE_MEAN = 5.5
@@ -52,14 +53,6 @@ class Baseline:
     note: str = ""
 
 
-def _gold(gold_winner: Sequence[GoldWinner]) -> list[GoldWinner]:
-    out = list(gold_winner)
-    for i, g in enumerate(out):
-        if g not in ("affirmative", "negative", "tie", None):
-            raise InputError(f"gold_winner[{i}]: {g!r} is not a winner; use 'affirmative', 'negative', 'tie' or None")
-    return out
-
-
 # ---------------------------------------------------------------------------------------------
 # Task 1
 
@@ -70,7 +63,7 @@ def always_affirmative(gold_winner: Sequence[GoldWinner]) -> Baseline:
     ``expected["winner_accuracy"]`` is exact: the affirmative share of the matches with a decisive
     gold winner (the base rate; paper .507). Omitted when no gold winner is decisive.
     """
-    gold = _gold(gold_winner)
+    gold = gold_winners(gold_winner)
     decisive = [g for g in gold if g in ("affirmative", "negative")]
     expected = {"winner_accuracy": sum(g == "affirmative" for g in decisive) / len(decisive)} if decisive else {}
     return Baseline("always affirmative", 1, np.ones(len(gold)), expected, note="p = 1; accuracy is the affirmative base rate")
@@ -82,7 +75,7 @@ def random_winner(gold_winner: Sequence[GoldWinner], *, seed: int = 0) -> Baseli
     ``expected["winner_accuracy"] = 0.5``: P(p > 0.5) = P(p < 0.5) = 1/2 whatever the gold, and
     p == 0.5 has probability 0.
     """
-    gold = _gold(gold_winner)
+    gold = gold_winners(gold_winner)
     rng = np.random.default_rng(seed)
     return Baseline("random", 1, rng.uniform(0.0, 1.0, size=len(gold)), {"winner_accuracy": 0.5}, seed=seed, note="p ~ U(0, 1)")
 
@@ -91,7 +84,7 @@ def random_winner(gold_winner: Sequence[GoldWinner], *, seed: int = 0) -> Baseli
 # Task 2
 
 
-def _gold_mean(gold_mean: Sequence[float]) -> np.ndarray:
+def _gold_mean(gold_mean: Numbers) -> np.ndarray:
     y = np.asarray(gold_mean, dtype=float)
     if y.ndim != 1:
         raise InputError(f"gold_mean: expected one 3-judge mean per scored (stage, side), got shape {y.shape}")
@@ -104,7 +97,7 @@ def expected_uniform_sq_error(y: np.ndarray) -> np.ndarray:
     return UNIFORM_SCORE_VAR + (UNIFORM_SCORE_MEAN - y) ** 2
 
 
-def random_stage_scores(gold_mean: Sequence[float], *, seed: int = 0) -> Baseline:
+def random_stage_scores(gold_mean: Numbers, *, seed: int = 0) -> Baseline:
     """Task 2 random baseline (paper 3.2): an integer score uniform on 1..10 per scored (stage, side).
 
     ``gold_mean`` (S,): the 3-judge means (used for the expectations and the shape; NaN entries are
@@ -123,7 +116,7 @@ def random_stage_scores(gold_mean: Sequence[float], *, seed: int = 0) -> Baselin
 
 
 def structure_aware_random_scores(
-    roles: Sequence[Literal["questioner", "respondent"] | None], gold_mean: Sequence[float], *, seed: int = 0
+    roles: Sequence[Literal["questioner", "respondent"] | None], gold_mean: Numbers, *, seed: int = 0
 ) -> Baseline:
     """Task 2 structure-aware random baseline (paper 3.2): in questioning and cross-examination stages
     the questioning side gets 8 and the answering side 6; every other (stage, side) a uniform integer
@@ -153,8 +146,8 @@ def structure_aware_random_scores(
 
 
 def expected_tendency_agreement(
-    human_aff_mean: Sequence[float],
-    human_neg_mean: Sequence[float],
+    human_aff_mean: Numbers,
+    human_neg_mean: Numbers,
     questioner: Sequence[Literal["affirmative", "negative"] | None] | None = None,
 ) -> dict[str, float]:
     """Expected tendency agreement (metrics.tendency_agreement rule) of the random baselines.
@@ -223,7 +216,7 @@ def random_best_debater(human_votes: Sequence[Any], *, seed: int = 0) -> Baselin
     """
     hv = _human_vectors(human_votes)
     rng = np.random.default_rng(seed)
-    preds = []
+    preds: list[np.ndarray | None] = []
     for v in human_votes:
         k = np.asarray(v, dtype=float).size if v is not None else 0
         if k == 0:
@@ -260,7 +253,7 @@ def uniform_votes(human_votes: Sequence[Any]) -> Baseline:
     return Baseline("uniform votes", 3, preds, expected, note="9/K votes each")
 
 
-def _third_speaker(sides: Sequence[str | None], debater_labels: Sequence[Sequence[str]], formats: Sequence[str]) -> list[np.ndarray | None]:
+def _third_speaker(sides: Sequence[Side | None], debater_labels: Sequence[Sequence[str]], formats: Sequence[str]) -> list[np.ndarray | None]:
     if not (len(sides) == len(debater_labels) == len(formats)):
         raise InputError(f"winners ({len(sides)}), debater_labels ({len(debater_labels)}) and formats ({len(formats)}) must be aligned per match")
     preds: list[np.ndarray | None] = []
@@ -270,10 +263,10 @@ def _third_speaker(sides: Sequence[str | None], debater_labels: Sequence[Sequenc
         except KeyError:
             raise InputError(f"formats[{i}]: {fmt!r} is not a known format") from None
         labels = list(labels)
-        if not has_third or side not in ("affirmative", "negative"):
+        if not has_third or side is None:
             preds.append(None)
             continue
-        target = position_label(side, 3)  # type: ignore[arg-type]
+        target = position_label(side, 3)
         if target not in labels:
             raise InputError(f"debater_labels[{i}]: {target!r} is missing from a {fmt} match")
         v = np.zeros(len(labels))
@@ -283,7 +276,7 @@ def _third_speaker(sides: Sequence[str | None], debater_labels: Sequence[Sequenc
 
 
 def predicted_winner_third_speaker(
-    pred_p: Sequence[float | None], debater_labels: Sequence[Sequence[str]], formats: Sequence[str]
+    pred_p: Numbers, debater_labels: Sequence[Sequence[str]], formats: Sequence[str]
 ) -> Baseline:
     """Task 3 heuristic (paper 3.3, A.5): all 9 votes to Speaker 3 of the side the arm's Task 1 ``p``
     predicts (p > 0.5 affirmative, p < 0.5 negative).
@@ -305,8 +298,8 @@ def oracle_third_speaker(gold_winner: Sequence[GoldWinner], debater_labels: Sequ
     Uses gold information and only the 4v4 subset, so it is marked ``comparable=False`` and must be
     kept out of rankings. None for formats without a third speaker or a non-decisive gold winner.
     """
-    gold = _gold(gold_winner)
-    sides = [g if g in ("affirmative", "negative") else None for g in gold]
+    gold = gold_winners(gold_winner)
+    sides: list[Side | None] = ["affirmative" if g == "affirmative" else "negative" if g == "negative" else None for g in gold]
     return Baseline(
         "winning-side third speaker (oracle)", 3, _third_speaker(sides, debater_labels, formats), comparable=False, note="non-comparable: uses the gold winner; 4v4 only"
     )

@@ -27,14 +27,12 @@ from pydantic import Field
 from scipy.stats import rankdata
 
 from adjudicator.errors import InputError
+from adjudicator.evaluation.inputs import GoldWinner, Numbers, check_p, gold_winners, same_length, vector
 from adjudicator.frozen import FrozenModel
 
 #: Two tendencies (affirmative minus negative) closer than this are a tie. Means of three integer
 #: scores differ by at least 1/3 when they differ, so this only absorbs floating-point noise.
 TIE_TOLERANCE = 1e-9
-
-GoldWinner = Literal["affirmative", "negative", "tie"] | None
-_GOLD_WINNERS = ("affirmative", "negative", "tie", None)
 
 
 class MetricResult(FrozenModel):
@@ -66,27 +64,7 @@ class TendencyAgreement(FrozenModel):
 
 
 # ---------------------------------------------------------------------------------------------
-# input helpers
-
-
-def _vector(x: Any, name: str) -> np.ndarray:
-    """A 1-D float array; ``None`` entries become NaN."""
-    try:
-        arr = np.asarray(x, dtype=float)
-    except (TypeError, ValueError):
-        raise InputError(f"{name}: expected a 1-D sequence of numbers (NaN or None for missing)") from None
-    if arr.ndim != 1:
-        raise InputError(f"{name}: expected a 1-D sequence, got shape {arr.shape}")
-    return arr
-
-
-def _same_length(*pairs: tuple[str, Any]) -> int:
-    lengths = {name: len(a) for name, a in pairs}
-    if len(set(lengths.values())) > 1:
-        desc = ", ".join(f"{k} has {v}" for k, v in lengths.items())
-        raise InputError(f"inputs must be aligned item by item: {desc}")
-    return next(iter(lengths.values()))
-
+# shared helpers
 
 
 def _result(value: float, n: int, total: int) -> MetricResult:
@@ -113,20 +91,6 @@ def _spearman(x: np.ndarray, y: np.ndarray) -> float:
     return _pearson(rankdata(x, method="average"), rankdata(y, method="average"))
 
 
-def _check_gold_winners(gold: Sequence[Any], name: str = "gold_winner") -> list[GoldWinner]:
-    out = list(gold)
-    for i, g in enumerate(out):
-        if g not in _GOLD_WINNERS:
-            raise InputError(f"{name}[{i}]: {g!r} is not a winner; use 'affirmative', 'negative', 'tie' or None")
-    return out
-
-
-def _check_p(p: np.ndarray, name: str = "pred_p") -> None:
-    finite = p[np.isfinite(p)]
-    if finite.size and (finite.min() < 0.0 or finite.max() > 1.0):
-        raise InputError(f"{name}: winner tendency p must lie in [0, 1] (NaN for a missing prediction)")
-
-
 # ---------------------------------------------------------------------------------------------
 # Task 1: winner tendency
 
@@ -143,7 +107,7 @@ def winner_from_p(p: float | None) -> Literal["affirmative", "negative"] | None:
     return None
 
 
-def winner_correct(pred_p: Sequence[float | None], gold_winner: Sequence[GoldWinner]) -> np.ndarray:
+def winner_correct(pred_p: Numbers, gold_winner: Sequence[GoldWinner]) -> np.ndarray:
     """Per-match correctness of a winner tendency: 1.0 correct, 0.0 incorrect, NaN not applicable.
 
     Shapes: ``pred_p`` (M,) floats in [0, 1], NaN/None = missing prediction; ``gold_winner`` (M,) of
@@ -151,10 +115,10 @@ def winner_correct(pred_p: Sequence[float | None], gold_winner: Sequence[GoldWin
     not tie; paper 2.3 and A.5). NaN where the prediction is missing or the gold is ``"tie"``/None
     (a tie has no binary winner to predict, e.g. a drawn PanelBench audience vote).
     """
-    p = _vector(pred_p, "pred_p")
-    gold = _check_gold_winners(gold_winner)
-    _same_length(("pred_p", p), ("gold_winner", gold))
-    _check_p(p)
+    p = vector(pred_p, "pred_p")
+    gold = gold_winners(gold_winner)
+    same_length(("pred_p", p), ("gold_winner", gold))
+    check_p(p)
     out = np.full(p.shape, np.nan)
     for i, (pi, g) in enumerate(zip(p, gold)):
         if g in ("affirmative", "negative") and math.isfinite(pi):
@@ -162,7 +126,7 @@ def winner_correct(pred_p: Sequence[float | None], gold_winner: Sequence[GoldWin
     return out
 
 
-def winner_accuracy(pred_p: Sequence[float | None], gold_winner: Sequence[GoldWinner]) -> MetricResult:
+def winner_accuracy(pred_p: Numbers, gold_winner: Sequence[GoldWinner]) -> MetricResult:
     """Task 1 winner accuracy (paper 2.3; protocol 001 Task 1).
 
     ``accuracy = #{i : side(p_i) == gold_i} / n`` over the n matches with a prediction and a decisive
@@ -181,15 +145,15 @@ def winner_accuracy(pred_p: Sequence[float | None], gold_winner: Sequence[GoldWi
 # Task 2: stage scores
 
 
-def _stage_pairs(pred: Sequence[float | None], gold_mean: Sequence[float | None]) -> tuple[np.ndarray, np.ndarray, int]:
-    x = _vector(pred, "pred")
-    y = _vector(gold_mean, "gold_mean")
-    total = _same_length(("pred", x), ("gold_mean", y))
+def _stage_pairs(pred: Numbers, gold_mean: Numbers) -> tuple[np.ndarray, np.ndarray, int]:
+    x = vector(pred, "pred")
+    y = vector(gold_mean, "gold_mean")
+    total = same_length(("pred", x), ("gold_mean", y))
     ok = np.isfinite(x) & np.isfinite(y)
     return x[ok], y[ok], total
 
 
-def stage_mse(pred: Sequence[float | None], gold_mean: Sequence[float | None]) -> MetricResult:
+def stage_mse(pred: Numbers, gold_mean: Numbers) -> MetricResult:
     """Task 2 mean squared error against the 3-judge mean (paper 2.3): ``mean_s (yhat_s - y_s)^2``.
 
     Shapes: (S,) and (S,), one entry per scored (stage, side); ``y_s = (r_s1 + r_s2 + r_s3) / 3``.
@@ -199,7 +163,7 @@ def stage_mse(pred: Sequence[float | None], gold_mean: Sequence[float | None]) -
     return _result(np.mean((x - y) ** 2) if x.size else math.nan, x.size, total)
 
 
-def stage_pearson(pred: Sequence[float | None], gold_mean: Sequence[float | None]) -> MetricResult:
+def stage_pearson(pred: Numbers, gold_mean: Numbers) -> MetricResult:
     """Task 2 Pearson r between predicted scores and the 3-judge mean (paper 2.3).
 
     ``r = sum (x - xbar)(y - ybar) / sqrt(sum (x - xbar)^2 * sum (y - ybar)^2)``. Shapes (S,), (S,);
@@ -209,7 +173,7 @@ def stage_pearson(pred: Sequence[float | None], gold_mean: Sequence[float | None
     return _result(_pearson(x, y), x.size, total)
 
 
-def stage_spearman(pred: Sequence[float | None], gold_mean: Sequence[float | None]) -> MetricResult:
+def stage_spearman(pred: Numbers, gold_mean: Numbers) -> MetricResult:
     """Task 2 Spearman rho (paper 2.3): Pearson r of the average ranks (tied values share the mean of
     the ranks they span, as ``scipy.stats.rankdata(method="average")``). Shapes (S,), (S,); NaN pairs
     excluded; NaN when n < 2 or either side's ranks are constant."""
@@ -217,12 +181,12 @@ def stage_spearman(pred: Sequence[float | None], gold_mean: Sequence[float | Non
     return _result(_spearman(x, y), x.size, total)
 
 
-def tendency_sign(affirmative: Sequence[float | None], negative: Sequence[float | None]) -> np.ndarray:
+def tendency_sign(affirmative: Numbers, negative: Numbers) -> np.ndarray:
     """Sign of ``affirmative - negative`` per paired stage: +1 affirmative ahead, -1 negative ahead,
     0 tie (|difference| <= TIE_TOLERANCE), NaN when either value is missing. Shapes (P,), (P,)."""
-    a = _vector(affirmative, "affirmative")
-    b = _vector(negative, "negative")
-    _same_length(("affirmative", a), ("negative", b))
+    a = vector(affirmative, "affirmative")
+    b = vector(negative, "negative")
+    same_length(("affirmative", a), ("negative", b))
     d = a - b
     out = np.where(np.abs(d) <= TIE_TOLERANCE, 0.0, np.sign(d))
     out[~np.isfinite(d)] = np.nan
@@ -230,10 +194,10 @@ def tendency_sign(affirmative: Sequence[float | None], negative: Sequence[float 
 
 
 def tendency_agreement(
-    pred_aff: Sequence[float | None],
-    pred_neg: Sequence[float | None],
-    human_aff_mean: Sequence[float | None],
-    human_neg_mean: Sequence[float | None],
+    pred_aff: Numbers,
+    pred_neg: Numbers,
+    human_aff_mean: Numbers,
+    human_neg_mean: Numbers,
 ) -> TendencyAgreement:
     """Task 2 stage-tendency agreement (paper 2.3 "tendency accuracy"; A.5; protocol 001 Task 2).
 
@@ -251,7 +215,7 @@ def tendency_agreement(
     """
     m = tendency_sign(pred_aff, pred_neg)
     h = tendency_sign(human_aff_mean, human_neg_mean)
-    total = _same_length(("pred_aff", m), ("human_aff_mean", h))
+    total = same_length(("pred_aff", m), ("human_aff_mean", h))
     ok = np.isfinite(m) & np.isfinite(h)
     agree = (m == h)[ok]
     decisive = (h != 0)[ok]
@@ -266,14 +230,14 @@ def tendency_agreement(
 # ---------------------------------------------------------------------------------------------
 # Task 3: best debater and vote shares
 
-VoteVector = Sequence[float] | np.ndarray | None
+VoteVector = Numbers | None
 
 
 def _vote_vector(v: Any, name: str) -> np.ndarray | None:
     """One vote vector validated item by item (the slow path, used to name a bad entry)."""
     if v is None:
         return None
-    arr = _vector(v, name)
+    arr = vector(v, name)
     if arr.size == 0:
         raise InputError(f"{name}: a vote vector needs one entry per debater; got none")
     total = float(arr.sum())
@@ -311,13 +275,14 @@ def _vote_pairs(pred_votes: Sequence[VoteVector], human_votes: Sequence[VoteVect
 
     Validates all matches at once; on a malformed entry falls back to item-by-item checks to name it.
     """
-    total = _same_length(("pred_votes", pred_votes), ("human_votes", human_votes))
-    keep = [i for i, (p, h) in enumerate(zip(pred_votes, human_votes)) if p is not None and h is not None]
+    total = same_length(("pred_votes", pred_votes), ("human_votes", human_votes))
+    kept = [(i, p, h) for i, (p, h) in enumerate(zip(pred_votes, human_votes)) if p is not None and h is not None]
+    keep = [i for i, _, _ in kept]
     try:
-        kp = np.array([len(pred_votes[i]) for i in keep], dtype=int)
-        kh = np.array([len(human_votes[i]) for i in keep], dtype=int)
-        P = _flat([pred_votes[i] for i in keep])
-        H = _flat([human_votes[i] for i in keep])
+        kp = np.array([len(p) for _, p, _ in kept], dtype=np.int64)
+        kh = np.array([len(h) for _, _, h in kept], dtype=np.int64)
+        P = _flat([p for _, p, _ in kept])
+        H = _flat([h for _, _, h in kept])
         if P.size != kp.sum() or H.size != kh.sum() or np.any(kp == 0) or np.any(kh == 0):
             raise ValueError("ragged")
     except (TypeError, ValueError):
@@ -326,8 +291,9 @@ def _vote_pairs(pred_votes: Sequence[VoteVector], human_votes: Sequence[VoteVect
             _vote_vector(human_votes[i], f"human_votes[{i}]")
         raise InputError("pred_votes/human_votes: every entry must be a 1-D vector of vote counts or None") from None
     if np.any(kp != kh):
-        j = keep[int(np.flatnonzero(kp != kh)[0])]
-        raise InputError(f"pred_votes[{j}] has {len(pred_votes[j])} debaters but human_votes[{j}] has {len(human_votes[j])}; align them by debater")
+        bad = int(np.flatnonzero(kp != kh)[0])
+        j = keep[bad]
+        raise InputError(f"pred_votes[{j}] has {kp[bad]} debaters but human_votes[{j}] has {kh[bad]}; align them by debater")
     if not keep:
         e = np.empty(0)
         return _Votes(e, e, np.empty(0, int), np.empty(0, int), np.empty(0, int), 0, total)
@@ -356,13 +322,13 @@ def _shares(v: _Votes) -> tuple[np.ndarray, np.ndarray]:
     return v.pred / _segment_sum(v.pred, v)[v.seg], v.human / _segment_sum(v.human, v)[v.seg]
 
 
-def top_set(votes: Sequence[float]) -> np.ndarray:
+def top_set(votes: Numbers) -> np.ndarray:
     """Indices of the debaters tied for the most votes (``D*`` in paper 2.3). Shape (K,) -> (|D*|,)."""
     v = np.asarray(votes, dtype=float)
     return np.flatnonzero(v >= v.max() - TIE_TOLERANCE)
 
 
-def top1_credit(pred: Sequence[float], human: Sequence[float]) -> float:
+def top1_credit(pred: Numbers, human: Numbers) -> float:
     """Top-1 credit of one match: ``|argmax(pred) ∩ D*| / |argmax(pred)|``.
 
     ``D*`` is the set tied for the human maximum (a prediction anywhere in it is correct, paper 2.3).
@@ -394,7 +360,7 @@ def best_debater_top1(pred_votes: Sequence[VoteVector], human_votes: Sequence[Vo
     return _result(credit.mean(), v.n, v.total)
 
 
-def vote_shares(votes: Sequence[float]) -> np.ndarray:
+def vote_shares(votes: Numbers) -> np.ndarray:
     """Vote shares ``q_i = v_i / sum_j v_j`` (paper 2.3 normalises by 9, the total of a full CCDB
     ballot; dividing by the actual total is the same for 9-vote vectors and also serves a single
     judge's 3 votes or a 2-judge 6-vote leave-one-out reference). Shape (K,) -> (K,)."""

@@ -8,14 +8,15 @@ model output. The functions take plain arrays:
   (k = 3 in CCDB); rows with a missing score (NaN) are dropped;
 * best-debater votes: per match, an array of shape (J, K) of each judge's votes per debater.
 
-:func:`reliability_from_matches` adapts :class:`adjudicator.match.Match` objects and returns a JSON-
-ready report in which a statistic the dataset cannot support is ``None`` with a reason, never 0.
+:func:`adjudicator.evaluation.reliability_report.reliability_from_matches` reads
+:class:`adjudicator.match.Match` objects into these arrays and returns the JSON-ready report, in
+which a statistic the dataset cannot support is ``None`` with a reason, never 0.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -34,7 +35,6 @@ from adjudicator.frozen import FrozenModel
 from adjudicator.rubric import band
 
 _SIDES = ("affirmative", "negative")
-
 
 
 def _result(value: float, n: int, n_excluded: int = 0) -> MetricResult:
@@ -287,8 +287,8 @@ def human_stage_references(scores: Any) -> HumanStageReferences:
     x, dropped = _table(scores)
     if x.shape[0] == 0 or x.shape[1] < 2:
         empty = _result(math.nan, 0, dropped)
-        ref = StageReference(mse=empty, pearson=empty, spearman=empty)
-        return HumanStageReferences(self_included=ref, leave_one_out=ref)
+        none = StageReference(mse=empty, pearson=empty, spearman=empty)
+        return HumanStageReferences(self_included=none, leave_one_out=none)
     k = x.shape[1]
     pred = x.T.ravel()  # judge-major: all stages of judge 1, then judge 2, ...
     self_target = np.tile(x.mean(axis=1), k)
@@ -390,126 +390,6 @@ def human_vote_references(judge_votes: Sequence[Any]) -> HumanVoteReferences:
     )
 
 
-# ---------------------------------------------------------------------------------------------
-# adapter for Match objects
-
-
-def _leaf(result: MetricResult | None, reason: str | None = None) -> dict[str, Any]:
-    """``{"value", "n", "n_excluded", "reason"}``; an undefined or missing value is None with a reason."""
-    if result is None:
-        return {"value": None, "n": 0, "n_excluded": 0, "reason": reason or "not applicable"}
-    d = result.as_dict()
-    d["reason"] = None if result.defined else (reason or "undefined: too few items or zero variance")
-    return d
-
-
-def _na(reason: str) -> dict[str, Any]:
-    return _leaf(None, reason)
-
-
-def reliability_from_matches(matches: Iterable[Any], *, panel_size: int = 3) -> dict[str, Any]:
-    """Label-reliability report of a labelled dataset (paper 2.5, Appendix B.1), JSON-ready.
-
-    ``matches``: :class:`adjudicator.match.Match` objects. Only ``labels.judges`` (the original
-    panel) is read; ``appeal_judges`` and ``outcome`` are ignored. A match contributes when its
-    original panel has exactly ``panel_size`` judges (CCDB: 3); a stage unit when every judge scored
-    it; a paired stage when every judge scored both sides; a best-debater table when every judge cast
-    a vote. Every leaf is ``{"value", "n", "n_excluded", "reason"}``; a statistic the dataset cannot
-    support (e.g. PanelBench has no judge panels) has ``value: None`` and a reason, never 0.
-    """
-    matches = list(matches)
-    panels = [m for m in matches if m.labels is not None and len(m.labels.judges) == panel_size]
-    report: dict[str, Any] = {
-        "source": "gold labels of the original panels only (appeal panels ignored)",
-        "n_matches": len(matches),
-        "n_matches_with_panel": len(panels),
-        "panel_size": panel_size,
-    }
-
-    votes = [[j.winner for j in m.labels.judges] for m in panels if all(j.winner for j in m.labels.judges)]
-    scores_rows: list[list[int]] = []
-    diff_rows: list[list[int]] = []
-    vote_tables: list[np.ndarray] = []
-    for m in panels:
-        judges = m.labels.judges
-        for sid, side in m.scored_units():
-            key = f"{sid}|{side}"
-            if all(key in j.stage_scores for j in judges):
-                scores_rows.append([j.stage_scores[key] for j in judges])
-        for st in m.stages:
-            ka, kn = f"{st.stage_id}|affirmative", f"{st.stage_id}|negative"
-            if all(ka in j.stage_scores and kn in j.stage_scores for j in judges):
-                diff_rows.append([j.stage_scores[ka] - j.stage_scores[kn] for j in judges])
-        labels = m.debater_labels()
-        table = np.array([[j.best_debater_votes.get(lab, 0) for lab in labels] for j in judges], dtype=float)
-        if table.size and np.all(table.sum(axis=1) > 0):
-            vote_tables.append(table)
-
-    no_panel = f"no match has a {panel_size}-judge original panel (labels.judges); the dataset has match-level outcomes only"
-    if not votes:
-        reason = no_panel if not panels else "the panels' judges have no winner votes"
-        report["winner"] = {k: _na(reason) for k in ("pairwise_agreement", "unanimous_share", "split_share", "equal_ability_judge_accuracy", "equal_ability_panel_accuracy")}
-        winner_ref = {"self_included": _na(reason), "leave_one_out": _na(reason)}
-    else:
-        wa = winner_vote_agreement(votes)
-        n = wa.unanimous.n
-        report["winner"] = {
-            "pairwise_agreement": _leaf(wa.pairwise),
-            "unanimous_share": _leaf(wa.unanimous),
-            "split_share": _leaf(wa.split),
-            "equal_ability_judge_accuracy": _leaf(_result(wa.equal_ability_judge_accuracy, n), "undefined: pairwise agreement below 0.5"),
-            "equal_ability_panel_accuracy": _leaf(_result(wa.equal_ability_panel_accuracy, n), "undefined: pairwise agreement below 0.5"),
-        }
-        wr = human_winner_references(votes)
-        winner_ref = {"self_included": _leaf(wr.self_included), "leave_one_out": _leaf(wr.leave_one_out)}
-
-    stage_keys = ("icc_1_3", "icc_1_3_paired_difference", "judge_mse", "judge_mse_pairwise", "band_all_same", "band_two_same", "band_all_different")
-    if not scores_rows:
-        reason = no_panel if not panels else "no stage scored by every judge of a panel (labels.judges[].stage_scores)"
-        report["stage_scores"] = {k: _na(reason) for k in stage_keys}
-        stage_ref = {s: {k: _na(reason) for k in ("stage_mse", "stage_pearson", "stage_spearman")} for s in ("self_included", "leave_one_out")}
-    else:
-        table = np.array(scores_rows, dtype=float)
-        bands = score_band_agreement(table) if panel_size == 3 else None
-        no_band = "band agreement is defined for 3-judge panels"
-        report["stage_scores"] = {
-            "icc_1_3": _leaf(icc_1k(table)),
-            "icc_1_3_paired_difference": _leaf(icc_1k(np.array(diff_rows, dtype=float)), None)
-            if diff_rows
-            else _na("no stage scored for both sides by every judge"),
-            "judge_mse": _leaf(judge_score_mse(table)),
-            "judge_mse_pairwise": _leaf(judge_score_mse(table, kind="pairwise")),
-            "band_all_same": _leaf(bands.all_same) if bands else _na(no_band),
-            "band_two_same": _leaf(bands.two_same) if bands else _na(no_band),
-            "band_all_different": _leaf(bands.all_different) if bands else _na(no_band),
-        }
-        sr = human_stage_references(table)
-        stage_ref = {
-            name: {"stage_mse": _leaf(ref.mse), "stage_pearson": _leaf(ref.pearson), "stage_spearman": _leaf(ref.spearman)}
-            for name, ref in (("self_included", sr.self_included), ("leave_one_out", sr.leave_one_out))
-        }
-
-    if not vote_tables:
-        reason = no_panel if not panels else "no match where every judge cast best-debater votes (labels.judges[].best_debater_votes)"
-        report["best_debater"] = {"every_judge_voted_for_best": _na(reason), "n_tied_top": None}
-        vote_ref = {s: {k: _na(reason) for k in ("best_debater_top1", "vote_share_mae")} for s in ("self_included", "leave_one_out")}
-    else:
-        bc = best_debater_consensus(vote_tables)
-        report["best_debater"] = {"every_judge_voted_for_best": _leaf(bc.share), "n_tied_top": bc.n_tied_top}
-        vr = human_vote_references(vote_tables)
-        vote_ref = {
-            name: {"best_debater_top1": _leaf(ref.top1), "vote_share_mae": _leaf(ref.vote_share_mae)}
-            for name, ref in (("self_included", vr.self_included), ("leave_one_out", vr.leave_one_out))
-        }
-
-    report["human_reference"] = {
-        "note": "non-comparable references, excluded from rankings (Appendix B.1)",
-        "self_included": {"winner_accuracy": winner_ref["self_included"], **stage_ref["self_included"], **vote_ref["self_included"]},
-        "leave_one_out": {"winner_accuracy": winner_ref["leave_one_out"], **stage_ref["leave_one_out"], **vote_ref["leave_one_out"]},
-    }
-    return report
-
-
 __all__ = [
     "BandAgreement",
     "BestDebaterConsensus",
@@ -526,7 +406,6 @@ __all__ = [
     "icc_1k",
     "judge_score_mse",
     "paired_differences",
-    "reliability_from_matches",
     "score_band_agreement",
     "winner_vote_agreement",
 ]

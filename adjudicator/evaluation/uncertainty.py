@@ -23,12 +23,12 @@ from pydantic import Field
 from scipy.stats import binomtest
 
 from adjudicator.errors import InputError
-from adjudicator.evaluation.metrics import GoldWinner, MetricResult, _check_gold_winners, _check_p, _vector
+from adjudicator.evaluation.inputs import GoldWinner, Numbers, check_p, gold_winners, vector
+from adjudicator.evaluation.metrics import MetricResult
 from adjudicator.frozen import FrozenModel
 
 DEFAULT_RESAMPLES = 2000
 DEFAULT_CONFIDENCE = 0.95
-
 
 
 def _value(x: Any) -> float:
@@ -287,7 +287,7 @@ class McNemarResult(FrozenModel):
     p_value: float
 
 
-def mcnemar_exact(correct_a: Sequence[float | bool | None], correct_b: Sequence[float | bool | None]) -> McNemarResult:
+def mcnemar_exact(correct_a: Numbers | Sequence[bool | None], correct_b: Numbers | Sequence[bool | None]) -> McNemarResult:
     """Exact McNemar test for paired winner accuracy (``scipy.stats.binomtest`` on discordant pairs).
 
     ``correct_a``, ``correct_b`` (M,): per-match correctness, 1/0 (or True/False), NaN/None where not
@@ -295,8 +295,8 @@ def mcnemar_exact(correct_a: Sequence[float | bool | None], correct_b: Sequence[
     (the common subset) are used. Accuracies are NaN when n == 0. Raises InputError on misaligned
     inputs or values other than 0/1/NaN.
     """
-    a = _vector(correct_a, "correct_a")
-    b = _vector(correct_b, "correct_b")
+    a = vector(correct_a, "correct_a")
+    b = vector(correct_b, "correct_b")
     if a.size != b.size:
         raise InputError(f"correct_a has {a.size} entries but correct_b has {b.size}; align them by match")
     ok = np.isfinite(a) & np.isfinite(b)
@@ -318,19 +318,19 @@ def mcnemar_exact(correct_a: Sequence[float | bool | None], correct_b: Sequence[
 # calibration of p
 
 
-def _calibration_pairs(pred_p: Sequence[float | None], gold_winner: Sequence[GoldWinner]) -> tuple[np.ndarray, np.ndarray, int]:
+def _calibration_pairs(pred_p: Numbers, gold_winner: Sequence[GoldWinner]) -> tuple[np.ndarray, np.ndarray, int]:
     """(p, y) for matches with a prediction and a decisive gold winner; y = 1 affirmative, 0 negative."""
-    p = _vector(pred_p, "pred_p")
-    gold = _check_gold_winners(gold_winner)
+    p = vector(pred_p, "pred_p")
+    gold = gold_winners(gold_winner)
     if p.size != len(gold):
         raise InputError(f"pred_p has {p.size} entries but gold_winner has {len(gold)}; align them by match")
-    _check_p(p)
+    check_p(p)
     y = np.array([1.0 if g == "affirmative" else 0.0 if g == "negative" else np.nan for g in gold])
     ok = np.isfinite(p) & np.isfinite(y)
     return p[ok], y[ok], p.size
 
 
-def brier_score(pred_p: Sequence[float | None], gold_winner: Sequence[GoldWinner]) -> MetricResult:
+def brier_score(pred_p: Numbers, gold_winner: Sequence[GoldWinner]) -> MetricResult:
     """Brier score of the winner tendency: ``mean_m (p_m - y_m)^2`` with y = 1 when the affirmative
     won, 0 when the negative won (0 is perfect, 0.25 is a constant p = 0.5). Shapes (M,), (M,);
     missing p and gold ``"tie"``/None excluded. NaN when n == 0."""
@@ -354,7 +354,7 @@ def _bin_index(p: np.ndarray, n_bins: int) -> np.ndarray:
     return np.clip(np.floor(p * n_bins + 1e-9).astype(int), 0, n_bins - 1)
 
 
-def reliability_curve(pred_p: Sequence[float | None], gold_winner: Sequence[GoldWinner], n_bins: int = 10) -> list[CalibrationBin]:
+def reliability_curve(pred_p: Numbers, gold_winner: Sequence[GoldWinner], n_bins: int = 10) -> list[CalibrationBin]:
     """Reliability curve of p: ``n_bins`` equal-width bins on [0, 1]; per bin the count, mean p and the
     share of matches the affirmative won. Exclusions as :func:`brier_score`. Raises InputError when
     ``n_bins < 1``."""
@@ -375,7 +375,7 @@ def reliability_curve(pred_p: Sequence[float | None], gold_winner: Sequence[Gold
     return bins
 
 
-def expected_calibration_error(pred_p: Sequence[float | None], gold_winner: Sequence[GoldWinner], n_bins: int = 10) -> MetricResult:
+def expected_calibration_error(pred_p: Numbers, gold_winner: Sequence[GoldWinner], n_bins: int = 10) -> MetricResult:
     """Expected calibration error: ``sum_b (n_b / n) * |observed_b - mean_p_b|`` over the non-empty
     bins of :func:`reliability_curve`. NaN when n == 0."""
     bins = reliability_curve(pred_p, gold_winner, n_bins)
