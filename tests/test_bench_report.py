@@ -144,18 +144,18 @@ def test_cost_chart_plots_tokens_when_no_price_is_known_and_nothing_when_nothing
 def test_an_undefined_correlation_says_which_side_is_constant():
     import numpy as np
 
-    from adjudicator.bench.scoring import ScoreSettings, _why_undefined, scored
+    from adjudicator.bench.scoring.leaves import ScoreSettings, scored, why_undefined
     from adjudicator.evaluation import metrics as M
 
     gold = np.array([5.0, 6.0, 8.0])
     const = np.array([7.0, 7.0, 7.0])
-    leaf = _why_undefined(scored(M.stage_pearson, [const, gold], None, ScoreSettings(n_bootstrap=0)), const, gold, "r")
+    leaf = why_undefined(scored(M.stage_pearson, [const, gold], None, ScoreSettings(n_bootstrap=0)), const, gold, "r")
     assert (leaf["value"], leaf["n"], leaf["reason"]) == (None, 3, "r undefined (constant predictions)")
     varied = np.array([4.0, 6.0, 9.0])
     flat = np.array([6.0, 6.0, 6.0])
-    leaf = _why_undefined(scored(M.stage_pearson, [varied, flat], None, ScoreSettings(n_bootstrap=0)), varied, flat, "r")
+    leaf = why_undefined(scored(M.stage_pearson, [varied, flat], None, ScoreSettings(n_bootstrap=0)), varied, flat, "r")
     assert leaf["reason"] == "r undefined (constant human scores)"
     # a defined r is untouched: x = (4, 6, 9), y = (5, 6, 8), both means 19/3;
     # Sxy = 23/3, Sxx = 38/3, Syy = 14/3 -> r = 23 / sqrt(38 * 14) = 0.997176...
-    leaf = _why_undefined(scored(M.stage_pearson, [varied, gold], None, ScoreSettings(n_bootstrap=0)), varied, gold, "r")
+    leaf = why_undefined(scored(M.stage_pearson, [varied, gold], None, ScoreSettings(n_bootstrap=0)), varied, gold, "r")
     assert leaf["value"] == pytest.approx(23 / (38 * 14) ** 0.5) and "reason" not in leaf

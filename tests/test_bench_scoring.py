@@ -22,8 +22,10 @@ import numpy as np
 import pytest
 from bench_helpers import labelled_2v2
 
+from adjudicator.bench.gold import gold_from_matches
 from adjudicator.bench.results import SampleResult
-from adjudicator.bench.scoring import ScoreSettings, gold_from_matches, score_run
+from adjudicator.bench.scoring.leaves import ScoreSettings
+from adjudicator.bench.scoring.run import score_run
 from adjudicator.evaluation import metrics as M
 from adjudicator.records import CallRecord
 

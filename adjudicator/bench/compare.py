@@ -7,7 +7,7 @@ both arms parsed (the protocol's common subset) and the same exclusions as repor
 accuracy and the Brier score count matches with a decisive gold winner only (ties excluded).
 Winner accuracy: exact McNemar test. Brier score, stage MSE / Pearson / Spearman, tendency agreement,
 best-debater top-1, vote-share MAE and Pearson: paired match-level bootstrap of the difference A - B
-(see :func:`adjudicator.bench.scoring.paired_comparison`). Metrics the dataset cannot support are
+(see :func:`adjudicator.bench.scoring.run.paired_comparison`). Metrics the dataset cannot support are
 reported as not applicable. Comparing a run (or an arm) with itself is allowed but warned about.
 """
 
@@ -16,10 +16,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from adjudicator.bench.gold import gold_from_matches
 from adjudicator.bench.layout import latest_run_dir
 from adjudicator.bench.manifest import read_manifest
+from adjudicator.bench.predictions import predictions_for_arm
 from adjudicator.bench.report import arm_label, load_results, run_samples
-from adjudicator.bench.scoring import ScoreSettings, gold_from_matches, paired_comparison, predictions_for_arm
+from adjudicator.bench.scoring.leaves import ScoreSettings
+from adjudicator.bench.scoring.run import paired_comparison
 from adjudicator.errors import InputError
 
 

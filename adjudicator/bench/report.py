@@ -1,7 +1,7 @@
 """Build a run's report from its folder and write report.json, report.md and report.html.
 
 :func:`build_report` reads the manifest, the dataset and every result file of the selected samples,
-scores them (:mod:`adjudicator.bench.scoring`), adds the ledger and the label-reliability section,
+scores them (:func:`adjudicator.bench.scoring.run.score_run`), adds the ledger and the label-reliability section,
 and returns the report dict (see :mod:`adjudicator.bench.report_json` for its layout).
 """
 
@@ -17,7 +17,8 @@ from adjudicator.bench.ledger import Ledger
 from adjudicator.bench.manifest import read_manifest
 from adjudicator.bench.report_json import REPORT_SCHEMA, write_report_json
 from adjudicator.bench.results import SampleResult, read_result, result_path, superseded_dir
-from adjudicator.bench.scoring import ScoreSettings, score_run
+from adjudicator.bench.scoring.leaves import ScoreSettings
+from adjudicator.bench.scoring.run import score_run
 from adjudicator.evaluation.reliability_report import reliability_from_matches
 from adjudicator.files import atomic_write_text
 

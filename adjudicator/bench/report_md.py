@@ -110,7 +110,7 @@ def ranked_by_text(t: dict[str, Any], task: str) -> str:
     for an old report without it)."""
     rb = t.get("ranked_by")
     if not rb:
-        from adjudicator.bench.scoring import ranked_by
+        from adjudicator.bench.scoring.tables import ranked_by
 
         rb = ranked_by(task)
     text = rb["text"]
@@ -119,7 +119,7 @@ def ranked_by_text(t: dict[str, Any], task: str) -> str:
 
 def ranked_label(task: str) -> str:
     """The name of the metric that ranks ``task``'s tables (e.g. ``"Pearson r"``)."""
-    from adjudicator.bench.scoring import RANK_BY, RANK_LABELS
+    from adjudicator.bench.scoring.tables import RANK_BY, RANK_LABELS
 
     return RANK_LABELS[RANK_BY[task]]
 

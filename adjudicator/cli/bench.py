@@ -164,7 +164,7 @@ def compare_cmd(run_a: str, run_b: str, arm_a: str | None, arm_b: str | None, ru
     within those on the instances both parsed: exact McNemar for winner accuracy, paired
     bootstrap for the other metrics. Warns when both name the same run."""
     from adjudicator.bench.compare import compare_runs, format_comparison, resolve_run
-    from adjudicator.bench.scoring import ScoreSettings
+    from adjudicator.bench.scoring.leaves import ScoreSettings
 
     a = resolve_run(run_a, runs_dir)
     b = resolve_run(run_b, runs_dir)

@@ -4,7 +4,8 @@ Each function returns a :class:`Baseline`: predictions in exactly the shapes the
 :mod:`adjudicator.evaluation.metrics` take, and ``expected``, the value of a metric in expectation over the
 baseline's randomness (computed exactly from the gold labels) or, for a deterministic baseline, the
 exact value where the paper reports one. Random baselines are seeded (``numpy.random.default_rng``);
-report the seeded draw (metric on ``predictions``) beside ``expected``.
+report the seeded draw (metric on ``predictions``) beside ``expected``. (:func:`majority_side` is the
+one helper that returns a side, the one the Task 1 majority-class reference predicts.)
 
 Metric names used as ``expected`` keys: ``winner_accuracy``, ``stage_mse``, ``stage_pearson``,
 ``stage_spearman``, ``tendency_all_pairs``, ``tendency_non_tie``, ``best_debater_top1``,
@@ -78,6 +79,49 @@ def random_winner(gold_winner: Sequence[GoldWinner], *, seed: int = 0) -> Baseli
     gold = gold_winners(gold_winner)
     rng = np.random.default_rng(seed)
     return Baseline("random", 1, rng.uniform(0.0, 1.0, size=len(gold)), {"winner_accuracy": 0.5}, seed=seed, note="p ~ U(0, 1)")
+
+
+def constant_side_baseline(side: str, gold_winner: Sequence[Any]) -> Baseline:
+    """Task 1 "always ``side``": p = 1 (affirmative) or p = 0 (negative) for every match; a structural
+    baseline that uses no label. ``expected["winner_accuracy"]`` is exact: ``side``'s share of the
+    matches with a decisive gold winner (omitted when none is decisive). Raises ValueError for a
+    side other than affirmative/negative."""
+    if side == "affirmative":
+        return always_affirmative(gold_winner)
+    if side != "negative":
+        raise ValueError(f"side must be 'affirmative' or 'negative', got {side!r}")
+    decisive = [g for g in gold_winner if g in ("affirmative", "negative")]
+    expected = {"winner_accuracy": sum(g == "negative" for g in decisive) / len(decisive)} if decisive else {}
+    return Baseline("always negative", 1, np.zeros(len(list(gold_winner))), expected, note="p = 0; accuracy is the negative base rate")
+
+
+def majority_side(gold_winner: Sequence[Any]) -> str | None:
+    """The side that more decisive gold winners have (``"affirmative"`` on an exact tie of counts),
+    or None when no winner is decisive."""
+    aff = sum(g == "affirmative" for g in gold_winner)
+    neg = sum(g == "negative" for g in gold_winner)
+    if aff + neg == 0:
+        return None
+    return "negative" if neg > aff else "affirmative"
+
+
+def majority_class_baseline(gold_winner: Sequence[Any]) -> Baseline:
+    """Task 1 majority class, "always <majority side>" of *this* dataset (:func:`majority_side`),
+    named ``"majority class (always <side>)"``.
+
+    It reads the gold labels it is scored on, so it is a non-comparable reference (``comparable``
+    False, never ranked): the protocol (001, fine-tuning) requires a data-dependent baseline to be
+    fitted on the training folds only, which a benchmark run over the whole dataset cannot do. Its
+    accuracy is the larger base rate, an upper bound for any constant-side predictor here."""
+    side = majority_side(gold_winner) or "affirmative"
+    counts = {k: sum(g == k for g in gold_winner) for k in ("affirmative", "negative")}
+    const = constant_side_baseline(side, gold_winner)
+    return Baseline(
+        f"majority class (always {side})", 1, const.predictions, const.expected, comparable=False,
+        note=f"{side} is the side most gold winners have in this dataset ({counts['affirmative']} affirmative, {counts['negative']} negative; "
+             "an equal count goes to affirmative); fitted on the evaluation labels, so non-comparable and not ranked "
+             "(the protocol fits data-dependent baselines on training folds only)",
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -308,8 +352,11 @@ def oracle_third_speaker(gold_winner: Sequence[GoldWinner], debater_labels: Sequ
 __all__ = [
     "Baseline",
     "always_affirmative",
+    "constant_side_baseline",
     "expected_tendency_agreement",
     "expected_uniform_sq_error",
+    "majority_class_baseline",
+    "majority_side",
     "oracle_third_speaker",
     "predicted_winner_third_speaker",
     "random_best_debater",

@@ -1,0 +1,224 @@
+"""One arm's predictions aligned with the gold labels, each instance with its parse mode (protocol 001
+s.02; paper A.5).
+
+- Parsing. An instance is parsed when the arm's verdict holds a value for it. Its parse mode comes
+  from the verdict's per-task status (single-call arm) or, for the agentic arm, from the final
+  attempt of every judge whose ballot made the verdict: ``strict`` JSON, ``recovered`` (normalised or
+  regular-expression extraction), ``native`` (offline judge), ``failed`` (no value after all
+  attempts, or the sample failed) and ``not-run`` (the run stopped before the sample). Unparsed
+  instances are excluded from the metric, never scored as wrong or as zero; an extracted p = 0.5 is
+  a parsed, incorrect Task 1 prediction.
+- :func:`parse_statistics` counts the modes per task (report.json ``parsing``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+
+from adjudicator.bench.gold import Gold
+from adjudicator.bench.results import SampleResult, first_cause
+from adjudicator.match import Match
+
+ParseMode = Literal["strict", "recovered", "native", "unknown", "failed", "not-run"]
+TASKS = ("task1", "task2", "task3")
+
+
+@dataclass
+class ArmPredictions:
+    """One arm's predictions aligned with :class:`~adjudicator.bench.gold.Gold` (NaN / None where
+    not parsed).
+
+    ``status`` match id -> ``ok`` / ``failed`` / ``not-run``; ``p`` (M,); ``votes`` (M,) vectors or
+    None; ``unit_pred`` (S,); ``pair_aff``/``pair_neg`` (P,); ``parse`` task -> per-instance mode
+    over *all* instances of the run's matches (Task 2: every scored unit, gold or not);
+    ``failures`` the failed samples."""
+
+    arm: str
+    label: str
+    status: dict[str, str]
+    p: np.ndarray
+    votes: list[np.ndarray | None]
+    unit_pred: np.ndarray
+    pair_aff: np.ndarray
+    pair_neg: np.ndarray
+    parse: dict[str, list[ParseMode]]
+    failures: list[dict[str, Any]]
+
+
+# ---------------------------------------------------------------------------------------------
+# parse modes
+
+
+def _mode_of(parse: str | None) -> ParseMode:
+    if parse == "strict":
+        return "strict"
+    if parse in ("normalised", "regex", "recovered"):
+        return "recovered"
+    if parse == "native":
+        return "native"
+    if parse == "failed":
+        return "failed"
+    return "unknown"
+
+
+def _task_of(name: str) -> str | None:
+    low = name.lower()
+    if "1" in low or "winner" in low:
+        return "task1"
+    if "2" in low or "stage" in low or "score" in low:
+        return "task2"
+    if "3" in low or "best" in low or "debater" in low or "vote" in low:
+        return "task3"
+    return None
+
+
+def _unit_key(key: str) -> str:
+    return key.replace(":", "|").replace("/", "|")
+
+
+def _agentic_mode(calls: Sequence[Any]) -> ParseMode:
+    """Parse mode of an agentic verdict: over the final attempt of every judge that produced a ballot,
+    ``recovered`` if any needed recovery, ``native`` if all were the offline judge, else ``strict``."""
+    final: dict[str, Any] = {}
+    for c in calls:
+        if c.node != "judge":
+            continue
+        if c.key not in final or c.attempt >= final[c.key].attempt:
+            final[c.key] = c
+    modes = {_mode_of(c.parse) for c in final.values() if c.parse != "failed"}
+    if not modes:
+        return "unknown"
+    if "recovered" in modes:
+        return "recovered"
+    if modes == {"native"}:
+        return "native"
+    if "strict" in modes:
+        return "strict"
+    return "unknown"
+
+
+class VerdictModes:
+    """The parse mode of each instance of one verdict.
+
+    A verdict with per-task statuses (``verdict["tasks"]``, the single-call arm) gives each instance
+    its task's mode (Task 2 by unit key, Tasks 1 and 3 by task), ``failed`` when that task is not
+    ``ok``; a verdict without them (the agentic arm) gives every parsed instance the mode of its
+    judges' final attempts (:func:`_agentic_mode`). An instance without a value is ``failed``."""
+
+    def __init__(self, verdict: dict[str, Any], calls: Sequence[Any]) -> None:
+        self.task_status: dict[tuple[str, str], dict[str, Any]] = {}
+        for t in verdict.get("tasks") or []:
+            task = _task_of(str(t.get("task", "")))
+            if task:
+                self.task_status[(task, _unit_key(str(t.get("key") or "")) if task == "task2" else "")] = t
+        self.default: ParseMode = _agentic_mode(calls) if not self.task_status else "unknown"
+
+    def __call__(self, task: str, key: str, has_value: bool) -> ParseMode:
+        """Mode of the instance ``key`` (``"sid|side"`` for Task 2, ``""`` otherwise) of ``task``."""
+        t = self.task_status.get((task, key))
+        if t is None and task != "task2":
+            t = next((s for (tk, _), s in self.task_status.items() if tk == task), None)
+        if not has_value:
+            return "failed"
+        if t is not None:
+            return _mode_of(t.get("parse")) if t.get("ok", True) else "failed"
+        return self.default
+
+
+# ---------------------------------------------------------------------------------------------
+# alignment
+
+
+def _failure(arm: str, sample_id: str, res: SampleResult) -> dict[str, Any]:
+    """The report.json ``failures`` entry of a sample that is not ``ok``."""
+    return {
+        "arm": arm, "sample_id": sample_id, "status": res.status, "error_type": res.error_type, "error": res.error, "session": res.session,
+        "cause": first_cause(list(res.failures)),
+        "failed_nodes": [{"node": f.node, "key": f.key, "reason": f.reason, "raw_outputs": len(f.raw_outputs)} for f in res.failures],
+    }
+
+
+def _mark_all(parse: dict[str, list[ParseMode]], mode: ParseMode, n_units: int) -> None:
+    """Every instance of a match (one for Tasks 1 and 3, ``n_units`` for Task 2) gets ``mode``."""
+    parse["task1"].append(mode)
+    parse["task3"].append(mode)
+    parse["task2"].extend([mode] * n_units)
+
+
+def predictions_for_arm(arm: str, label: str, gold: Gold, matches: Sequence[Match], results: dict[str, SampleResult]) -> ArmPredictions:
+    """Align ``results`` (match id -> result; absent = not run) of ``arm`` with ``gold``."""
+    m_index = {mid: i for i, mid in enumerate(gold.match_ids)}
+    p = np.full(len(gold.match_ids), np.nan)
+    votes: list[np.ndarray | None] = [None] * len(gold.match_ids)
+    unit_vals: dict[tuple[str, str, str], float] = {}
+    status: dict[str, str] = {}
+    parse: dict[str, list[ParseMode]] = {t: [] for t in TASKS}
+    failures: list[dict[str, Any]] = []
+    for match in matches:
+        mid = match.match_id
+        i = m_index[mid]
+        res = results.get(mid)
+        units = match.scored_units()
+        if res is None:
+            status[mid] = "not-run"
+            _mark_all(parse, "not-run", len(units))
+            continue
+        status[mid] = res.status
+        if res.status != "ok":
+            failures.append(_failure(arm, mid, res))
+        if res.verdict is None:
+            _mark_all(parse, "failed", len(units))
+            continue
+        v = res.verdict
+        mode = VerdictModes(v, res.calls)
+        pv = v.get("p")
+        if pv is not None:
+            p[i] = float(pv)
+        parse["task1"].append(mode("task1", "", pv is not None))
+        bd = v.get("best_debater_votes") or {}
+        if bd and sum(bd.values()) > 0:
+            votes[i] = np.array([float(bd.get(lab, 0)) for lab in gold.debater_labels[i]])
+        parse["task3"].append(mode("task3", "", votes[i] is not None))
+        scores = {(s["stage_id"], s["side"]): float(s["mean"]) for s in v.get("stage_scores") or []}
+        for sid, side in units:
+            val = scores.get((sid, side))
+            if val is not None:
+                unit_vals[(mid, sid, side)] = val
+            parse["task2"].append(mode("task2", f"{sid}|{side}", val is not None))
+    unit_pred = np.array([unit_vals.get(u, np.nan) for u in gold.units], dtype=float)
+    pair_aff = np.array([unit_vals.get((mid, sid, "affirmative"), np.nan) for mid, sid in gold.pairs], dtype=float)
+    pair_neg = np.array([unit_vals.get((mid, sid, "negative"), np.nan) for mid, sid in gold.pairs], dtype=float)
+    return ArmPredictions(arm, label, status, p, votes, unit_pred, pair_aff, pair_neg, parse, failures)
+
+
+def parse_statistics(pred: ArmPredictions, results: dict[str, SampleResult]) -> dict[str, Any]:
+    """Per task: instances, not run, parsed, parse rate (parsed / instances run), strict, recovered,
+    native, unknown, failed; plus call-level counts (strict JSON, recovered, failed attempts)."""
+    out: dict[str, Any] = {}
+    for task, modes in pred.parse.items():
+        run = [m for m in modes if m != "not-run"]
+        parsed = [m for m in run if m != "failed"]
+        out[task] = {
+            "instances": len(run),
+            "not_run": len(modes) - len(run),
+            "parsed": len(parsed),
+            "parse_rate": (len(parsed) / len(run)) if run else None,
+            "strict": sum(m == "strict" for m in run),
+            "recovered": sum(m == "recovered" for m in run),
+            "native": sum(m == "native" for m in run),
+            "unknown": sum(m == "unknown" for m in run),
+            "failed": sum(m == "failed" for m in run),
+        }
+    calls = [c for r in results.values() for c in r.calls]
+    out["calls"] = {
+        "calls": len(calls),
+        "strict_json": sum(c.parse == "strict" for c in calls),
+        "recovered": sum(c.parse in ("normalised", "regex") for c in calls),
+        "failed_attempts": sum(c.parse == "failed" for c in calls),
+        "native": sum(c.parse == "native" for c in calls),
+    }
+    return out

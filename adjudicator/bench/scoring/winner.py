@@ -1,0 +1,119 @@
+"""Task 1, winner-tendency prediction (paper 2.3, 3.1; protocol 001 Task 1): the table, the
+calibration of p, each arm against the structural baselines, and the paired tests of two arms.
+
+Instances: the matches with a decisive gold winner (ties and missing winners have no 0/1 outcome).
+Table rows: every arm, the comparable baselines (always affirmative, always negative, the seeded
+random p ~ U(0, 1)), and as non-comparable references the majority class of this dataset and the
+individual judges. Calibration: Brier score, ECE and the reliability curve of p read as
+P(affirmative wins). Paired: exact McNemar on winner accuracy, paired bootstrap of the Brier score.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from adjudicator.bench.gold import Gold
+from adjudicator.bench.predictions import ArmPredictions
+from adjudicator.bench.scoring.leaves import ScoreSettings, clean, mcnemar_leaf, mcnemar_test, paired_bootstrap_test, scored, take
+from adjudicator.bench.scoring.tables import all_parsed, baseline_row, human_rows, rank, row, table_header
+from adjudicator.evaluation import baselines as B
+from adjudicator.evaluation import metrics as M
+from adjudicator.evaluation import uncertainty as S
+
+TASK = "task1"
+
+
+def task1_metrics(p: np.ndarray, gold: Gold, mask: np.ndarray, st: ScoreSettings) -> dict[str, Any]:
+    """Winner accuracy of tendencies ``p`` (M,) on the matches in ``mask`` with a decisive gold."""
+    sel = mask & gold.decisive
+    winners = take(gold.winners, sel)
+    return {"winner_accuracy": scored(M.winner_accuracy, [p[sel], winners], None, st)}
+
+
+def task1_structural_baselines(gold_winner: Sequence[Any], seed: int) -> list[B.Baseline]:
+    """The comparable Task 1 baselines of every table (paper 3.1 plus always negative): always
+    affirmative, always negative, and the seeded random p ~ U(0, 1)."""
+    return [B.constant_side_baseline("affirmative", gold_winner), B.constant_side_baseline("negative", gold_winner), B.random_winner(gold_winner, seed=seed)]
+
+
+def _rows(gold: Gold, preds: dict[str, ArmPredictions], mask: np.ndarray, st: ScoreSettings) -> list[dict[str, Any]]:
+    """The arm and baseline rows on the matches in ``mask``. A constant side's expected accuracy on
+    the subset is that side's share of its decisive winners; the random one's stays 0.5."""
+    majority = B.majority_side(gold.winners)
+    bl = [*task1_structural_baselines(gold.winners, st.seed), B.majority_class_baseline(gold.winners)]
+    const_side = {"always affirmative": "affirmative", "always negative": "negative", bl[-1].name: majority or "affirmative"}
+    rows = [row(pr.label, "arm", True, task1_metrics(pr.p, gold, mask, st), arm=a) for a, pr in preds.items()]
+    for b in bl:
+        exp = b.expected if b.seed is not None else B.constant_side_baseline(const_side[b.name], take(gold.winners, mask)).expected
+        rows.append(baseline_row(b, task1_metrics(np.asarray(b.predictions, float), gold, mask, st), exp))
+    return rows
+
+
+def winner_table(gold: Gold, preds: dict[str, ArmPredictions], st: ScoreSettings, reliability: dict[str, Any], synthetic_labels: bool) -> dict[str, Any]:
+    """The ``tasks.task1`` section of report.json: header, ``majority_side``, counts, the gold
+    balance, ``rows`` (ranked) and ``common_subset`` (the matches every arm parsed)."""
+    reason = gold.applicability()[TASK]
+    out = table_header(TASK, reason)
+    if reason is not None:
+        return out
+    n = len(gold.match_ids)
+    common = all_parsed([np.isfinite(pr.p) for pr in preds.values()], n)
+    out.update(
+        majority_side=B.majority_side(gold.winners),
+        n_matches=n,
+        n_decisive=int(gold.decisive.sum()),
+        gold_balance={
+            "affirmative": sum(w == "affirmative" for w in gold.winners),
+            "negative": sum(w == "negative" for w in gold.winners),
+            "tie_or_none": sum(w not in ("affirmative", "negative") for w in gold.winners),
+        },
+        rows=rank(_rows(gold, preds, np.ones(n, bool), st) + human_rows(reliability, TASK, synthetic_labels), TASK),
+        common_subset={"n": int((common & gold.decisive).sum()), "arms": list(preds), "rows": rank(_rows(gold, preds, common, st), TASK)},
+    )
+    return out
+
+
+def calibration(gold: Gold, preds: dict[str, ArmPredictions], st: ScoreSettings) -> dict[str, Any]:
+    """The ``calibration`` section: per arm the Brier score (with its interval), the ECE and the
+    reliability curve of p over 10 equal-width bins. Empty when Task 1 is not applicable."""
+    if gold.applicability()[TASK] is not None:
+        return {}
+    out: dict[str, Any] = {}
+    for a, pr in preds.items():
+        out[a] = {
+            "label": pr.label,
+            "brier": scored(S.brier_score, [pr.p, gold.winners], None, st),
+            "ece": S.expected_calibration_error(pr.p, gold.winners, 10).as_dict(),
+            "curve": [{k: clean(v) if isinstance(v, float) else v for k, v in b.model_dump().items()} for b in S.reliability_curve(pr.p, gold.winners, 10)],
+            "note": "p read as P(affirmative wins); Brier 0.25 = constant p 0.5; 10 equal-width bins",
+        }
+    return out
+
+
+def arm_vs_baselines(gold: Gold, preds: dict[str, ArmPredictions], seed: int) -> list[dict[str, Any]]:
+    """The ``arm_vs_baseline`` section: each arm against each comparable Task 1 baseline (exact
+    McNemar on per-match correctness). Empty when Task 1 is not applicable."""
+    if gold.applicability()[TASK] is not None:
+        return []
+    out: list[dict[str, Any]] = []
+    for a, pr in preds.items():
+        ca = M.winner_correct(pr.p, gold.winners)
+        for b in task1_structural_baselines(gold.winners, seed):
+            cb = M.winner_correct(np.asarray(b.predictions, float), gold.winners)
+            out.append({"arm": a, "baseline": b.name, "task": TASK, **mcnemar_leaf(S.mcnemar_exact(ca, cb))})
+    return out
+
+
+def paired_tests(a: ArmPredictions, b: ArmPredictions, gold: Gold, st: ScoreSettings) -> dict[str, Any]:
+    """Arm ``a`` versus ``b``: exact McNemar on winner accuracy, and a paired bootstrap of the Brier
+    score on the same instances as the report's Brier score (matches with a decisive gold winner, p
+    parsed for both arms)."""
+    d = gold.decisive
+    wd = take(gold.winners, d)
+    return {
+        "winner_accuracy": mcnemar_test(M.winner_correct(a.p, gold.winners), M.winner_correct(b.p, gold.winners)),
+        "brier": paired_bootstrap_test(S.brier_score, [a.p[d], wd], [b.p[d], wd], None, st),
+    }
