@@ -34,10 +34,11 @@ def command_line(ctx: click.Context) -> list[str]:
         if isinstance(param, click.Argument):
             out.append(str(value))
             continue
-        if value is None or value == param.default or value == () or (param.is_flag and not value):
+        is_flag = isinstance(param, click.Option) and param.is_flag
+        if value is None or value == param.default or value == () or (is_flag and not value):
             continue
         flag = max(param.opts, key=len)
-        if param.is_flag:
+        if is_flag:
             opts.append(flag)
         elif isinstance(value, (list, tuple)):
             for v in value:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import importlib
 import json
+import socket
+import sys
 from pathlib import Path
 
 import click
@@ -19,47 +21,6 @@ from adjudicator.config import LIVE_STATE_ENV
 from adjudicator.errors import InputError
 
 DEFAULT_STATE_DIR = ".adjudicator-live"
-
-
-def _json_out(data) -> None:
-    click.echo(json.dumps(data, ensure_ascii=False, indent=2))
-
-
-def read_json_file(path: Path) -> object:
-    """Decode a UTF-8 JSON file (``-`` = stdin). Raises InputError with one line."""
-    try:
-        raw = click.get_text_stream("stdin").read() if str(path) == "-" else path.read_bytes().decode("utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file", "give the path of a .json file") from None
-    except IsADirectoryError:
-        raise InputError(f"{path}: is a directory", "give the path of one .json file") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not UTF-8 text (byte {exc.start})", "save the file as UTF-8") from None
-    except OSError as exc:
-        raise InputError(f"{path}: cannot be read ({exc.strerror})") from None
-    raw = raw.lstrip("\ufeff")
-    try:
-        return json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}", "fix the JSON syntax") from None
-
-
-def load_context_factory(spec: str):
-    """Call ``module:callable`` (no arguments) and return the AdjudicationContext it builds (a hook for
-    custom backends and for tests). Raises InputError for a bad spec."""
-    from adjudicator.workflow.context import AdjudicationContext
-
-    mod_name, _, attr = spec.partition(":")
-    if not mod_name or not attr:
-        raise InputError(f"--context-factory: {spec!r} is not 'module:callable'")
-    try:
-        factory = getattr(importlib.import_module(mod_name), attr)
-    except (ImportError, AttributeError) as exc:
-        raise InputError(f"--context-factory: cannot load {spec!r} ({exc})") from None
-    ctx = factory()
-    if not isinstance(ctx, AdjudicationContext):
-        raise InputError(f"--context-factory: {spec!r} returned {type(ctx).__name__}, not an AdjudicationContext")
-    return ctx
 
 
 def client_options(f):
@@ -90,6 +51,10 @@ def live_group() -> None:
     """
 
 
+# ---------------------------------------------------------------------------------------------
+# The server
+
+
 @live_group.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True, help="address to listen on (loopback by default)")
 @click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True, help="TCP port (0 picks a free one)")
@@ -101,35 +66,76 @@ def live_group() -> None:
 def serve_cmd(host: str, port: int, state_dir: Path, max_body_kb: int, log_level: str, context_factory: str | None, **opts) -> None:
     """Start the live server and print the organiser URL and access token."""
     from adjudicator.live.app import create_app
-    from adjudicator.live.server import base_url_of, bind_socket, load_or_create_token, serve_forever, urls, warn_if_exposed, write_access
+    from adjudicator.live.server import base_url_of, load_or_create_token, serve_forever, urls, warn_if_exposed, write_access
 
+    context = _serving_context(context_factory, opts)
+    _make_state_dir(state_dir)
+    token = load_or_create_token(state_dir)
+    sock = _listen(host, port)
+    base = base_url_of(sock)
+    app = create_app(state_dir, context, token, max_body_bytes=max_body_kb * 1024)
+    path = write_access(state_dir, base, token)
+    _print_access(urls(base, token), path)
+    echo_err(f"adjudicate live: model {context.tracker.name}; state in {state_dir}; Ctrl+C to stop")
+    warn_if_exposed(host)
+    serve_forever(app, sock, log_level)
+
+
+def _serving_context(context_factory: str | None, opts: dict):
+    """The AdjudicationContext to serve with: from ``--context-factory``, else from the model options."""
     if context_factory:
-        context = load_context_factory(context_factory)
-    else:
-        from adjudicator.api import build_context
+        return load_context_factory(context_factory)
+    from adjudicator.api import build_context
 
-        context = build_context(model_config_from_options(opts))
+    return build_context(model_config_from_options(opts))
+
+
+def load_context_factory(spec: str):
+    """Call ``module:callable`` (no arguments) and return the AdjudicationContext it builds (a hook for
+    custom backends and for tests). Raises InputError for a bad spec."""
+    from adjudicator.workflow.context import AdjudicationContext
+
+    mod_name, _, attr = spec.partition(":")
+    if not mod_name or not attr:
+        raise InputError(f"--context-factory: {spec!r} is not 'module:callable'")
+    try:
+        factory = getattr(importlib.import_module(mod_name), attr)
+    except (ImportError, AttributeError) as exc:
+        raise InputError(f"--context-factory: cannot load {spec!r} ({exc})") from None
+    ctx = factory()
+    if not isinstance(ctx, AdjudicationContext):
+        raise InputError(f"--context-factory: {spec!r} returned {type(ctx).__name__}, not an AdjudicationContext")
+    return ctx
+
+
+def _make_state_dir(state_dir: Path) -> None:
     try:
         state_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise InputError(f"--state-dir: {state_dir} cannot be created ({exc.strerror})") from None
-    token = load_or_create_token(state_dir)
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    from adjudicator.live.server import bind_socket
+
     try:
-        sock = bind_socket(host, port)
+        return bind_socket(host, port)
     except OSError as exc:
         raise InputError(f"--port: cannot listen on {host}:{port} ({exc.strerror})", "choose another --port, or 0 for a free one") from None
-    base = base_url_of(sock)
-    app = create_app(state_dir, context, token, max_body_bytes=max_body_kb * 1024)
-    path = write_access(state_dir, base, token)
-    u = urls(base, token)
+
+
+def _print_access(u: dict[str, str], access_file: Path) -> None:
+    """The organiser URL, the board URL, the token and the access file's path on stdout, flushed (a
+    supervising process reads them while the server runs)."""
     click.echo(f"organiser: {u['organiser_url']}")
     click.echo(f"board:     {u['board_url']}")
-    click.echo(f"token:     {token}")
-    click.echo(f"access:    {path}")
-    click.get_text_stream("stdout").flush()
-    echo_err(f"adjudicate live: model {context.tracker.name}; state in {state_dir}; Ctrl+C to stop")
-    warn_if_exposed(host)
-    serve_forever(app, sock, log_level)
+    click.echo(f"token:     {u['token']}")
+    click.echo(f"access:    {access_file}")
+    sys.stdout.flush()
+
+
+# ---------------------------------------------------------------------------------------------
+# The client commands
 
 
 @live_group.command("create")
@@ -138,7 +144,18 @@ def serve_cmd(host: str, port: int, state_dir: Path, max_body_kb: int, log_level
 @client_options
 def create_cmd(header_file: Path, match_id: str | None, url, token, state_dir) -> None:
     """Create a live match from HEADER_FILE (a match file; its stages, labels and source are not sent)."""
-    data = read_json_file(header_file)
+    body = _create_body(read_json_file(header_file), header_file, match_id)
+    with _client(url, token, state_dir) as c:
+        r = c.create(body)
+        out = {"match_id": r["match_id"], "board_url": c.url + r["board_url"], "next_slot": r["snapshot"]["next_slot"]}
+    _json_out(out)
+    echo_err(f"created {out['match_id']}; board: {out['board_url']}")
+
+
+def _create_body(data: object, header_file: Path, match_id: str | None) -> dict:
+    """The create body of a match file's JSON: all but its stages, labels and source (a stderr line says
+    how many stages are not sent), with ``--match-id`` overriding its id. Raises InputError unless
+    ``data`` is an object."""
     if not isinstance(data, dict):
         raise InputError(f"{header_file}: the top level must be a JSON object describing one match", "see `adjudicate schema`")
     if data.get("stages"):
@@ -146,11 +163,7 @@ def create_cmd(header_file: Path, match_id: str | None, url, token, state_dir) -
     body = {k: v for k, v in data.items() if k not in ("stages", "labels", "source")}
     if match_id:
         body["match_id"] = match_id
-    with _client(url, token, state_dir) as c:
-        r = c.create(body)
-        out = {"match_id": r["match_id"], "board_url": c.url + r["board_url"], "next_slot": r["snapshot"]["next_slot"]}
-    _json_out(out)
-    echo_err(f"created {out['match_id']}; board: {out['board_url']}")
+    return body
 
 
 @live_group.command("push")
@@ -161,21 +174,33 @@ def create_cmd(header_file: Path, match_id: str | None, url, token, state_dir) -
 @client_options
 def push_cmd(match_id: str, stage_file: Path, stage_id: str | None, no_wait: bool, url, token, state_dir) -> None:
     """Push one finished stage (STAGE_FILE: one stage as JSON, '-' for stdin)."""
-    data = read_json_file(stage_file)
+    data = _stage_to_push(read_json_file(stage_file), stage_file, stage_id)
+    with _client(url, token, state_dir) as c:
+        r = c.push(match_id, data, wait=not no_wait)
+    _json_out(r)
+    echo_err(_push_line(match_id, r))
+
+
+def _stage_to_push(data: object, stage_file: Path, stage_id: str | None) -> object:
+    """The push body: ``data`` itself, or, when STAGE_FILE is a whole match file, its stage
+    ``--stage-id``. Raises InputError when a match file comes without --stage-id or lacks that stage."""
     if isinstance(data, dict) and "stages" in data and "utterances" not in data:
         if not stage_id:
             raise InputError(f"{stage_file}: is a whole match file", "pick its stage with --stage-id")
         found = [s for s in data.get("stages") or [] if isinstance(s, dict) and s.get("stage_id") == stage_id]
         if not found:
             raise InputError(f"--stage-id: {stage_file} has no stage {stage_id!r}")
-        data = found[0]
-    with _client(url, token, state_dir) as c:
-        r = c.push(match_id, data, wait=not no_wait)
-    _json_out(r)
+        return found[0]
+    return data
+
+
+def _push_line(match_id: str, r: dict) -> str:
+    """The stderr line of a push: stage, status, progress, the stage's scores (once analysed) and the
+    provisional tendency."""
     latest = r.get("latest") or {}
     scores = ", ".join(f"{s['side']} {s['suggested_score']}" for s in latest.get("scores", [])) if r["status"] == "analysed" else ""
     p = (r.get("tendency") or {}).get("p")
-    echo_err(
+    return (
         f"{match_id}: {r['stage_id']} {'(already received) ' if r['duplicate'] else ''}{r['status']}; {r['analysed']}/{r['received']} analysed"
         + (f"; {scores}" if scores else "")
         + (f"; provisional tendency {p:.2f}" if p is not None else "")
@@ -219,3 +244,34 @@ def replay_cmd(match_file: Path, speed: float, match_id: str | None, no_close: b
         verdict = replay(c, match, speed, match_id=match_id, close=not no_close, progress=echo_err)
     if verdict is not None:
         _json_out(verdict)
+
+
+# ---------------------------------------------------------------------------------------------
+# Files in, JSON out
+
+
+def read_json_file(path: Path) -> object:
+    """Decode a UTF-8 JSON file (``-`` = stdin). Raises InputError with one line."""
+    try:
+        if str(path) == "-":
+            with click.open_file("-") as stdin:
+                raw = stdin.read()
+        else:
+            raw = path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file", "give the path of a .json file") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a directory", "give the path of one .json file") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 text (byte {exc.start})", "save the file as UTF-8") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot be read ({exc.strerror})") from None
+    raw = raw.lstrip("\ufeff")
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}", "fix the JSON syntax") from None
+
+
+def _json_out(data) -> None:
+    click.echo(json.dumps(data, ensure_ascii=False, indent=2))
