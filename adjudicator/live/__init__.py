@@ -6,6 +6,7 @@ Modules, in data-flow order:
 - :mod:`.validation`   a header, a pushed stage (or a resent one), a complete match: the CLI's one-line messages
 - :mod:`.registry`     the ``live_matches`` rows: header, status (open, closing, closed), panel attempts
 - :mod:`.checkpoints`  the SQLite checkpointer: serializer allowlist, thread ids and configs, pruning
+- :mod:`.verdicts`     the files of closed matches: verdicts/<id>.json and reports/<id>.md
 - :mod:`.store`        one tracking thread per match over those parts: create, receive, analyse, close, recover
 - :mod:`.tendency`     the provisional tendency (score gap and clash momentum, before the panel)
 - :mod:`.board`        the board snapshot (battlefield map, provisional scores and tendency, latest change)

@@ -194,13 +194,13 @@ async def events(match_id: str, request: Request, store: Store) -> StreamingResp
 
 @reads.get("/api/matches/{match_id}/verdict")
 async def get_verdict(match_id: str, store: Store) -> Response:
-    path = _closed_file(store, match_id, store.verdict_path(match_id), "verdict")
+    path = _closed_file(store, match_id, store.verdicts.verdict_path(match_id), "verdict")
     return Response(path.read_bytes(), media_type="application/json")
 
 
 @reads.get("/api/matches/{match_id}/report")
 async def get_report(match_id: str, store: Store) -> PlainTextResponse:
-    path = _closed_file(store, match_id, store.report_path(match_id), "report")
+    path = _closed_file(store, match_id, store.verdicts.report_path(match_id), "report")
     return PlainTextResponse(path.read_text(encoding="utf-8"), media_type="text/markdown; charset=utf-8")
 
 
@@ -235,4 +235,4 @@ async def close_match(match_id: str, request: Request, store: Store) -> Response
     require_token(request)
     store.row(match_id)
     await run_in_threadpool(store.close_match, match_id)
-    return Response(store.verdict_path(match_id).read_bytes(), media_type="application/json")
+    return Response(store.verdicts.verdict_path(match_id).read_bytes(), media_type="application/json")

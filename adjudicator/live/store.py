@@ -1,6 +1,6 @@
 """The live store: one clash-tracking thread per live match and, at close, its panel, orchestrated over
-the match registry (:mod:`.registry`), the SQLite checkpointer (:mod:`.checkpoints`) and the validation
-of what is pushed (:mod:`.validation`).
+the match registry (:mod:`.registry`), the SQLite checkpointer (:mod:`.checkpoints`), the validation
+of what is pushed (:mod:`.validation`) and the files of closed matches (:mod:`.verdicts`).
 
 State directory layout (``STATE_DIR``)::
 
@@ -34,7 +34,6 @@ compiled graphs, the SQLite file and the backends, which are stateless or thread
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 from collections.abc import Callable
@@ -43,12 +42,12 @@ from pathlib import Path
 from typing import Any
 
 from adjudicator.errors import AdjudicationFailed
-from adjudicator.files import atomic_write_text
 from adjudicator.live.board import board_snapshot, match_summary, push_reply
 from adjudicator.live.checkpoints import DB_NAME, keeps_full_values, open_checkpointer, panel_thread_id, prune_threads, thread_config
 from adjudicator.live.errors import Conflict
 from adjudicator.live.registry import MatchRegistry, MatchRow
 from adjudicator.live.validation import resent_stage, validate_complete, validate_header, validate_push
+from adjudicator.live.verdicts import VerdictFiles
 from adjudicator.match import Stage
 from adjudicator.verdict import Verdict
 from adjudicator.workflow.context import AdjudicationContext
@@ -77,6 +76,7 @@ class LiveStore:
         self.db_path = self.state_dir / DB_NAME
         self.saver = open_checkpointer(self.db_path)
         self.registry = MatchRegistry(self.saver.conn, self.saver.lock)
+        self.verdicts = VerdictFiles(self.state_dir)
         self.tracking = tracking_graph.build(checkpointer=self.saver)
         self.panel = panel_graph.build(checkpointer=self.saver)
         # keep-latest pruning needs every channel's full value in each checkpoint (see prune_thread)
@@ -88,7 +88,6 @@ class LiveStore:
         self._snapshots: dict[str, dict[str, Any]] = {}
         self._revision: dict[str, int] = {}
         self._errors: dict[str, str] = {}  # match id -> the last analysis or panel fault, shown on the board
-        self._verdicts: dict[str, Verdict] = {}
         self._executor = ThreadPoolExecutor(max_workers=4, thread_name_prefix="live-analyse")
         self._closed = False
         self.recovered = threading.Event()
@@ -285,21 +284,7 @@ class LiveStore:
 
     def verdict(self, match_id: str) -> Verdict | None:
         """The stored verdict of a closed match, else None."""
-        v = self._verdicts.get(match_id)
-        if v is None:
-            path = self.verdict_path(match_id)
-            if path.exists():
-                v = Verdict.model_validate_json(path.read_text(encoding="utf-8"))
-                self._verdicts[match_id] = v
-        return v
-
-    def verdict_path(self, match_id: str) -> Path:
-        """``STATE_DIR/verdicts/<match_id>.json``."""
-        return self.state_dir / "verdicts" / f"{match_id}.json"
-
-    def report_path(self, match_id: str) -> Path:
-        """``STATE_DIR/reports/<match_id>.md``."""
-        return self.state_dir / "reports" / f"{match_id}.md"
+        return self.verdicts.read(match_id)
 
     def close_match(self, match_id: str) -> Verdict:
         """Finish pending analyses, run the panel on the final battlefield state, store the verdict
@@ -332,7 +317,7 @@ class LiveStore:
                 self.registry.update(row.reopened(err))
                 self._changed(match_id)
                 raise AdjudicationFailed(f"match {match_id!r}: {err}", "close the match again to retry the panel")
-            self._store_verdict(match_id, verdict)
+            self.verdicts.write(match_id, verdict)
             self.registry.update(row.closed())
             self._prune(*(panel_thread_id(match_id, k) for k in range(1, row.panel_attempt + 1)))
             self._changed(match_id)
@@ -359,15 +344,6 @@ class LiveStore:
             raise AdjudicationFailed(f"match {match_id!r}: {self._errors[match_id]}", "close the match again to resume the panel") from exc
         self._errors.pop(match_id, None)
         return state
-
-    def _store_verdict(self, match_id: str, verdict: Verdict) -> None:
-        """Write ``verdicts/<id>.json`` (indented UTF-8 JSON) and ``reports/<id>.md``, each atomically."""
-        from adjudicator.report import verdict_markdown
-
-        text = json.dumps(json.loads(verdict.model_dump_json()), ensure_ascii=False, indent=2) + "\n"
-        atomic_write_text(self.verdict_path(match_id), text)
-        atomic_write_text(self.report_path(match_id), verdict_markdown(verdict))
-        self._verdicts[match_id] = verdict
 
     def recover(self) -> list[str]:
         """After a (re)start: initialise any thread a crash left without a checkpoint, analyse the

@@ -1,0 +1,47 @@
+"""The files of closed matches: ``STATE_DIR/verdicts/<match_id>.json`` (the panel's verdict, indented
+UTF-8 JSON) and ``STATE_DIR/reports/<match_id>.md`` (its Markdown report), written atomically once at
+close (through :mod:`adjudicator.files`) and read back, cached, by the board and the API.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from adjudicator.files import atomic_write_text
+from adjudicator.verdict import Verdict
+
+
+class VerdictFiles:
+    """The verdict and report files under ``state_dir``, with the verdicts read so far kept in memory."""
+
+    def __init__(self, state_dir: Path) -> None:
+        self.state_dir = state_dir
+        self._cache: dict[str, Verdict] = {}
+
+    def verdict_path(self, match_id: str) -> Path:
+        """``STATE_DIR/verdicts/<match_id>.json``."""
+        return self.state_dir / "verdicts" / f"{match_id}.json"
+
+    def report_path(self, match_id: str) -> Path:
+        """``STATE_DIR/reports/<match_id>.md``."""
+        return self.state_dir / "reports" / f"{match_id}.md"
+
+    def read(self, match_id: str) -> Verdict | None:
+        """The stored verdict of ``match_id``, or None when there is no verdict file."""
+        v = self._cache.get(match_id)
+        if v is None:
+            path = self.verdict_path(match_id)
+            if path.exists():
+                v = Verdict.model_validate_json(path.read_text(encoding="utf-8"))
+                self._cache[match_id] = v
+        return v
+
+    def write(self, match_id: str, verdict: Verdict) -> None:
+        """Write the verdict JSON, then the Markdown report, each atomically. Raises OSError."""
+        from adjudicator.report import verdict_markdown
+
+        text = json.dumps(json.loads(verdict.model_dump_json()), ensure_ascii=False, indent=2) + "\n"
+        atomic_write_text(self.verdict_path(match_id), text)
+        atomic_write_text(self.report_path(match_id), verdict_markdown(verdict))
+        self._cache[match_id] = verdict
