@@ -110,6 +110,8 @@ class LiveStore:
     # ---- the tracking thread of a match (thread id = match id)
 
     def _tracking_values(self, match_id: str) -> dict[str, Any]:
+        """The match's tracking state as last committed: cached, else read from its checkpoint, else
+        (a crash left the thread without one) the state of a newly started thread."""
         vals = self._values.get(match_id)
         if vals is None:
             vals = dict(self.tracking.get_state(thread_config(match_id)).values)
@@ -119,6 +121,7 @@ class LiveStore:
         return vals
 
     def _init_thread(self, match_id: str) -> dict[str, Any]:
+        """Start the match's tracking thread (header, no stages) in a committed checkpoint."""
         header = self.row(match_id).header
         out = self.tracking.invoke({"match": header, "stages": [], "next_stage": 0}, thread_config(match_id), context=self.context, durability="sync")
         self._values[match_id] = dict(out)
@@ -126,6 +129,9 @@ class LiveStore:
         return self._values[match_id]
 
     def _invoke_tracking(self, match_id: str, payload: dict | None, *, receive_only: bool) -> dict[str, Any]:
+        """Run the tracking graph on the match's thread with ``payload`` (None resumes a paused run),
+        stopping before ``track_stage`` when ``receive_only``; each step is committed before the next
+        (``durability="sync"``) and superseded checkpoints are pruned. Returns the new state."""
         n = len(self._tracking_values(match_id).get("stages") or []) + 1
         out = self.tracking.invoke(
             payload,
