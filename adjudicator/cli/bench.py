@@ -90,26 +90,12 @@ def bench_cmd(dataset: Path, arms: tuple[str, ...], name: str | None, runs_dir: 
     Exit code 1 (the run stays resumable) when the run stops early (budget, --max-errors, or 3
     samples in a row that failed without the model answering: an unreachable server) or when an
     arm produced no verdict for any sample of this session."""
-    from adjudicator.bench.layout import check_run_name, latest_run_dir
-    from adjudicator.bench.runner import BenchOptions, read_status, run_bench
-    from adjudicator.errors import InputError
+    from adjudicator.bench.layout import check_run_name
+    from adjudicator.bench.runner import BenchOptions, run_bench
 
     run_name = check_run_name(name or _default_name(dataset))
     if report_only:
-        from adjudicator.bench.manifest import read_manifest
-        from adjudicator.bench.report import write_reports
-        from adjudicator.bench.runner import DEFAULT_BOOTSTRAP, check_seed
-
-        run_dir = latest_run_dir(runs_dir, run_name)
-        if run_dir is None:
-            raise InputError(f"--report-only: no run named {run_name!r} under {runs_dir}")
-        manifest = read_manifest(run_dir)
-        seed = check_seed(manifest, seed, run_dir)  # the reports always use the run's own seed
-        if n_bootstrap is None:
-            n_bootstrap = int(manifest.options.get("n_bootstrap", DEFAULT_BOOTSTRAP))
-        paths = write_reports(run_dir, n_bootstrap=n_bootstrap, seed=seed, status=read_status(run_dir))
-        echo_err("reports: " + ", ".join(str(p) for p in paths.values()))
-        click.echo(str(run_dir))
+        click.echo(str(_rebuild_reports(runs_dir, run_name, seed, n_bootstrap)))
         return
     config = model_config_from_options(opts)
     options = BenchOptions(
@@ -120,6 +106,28 @@ def bench_cmd(dataset: Path, arms: tuple[str, ...], name: str | None, runs_dir: 
     )
     outcome = run_bench(options)  # prints the per-arm summary and the report paths on stderr
     click.echo(str(outcome.run_dir))
+
+
+def _rebuild_reports(runs_dir: Path, run_name: str, seed: int | None, n_bootstrap: int | None) -> Path:
+    """``--report-only``: rewrite the reports of the latest run named ``run_name`` (with the run's own
+    seed; ``n_bootstrap`` defaults to the run's), list them on stderr, and return the run folder.
+    Raises InputError when there is no such run or ``seed`` differs from the run's."""
+    from adjudicator.bench.layout import latest_run_dir
+    from adjudicator.bench.manifest import read_manifest
+    from adjudicator.bench.report import write_reports
+    from adjudicator.bench.runner import DEFAULT_BOOTSTRAP, check_seed, read_status
+    from adjudicator.errors import InputError
+
+    run_dir = latest_run_dir(runs_dir, run_name)
+    if run_dir is None:
+        raise InputError(f"--report-only: no run named {run_name!r} under {runs_dir}")
+    manifest = read_manifest(run_dir)
+    seed = check_seed(manifest, seed, run_dir)  # the reports always use the run's own seed
+    if n_bootstrap is None:
+        n_bootstrap = int(manifest.options.get("n_bootstrap", DEFAULT_BOOTSTRAP))
+    paths = write_reports(run_dir, n_bootstrap=n_bootstrap, seed=seed, status=read_status(run_dir))
+    echo_err("reports: " + ", ".join(str(p) for p in paths.values()))
+    return run_dir
 
 
 @click.command("splits")
