@@ -22,7 +22,7 @@ GET      /api/matches/{id}/report        the stored Markdown report
 
 The routes find the app's :class:`~adjudicator.live.store.LiveStore`, :class:`~adjudicator.live.events.Hub`,
 token and body limit on ``request.app.state`` (set by :func:`adjudicator.live.app.create_app`).
-A write checks the token first, in the handler, then the match, then reads the body.
+A write checks the token first, then (for a push or a close) that the match exists, then reads the body.
 
 Body limit: :data:`MAX_BODY_BYTES` (1 MiB) by default. A real stage is far smaller (an eight-minute
 Chinese free debate is about 3,000 characters, ~10 KB of UTF-8; a long English online speech of 10,000
