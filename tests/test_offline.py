@@ -16,7 +16,9 @@ from adjudicator.battlefield import apply_clash_updates, merge_clashes
 from adjudicator.formats import get_format
 from adjudicator.judges.base import JUDGE_PERSPECTIVES, Backend, JudgeRequest, StageRequest
 from adjudicator.judges.offline import text as F
-from adjudicator.judges.offline.backend import OfflineBackend, SideFeatures, rate
+from adjudicator.judges.offline.backend import OfflineBackend
+from adjudicator.judges.offline.features import SideFeatures
+from adjudicator.judges.offline.rating import rate
 from adjudicator.match import Match
 from adjudicator.rubric import suggested_score
 
@@ -413,7 +415,8 @@ def test_real_debate_runs_and_swap_is_symmetric():
 # Stage-aware synthesis, score compression, clash titles and positions, best-debater votes
 
 from adjudicator.battlefield import SideAnalysis  # noqa: E402
-from adjudicator.judges.offline.backend import WELL_ANCHOR, _highest_averages, side_features, unit_value  # noqa: E402
+from adjudicator.judges.offline.ballot import WELL_ANCHOR, _highest_averages, unit_value  # noqa: E402
+from adjudicator.judges.offline.features import side_features  # noqa: E402
 from adjudicator.match import load_match  # noqa: E402
 
 SYNTHETIC = Path(__file__).resolve().parents[1] / "adjudicator" / "data" / "matches" / "synthetic"

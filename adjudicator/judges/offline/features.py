@@ -1,0 +1,198 @@
+"""What one side did in one stage, as numbers: :class:`SideFeatures` and :func:`side_features`.
+
+For each evaluated side of the stage the offline judge computes text features
+(:mod:`adjudicator.judges.offline.text`) from the side's utterances, the opponent's utterances in the stage and the
+opponent's last two stages, and the side's own earlier stages:
+
+- substance: an absolute-length factor (short speeches score low; forfeits and empty speeches 0)
+  times a capped factor for length relative to the opponent's comparable speech (same stage for
+  interactive stages, the opponent's latest speech of the same type or monologue otherwise), which can
+  take at most 40% off;
+- engagement: share of the opponent's 30 most frequent content terms (this stage and its last two) that
+  the side takes up; in case-building stages (constructive, supplementary) only terms new to the side
+  count, elsewhere returning to shared ground is the job, so the side's own earlier terms count too;
+- topicality: share of the motion's terms (those the debate actually uses) that the side uses;
+- novelty: share of the side's distinct terms it had not used in its earlier stages (rewarded only in
+  case-building stages);
+- synthesis: share of the ledger's open clashes the side takes up; weighing: comparison markers
+  ("outweigh", "therefore", "in sum"; 更重要, 因此, 综上, 比较); broad engagement: coverage of the
+  opponent's main terms over the whole debate (the three carry summaries and closings, whose job is
+  to revisit and weigh, paper Appendix A.2);
+- questions asked, and questions answered (a respondent turn after a question that is substantive);
+- rebuttal, concession and evidence markers.
+
+:mod:`adjudicator.judges.offline.rating` turns them into rubric levels.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import adjudicator.judges.offline.text as F
+from adjudicator.battlefield import Clash
+from adjudicator.formats import Side, other_side
+from adjudicator.judges.offline.ledger import clash_units, mentions_unit
+from adjudicator.judges.offline.transcript import comparable_opponent_terms, opponent_history, questions_answered, side_text
+from adjudicator.match import MatchView, Stage
+
+# ---------------------------------------------------------------------------------------------
+# Constants (coarse, documented; not fitted)
+
+#: Content terms below which a side's text counts as short, by interaction (a monologue: about 100
+#: English words / 160 Chinese characters; one side's share of an interactive stage: about 40 words /
+#: 60 characters). Absolute substance is min(1, terms / target).
+ABS_TARGET_TERMS = {("en", "monologue"): 40, ("zh", "monologue"): 80, ("en", "interactive"): 15, ("zh", "interactive"): 30}
+#: A side speaking at least this fraction of its opponent's comparable amount gets full relative
+#: substance; relative substance can take at most ``REL_SHARE`` off the absolute one.
+REL_TARGET = 0.5
+REL_SHARE = 0.4
+#: Linear maps (lo, hi) of raw measures onto [0, 1] (lo -> 0, hi -> 1, clipped). Chosen from the spread
+#: of values over all DebateArt speeches (about their 10th and 90th percentiles; no labels used).
+ENGAGEMENT_RANGE = (0.05, 0.6)  # coverage of the opponent's top-30 terms new to the side (case-building stages)
+ENGAGEMENT_FULL_RANGE = (0.1, 0.6)  # coverage of the opponent's top-30 terms, own earlier terms included
+TOPICALITY_RANGE = (0.0, 0.6)  # share of the motion's terms that occur in the debate and the side uses
+NOVELTY_RANGE = (0.3, 0.95)  # share of distinct terms the side had not used before
+REBUTTAL_RANGE = (0.0, 8.0)  # rebuttal markers per 100 content terms
+EVIDENCE_RANGE = (0.0, 6.0)  # evidence markers in the speech
+WEIGHING_RANGE = (0.0, 2.5)  # weighing / synthesis markers per 100 content terms
+SYNTHESIS_RANGE = (0.0, 0.75)  # share of the ledger's open clashes the side takes up
+#: Open clashes (most events first) a side is expected to take up in a synthesis stage.
+SYNTHESIS_TOP = 6
+#: Questions at which the question score saturates (asymmetric questioner, others).
+QUESTION_TARGET = {"questioner": 3, "other": 2}
+#: Stage types that build a case: engagement there counts only the opponent's terms new to the side.
+CASE_STAGES = frozenset({"constructive", "supplementary"})
+
+
+@dataclass(frozen=True)
+class SideFeatures:
+    """Features of one evaluated side in one stage. Scores are in [0, 1]; counts are integers."""
+
+    n_terms: int
+    forfeit: bool
+    substance: float
+    engagement: float
+    topicality: float
+    novelty: float
+    questions: int
+    question_score: float
+    asked: int
+    answered: int
+    answer_score: float
+    rebuttal_score: float
+    concessions: int
+    evidence_score: float
+    synthesis: float = 0.0  # share of the ledger's open clashes taken up (scaled by SYNTHESIS_RANGE)
+    weighing_score: float = 0.0  # weighing / comparison markers (scaled by WEIGHING_RANGE)
+    broad_engagement: float = 0.0  # coverage of the opponent's main terms over the whole debate so far
+
+    def describe(self) -> str:
+        """One compact line for a rationale."""
+        return (
+            f"substance {self.substance:.2f}, engagement {self.engagement:.2f}, topicality {self.topicality:.2f}, "
+            f"novelty {self.novelty:.2f}, synthesis {self.synthesis:.2f}, weighing {self.weighing_score:.2f}, "
+            f"broad engagement {self.broad_engagement:.2f}, questions {self.questions}, answered {self.answered}/{self.asked}, "
+            f"rebuttal {self.rebuttal_score:.2f}, concessions {self.concessions}, evidence {self.evidence_score:.2f}"
+            + (", forfeit" if self.forfeit else "")
+        )
+
+
+def _linear(x: float, rng: tuple[float, float]) -> float:
+    lo, hi = rng
+    return min(1.0, max(0.0, (x - lo) / (hi - lo)))
+
+
+def side_features(match: MatchView, stage: Stage, previous: list[Stage], side: Side, clashes: dict[str, Clash] | None = None) -> SideFeatures:
+    """Compute :class:`SideFeatures` for ``side`` in ``stage`` given the stages before it and the
+    clash ledger ``clashes`` (None or {}: no ledger yet).
+
+    Reads only ``stage``, ``previous``, ``clashes`` and the match header (motion, positions, language).
+    Engagement depends on the stage type: in case-building stages (constructive, supplementary) it is
+    coverage of the opponent's main terms *new to the side* (repeating one's own case is not
+    engagement); elsewhere the side is supposed to return to shared ground, so its own earlier terms
+    count too."""
+    lang = match.language
+    text = side_text(stage, side)
+    stats = F.text_stats(text, lang)
+    terms = list(stats.terms)
+    term_set = set(terms)
+    n = stats.n_terms
+    forfeit = stats.forfeit
+
+    # substance
+    kind = "monologue" if stage.interaction == "monologue" else "interactive"
+    s_abs = min(1.0, n / ABS_TARGET_TERMS.get((lang, kind), ABS_TARGET_TERMS[("en", kind)]))
+    ref = comparable_opponent_terms(stage, previous, side, lang)
+    if ref:
+        s_rel = min(1.0, n / (REL_TARGET * ref))
+        substance = s_abs * (1.0 - REL_SHARE + REL_SHARE * s_rel)
+    else:
+        substance = s_abs
+    if forfeit:
+        substance = 0.0
+
+    # topicality: the motion's terms that the debate actually uses (drops cross-word fragments of the
+    # motion such as 市中 in 城市中心 that nobody says)
+    spoken: set[str] = set()
+    for st in [*previous, stage]:
+        for u in st.utterances:
+            spoken.update(F.content_terms(u.text, lang))
+    topic_terms = set(F.content_terms(" ".join([match.motion, match.affirmative_position, match.negative_position]), lang)) & spoken
+    topicality = _linear(sum(1 for t in topic_terms if t in term_set) / len(topic_terms), TOPICALITY_RANGE) if topic_terms else 0.0
+
+    # engagement
+    earlier: set[str] = set()  # the side's own terms in its earlier stages
+    for st in previous:
+        earlier.update(F.content_terms(side_text(st, side), lang))
+    opp = other_side(side)
+    opp_terms = F.content_terms(side_text(stage, opp), lang)
+    for st in opponent_history(previous, side):
+        opp_terms += F.content_terms(side_text(st, opp), lang)
+    if not opp_terms:
+        engagement = topicality  # nothing to engage with yet: being on the motion is what counts
+    elif stage.type in CASE_STAGES:
+        engagement = _linear(F.coverage(terms, opp_terms, exclude=earlier), ENGAGEMENT_RANGE)
+    else:
+        engagement = _linear(F.coverage(terms, opp_terms), ENGAGEMENT_FULL_RANGE)
+    all_opp = [t for st in [*previous, stage] for t in F.content_terms(side_text(st, opp), lang)]
+    broad = _linear(F.coverage(terms, all_opp), ENGAGEMENT_FULL_RANGE) if all_opp else topicality
+
+    # novelty against the side's own earlier stages
+    novelty = _linear(F.novelty(terms, earlier), NOVELTY_RANGE)
+
+    # synthesis: the open clashes of the ledger (most events first) that the side takes up
+    ledger = sorted((clashes or {}).values(), key=lambda c: (-len(c.events), c.clash_id))[:SYNTHESIS_TOP]
+    if ledger:
+        taken = sum(1 for c in ledger if any(mentions_unit(text, term_set, u, lang) for u in clash_units(c, lang)))
+        synthesis = _linear(taken / len(ledger), SYNTHESIS_RANGE)
+    else:
+        synthesis = topicality
+    weighing_score = _linear(100.0 * F.weighing_markers(text, lang) / n, WEIGHING_RANGE) if n else 0.0
+
+    role = stage.role_of(side)
+    q_target = QUESTION_TARGET["questioner" if role == "questioner" else "other"]
+    question_score = min(1.0, stats.questions / q_target)
+    asked, answered = questions_answered(stage, side, lang)
+    answer_score = (answered / asked) if asked else substance
+    rebuttal_score = _linear(100.0 * stats.rebuttals / n, REBUTTAL_RANGE) if n else 0.0
+    evidence_score = _linear(stats.evidence, EVIDENCE_RANGE)
+    return SideFeatures(
+        n_terms=n,
+        forfeit=forfeit,
+        substance=round(substance, 4),
+        engagement=round(engagement, 4),
+        topicality=round(topicality, 4),
+        novelty=round(novelty, 4),
+        questions=stats.questions,
+        question_score=round(question_score, 4),
+        asked=asked,
+        answered=answered,
+        answer_score=round(answer_score, 4),
+        rebuttal_score=round(rebuttal_score, 4),
+        concessions=stats.concessions,
+        evidence_score=round(evidence_score, 4),
+        synthesis=round(synthesis, 4),
+        weighing_score=round(weighing_score, 4),
+        broad_engagement=round(broad, 4),
+    )
+

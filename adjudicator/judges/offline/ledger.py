@@ -1,0 +1,37 @@
+"""Reading the clash ledger (the battlefield's clash map) for the offline judge: the units a clash is
+about, whether a text mentions one, and the ledger as it stood before a stage.
+"""
+
+from __future__ import annotations
+
+import adjudicator.judges.offline.text as F
+from adjudicator.battlefield import Clash
+
+
+def clash_units(clash: Clash, lang: str) -> list[str]:
+    """The terms a clash is about, read back from its title: the " / "-separated parts when they are
+    short (our titles: Chinese phrases of <= 6 characters, English single words, stemmed), else the
+    title's content terms (a free-text title written by another tracker)."""
+    parts = [p.strip() for p in clash.title.split("/") if p.strip()]
+    if parts and all((len(p) <= 6 if lang == "zh" else " " not in p) for p in parts):
+        if lang == "zh":
+            return parts
+        return [t for p in parts for t in F.content_terms(p, lang)] or parts
+    return list(dict.fromkeys(F.content_terms(clash.title, lang)))
+
+
+def mentions_unit(text: str, terms: set[str] | frozenset[str], unit: str, lang: str) -> bool:
+    """True if ``unit`` (a Chinese phrase or an English stem) occurs in a text whose content terms are
+    ``terms``."""
+    return unit in text if lang == "zh" else unit in terms
+
+
+def ledger_before(clashes: dict[str, Clash], earlier: set[str]) -> dict[str, Clash]:
+    """The clash map as it stood before a stage: clashes opened in one of the ``earlier`` stage ids,
+    keeping only their events from those stages (titles and positions as recorded)."""
+    out = {}
+    for cid, c in clashes.items():
+        if c.opened_in in earlier:
+            out[cid] = c.model_copy(update={"events": [e for e in c.events if e.stage_id in earlier]})
+    return out
+

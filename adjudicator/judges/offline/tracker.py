@@ -1,0 +1,64 @@
+"""The offline clash tracker: the :class:`~adjudicator.battlefield.StageAnalysis` of one stage
+(:func:`analyse`), behind the ``analyse_stage`` node.
+
+For each evaluated side: its features (:mod:`adjudicator.judges.offline.features`), rated into rubric
+levels (:mod:`adjudicator.judges.offline.rating`), with the debaters' shares of the side's words
+(:func:`contributions`); then the stage's clash updates (:mod:`adjudicator.judges.offline.clashes`), fed
+each side's stage quality (suggested score + substance) to break engagement ties, and a one-line summary.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import adjudicator.judges.offline.text as F
+from adjudicator.battlefield import Clash, SideAnalysis, StageAnalysis
+from adjudicator.formats import Side
+from adjudicator.judges.offline.clashes import track_clashes
+from adjudicator.judges.offline.features import side_features
+from adjudicator.judges.offline.rating import rate
+from adjudicator.match import MatchView, Stage
+
+
+def analyse(match: MatchView, stage: Stage, index: int, previous: list[Stage], clashes: dict[str, Clash]) -> StageAnalysis:
+    """The offline :class:`StageAnalysis` of ``stage`` (pure function; see the module docstring of :mod:`adjudicator.judges.offline`)."""
+    lang = match.language
+    sides: list[SideAnalysis] = []
+    quality: dict[str, float] = {}
+    for side in stage.evaluated_sides():
+        role = stage.role_of(side)
+        f = side_features(match, stage, previous, side, clashes)
+        task, bf, adv, prior = rate(stage.type, role, f)
+        rationale = f"offline features: {f.describe()}" + (f"; structural prior {prior:+.2f} ({role})" if prior else "")
+        sa = SideAnalysis.rated(stage.stage_id, side, role, task, bf, adv, rationale=rationale, contributions=contributions(stage, side, lang))
+        sides.append(sa)
+        quality[side] = sa.suggested_score + f.substance
+    updates = track_clashes(match, stage, previous, clashes, quality)
+    parts = [f"{sa.side} {sa.suggested_score}" for sa in sides]
+    opened = [u.clash_id + " '" + u.title + "'" for u in updates if u.kind == "opened"]
+    adv = sorted({f"{u.clash_id} by {u.side}" for u in updates if u.kind == "advanced"})
+    con = sorted({f"{u.clash_id} by {u.side}" for u in updates if u.kind == "conceded"})
+    summary = f"{stage.name}: " + ", ".join(parts)
+    if opened:
+        summary += "; opened " + ", ".join(opened)
+    if adv:
+        summary += "; advanced " + ", ".join(adv)
+    if con:
+        summary += "; conceded " + ", ".join(con)
+    return StageAnalysis(stage_id=stage.stage_id, stage_index=index, sides=sides, clash_updates=updates, summary=summary)
+
+
+def contributions(stage: Stage, side: Side, lang: str) -> dict[str, float]:
+    """Debater position label -> share in [0, 1] of the side's content terms in this stage (summing to
+    1, rounded to 3 decimals); the stage's listed speakers of that side share equally when the side
+    said nothing substantive; {} when there are none."""
+    counts: Counter = Counter()
+    for u in stage.utterances:
+        if u.side == side:
+            counts[u.speaker] += len(F.content_terms(u.text, lang))
+    total = sum(counts.values())
+    if total == 0:
+        listed = [sp for sp in stage.speakers if sp.lower().startswith(side)] or list(dict.fromkeys(u.speaker for u in stage.utterances if u.side == side))
+        return {sp: round(1.0 / len(listed), 3) for sp in listed} if listed else {}
+    return {sp: round(c / total, 3) for sp, c in sorted(counts.items())}
+
