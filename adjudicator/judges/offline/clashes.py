@@ -6,18 +6,38 @@ co-occurring salient units; constructives open the clashes their main claims rep
 seed them), later stages those both sides take up; a side's position is its own declarative sentence
 on the clash (never a question or a quotation of the opponent); a side "advances" a clash only when it
 engages it substantively and clearly more than the other side, otherwise the clash is "contested".
+
+Four readings cover the whole debate so far, so one stage costs time in proportion to the debate's
+length: the Chinese vocabulary (:func:`_vocabulary`), the side's earlier sentences
+(:func:`_stage_sentences`), the sentence frequencies of background units (:func:`_background_damping`)
+and everything the opponent said (:func:`_opponent_said`). Each is one function of the stage and the
+stages before it, so it can be carried from stage to stage instead.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
-import adjudicator.judges.offline.text as F
-from adjudicator.battlefield import Clash, ClashUpdate
-from adjudicator.formats import other_side
+from adjudicator.battlefield import Clash, ClashEventKind, ClashUpdate
+from adjudicator.formats import SIDES, Side, other_side
 from adjudicator.judges.offline.ledger import clash_units
+from adjudicator.judges.offline.text import (
+    content_terms,
+    evidence_markers,
+    has_concession,
+    has_rebuttal,
+    is_attributed,
+    is_question,
+    own_sentences,
+    sentences,
+    surface_forms,
+    weighing_markers,
+    zh_phrases,
+)
 from adjudicator.judges.offline.transcript import opponent_history, side_text
 from adjudicator.match import MatchView, Stage
 
@@ -37,7 +57,7 @@ class _Sent:
 
     speaker: str
     text: str
-    units: frozenset  # clash units it mentions (Chinese phrases / English stems)
+    units: frozenset[str]  # clash units it mentions (Chinese phrases / English stems)
     question: bool
     attributed: bool  # reports or quotes the opponent
     rebuttal: bool
@@ -46,42 +66,117 @@ class _Sent:
     concession: bool
 
 
+class _Touched(NamedTuple):
+    """A clash the stage takes up: an existing one its sentences mention, or one it opens."""
+
+    clash_id: str
+    title: str
+    units: list[str]
+    is_new: bool
+
+
+@dataclass(frozen=True)
+class _Work:
+    """One side's work on one touched clash in the stage (steps 3 and 4 of :func:`track_clashes`)."""
+
+    engagement: float  # 1 per statement (0.5 per question unless the side asks), +0.5 per rebuttal, weighing, evidence marker
+    rebuttals: int  # its sentences on the clash with a rebuttal marker
+    concessions: int  # its sentences on the clash with a concession marker
+    stated: bool  # at least one statement of its own (not a question, not a report of the opponent)
+    speaker: str | None  # the debater who said most of those sentences (None: no sentence)
+    position: str  # its position on the clash when stated for the first time here, else ""
+    sentences: int  # its sentences naming the clash
+
+
+def track_clashes(match: MatchView, stage: Stage, previous: list[Stage], clashes: dict[str, Clash], sides_quality: dict[str, float]) -> list[ClashUpdate]:
+    """Clash updates for one stage.
+
+    Units are recurring word-like phrases for Chinese (:func:`~adjudicator.judges.offline.text.zh_phrases`,
+    which avoids cross-word fragments) and content-term stems for English.
+
+    1. Candidates. When the opponent has spoken (this stage or its last two): units a side uses at
+       least twice in this stage that the opponent also used, motion terms excluded; salience = own
+       count + the opponent's. In a constructive speech before the opponent has spoken: the units
+       its main claims repeat (at least twice), motion terms included (they may seed a clash).
+    2. Existing clashes (units read back from their titles) are touched when the stage's sentences
+       mention them at least twice; up to ``MAX_NEW_CLASHES`` new clashes open from the most salient
+       candidates not already covered, each titled by 2-3 co-occurring units (``_title``; a candidate
+       with no co-occurring unit opens nothing), ids ``c<n>`` continuing the map's numbering.
+    3. Per touched clash and side, engagement = sum over the side's sentences naming it of 1 for a
+       statement (0.5 for a question unless the side is the questioner), +0.5 each for a rebuttal,
+       weighing or evidence marker. "conceded" when concession sentences on it are at least as many
+       as rebuttal ones; a side engages *substantively* when its engagement is at least 2 with at least
+       one statement of its own (not a question, not a report of the opponent). Among substantive,
+       non-conceding sides the one with at least 1.5x the other's engagement (ties: stage quality)
+       "advanced"; every other active side "contested". A new clash's first update is "opened" by
+       the side that engages it most.
+    4. Positions: a side's position on a clash is set once, the first time the side states one (see
+       ``_position``): its own declarative sentence naming the clash units.
+    """
+    lang = match.language
+    evaluated = stage.evaluated_sides()
+    vocab = _vocabulary(match, stage, previous)
+    sents = {side: _stage_sentences(stage, previous, side, lang, vocab) for side in SIDES}
+    all_sents = [x for side in SIDES for x in sents[side]]
+    # 1. candidates, from the units each side uses in its own (unquoted) text and the opponent's recent ones
+    counts = {side: _units("\n".join(x.text for x in sents[side]), lang, vocab) for side in SIDES}
+    speaking = [s for s in evaluated if counts[s]]
+    opp_counts = {side: _opponent_counts(side, counts, previous, lang, vocab) for side in speaking}
+    topic = _topic_units(match, vocab)
+    damp = _background_damping(stage, previous, lang, vocab)
+    cand = _candidates(stage.type, speaking, counts, opp_counts, topic, damp)
+    partners = _title_partners(cand, speaking, counts, damp)
+    # 2. the clashes the stage touches: existing ones it mentions, then new ones
+    touched, covered = _existing_clashes(clashes, all_sents, lang)
+    touched += _new_clashes(cand, partners, covered, all_sents, len(clashes), lang, topic)
+    # 3, 4. each side's work on each touched clash, and the clash's updates
+    opp_said = {side: _opponent_said(stage, previous, side) for side in evaluated}
+    updates: list[ClashUpdate] = []
+    for clash in touched:
+        work = {side: _side_work(clash, side, stage, sents[side], clashes.get(clash.clash_id), opp_said[side], lang) for side in evaluated}
+        updates += _clash_updates(clash, stage, work, sides_quality)
+    return updates
+
+
+# ---- sentences and units
+
+
 def _norm(sentence: str) -> str:
     return " ".join(sentence.lower().split())
 
 
 def _vocabulary(match: MatchView, stage: Stage, previous: list[Stage]) -> dict[str, int] | None:
-    """Chinese: the recurring word-like phrases of the debate so far (:func:`features.zh_phrases`) with
+    """Chinese: the recurring word-like phrases of the debate so far (:func:`~adjudicator.judges.offline.text.zh_phrases`) with
     counts; English: None (units are content-term stems)."""
     if match.language != "zh":
         return None
     texts = [match.motion] + [u.text for st in [*previous, stage] for u in st.utterances]
-    return F.zh_phrases(texts)
+    return zh_phrases(texts)
 
 
-def _units(text: str, lang: str, vocab: dict[str, int] | None) -> Counter:
+def _units(text: str, lang: str, vocab: dict[str, int] | None) -> Counter[str]:
     """Clash units of ``text`` with counts: vocabulary phrases (zh) or content-term stems (en)."""
     if lang == "zh":
         return Counter({p: text.count(p) for p in (vocab or {}) if p in text})
-    return Counter(F.content_terms(text, lang))
+    return Counter(content_terms(text, lang))
 
 
-def _stage_sentences(stage: Stage, previous: list[Stage], side: str, lang: str, vocab: dict[str, int] | None) -> list[_Sent]:
+def _stage_sentences(stage: Stage, previous: list[Stage], side: Side, lang: str, vocab: dict[str, int] | None) -> list[_Sent]:
     """``side``'s sentences in ``stage`` outside quoted lines, skipping sentences it had already said
     word for word in an earlier stage (repetition is not clash work)."""
-    said = {_norm(x) for st in previous for u in st.utterances if u.side == side for x in F.sentences(u.text)}
+    said = {_norm(x) for st in previous for u in st.utterances if u.side == side for x in sentences(u.text)}
     out = []
     for u in stage.utterances:
         if u.side != side:
             continue
-        for sent in F.own_sentences(u.text):
+        for sent in own_sentences(u.text):
             if _norm(sent) in said:
                 continue
             out.append(_Sent(
                 speaker=u.speaker, text=sent, units=frozenset(_units(sent, lang, vocab)),
-                question=F.is_question(sent, lang), attributed=F.is_attributed(sent, lang),
-                rebuttal=F.has_rebuttal(sent, lang), weighing=F.weighing_markers(sent, lang) > 0,
-                evidence=F.evidence_markers(sent, lang) > 0, concession=F.has_concession(sent, lang),
+                question=is_question(sent, lang), attributed=is_attributed(sent, lang),
+                rebuttal=has_rebuttal(sent, lang), weighing=weighing_markers(sent, lang) > 0,
+                evidence=evidence_markers(sent, lang) > 0, concession=has_concession(sent, lang),
             ))
     return out
 
@@ -91,37 +186,110 @@ def _overlaps(a: str, b: str, lang: str) -> bool:
     return a == b or (lang == "zh" and bool(set(a) & set(b)))
 
 
-_NON_WORD = re.compile(r"[\W_]+", re.UNICODE)
-_LINKISH = re.compile(r"https?:|www\.|\w/\w|<|>")
+# ---- step 1: candidates
 
 
-def _squash(text: str) -> str:
-    """Lower-case letters, digits and CJK only (to recognise a quoted sentence whatever its markup)."""
-    return _NON_WORD.sub("", (text or "").lower())
+def _opponent_counts(side: Side, counts: dict[Side, Counter[str]], previous: list[Stage], lang: str, vocab: dict[str, int] | None) -> Counter[str]:
+    """Occurrences of each unit in what ``side``'s opponent said in this stage (``counts``: each side's
+    own unquoted text here) and in its last two stages."""
+    opp = other_side(side)
+    oc = Counter(counts[opp])
+    for st in opponent_history(previous, side):
+        oc.update(_units(side_text(st, opp), lang, vocab))
+    return oc
 
 
-def _position(sents: list[_Sent], units: list[str], opponent_text: str, lang: str) -> str:
-    """The side's position on a clash: its own declarative sentence naming the most clash units; ties
-    go to the sentence nearest 60 characters, then the earliest. Skipped: questions, sentences that
-    report the opponent (:func:`features.is_attributed`), sentences found word for word in the
-    opponent's speeches (a quotation without markup), links and fragments (fewer than 4 content
-    terms). "" when there is none. ``opponent_text`` is :func:`_squash` of everything the opponent said."""
-    best = None
-    for i, x in enumerate(sents):
-        k = sum(1 for u in units if u in x.units)
-        if k == 0 or x.question or x.attributed or "http" in x.text or "www." in x.text:
+def _topic_units(match: MatchView, vocab: dict[str, int] | None) -> set[str]:
+    """The units of the motion and the two positions: vocabulary phrases they contain (zh), their
+    content terms (en)."""
+    topic_text = " ".join([match.motion, match.affirmative_position, match.negative_position])
+    if match.language == "zh":
+        return {p for p in (vocab or {}) if p in topic_text}
+    return set(content_terms(topic_text, match.language))
+
+
+def _background_damping(stage: Stage, previous: list[Stage], lang: str, vocab: dict[str, int] | None) -> Callable[[str], float]:
+    """Unit -> salience factor in (0, 1]. Background units, named in more than ``BACKGROUND_DF`` of all
+    sentences so far (the debate's subject itself, e.g. 学生 in a debate about students), have their
+    salience scaled down by BACKGROUND_DF / df; every other unit keeps 1."""
+    doc = [frozenset(_units(x, lang, vocab)) for st in [*previous, stage] for u in st.utterances for x in own_sentences(u.text)]
+    df = Counter(t for d in doc for t in d)
+
+    def damp(t: str) -> float:
+        share = df.get(t, 0) / len(doc) if doc else 0.0
+        return min(1.0, BACKGROUND_DF / share) if share > 0 else 1.0
+
+    return damp
+
+
+def _candidates(stage_type: str, speaking: list[Side], counts: dict[Side, Counter[str]], opp_counts: dict[Side, Counter[str]], topic: set[str], damp: Callable[[str], float]) -> dict[str, float]:
+    """Candidate seeds of new clashes with their salience (step 1 of :func:`track_clashes`): for each
+    speaking side, when the opponent has spoken, units it uses at least twice that the opponent also
+    used, motion terms excluded, salience (own count + the opponent's) x damping; in a constructive
+    before the opponent has spoken, the units it repeats or motion terms it uses, salience count x
+    damping. A unit both sides offer keeps its larger salience."""
+    cand: dict[str, float] = {}
+    for side in speaking:
+        opp_spoke = bool(opp_counts[side])
+        for t, c in counts[side].items():
+            oc = opp_counts[side].get(t, 0)
+            if opp_spoke:
+                if c >= 2 and oc >= 1 and t not in topic:
+                    cand[t] = max(cand.get(t, 0.0), (c + oc) * damp(t))
+            elif stage_type == "constructive" and (c >= 2 or (t in topic and c >= 1)):
+                cand[t] = max(cand.get(t, 0.0), c * damp(t))
+    return cand
+
+
+def _title_partners(cand: dict[str, float], speaking: list[Side], counts: dict[Side, Counter[str]], damp: Callable[[str], float]) -> dict[str, float]:
+    """The units a clash title may pair with its seed, with their salience: every candidate, and any
+    other unit a speaking side repeats in this stage (salience half its count x damping; the first
+    speaking side's count when both repeat it)."""
+    partners = dict(cand)
+    for side in speaking:
+        for t, c in counts[side].items():
+            if c >= 2 and t not in partners:
+                partners[t] = 0.5 * c * damp(t)
+    return partners
+
+
+# ---- step 2: the clashes the stage touches
+
+
+def _existing_clashes(clashes: dict[str, Clash], sents: list[_Sent], lang: str) -> tuple[list[_Touched], list[str]]:
+    """The map's clashes the stage's sentences ``sents`` mention at least twice (units read back from
+    their titles), in map order, and the units of every clash in the map (``covered``: a new clash may
+    not be seeded by one of them)."""
+    touched: list[_Touched] = []
+    covered: list[str] = []
+    for cid, clash in clashes.items():
+        units = clash_units(clash, lang)
+        covered += units
+        n = sum(1 for x in sents for u in units if u in x.units)
+        if units and n >= 2:
+            touched.append(_Touched(cid, clash.title, units, False))
+    return touched, covered
+
+
+def _new_clashes(cand: dict[str, float], partners: dict[str, float], covered: list[str], sents: list[_Sent], n_existing: int, lang: str, topic: set[str]) -> list[_Touched]:
+    """Up to ``MAX_NEW_CLASHES`` new clashes (and at most ``MAX_CLASHES`` in the map), seeded by the
+    most salient candidates (ties: unit) that overlap no covered unit, each titled by :func:`_title`
+    (a seed it cannot title opens nothing); ids ``c<n>`` continue the map's numbering."""
+    covered = list(covered)
+    new: list[_Touched] = []
+    surf = surface_forms("\n".join(x.text for x in sents), lang) if lang != "zh" else {}
+    for seed, _ in sorted(cand.items(), key=lambda kv: (-kv[1], kv[0])):
+        if len(new) >= MAX_NEW_CLASHES or n_existing + len(new) >= MAX_CLASHES:
+            break
+        if any(_overlaps(seed, c, lang) for c in covered):
             continue
-        if len(F.content_terms(x.text, lang)) < 4:
+        made = _title(seed, partners, covered, sents, lang, surf, topic)
+        if made is None:
             continue
-        if _LINKISH.search(x.text):
-            continue
-        sq = _squash(x.text)
-        if len(sq) >= 12 and (sq in opponent_text or sq[:40] in opponent_text):
-            continue
-        key = (-k, abs(len(x.text) - 60), i)
-        if best is None or key < best[0]:
-            best = (key, x.text)
-    return best[1][:160] if best else ""
+        title, units = made
+        covered += units
+        new.append(_Touched(f"c{n_existing + len(new) + 1}", title, units, True))
+    return new
 
 
 def _title(seed: str, cand: dict[str, float], covered: list[str], sents: list[_Sent], lang: str, surf: dict[str, str], topic: set[str]) -> tuple[str, list[str]] | None:
@@ -146,143 +314,106 @@ def _title(seed: str, cand: dict[str, float], covered: list[str], sents: list[_S
     return " / ".join(surf.get(u, u) for u in units), units
 
 
-def track_clashes(match: MatchView, stage: Stage, previous: list[Stage], clashes: dict[str, Clash], sides_quality: dict[str, float]) -> list[ClashUpdate]:
-    """Clash updates for one stage.
+# ---- steps 3 and 4: each side's work on a clash, and the clash's updates
 
-    Units are recurring word-like phrases for Chinese (:func:`features.zh_phrases`, which avoids
-    cross-word fragments) and content-term stems for English.
 
-    1. Candidates. When the opponent has spoken (this stage or its last two): units a side uses at
-       least twice in this stage that the opponent also used, motion terms excluded; salience = own
-       count + the opponent's. In a constructive speech before the opponent has spoken: the units
-       its main claims repeat (at least twice), motion terms included (they may seed a clash).
-    2. Existing clashes (units read back from their titles) are touched when the stage's sentences
-       mention them at least twice; up to ``MAX_NEW_CLASHES`` new clashes open from the most salient
-       candidates not already covered, each titled by 2-3 co-occurring units (``_title``; a candidate
-       with no co-occurring unit opens nothing), ids ``c<n>`` continuing the map's numbering.
-    3. Per touched clash and side, engagement = sum over the side's sentences naming it of 1 for a
-       statement (0.5 for a question unless the side is the questioner), +0.5 each for a rebuttal,
-       weighing or evidence marker. "conceded" when concession sentences on it are at least as many
-       as rebuttal ones; a side engages *substantively* when its engagement is at least 2 with at least
-       one statement of its own (not a question, not a report of the opponent). Among substantive,
-       non-conceding sides the one with at least 1.5x the other's engagement (ties: stage quality)
-       "advanced"; every other active side "contested". A new clash's first update is "opened" by
-       the side that engages it most.
-    4. Positions: a side's position on a clash is set once, the first time the side states one (see
-       ``_position``): its own declarative sentence naming the clash units.
-    """
-    lang = match.language
-    vocab = _vocabulary(match, stage, previous)
+_NON_WORD = re.compile(r"[\W_]+", re.UNICODE)
+_LINKISH = re.compile(r"https?:|www\.|\w/\w|<|>")
+
+
+def _squash(text: str) -> str:
+    """Lower-case letters, digits and CJK only (to recognise a quoted sentence whatever its markup)."""
+    return _NON_WORD.sub("", (text or "").lower())
+
+
+def _opponent_said(stage: Stage, previous: list[Stage], side: Side) -> str:
+    """:func:`_squash` of everything said so far (this stage included) by anyone but ``side``."""
+    return _squash(" ".join(u.text for st in [*previous, stage] for u in st.utterances if u.side != side))
+
+
+def _side_work(clash: _Touched, side: Side, stage: Stage, side_sents: list[_Sent], old: Clash | None, opponent_text: str, lang: str) -> _Work:
+    """``side``'s work on ``clash`` from its sentences ``side_sents`` in the stage (see :class:`_Work`).
+    Its position is looked for only when ``old`` (the clash as the map holds it; None for a new one)
+    has none for the side yet."""
+    uset = set(clash.units)
+    mine = [x for x in side_sents if x.units & uset]
+    asker = stage.role_of(side) == "questioner"
+    has_position = bool(old and getattr(old, f"{side}_position"))
+    return _Work(
+        engagement=sum((1.0 if (not x.question or asker) else 0.5) + 0.5 * (x.rebuttal + x.weighing + x.evidence) for x in mine),
+        rebuttals=sum(1 for x in mine if x.rebuttal),
+        concessions=sum(1 for x in mine if x.concession),
+        stated=any(not x.question and not x.attributed for x in mine),
+        speaker=Counter(x.speaker for x in mine).most_common(1)[0][0] if mine else None,
+        position="" if has_position else _position(mine, clash.units, opponent_text, lang),
+        sentences=len(mine),
+    )
+
+
+def _position(sents: list[_Sent], units: list[str], opponent_text: str, lang: str) -> str:
+    """The side's position on a clash: its own declarative sentence naming the most clash units; ties
+    go to the sentence nearest 60 characters, then the earliest. Skipped: questions, sentences that
+    report the opponent (:func:`~adjudicator.judges.offline.text.is_attributed`), sentences found word for word in the
+    opponent's speeches (a quotation without markup), links and fragments (fewer than 4 content
+    terms). "" when there is none. ``opponent_text`` is :func:`_squash` of everything the opponent said."""
+    best = None
+    for i, x in enumerate(sents):
+        k = sum(1 for u in units if u in x.units)
+        if k == 0 or x.question or x.attributed or "http" in x.text or "www." in x.text:
+            continue
+        if len(content_terms(x.text, lang)) < 4:
+            continue
+        if _LINKISH.search(x.text):
+            continue
+        sq = _squash(x.text)
+        if len(sq) >= 12 and (sq in opponent_text or sq[:40] in opponent_text):
+            continue
+        key = (-k, abs(len(x.text) - 60), i)
+        if best is None or key < best[0]:
+            best = (key, x.text)
+    return best[1][:160] if best else ""
+
+
+def _clash_updates(clash: _Touched, stage: Stage, work: dict[Side, _Work], sides_quality: dict[str, float]) -> list[ClashUpdate]:
+    """The updates of one touched clash (step 3 of :func:`track_clashes`), one per evaluated side that
+    names it, in evaluation order (a new clash: most engagement first, after the "opened" update of
+    the first); [] when no side names it. Each carries the side's position when it states a new one."""
     evaluated = stage.evaluated_sides()
-    sents = {side: _stage_sentences(stage, previous, side, lang, vocab) for side in ("affirmative", "negative")}
-    counts: dict[str, Counter] = {}  # occurrences of each unit in the side's own (unquoted) text
-    for side in sents:
-        counts[side] = _units("\n".join(x.text for x in sents[side]), lang, vocab) if lang == "zh" else Counter(F.content_terms("\n".join(x.text for x in sents[side]), lang))
-    opp_counts: dict[str, Counter] = {}
-    for side in ("affirmative", "negative"):
-        opp = other_side(side)  # type: ignore[arg-type]
-        oc = Counter(counts[opp])
-        for st in opponent_history(previous, side):  # type: ignore[arg-type]
-            oc.update(_units(side_text(st, opp), lang, vocab))
-        opp_counts[side] = oc
-    topic_text = " ".join([match.motion, match.affirmative_position, match.negative_position])
-    topic = {p for p in (vocab or {}) if p in topic_text} if lang == "zh" else set(F.content_terms(topic_text, lang))
-    speaking = [s for s in evaluated if counts[s]]
-    # background units: named in more than BACKGROUND_DF of all sentences so far (the debate's subject
-    # itself, e.g. 学生 in a debate about students); their salience is scaled down by BACKGROUND_DF / df
-    doc = [frozenset(_units(x, lang, vocab)) for st in [*previous, stage] for u in st.utterances for x in F.own_sentences(u.text)]
-    df = Counter(t for d in doc for t in d)
-
-    def damp(t: str) -> float:
-        share = df.get(t, 0) / len(doc) if doc else 0.0
-        return min(1.0, BACKGROUND_DF / share) if share > 0 else 1.0
-
-    cand: dict[str, float] = {}
-    for side in speaking:
-        opp_spoke = bool(opp_counts[side])
-        for t, c in counts[side].items():
-            oc = opp_counts[side].get(t, 0)
-            if opp_spoke:
-                if c >= 2 and oc >= 1 and t not in topic:
-                    cand[t] = max(cand.get(t, 0.0), (c + oc) * damp(t))
-            elif stage.type == "constructive" and (c >= 2 or (t in topic and c >= 1)):
-                cand[t] = max(cand.get(t, 0.0), c * damp(t))
-    # partners of a title may be any unit a side repeats in this stage
-    partners = dict(cand)
-    for side in speaking:
-        for t, c in counts[side].items():
-            if c >= 2 and t not in partners:
-                partners[t] = 0.5 * c * damp(t)
-
-    touched: list[tuple[str, str, list[str], bool]] = []  # (clash_id, title, units, is_new)
-    covered: list[str] = []
-    all_sents = [x for side in ("affirmative", "negative") for x in sents[side]]
-    for cid, clash in clashes.items():
-        units = clash_units(clash, lang)
-        covered += units
-        n = sum(1 for x in all_sents for u in units if u in x.units)
-        if units and n >= 2:
-            touched.append((cid, clash.title, units, False))
-
-    n_existing = len(clashes)
-    new = 0
-    surf = F.surface_forms("\n".join(x.text for x in all_sents), lang) if lang != "zh" else {}
-    for seed, _ in sorted(cand.items(), key=lambda kv: (-kv[1], kv[0])):
-        if new >= MAX_NEW_CLASHES or n_existing + new >= MAX_CLASHES:
-            break
-        if any(_overlaps(seed, c, lang) for c in covered):
-            continue
-        made = _title(seed, partners, covered, all_sents, lang, surf, topic)
-        if made is None:
-            continue
-        title, units = made
-        covered += units
-        new += 1
-        touched.append((f"c{n_existing + new}", title, units, True))
-
-    opp_said = {side: _squash(" ".join(u.text for st in [*previous, stage] for u in st.utterances if u.side != side)) for side in evaluated}
+    active = [s for s in evaluated if work[s].sentences > 0]
+    if not active:
+        return []
+    conceding = [s for s in active if work[s].concessions > 0 and work[s].concessions >= work[s].rebuttals]
+    substantive = [s for s in active if s not in conceding and work[s].engagement >= 2 and work[s].stated]
+    leader = _leader(substantive, work, sides_quality, evaluated[0])
+    order = sorted(active, key=lambda s: (-work[s].engagement, s != evaluated[0])) if clash.is_new else active
     updates: list[ClashUpdate] = []
-    for cid, title, units, is_new in touched:
-        uset = set(units)
-        info = {}
-        for side in evaluated:
-            mine = [x for x in sents[side] if x.units & uset]
-            asker = stage.role_of(side) == "questioner"
-            eng = sum((1.0 if (not x.question or asker) else 0.5) + 0.5 * (x.rebuttal + x.weighing + x.evidence) for x in mine)
-            reb = sum(1 for x in mine if x.rebuttal)
-            con = sum(1 for x in mine if x.concession)
-            stated = any(not x.question and not x.attributed for x in mine)
-            speaker = Counter(x.speaker for x in mine).most_common(1)[0][0] if mine else None
-            old = clashes.get(cid)
-            have = bool(old and getattr(old, f"{side}_position"))
-            position = "" if have else _position(mine, units, opp_said[side], lang)
-            info[side] = (eng, reb, con, stated, speaker, position, len(mine))
-        active = [s for s in evaluated if info[s][6] > 0]
-        if not active:
-            continue
-        conceding = [s for s in active if info[s][2] > 0 and info[s][2] >= info[s][1]]
-        substantive = [s for s in active if s not in conceding and info[s][0] >= 2 and info[s][3]]
-        leader = None
-        if len(substantive) == 1:
-            leader = substantive[0]
-        elif len(substantive) == 2:
-            x, y = sorted(substantive, key=lambda s: (-info[s][0], -sides_quality.get(s, 0.0), s != evaluated[0]))
-            if info[x][0] >= 1.5 * info[y][0]:
-                leader = x
-        order = sorted(active, key=lambda s: (-info[s][0], s != evaluated[0])) if is_new else active
-        first = True
-        for side in order:
-            eng, reb, con, stated, speaker, position, _ = info[side]
-            pos_kw = {f"{side}_position": position} if position else {}
-            if is_new and first:
-                updates.append(ClashUpdate(clash_id=cid, title=title, side=side, kind="opened", note=f"opened in {stage.stage_id}", debater=speaker, **pos_kw))
-            first = False
-            if side in conceding:
-                kind, note = "conceded", f"{con} concession sentence{'' if con == 1 else 's'} on it"
-            elif side == leader:
-                kind, note = "advanced", f"engagement {eng:.1f}, {reb} rebuttal sentence{'' if reb == 1 else 's'}"
-            else:
-                kind, note = "contested", f"engagement {eng:.1f}"
-            updates.append(ClashUpdate(clash_id=cid, title=title if is_new else "", side=side, kind=kind, note=note, debater=speaker, **pos_kw))
+    for i, side in enumerate(order):
+        w = work[side]
+        pos_kw = {f"{side}_position": w.position} if w.position else {}
+        if clash.is_new and i == 0:
+            updates.append(ClashUpdate(clash_id=clash.clash_id, title=clash.title, side=side, kind="opened", note=f"opened in {stage.stage_id}", debater=w.speaker, **pos_kw))
+        kind, note = _kind_and_note(w, side in conceding, side == leader)
+        updates.append(ClashUpdate(clash_id=clash.clash_id, title=clash.title if clash.is_new else "", side=side, kind=kind, note=note, debater=w.speaker, **pos_kw))
     return updates
 
+
+def _leader(substantive: list[Side], work: dict[Side, _Work], sides_quality: dict[str, float], first: Side) -> Side | None:
+    """The side that advanced a clash: the only substantive, non-conceding side, or of two such sides
+    the one with at least 1.5x the other's engagement (ordered by engagement, then stage quality
+    ``sides_quality``, then the ``first`` evaluated side); None otherwise."""
+    if len(substantive) == 1:
+        return substantive[0]
+    if len(substantive) == 2:
+        x, y = sorted(substantive, key=lambda s: (-work[s].engagement, -sides_quality.get(s, 0.0), s != first))
+        if work[x].engagement >= 1.5 * work[y].engagement:
+            return x
+    return None
+
+
+def _kind_and_note(w: _Work, conceding: bool, leading: bool) -> tuple[ClashEventKind, str]:
+    """A side's update on a clash: "conceded", "advanced" (the leader) or "contested", with its note."""
+    if conceding:
+        return "conceded", f"{w.concessions} concession sentence{'' if w.concessions == 1 else 's'} on it"
+    if leading:
+        return "advanced", f"engagement {w.engagement:.1f}, {w.rebuttals} rebuttal sentence{'' if w.rebuttals == 1 else 's'}"
+    return "contested", f"engagement {w.engagement:.1f}"
