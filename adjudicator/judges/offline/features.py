@@ -2,7 +2,7 @@
 
 For each evaluated side of the stage the offline judge computes text features
 (:mod:`adjudicator.judges.offline.text`) from the side's utterances, the opponent's utterances in the stage and the
-opponent's last two stages, and the side's own earlier stages:
+opponent's last two stages, and the side's own earlier stages (one function per feature below):
 
 - substance: an absolute-length factor (short speeches score low; forfeits and empty speeches 0)
   times a capped factor for length relative to the opponent's comparable speech (same stage for
@@ -22,16 +22,22 @@ opponent's last two stages, and the side's own earlier stages:
 - rebuttal, concession and evidence markers.
 
 :mod:`adjudicator.judges.offline.rating` turns them into rubric levels.
+
+Three readings cover the whole debate so far, so one side's features cost time in proportion to the
+debate's length: the terms anyone has spoken (:func:`_spoken_terms`, for topicality), the side's own
+earlier terms (:func:`_own_earlier_terms`) and the opponent's terms in every stage
+(:func:`_broad_engagement`). Each is one function of the stages, so it can be carried from stage to
+stage instead.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-import adjudicator.judges.offline.text as F
 from adjudicator.battlefield import Clash
 from adjudicator.formats import Side, other_side
 from adjudicator.judges.offline.ledger import clash_units, mentions_unit
+from adjudicator.judges.offline.text import content_terms, coverage, novelty, text_stats, weighing_markers
 from adjudicator.judges.offline.transcript import comparable_opponent_terms, opponent_history, questions_answered, side_text
 from adjudicator.match import MatchView, Stage
 
@@ -98,6 +104,7 @@ class SideFeatures:
 
 
 def _linear(x: float, rng: tuple[float, float]) -> float:
+    """``x`` mapped linearly from ``rng`` = (lo, hi) onto [0, 1] (lo -> 0, hi -> 1, clipped)."""
     lo, hi = rng
     return min(1.0, max(0.0, (x - lo) / (hi - lo)))
 
@@ -113,13 +120,44 @@ def side_features(match: MatchView, stage: Stage, previous: list[Stage], side: S
     count too."""
     lang = match.language
     text = side_text(stage, side)
-    stats = F.text_stats(text, lang)
+    stats = text_stats(text, lang)
     terms = list(stats.terms)
-    term_set = set(terms)
     n = stats.n_terms
-    forfeit = stats.forfeit
+    substance = _substance(stage, previous, side, lang, n, stats.forfeit)
+    topicality = _topicality(match, stage, previous, set(terms))
+    earlier = _own_earlier_terms(previous, side, lang)
+    asked, answered = questions_answered(stage, side, lang)
+    q_target = QUESTION_TARGET["questioner" if stage.role_of(side) == "questioner" else "other"]
+    return SideFeatures(
+        n_terms=n,
+        forfeit=stats.forfeit,
+        substance=round(substance, 4),
+        engagement=round(_engagement(stage, previous, side, lang, terms, earlier, topicality), 4),
+        topicality=round(topicality, 4),
+        novelty=round(_linear(novelty(terms, earlier), NOVELTY_RANGE), 4),  # against the side's own earlier stages
+        questions=stats.questions,
+        question_score=round(min(1.0, stats.questions / q_target), 4),
+        asked=asked,
+        answered=answered,
+        answer_score=round((answered / asked) if asked else substance, 4),
+        rebuttal_score=round(_per_100_terms(stats.rebuttals, n, REBUTTAL_RANGE), 4),
+        concessions=stats.concessions,
+        evidence_score=round(_linear(stats.evidence, EVIDENCE_RANGE), 4),
+        synthesis=round(_synthesis(text, set(terms), clashes, lang, topicality), 4),
+        weighing_score=round(_per_100_terms(weighing_markers(text, lang), n, WEIGHING_RANGE), 4),
+        broad_engagement=round(_broad_engagement(stage, previous, side, lang, terms, topicality), 4),
+    )
 
-    # substance
+
+def _per_100_terms(count: int, n_terms: int, rng: tuple[float, float]) -> float:
+    """``count`` markers per 100 of the side's ``n_terms`` content terms, mapped by ``rng`` (0.0 for no terms)."""
+    return _linear(100.0 * count / n_terms, rng) if n_terms else 0.0
+
+
+def _substance(stage: Stage, previous: list[Stage], side: Side, lang: str, n: int, forfeit: bool) -> float:
+    """Substance in [0, 1] of a side that said ``n`` content terms: min(1, n / ``ABS_TARGET_TERMS``)
+    times 1 - ``REL_SHARE`` + ``REL_SHARE`` x min(1, n / (``REL_TARGET`` x the opponent's comparable
+    speech)) when there is one; 0.0 for a forfeit."""
     kind = "monologue" if stage.interaction == "monologue" else "interactive"
     s_abs = min(1.0, n / ABS_TARGET_TERMS.get((lang, kind), ABS_TARGET_TERMS[("en", kind)]))
     ref = comparable_opponent_terms(stage, previous, side, lang)
@@ -130,69 +168,65 @@ def side_features(match: MatchView, stage: Stage, previous: list[Stage], side: S
         substance = s_abs
     if forfeit:
         substance = 0.0
+    return substance
 
-    # topicality: the motion's terms that the debate actually uses (drops cross-word fragments of the
-    # motion such as 市中 in 城市中心 that nobody says)
+
+def _spoken_terms(stage: Stage, previous: list[Stage], lang: str) -> set[str]:
+    """Every content term anyone has said in the debate so far (this stage included)."""
     spoken: set[str] = set()
     for st in [*previous, stage]:
         for u in st.utterances:
-            spoken.update(F.content_terms(u.text, lang))
-    topic_terms = set(F.content_terms(" ".join([match.motion, match.affirmative_position, match.negative_position]), lang)) & spoken
-    topicality = _linear(sum(1 for t in topic_terms if t in term_set) / len(topic_terms), TOPICALITY_RANGE) if topic_terms else 0.0
+            spoken.update(content_terms(u.text, lang))
+    return spoken
 
-    # engagement
-    earlier: set[str] = set()  # the side's own terms in its earlier stages
+
+def _topicality(match: MatchView, stage: Stage, previous: list[Stage], term_set: set[str]) -> float:
+    """Share of the motion's terms (motion and both positions) that the side uses (``term_set``),
+    mapped by ``TOPICALITY_RANGE``; 0.0 when the motion has no such term. Only the motion's terms
+    that the debate actually uses count (drops cross-word fragments of the motion such as 市中 in
+    城市中心 that nobody says)."""
+    lang = match.language
+    topic_terms = set(content_terms(" ".join([match.motion, match.affirmative_position, match.negative_position]), lang)) & _spoken_terms(stage, previous, lang)
+    return _linear(sum(1 for t in topic_terms if t in term_set) / len(topic_terms), TOPICALITY_RANGE) if topic_terms else 0.0
+
+
+def _own_earlier_terms(previous: list[Stage], side: Side, lang: str) -> set[str]:
+    """The side's own content terms in its earlier stages."""
+    earlier: set[str] = set()
     for st in previous:
-        earlier.update(F.content_terms(side_text(st, side), lang))
+        earlier.update(content_terms(side_text(st, side), lang))
+    return earlier
+
+
+def _engagement(stage: Stage, previous: list[Stage], side: Side, lang: str, terms: list[str], earlier: set[str], topicality: float) -> float:
+    """Coverage by the side's ``terms`` of the opponent's 30 most frequent terms in this stage and its
+    last two: in case-building stages (``CASE_STAGES``) of those new to the side (not in ``earlier``),
+    mapped by ``ENGAGEMENT_RANGE``; elsewhere of all of them, mapped by ``ENGAGEMENT_FULL_RANGE``.
+    When the opponent has said nothing yet, ``topicality``."""
     opp = other_side(side)
-    opp_terms = F.content_terms(side_text(stage, opp), lang)
+    opp_terms = content_terms(side_text(stage, opp), lang)
     for st in opponent_history(previous, side):
-        opp_terms += F.content_terms(side_text(st, opp), lang)
+        opp_terms += content_terms(side_text(st, opp), lang)
     if not opp_terms:
-        engagement = topicality  # nothing to engage with yet: being on the motion is what counts
-    elif stage.type in CASE_STAGES:
-        engagement = _linear(F.coverage(terms, opp_terms, exclude=earlier), ENGAGEMENT_RANGE)
-    else:
-        engagement = _linear(F.coverage(terms, opp_terms), ENGAGEMENT_FULL_RANGE)
-    all_opp = [t for st in [*previous, stage] for t in F.content_terms(side_text(st, opp), lang)]
-    broad = _linear(F.coverage(terms, all_opp), ENGAGEMENT_FULL_RANGE) if all_opp else topicality
+        return topicality  # nothing to engage with yet: being on the motion is what counts
+    if stage.type in CASE_STAGES:
+        return _linear(coverage(terms, opp_terms, exclude=earlier), ENGAGEMENT_RANGE)
+    return _linear(coverage(terms, opp_terms), ENGAGEMENT_FULL_RANGE)
 
-    # novelty against the side's own earlier stages
-    novelty = _linear(F.novelty(terms, earlier), NOVELTY_RANGE)
 
-    # synthesis: the open clashes of the ledger (most events first) that the side takes up
+def _broad_engagement(stage: Stage, previous: list[Stage], side: Side, lang: str, terms: list[str], topicality: float) -> float:
+    """Coverage by the side's ``terms`` of the opponent's 30 most frequent terms over the whole debate
+    so far, mapped by ``ENGAGEMENT_FULL_RANGE``; ``topicality`` when the opponent has said nothing."""
+    opp = other_side(side)
+    all_opp = [t for st in [*previous, stage] for t in content_terms(side_text(st, opp), lang)]
+    return _linear(coverage(terms, all_opp), ENGAGEMENT_FULL_RANGE) if all_opp else topicality
+
+
+def _synthesis(text: str, term_set: set[str], clashes: dict[str, Clash] | None, lang: str, topicality: float) -> float:
+    """Share of the ledger's open clashes (the ``SYNTHESIS_TOP`` with most events; ties: id) that the
+    side's ``text`` takes up, mapped by ``SYNTHESIS_RANGE``; ``topicality`` when there is no ledger yet."""
     ledger = sorted((clashes or {}).values(), key=lambda c: (-len(c.events), c.clash_id))[:SYNTHESIS_TOP]
-    if ledger:
-        taken = sum(1 for c in ledger if any(mentions_unit(text, term_set, u, lang) for u in clash_units(c, lang)))
-        synthesis = _linear(taken / len(ledger), SYNTHESIS_RANGE)
-    else:
-        synthesis = topicality
-    weighing_score = _linear(100.0 * F.weighing_markers(text, lang) / n, WEIGHING_RANGE) if n else 0.0
-
-    role = stage.role_of(side)
-    q_target = QUESTION_TARGET["questioner" if role == "questioner" else "other"]
-    question_score = min(1.0, stats.questions / q_target)
-    asked, answered = questions_answered(stage, side, lang)
-    answer_score = (answered / asked) if asked else substance
-    rebuttal_score = _linear(100.0 * stats.rebuttals / n, REBUTTAL_RANGE) if n else 0.0
-    evidence_score = _linear(stats.evidence, EVIDENCE_RANGE)
-    return SideFeatures(
-        n_terms=n,
-        forfeit=forfeit,
-        substance=round(substance, 4),
-        engagement=round(engagement, 4),
-        topicality=round(topicality, 4),
-        novelty=round(novelty, 4),
-        questions=stats.questions,
-        question_score=round(question_score, 4),
-        asked=asked,
-        answered=answered,
-        answer_score=round(answer_score, 4),
-        rebuttal_score=round(rebuttal_score, 4),
-        concessions=stats.concessions,
-        evidence_score=round(evidence_score, 4),
-        synthesis=round(synthesis, 4),
-        weighing_score=round(weighing_score, 4),
-        broad_engagement=round(broad, 4),
-    )
-
+    if not ledger:
+        return topicality
+    taken = sum(1 for c in ledger if any(mentions_unit(text, term_set, u, lang) for u in clash_units(c, lang)))
+    return _linear(taken / len(ledger), SYNTHESIS_RANGE)
