@@ -18,11 +18,12 @@ from __future__ import annotations
 import hashlib
 import math
 
-from adjudicator.battlefield import SideAnalysis
+from adjudicator.battlefield import Clash, SideAnalysis
 from adjudicator.formats import Side
 from adjudicator.judges.base import JudgeRequest
 from adjudicator.judges.offline.ledger import ledger_before
 from adjudicator.judges.offline.tracker import analyse
+from adjudicator.match import MatchView
 from adjudicator.rubric import ADVANCEMENT_LEVELS, BATTLEFIELD_LEVELS, TASK_LEVELS
 from adjudicator.verdict import BALLOT_VOTES, Ballot, BallotScore
 
@@ -150,50 +151,21 @@ def judge_ballot(request: JudgeRequest) -> Ballot:
       ``MOMENTUM_WEIGHT[perspective]`` x the event-weighted mean clash momentum.
     - p = 1 / (1 + exp(-D / P_TEMPERATURE)) rounded to 2 decimals; a p that rounds to 0.5 becomes
       0.51 or 0.49 by the sign of D (exact tie: a coin keyed by match and judge id).
-    - Best-debater votes: 3 votes apportioned (largest remainder) by sum over units of contribution
-      share x stage weight x (unit value - 1), the winning side's debaters weighted x1.25.
+    - Best-debater votes: :func:`best_debater_votes`.
     """
     match = request.match
     perspective = request.perspective
-    by_unit: dict[tuple[str, str], SideAnalysis] = {}
-    for a in request.analyses:
-        for sa in a.sides:
-            by_unit[(sa.stage_id, sa.side)] = sa
-    stage_index = {s.stage_id: i for i, s in enumerate(match.stages)}
-    missing = {sid for sid, side in match.scored_units() if (sid, side) not in by_unit}
-    for sid in sorted(missing, key=lambda x: stage_index[x]):
-        i = stage_index[sid]
-        a = analyse(match, match.stages[i], i, match.stages[:i], ledger_before(request.clashes, {s.stage_id for s in match.stages[:i]}))
-        for sa in a.sides:
-            by_unit.setdefault((sa.stage_id, sa.side), sa)
-
-    n_stages = max(1, len(match.stages) - 1)
-    scores: list[BallotScore] = []
-    sums = {"affirmative": 0.0, "negative": 0.0}
-    weights = {"affirmative": 0.0, "negative": 0.0}
-    values: dict[tuple[str, str], float] = {}
-    for sid, side in match.scored_units():
-        sa = by_unit[(sid, side)]
-        v = unit_value(sa, perspective)
-        values[(sid, side)] = v
-        stage = match.stages[stage_index[sid]]
-        w = STAGE_WEIGHT.get(stage.type, 1.0)
-        if perspective == "advancement":
-            w *= 1.0 + 0.5 * stage_index[sid] / n_stages
-        sums[side] += w * v
-        weights[side] += w
-        scores.append(BallotScore(stage_id=sid, side=side, score=min(10, max(1, _round_half_up(v)))))
-    mean = {s: (sums[s] / weights[s] if weights[s] else 5.5) for s in sums}
-    n_events = sum(len(c.events) for c in request.clashes.values())
-    momentum = sum(c.momentum() * len(c.events) for c in request.clashes.values()) / n_events if n_events else 0.0
+    by_unit = _analyses_by_unit(request)
+    units = match.scored_units()
+    values = [unit_value(by_unit[u], perspective) for u in units]
+    scores = [BallotScore(stage_id=sid, side=side, score=min(10, max(1, _round_half_up(v)))) for (sid, side), v in zip(units, values)]
+    mean = _weighted_means(match, units, values, perspective)
+    momentum = _momentum(request.clashes)
     d = mean["affirmative"] - mean["negative"] + MOMENTUM_WEIGHT.get(perspective, 0.5) * momentum
-    p = round(1.0 / (1.0 + math.exp(-d / P_TEMPERATURE)), 2)
-    if p == 0.5:
-        aff = d > 0 or (d == 0 and _tiebreak(match.match_id, request.judge_id))
-        p = 0.51 if aff else 0.49
+    p = _probability(d, match.match_id, request.judge_id)
     winner: Side = "affirmative" if p > 0.5 else "negative"
 
-    votes = best_debater_votes(request, by_unit, values, winner)
+    votes = best_debater_votes(request, by_unit, dict(zip(units, values)), winner)
     reasoning = (
         f"offline baseline ({perspective}): weighted mean unit value affirmative {mean['affirmative']:.2f} vs "
         f"negative {mean['negative']:.2f}; clash momentum {momentum:+.2f}; D={d:+.2f} -> p={p:.2f}"
@@ -210,7 +182,61 @@ def judge_ballot(request: JudgeRequest) -> Ballot:
     )
 
 
-def best_debater_votes(request: JudgeRequest, by_unit: dict[tuple[str, str], SideAnalysis], values: dict[tuple[str, str], float], winner: Side) -> dict[str, int]:
+def _analyses_by_unit(request: JudgeRequest) -> dict[tuple[str, Side], SideAnalysis]:
+    """(stage id, side) -> its analysis, from ``request.analyses`` (a later one replaces an earlier).
+    A scored unit with no analysis (its tracker node failed) is analysed here from the transcript,
+    in stage order, against the clash map as it stood before its stage (:func:`ledger_before`)."""
+    match = request.match
+    by_unit: dict[tuple[str, Side], SideAnalysis] = {}
+    for a in request.analyses:
+        for sa in a.sides:
+            by_unit[(sa.stage_id, sa.side)] = sa
+    stage_index = {s.stage_id: i for i, s in enumerate(match.stages)}
+    missing = {sid for sid, side in match.scored_units() if (sid, side) not in by_unit}
+    for sid in sorted(missing, key=lambda x: stage_index[x]):
+        i = stage_index[sid]
+        a = analyse(match, match.stages[i], i, match.stages[:i], ledger_before(request.clashes, {s.stage_id for s in match.stages[:i]}))
+        for sa in a.sides:
+            by_unit.setdefault((sa.stage_id, sa.side), sa)
+    return by_unit
+
+
+def _weighted_means(match: MatchView, units: list[tuple[str, Side]], values: list[float], perspective: str) -> dict[str, float]:
+    """Side -> stage-weighted mean of its units' ``values`` (5.5 for a side with no unit). A unit of
+    stage type t weighs ``STAGE_WEIGHT[t]`` (1.0 if absent); the "advancement" perspective also
+    multiplies by 1 + 0.5 x the stage's position in [0, 1] (later stages up to 1.5x)."""
+    stage_index = {s.stage_id: i for i, s in enumerate(match.stages)}
+    n_stages = max(1, len(match.stages) - 1)
+    sums = {"affirmative": 0.0, "negative": 0.0}
+    weights = {"affirmative": 0.0, "negative": 0.0}
+    for (sid, side), v in zip(units, values):
+        stage = match.stages[stage_index[sid]]
+        w = STAGE_WEIGHT.get(stage.type, 1.0)
+        if perspective == "advancement":
+            w *= 1.0 + 0.5 * stage_index[sid] / n_stages
+        sums[side] += w * v
+        weights[side] += w
+    return {s: (sums[s] / weights[s] if weights[s] else 5.5) for s in sums}
+
+
+def _momentum(clashes: dict[str, Clash]) -> float:
+    """Event-weighted mean momentum of the map's clashes in [-1, 1] (sum of momentum x events over
+    the number of events; 0.0 when no clash has an event)."""
+    n_events = sum(len(c.events) for c in clashes.values())
+    return sum(c.momentum() * len(c.events) for c in clashes.values()) / n_events if n_events else 0.0
+
+
+def _probability(d: float, match_id: str, judge_id: str) -> float:
+    """p = 1 / (1 + exp(-d / ``P_TEMPERATURE``)) rounded to 2 decimals; a p that rounds to 0.5
+    becomes 0.51 or 0.49 by the sign of ``d`` (exact tie: :func:`_tiebreak` of match and judge id)."""
+    p = round(1.0 / (1.0 + math.exp(-d / P_TEMPERATURE)), 2)
+    if p == 0.5:
+        aff = d > 0 or (d == 0 and _tiebreak(match_id, judge_id))
+        p = 0.51 if aff else 0.49
+    return p
+
+
+def best_debater_votes(request: JudgeRequest, by_unit: dict[tuple[str, Side], SideAnalysis], values: dict[tuple[str, Side], float], winner: Side) -> dict[str, int]:
     """A judge's 3 best-debater votes (pure function).
 
     Debater weight = sum over scored units of contribution share x ``VOTE_STAGE_WEIGHT[(type, role)]``

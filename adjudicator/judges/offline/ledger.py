@@ -4,8 +4,8 @@ about, whether a text mentions one, and the ledger as it stood before a stage.
 
 from __future__ import annotations
 
-import adjudicator.judges.offline.text as F
 from adjudicator.battlefield import Clash
+from adjudicator.judges.offline.text import content_terms
 
 
 def clash_units(clash: Clash, lang: str) -> list[str]:
@@ -16,8 +16,8 @@ def clash_units(clash: Clash, lang: str) -> list[str]:
     if parts and all((len(p) <= 6 if lang == "zh" else " " not in p) for p in parts):
         if lang == "zh":
             return parts
-        return [t for p in parts for t in F.content_terms(p, lang)] or parts
-    return list(dict.fromkeys(F.content_terms(clash.title, lang)))
+        return [t for p in parts for t in content_terms(p, lang)] or parts
+    return list(dict.fromkeys(content_terms(clash.title, lang)))
 
 
 def mentions_unit(text: str, terms: set[str] | frozenset[str], unit: str, lang: str) -> bool:

@@ -11,17 +11,19 @@ from __future__ import annotations
 
 from collections import Counter
 
-import adjudicator.judges.offline.text as F
-from adjudicator.battlefield import Clash, SideAnalysis, StageAnalysis
+from adjudicator.battlefield import Clash, ClashUpdate, SideAnalysis, StageAnalysis
 from adjudicator.formats import Side
 from adjudicator.judges.offline.clashes import track_clashes
 from adjudicator.judges.offline.features import side_features
 from adjudicator.judges.offline.rating import rate
+from adjudicator.judges.offline.text import content_terms
 from adjudicator.match import MatchView, Stage
 
 
 def analyse(match: MatchView, stage: Stage, index: int, previous: list[Stage], clashes: dict[str, Clash]) -> StageAnalysis:
-    """The offline :class:`StageAnalysis` of ``stage`` (pure function; see the module docstring of :mod:`adjudicator.judges.offline`)."""
+    """The offline :class:`StageAnalysis` of ``stage`` (pure function; see the module docstring, and
+    that of :mod:`adjudicator.judges.offline`). ``index`` is the stage's position in the match,
+    ``previous`` the stages before it and ``clashes`` the clash map as it stands before it."""
     lang = match.language
     sides: list[SideAnalysis] = []
     quality: dict[str, float] = {}
@@ -34,28 +36,34 @@ def analyse(match: MatchView, stage: Stage, index: int, previous: list[Stage], c
         sides.append(sa)
         quality[side] = sa.suggested_score + f.substance
     updates = track_clashes(match, stage, previous, clashes, quality)
+    return StageAnalysis(stage_id=stage.stage_id, stage_index=index, sides=sides, clash_updates=updates, summary=_summary(stage, sides, updates))
+
+
+def _summary(stage: Stage, sides: list[SideAnalysis], updates: list[ClashUpdate]) -> str:
+    """One line: the stage's name, each side's suggested score, the clashes opened (id and title),
+    advanced and conceded (id by side, sorted)."""
     parts = [f"{sa.side} {sa.suggested_score}" for sa in sides]
     opened = [u.clash_id + " '" + u.title + "'" for u in updates if u.kind == "opened"]
-    adv = sorted({f"{u.clash_id} by {u.side}" for u in updates if u.kind == "advanced"})
-    con = sorted({f"{u.clash_id} by {u.side}" for u in updates if u.kind == "conceded"})
+    advanced = sorted({f"{u.clash_id} by {u.side}" for u in updates if u.kind == "advanced"})
+    conceded = sorted({f"{u.clash_id} by {u.side}" for u in updates if u.kind == "conceded"})
     summary = f"{stage.name}: " + ", ".join(parts)
     if opened:
         summary += "; opened " + ", ".join(opened)
-    if adv:
-        summary += "; advanced " + ", ".join(adv)
-    if con:
-        summary += "; conceded " + ", ".join(con)
-    return StageAnalysis(stage_id=stage.stage_id, stage_index=index, sides=sides, clash_updates=updates, summary=summary)
+    if advanced:
+        summary += "; advanced " + ", ".join(advanced)
+    if conceded:
+        summary += "; conceded " + ", ".join(conceded)
+    return summary
 
 
 def contributions(stage: Stage, side: Side, lang: str) -> dict[str, float]:
     """Debater position label -> share in [0, 1] of the side's content terms in this stage (summing to
     1, rounded to 3 decimals); the stage's listed speakers of that side share equally when the side
     said nothing substantive; {} when there are none."""
-    counts: Counter = Counter()
+    counts: Counter[str] = Counter()
     for u in stage.utterances:
         if u.side == side:
-            counts[u.speaker] += len(F.content_terms(u.text, lang))
+            counts[u.speaker] += len(content_terms(u.text, lang))
     total = sum(counts.values())
     if total == 0:
         listed = [sp for sp in stage.speakers if sp.lower().startswith(side)] or list(dict.fromkeys(u.speaker for u in stage.utterances if u.side == side))

@@ -7,8 +7,8 @@ Pure functions of :class:`~adjudicator.match.Stage` objects (no state), safe to 
 
 from __future__ import annotations
 
-import adjudicator.judges.offline.text as F
 from adjudicator.formats import Side, other_side
+from adjudicator.judges.offline.text import content_terms, count_questions, is_substantive
 from adjudicator.match import Stage
 
 
@@ -29,11 +29,11 @@ def comparable_opponent_terms(stage: Stage, previous: list[Stage], side: Side, l
     here; else its latest stage of the same type, else its latest monologue; None if none exists."""
     opp = other_side(side)
     if any(u.side == opp for u in stage.utterances):
-        return len(F.content_terms(side_text(stage, opp), lang))
+        return len(content_terms(side_text(stage, opp), lang))
     same = [s for s in reversed(previous) if s.type == stage.type and opp in s.sides and s.interaction == "monologue"]
     mono = [s for s in reversed(previous) if s.interaction == "monologue" and s.sides == [opp]]
     for cand in same[:1] or mono[:1]:
-        return len(F.content_terms(side_text(cand, opp), lang))
+        return len(content_terms(side_text(cand, opp), lang))
     return None
 
 
@@ -46,7 +46,7 @@ def questions_answered(stage: Stage, side: Side, lang: str) -> tuple[int, int]:
     asked = answered = 0
     utts = stage.utterances
     for i, u in enumerate(utts):
-        if u.side != opp or F.count_questions(u.text, lang) == 0:
+        if u.side != opp or count_questions(u.text, lang) == 0:
             continue
         asked += 1
         reply = []
@@ -54,7 +54,7 @@ def questions_answered(stage: Stage, side: Side, lang: str) -> tuple[int, int]:
             if v.side == opp:
                 break
             reply.append(v.text)
-        if reply and F.is_substantive(" ".join(reply), lang):
+        if reply and is_substantive(" ".join(reply), lang):
             answered += 1
     return asked, answered
 
