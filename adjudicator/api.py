@@ -162,7 +162,7 @@ def build_context(
 
     All roles offline -> ``AdjudicationContext.single(OfflineJudge())``. Otherwise one
     :class:`~adjudicator.judges.llm.backend.LLMBackend` per distinct model (all sharing one response cache,
-    unless ``no_cache``) and one :class:`~adjudicator.judges.offline.backend.OfflineJudge` for any offline role.
+    unless ``no_cache``) and one :class:`~adjudicator.judges.offline.OfflineJudge` for any offline role.
     ``api_key`` (default ``$ADJUDICATOR_API_KEY``) is passed to every model; without it litellm
     reads the provider's own variable. ``prompts`` (a PromptStore) and ``sleep`` are for tests.
 
@@ -174,7 +174,7 @@ def build_context(
     def offline_judge() -> Backend:
         nonlocal offline
         if offline is None:
-            from adjudicator.judges.offline.backend import OfflineJudge
+            from adjudicator.judges.offline import OfflineJudge
 
             offline = OfflineJudge()
         return offline

@@ -13,7 +13,7 @@ arms). One attempt per request (the protocol's re-asks are not counted for eithe
 - agentic (:mod:`adjudicator.judges.llm.backend`): one clash-tracker request per stage (the stage, the
   stage before it and the compact ledger) and one request per judge (three: the ledger and the
   per-unit analyses). Its ledger comes from real tracker outputs: the offline judge
-  (:class:`adjudicator.judges.offline.backend.OfflineJudge`) run over the match stage by stage, exactly as the
+  (:class:`adjudicator.judges.offline.OfflineJudge`) run over the match stage by stage, exactly as the
   tracking graph folds them. With ``--ledger llm-sized`` (the default) every free-text field of
   those outputs (side rationales, stage summaries, clash titles, positions and notes) is padded to
   the length an LLM tracker typically writes (our assumption, stated in :data:`LLM_TEXT_CHARS`),
@@ -49,7 +49,7 @@ from adjudicator.battlefield import Clash, StageAnalysis, apply_clash_updates, l
 from adjudicator.judges.base import JUDGE_PERSPECTIVES, JudgeRequest, StageRequest  # noqa: E402
 from adjudicator.judges.llm.backend import LLMBackend  # noqa: E402
 from adjudicator.judges.llm.variables import PREVIOUS_STAGE_CHARS, TRACKER_LEDGER_CLASHES, TRACKER_LEDGER_EVENTS, TRACKER_LEDGER_STAGES, excerpt  # noqa: E402
-from adjudicator.judges.offline.backend import OfflineJudge  # noqa: E402
+from adjudicator.judges.offline import OfflineJudge  # noqa: E402
 from adjudicator.match import MatchView, load_match  # noqa: E402
 from adjudicator.model.cache import NullCache  # noqa: E402
 from adjudicator.model.llm import NODE_MAX_TOKENS, LLMClient, litellm_module  # noqa: E402

@@ -25,7 +25,7 @@ if str(ROOT) not in sys.path:
 
 from adjudicator.battlefield import apply_clash_updates, merge_clashes  # noqa: E402
 from adjudicator.judges.base import JUDGE_PERSPECTIVES, JudgeRequest, StageRequest  # noqa: E402
-from adjudicator.judges.offline.backend import OfflineBackend  # noqa: E402
+from adjudicator.judges.offline import OfflineBackend  # noqa: E402
 from adjudicator.match import Match  # noqa: E402
 from adjudicator.verdict import Ballot  # noqa: E402
 

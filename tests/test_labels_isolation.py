@@ -21,7 +21,7 @@ from fake_openai import fake_openai  # noqa: F401  (pytest fixture)
 from adjudicator.battlefield import apply_clash_updates, merge_clashes
 from adjudicator.judges.base import JUDGE_PERSPECTIVES, JudgeRequest, StageRequest
 from adjudicator.judges.llm.backend import LLMBackend
-from adjudicator.judges.offline.backend import OfflineJudge
+from adjudicator.judges.offline import OfflineJudge
 from adjudicator.match import Match, load_match
 from adjudicator.model.cache import NullCache
 from adjudicator.model.llm import LLMClient

@@ -49,7 +49,7 @@ def _tendency_text(t: dict, leaning_label: str = "Leaning") -> str:
 
 
 def test_board_updates_live_while_stages_are_pushed(tmp_path):
-    from adjudicator.judges.offline.backend import OfflineBackend
+    from adjudicator.judges.offline import OfflineBackend
 
     match = load_match(MATCH)
     mid = match.match_id
@@ -115,7 +115,7 @@ def test_board_updates_live_while_stages_are_pushed(tmp_path):
 
 
 def test_organiser_page_pushes_with_the_token_from_its_url(tmp_path):
-    from adjudicator.judges.offline.backend import OfflineBackend
+    from adjudicator.judges.offline import OfflineBackend
 
     match = load_match(MATCH)
     server = start_server(tmp_path / "state", AdjudicationContext.single(OfflineBackend()))
@@ -153,7 +153,7 @@ def _strace_works() -> bool:
 
 @pytest.mark.skipif(not _strace_works(), reason="strace is not installed or cannot trace here (apt-get install strace)")
 def test_chromium_stays_on_loopback_and_out_of_the_real_home(tmp_path):
-    from adjudicator.judges.offline.backend import OfflineBackend
+    from adjudicator.judges.offline import OfflineBackend
 
     # the checker itself flags what QA saw with the old launch (lines of that strace log)
     home = Path.home()

@@ -189,7 +189,7 @@ def test_an_interrupted_close_resumes_only_the_unfinished_judges(tmp_path):
 
 @pytest.mark.parametrize("path", ["adjudicator/data/matches/panelbench/debateart_0750.json"])
 def test_offline_judge_live_with_a_restart_equals_the_batch_verdict(tmp_path, path):
-    from adjudicator.judges.offline.backend import OfflineBackend
+    from adjudicator.judges.offline import OfflineBackend
 
     match = load_match(REPO / path)
     stages = [s.model_dump(mode="json") for s in match.stages]

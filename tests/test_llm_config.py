@@ -86,7 +86,7 @@ def test_unknown_file_key(tmp_path):
 
 
 def test_build_context_offline():
-    from adjudicator.judges.offline.backend import OfflineJudge
+    from adjudicator.judges.offline import OfflineJudge
 
     ctx = build_context(ModelConfig.resolve(model="offline", env=ENV))
     assert isinstance(ctx.tracker, OfflineJudge)

@@ -15,8 +15,8 @@ from offline_debateart import DEBATEART, debateart_match, panel_winner, run_pane
 from adjudicator.battlefield import apply_clash_updates, merge_clashes
 from adjudicator.formats import get_format
 from adjudicator.judges.base import JUDGE_PERSPECTIVES, Backend, JudgeRequest, StageRequest
+from adjudicator.judges.offline import OfflineBackend
 from adjudicator.judges.offline import text as F
-from adjudicator.judges.offline.backend import OfflineBackend
 from adjudicator.judges.offline.features import SideFeatures
 from adjudicator.judges.offline.rating import rate
 from adjudicator.match import Match
