@@ -206,26 +206,61 @@ def debateart_match(dart_dir: Path, debate_id: str, gold: tuple[dict, dict] | No
         raise InputError(f"{debate_id}: not a DebateArt id", "ids look like debateart_0017")
     did = int(m.group(1))
     final, dims = gold if gold is not None else read_gold(dart_dir)
-    motion_path = dart_dir / "motion" / f"{debate_id}.yml"
+    title, pro, con, info = _read_motion(dart_dir / "motion" / f"{debate_id}.yml")
     speech_path = dart_dir / "speech" / f"{debate_id}.yml"
+    speeches, sides = _read_speeches(speech_path, pro, con)
+    data = {
+        "match_id": debate_id,
+        "format": "online-1v1",
+        "language": "en",
+        "motion": title,
+        "affirmative_position": f"For the motion: {title}",
+        "negative_position": f"Against the motion: {title}",
+        "info": info,
+        "debaters": [
+            {"side": "affirmative", "position": 1, "name": pro},
+            {"side": "negative", "position": 1, "name": con},
+        ],
+        "stages": _stages(speeches, sides),
+        "labels": _labels(did, final, dims, dart_dir),
+        "source": {
+            "kind": "real",
+            "origin": ORIGIN,
+            "licence": LICENCE,
+            "url": REPO_URL,
+            "note": f"debateart.com debate {did}; PanelBench/data/DebateArt/{{motion,speech}}/{debate_id}.yml",
+        },
+    }
+    if info is None:
+        del data["info"]
+    return parse_match(data, str(speech_path))
+
+
+def _read_motion(motion_path: Path) -> tuple[str, str, str, str | None]:
+    """(motion title with whitespace collapsed, pro debater's name, con debater's name, info slide or
+    None) of a motion file. Raises InputError naming the file."""
     motion = _read_yaml(motion_path)
     if not isinstance(motion, dict):
         raise InputError(f"{motion_path}: expected a mapping with motion, pro_side, con_side, info_slide")
     title = motion.get("motion")
     if not isinstance(title, str) or not title.strip():
         raise InputError(f"{motion_path}: field motion is missing or empty")
-    title = " ".join(title.split())
-    names: dict[str, Side] = {}
     pro = _one_name(motion, "pro_side", motion_path)
     con = _one_name(motion, "con_side", motion_path)
     if pro == con:
         raise InputError(f"{motion_path}: {pro!r} is on both sides")
-    names[pro], names[con] = "affirmative", "negative"
     info = motion.get("info_slide")
     info = info.strip() if isinstance(info, str) else None
     if not info or info == "No information":
         info = None
+    return " ".join(title.split()), pro, con, info
 
+
+def _read_speeches(speech_path: Path, pro: str, con: str) -> tuple[list[dict], list[Side]]:
+    """The speeches of a speech file in order, and the side of each (``pro`` speaks for the
+    affirmative, ``con`` for the negative). Raises InputError for an empty file or a speaker on
+    neither side."""
+    names: dict[str, Side] = {pro: "affirmative", con: "negative"}
     speeches = _read_yaml(speech_path)
     if not isinstance(speeches, list) or not speeches:
         raise InputError(f"{speech_path}: expected a non-empty list of {{debater_name, content}}")
@@ -237,7 +272,12 @@ def debateart_match(dart_dir: Path, debate_id: str, gold: tuple[dict, dict] | No
         if name not in names:
             raise InputError(f"{speech_path}: speech {k + 1} is by {name!r}, who is on neither side", f"the sides are {pro!r} (pro) and {con!r} (con)")
         sides.append(names[name])
+    return speeches, sides
 
+
+def _stages(speeches: list[dict], sides: list[Side]) -> list[dict]:
+    """One monologue stage per speech (module docstring): a side's first speech is constructive, its
+    last closing, those between supplementary; one utterance per paragraph."""
     totals = {s: sides.count(s) for s in ("affirmative", "negative")}
     seen = {"affirmative": 0, "negative": 0}
     stages = []
@@ -257,32 +297,7 @@ def debateart_match(dart_dir: Path, debate_id: str, gold: tuple[dict, dict] | No
                 "utterances": [{"speaker": label, "side": side, "text": p} for p in paras],
             }
         )
-
-    data = {
-        "match_id": debate_id,
-        "format": "online-1v1",
-        "language": "en",
-        "motion": title,
-        "affirmative_position": f"For the motion: {title}",
-        "negative_position": f"Against the motion: {title}",
-        "info": info,
-        "debaters": [
-            {"side": "affirmative", "position": 1, "name": pro},
-            {"side": "negative", "position": 1, "name": con},
-        ],
-        "stages": stages,
-        "labels": _labels(did, final, dims, dart_dir),
-        "source": {
-            "kind": "real",
-            "origin": ORIGIN,
-            "licence": LICENCE,
-            "url": REPO_URL,
-            "note": f"debateart.com debate {did}; PanelBench/data/DebateArt/{{motion,speech}}/{debate_id}.yml",
-        },
-    }
-    if info is None:
-        del data["info"]
-    return parse_match(data, str(speech_path))
+    return stages
 
 
 def match_json(match: Match) -> str:
