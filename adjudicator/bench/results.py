@@ -108,7 +108,7 @@ def is_unreachable(result: SampleResult) -> bool:
     """True when ``result`` failed without the model ever answering: status ``failed``, at least one
     ``transport``/``refused`` node failure, no ``unparseable`` one, and no call record holding a
     model output (a cache hit or a received reply). Such a sample says nothing about the model, only
-    that its server could not be used (see the unreachable-server stop in runner.py)."""
+    that its server could not be used (see the unreachable-server stop in stops.py)."""
     if result.status != "failed":
         return False
     if not any(f.kind.unreachable for f in result.failures):

@@ -91,7 +91,8 @@ def bench_cmd(dataset: Path, arms: tuple[str, ...], name: str | None, runs_dir: 
     samples in a row that failed without the model answering: an unreachable server) or when an
     arm produced no verdict for any sample of this session."""
     from adjudicator.bench.layout import check_run_name
-    from adjudicator.bench.runner import BenchOptions, run_bench
+    from adjudicator.bench.runner import run_bench
+    from adjudicator.bench.session import BenchOptions
 
     run_name = check_run_name(name or _default_name(dataset))
     if report_only:
@@ -115,7 +116,8 @@ def _rebuild_reports(runs_dir: Path, run_name: str, seed: int | None, n_bootstra
     from adjudicator.bench.layout import latest_run_dir
     from adjudicator.bench.manifest import read_manifest
     from adjudicator.bench.report import write_reports
-    from adjudicator.bench.runner import DEFAULT_BOOTSTRAP, check_seed, read_status
+    from adjudicator.bench.session import DEFAULT_BOOTSTRAP, check_seed
+    from adjudicator.bench.status import read_status
     from adjudicator.errors import InputError
 
     run_dir = latest_run_dir(runs_dir, run_name)

@@ -1,0 +1,294 @@
+"""Open a benchmark session: a new run, or the resumption of the latest run of a name.
+
+New run: create ``runs/<UTC>_<name>/``, load and validate the dataset (converting upstream
+PanelBench into ``dataset/``), and write ``manifest.json`` before any model call. Resumed run
+(``--resume`` or ``--retry-errors``): take the latest run of that name, check that the dataset hash,
+the arms and the model configuration are unchanged, and keep the manifest's limit, seed and
+bootstrap count unless given again (:func:`resumed_settings`: a different seed or a smaller limit is
+refused, a larger limit is recorded in the manifest and sessions.jsonl). The model configuration is
+the manifest's for every setting not given as a command-line option
+(:func:`~adjudicator.bench.manifest.adopt_manifest_config`), so ``--resume`` alone continues on the
+run's model and server; a model option given with a different value is refused.
+
+Every refusal is an :class:`~adjudicator.errors.InputError` (exit 2) raised before any model call.
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from adjudicator.bench.arms import ArmDescriptions, describe_arms
+from adjudicator.bench.dataset import Dataset, is_upstream_panelbench, load_dataset
+from adjudicator.bench.layout import DATASET, check_run_name, iso, latest_run_dir, new_run_dir, utc_now
+from adjudicator.bench.manifest import (
+    Manifest,
+    adopt_manifest_config,
+    config_dict,
+    first_difference,
+    git_info,
+    identity,
+    package_versions,
+    prompt_file_hashes,
+    read_manifest,
+    runtime_description,
+    write_manifest,
+)
+from adjudicator.bench.status import echo, session_number
+from adjudicator.errors import InputError
+from adjudicator.files import remove_stale_temp_files
+
+DEFAULT_ARMS = ("agentic",)
+DEFAULT_SEED = 0
+DEFAULT_BOOTSTRAP = 2000
+
+
+@dataclass
+class BenchOptions:
+    """Everything ``adjudicate bench`` was asked to do.
+
+    ``config`` is the resolved model configuration (:class:`adjudicator.config.ModelConfig`);
+    ``arms`` None means the default (the agentic arm, or the resumed run's arms); ``limit`` the first
+    N samples in file-name order; ``budget_usd`` the cap on the run's known spend in US dollars;
+    ``max_errors`` stop after this many failed or partial samples in this invocation; ``seed`` seeds the random
+    baselines and the bootstrap; ``n_bootstrap`` resamples per confidence interval;
+    ``label_convention`` how upstream PanelBench labels are read (see :mod:`adjudicator.convert`).
+
+    ``limit``, ``seed`` and ``n_bootstrap`` None mean "not given": a new run then uses all samples,
+    seed 0 and 2000 resamples, and a resumed run keeps its manifest's values (see :func:`resumed_settings`).
+
+    ``explicit_model_fields``: the configuration fields given as command-line options (e.g.
+    ``{"model", "api_base"}``); a resumed run takes every other answer-shaping field from its
+    manifest (:func:`~adjudicator.bench.manifest.adopt_manifest_config`). None means every field of
+    ``config`` is explicit (nothing is adopted; a differing configuration is refused).
+    """
+
+    dataset: Path
+    name: str
+    config: Any
+    runs_dir: Path = Path("runs")
+    arms: list[str] | None = None
+    concurrency: int = 1
+    limit: int | None = None
+    budget_usd: float | None = None
+    max_errors: int | None = None
+    resume: bool = False
+    retry_errors: bool = False
+    seed: int | None = None
+    n_bootstrap: int | None = None
+    progress: bool = True
+    reports: bool = True
+    label_convention: str | None = None
+    command: list[str] = field(default_factory=list)
+    explicit_model_fields: frozenset[str] | None = None
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """The settings a session actually uses: ``limit`` (None = all samples), ``seed`` (baselines and
+    bootstrap), ``n_bootstrap`` (resamples per interval) and ``changed``, field -> ``{"from", "to"}``
+    for every value a resumed session changed (recorded in sessions.jsonl)."""
+
+    limit: int | None
+    seed: int
+    n_bootstrap: int
+    changed: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Session:
+    """An opened session: the run folder, its manifest, the dataset, the arms, the session ``number``
+    (1 = a new run), the :class:`RunSettings` and ``config``, the model configuration the session runs
+    with (a resumed run's adopts its manifest's settings, see :class:`BenchOptions`)."""
+
+    run_dir: Path
+    manifest: Manifest
+    dataset: Dataset
+    arms: list[str]
+    number: int
+    settings: RunSettings
+    config: Any
+
+
+# ---------------------------------------------------------------------------------------------
+# seeds and limits
+
+
+def manifest_seed(manifest: Manifest) -> int:
+    """The run's seed (baselines and bootstrap share it), 0 when the manifest has none."""
+    return int(manifest.seeds.get("baselines", DEFAULT_SEED))
+
+
+def check_seed(manifest: Manifest, seed: int | None, run_dir: Path) -> int:
+    """The seed a resumed run (or a report rebuild) uses: the manifest's, when ``seed`` is None or
+    equal to it. Raises InputError for a different seed: the reports would no longer match the
+    manifest, and the run's baseline draws would change between sessions."""
+    kept = manifest_seed(manifest)
+    if seed is not None and seed != kept:
+        raise InputError(
+            f"--seed: run {run_dir.name} was started with seed {kept}; a resumed run keeps its seed (got --seed {seed})",
+            f"drop --seed (or give --seed {kept}), or start a new run with another --name",
+        )
+    return kept
+
+
+def resumed_settings(manifest: Manifest, opts: BenchOptions, n_samples: int, run_dir: Path) -> RunSettings:
+    """The rule for a resumed run (``--resume`` / ``--retry-errors``): it keeps its manifest's limit,
+    seed and bootstrap count unless the user passes them explicitly.
+
+    - ``--seed``: a different value is refused (InputError, exit 2; see :func:`check_seed`).
+    - ``--limit``: one that selects fewer samples than the run already has is refused; one that
+      selects more grows the run (recorded in the manifest's ``amendments`` and ``changed``); one
+      that selects the same samples changes nothing.
+    - ``--bootstrap``: a different count is used for this session's reports and recorded in
+      ``changed`` (it only changes the intervals' resolution, not a prediction or a draw).
+    ``n_samples`` is the dataset's size."""
+    seed = check_seed(manifest, opts.seed, run_dir)
+    changed: dict[str, dict[str, Any]] = {}
+    limit = manifest.limit
+    if opts.limit is not None:
+        before = n_samples if manifest.limit is None else min(manifest.limit, n_samples)
+        after = min(opts.limit, n_samples)
+        if after < before:
+            was = f"--limit {manifest.limit}" if manifest.limit is not None else "no --limit (all samples)"
+            raise InputError(
+                f"--limit: run {run_dir.name} was started with {was}; a resumed run cannot shrink to --limit {opts.limit}",
+                f"drop --limit to keep {before} samples, give a larger one to grow the run, or start a new run with another --name",
+            )
+        if after > before:
+            limit = opts.limit
+            changed["limit"] = {"from": manifest.limit, "to": opts.limit}
+    kept_b = int(manifest.options.get("n_bootstrap", DEFAULT_BOOTSTRAP))
+    n_bootstrap = kept_b if opts.n_bootstrap is None else opts.n_bootstrap
+    if n_bootstrap != kept_b:
+        changed["n_bootstrap"] = {"from": kept_b, "to": n_bootstrap}
+    return RunSettings(limit, seed, n_bootstrap, changed)
+
+
+# ---------------------------------------------------------------------------------------------
+# opening
+
+
+def check_options(opts: BenchOptions) -> None:
+    """InputError for a bad run name, concurrency, limit, budget or error limit."""
+    check_run_name(opts.name)
+    if opts.concurrency < 1:
+        raise InputError(f"--concurrency: must be at least 1, got {opts.concurrency}")
+    if opts.limit is not None and opts.limit < 1:
+        raise InputError(f"--limit: must be at least 1, got {opts.limit}")
+    if opts.budget_usd is not None and opts.budget_usd < 0:
+        raise InputError(f"--budget-usd: must be 0 or more, got {opts.budget_usd}")
+    if opts.max_errors is not None and opts.max_errors < 1:
+        raise InputError(f"--max-errors: must be at least 1, got {opts.max_errors}")
+
+
+def open_session(opts: BenchOptions) -> Session:
+    """Check ``opts``, then resume the latest run of ``opts.name`` (``--resume`` / ``--retry-errors``)
+    or create a new run. Raises InputError (module docstring)."""
+    check_options(opts)
+    if opts.resume or opts.retry_errors:
+        return resume_session(opts)
+    return new_session(opts)
+
+
+def resume_session(opts: BenchOptions) -> Session:
+    """Reopen the latest run of ``opts.name``: same arms, model configuration (adopted from the
+    manifest where not given) and dataset, the settings of :func:`resumed_settings`; a grown limit is
+    written to the manifest before any new call."""
+    run_dir = latest_run_dir(opts.runs_dir, opts.name)
+    if run_dir is None:
+        raise InputError(f"--resume: no run named {opts.name!r} under {opts.runs_dir}", "start it first without --resume (or check --runs-dir)")
+    manifest = read_manifest(run_dir)
+    arms = list(opts.arms) if opts.arms else list(manifest.arms)
+    if arms != list(manifest.arms):
+        raise InputError(f"--arm: run {run_dir.name} was started with arms {', '.join(manifest.arms)}", "resume with the same --arm options, or start a new run with another --name")
+    config, adopted = adopt_manifest_config(opts.config, manifest.config, opts.explicit_model_fields)
+    cfg = config_dict(config)
+    diff = first_difference(identity(cfg), identity(manifest.config))
+    if diff is not None:
+        raise InputError(
+            f"--resume: the model configuration differs from run {run_dir.name} in {diff!r} ({manifest.config.get(diff)!r} then, {cfg.get(diff)!r} now)",
+            "resume with the same model options (or none: the run's own are used), or start a new run with another --name",
+        )
+    dataset = load_dataset(opts.dataset, convert_into=run_dir / DATASET, reuse=True, label_convention=opts.label_convention)
+    if dataset.sha256 != manifest.dataset.get("sha256"):
+        raise InputError(f"{opts.dataset}: the dataset changed since run {run_dir.name} started (hash differs)", "resume with the same dataset, or start a new run")
+    describe_arms(arms, config)  # same validation as a new run
+    if adopted:
+        taken = ", ".join(f"{k} {v['to']!r}" for k, v in adopted.items())
+        echo(f"note: using the run's model settings from manifest.json: {taken} (give the option explicitly to check it instead)")
+    number = session_number(run_dir)
+    settings = resumed_settings(manifest, opts, len(dataset.samples), run_dir)
+    remove_stale_temp_files(run_dir)
+    if "limit" in settings.changed:  # the run grows: the manifest says so before any new call
+        entry = {"session": number, "at": iso(utc_now()), "field": "limit", **settings.changed["limit"]}
+        manifest = manifest.model_copy(update={"limit": settings.limit, "amendments": [*manifest.amendments, entry]})
+        write_manifest(run_dir, manifest)
+    return Session(run_dir, manifest, dataset, arms, number, settings, config)
+
+
+def _new_manifest(opts: BenchOptions, run_dir: Path, arms: list[str], cfg: dict[str, Any], described: ArmDescriptions, dataset: Dataset, settings: RunSettings) -> Manifest:
+    """The manifest of a new run (see :mod:`adjudicator.bench.manifest`); ``described`` is
+    :func:`~adjudicator.bench.arms.describe_arms` of ``arms``."""
+    models, hashes, is_llm = described
+    python, plat = runtime_description()
+    return Manifest(
+        run_id=run_dir.name,
+        name=opts.name,
+        created_at=iso(utc_now()),
+        command=list(opts.command),
+        arms=arms,
+        config=cfg,
+        models=models,
+        is_llm=is_llm,
+        prompt_hashes=hashes,
+        prompt_files=prompt_file_hashes(),
+        dataset=dataset.describe(),
+        limit=opts.limit,
+        options={
+            "concurrency": opts.concurrency,
+            "budget_usd": opts.budget_usd,
+            "max_errors": opts.max_errors,
+            "n_bootstrap": settings.n_bootstrap,
+            "runs_dir": str(opts.runs_dir),
+        },
+        seeds={"baselines": settings.seed, "bootstrap": settings.seed},
+        packages=package_versions(),
+        python=python,
+        platform=plat,
+        git=git_info(),
+    )
+
+
+def new_session(opts: BenchOptions) -> Session:
+    """Create a new run: validate the arms and the dataset first (upstream PanelBench is converted
+    into the new run's ``dataset/``), then the run folder and its manifest; a failure while creating
+    them removes the half-made folder."""
+    cfg = config_dict(opts.config)
+    settings = RunSettings(
+        opts.limit,
+        DEFAULT_SEED if opts.seed is None else opts.seed,
+        DEFAULT_BOOTSTRAP if opts.n_bootstrap is None else opts.n_bootstrap,
+    )
+    arms = list(opts.arms) if opts.arms else list(DEFAULT_ARMS)
+    if len(set(arms)) != len(arms):
+        raise InputError("--arm: an arm is listed twice", "give each arm once")
+    described = describe_arms(arms, opts.config)
+    # validate the dataset before creating anything (upstream PanelBench is converted in the run folder)
+    src = Path(opts.dataset)
+    upstream = src.is_dir() and is_upstream_panelbench(src)
+    if not upstream:
+        dataset = load_dataset(src, label_convention=opts.label_convention)
+    run_dir = new_run_dir(opts.runs_dir, opts.name)
+    try:
+        if upstream:
+            dataset = load_dataset(src, convert_into=run_dir / DATASET, label_convention=opts.label_convention)
+        manifest = _new_manifest(opts, run_dir, arms, cfg, described, dataset, settings)
+        write_manifest(run_dir, manifest)
+    except BaseException:
+        # nothing was run: do not leave a half-made run folder behind
+        shutil.rmtree(run_dir, ignore_errors=True)
+        raise
+    return Session(run_dir, manifest, dataset, arms, 1, settings, opts.config)
