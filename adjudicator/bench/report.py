@@ -106,6 +106,27 @@ def load_results(run_dir: Path, arms: Sequence[str], samples: Sequence[Sample]) 
     return out
 
 
+def report_ledger(run_dir: Path, arms: Sequence[str], results: dict[str, dict[str, SampleResult]]) -> Ledger:
+    """The ledger of the selected samples: their results, and the superseded results of those
+    samples (their spend stays counted)."""
+    ledger = Ledger()
+    for arm in arms:
+        for r in results[arm].values():
+            ledger.add(r)
+        sdir = superseded_dir(run_dir, arm)
+        for f in sorted(sdir.glob("*.json")) if sdir.is_dir() else []:
+            old = read_result(f)
+            if old is not None and old.sample_id in results[arm]:
+                ledger.add(old, superseded=True)
+    return ledger
+
+
+def _status_counts(results: dict[str, SampleResult], n_samples: int) -> dict[str, int]:
+    """``{"ok", "partial", "failed", "not_run"}`` of one arm over ``n_samples`` selected samples."""
+    st = [r.status for r in results.values()]
+    return {"ok": st.count("ok"), "partial": st.count("partial"), "failed": st.count("failed"), "not_run": n_samples - len(st)}
+
+
 def build_report(run_dir: Path, *, samples: Sequence[Sample] | None = None, n_bootstrap: int | None = None, seed: int | None = None, status: dict[str, Any] | None = None) -> dict[str, Any]:
     """Score the run in ``run_dir`` over ``samples`` (default: the first samples of its dataset up
     to the manifest's limit). ``seed`` and ``n_bootstrap`` default to the manifest's. Returns the
@@ -125,22 +146,11 @@ def build_report(run_dir: Path, *, samples: Sequence[Sample] | None = None, n_bo
     reliability = reliability_from_matches(matches)
     scores = score_run(matches, results, labels, ScoreSettings(n_bootstrap=n_bootstrap, seed=seed), reliability, synthetic_labels=prov["synthetic"])
 
-    ledger = Ledger()
-    for arm in arms:
-        for r in results[arm].values():
-            ledger.add(r)
-        sdir = superseded_dir(run_dir, arm)
-        for f in sorted(sdir.glob("*.json")) if sdir.is_dir() else []:
-            old = read_result(f)
-            if old is not None and old.sample_id in results[arm]:
-                ledger.add(old, superseded=True)
+    ledger = report_ledger(run_dir, arms, results)
     stems = {s.sample_id: s.stem for s in samples}
     for f in scores["failures"]:
         f["result_file"] = str(result_path(run_dir, f["arm"], stems[f["sample_id"]]).relative_to(run_dir))
-    per_arm = {}
-    for arm in arms:
-        st = [r.status for r in results[arm].values()]
-        per_arm[arm] = {"ok": st.count("ok"), "partial": st.count("partial"), "failed": st.count("failed"), "not_run": len(samples) - len(st)}
+    per_arm = {arm: _status_counts(results[arm], len(samples)) for arm in arms}
     return {
         "schema_version": REPORT_SCHEMA,
         "warnings": warnings,

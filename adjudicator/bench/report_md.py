@@ -191,8 +191,8 @@ def _task_section(report: dict[str, Any], task: str) -> list[str]:
     return lines
 
 
-def render_markdown(report: dict[str, Any]) -> str:
-    """The whole Markdown report."""
+def _header(report: dict[str, Any]) -> list[str]:
+    """Title, warnings, and the run's state, dataset, arms, caveats and seeds."""
     run = report["run"]
     ds = run["dataset"]
     L: list[str] = [f"# Benchmark run {run['run_id']}", ""]
@@ -215,24 +215,36 @@ def render_markdown(report: dict[str, Any]) -> str:
     g = run.get("git") or {}
     L.append(f"- **Seeds:** baselines {run['seeds']['baselines']}, bootstrap {run['seeds']['bootstrap']} ({run['n_bootstrap']} resamples); git {g.get('commit', 'n/a')}{' (dirty)' if g.get('dirty') else ''}")
     L.append("")
+    return L
 
-    L += ["## Samples, cost and tokens", "", "| Arm | ok | partial | failed | not run | requests | cache hits | prompt tokens | completion tokens | cost (USD) |", "|---|---|---|---|---|---|---|---|---|---|"]
-    for arm in run["arms"]:
+
+def _samples_section(report: dict[str, Any]) -> list[str]:
+    """Samples per status and the ledger's requests, tokens and cost, per arm."""
+    L = ["## Samples, cost and tokens", "", "| Arm | ok | partial | failed | not run | requests | cache hits | prompt tokens | completion tokens | cost (USD) |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for arm in report["run"]["arms"]:
         s = report["samples"]["per_arm"][arm]
         led = report["ledger"]["arms"].get(arm, {})
         cost = cost_text(led)
         L.append(f"| {arm} | {s['ok']} | {s['partial']} | {s['failed']} | {s['not_run']} | {led.get('requests', 0)} | {led.get('cache_hits', 0)} | {led.get('prompt_tokens', 0)} | {led.get('completion_tokens', 0)} | {cost} |")
     L.append("")
+    return L
 
-    L += ["## Parsing", "", "| Arm | Task | instances | parsed | parse rate | strict JSON | recovered | native | failed | not run |", "|---|---|---|---|---|---|---|---|---|---|"]
+
+def _parsing_section(report: dict[str, Any]) -> list[str]:
+    """Parse statistics per arm and task."""
+    L = ["## Parsing", "", "| Arm | Task | instances | parsed | parse rate | strict JSON | recovered | native | failed | not run |", "|---|---|---|---|---|---|---|---|---|---|"]
     for arm, per in report["parsing"].items():
         for task in ("task1", "task2", "task3"):
             p = per[task]
             L.append(f"| {arm} | {task} | {p['instances']} | {p['parsed']} | {fmt(p['parse_rate'])} | {p['strict']} | {p['recovered']} | {p['native']} | {p['failed']} | {p['not_run']} |")
     L += ["", "Instance-level modes: strict JSON, recovered (normalised or regex extraction), native (offline judge). Unparsed instances are excluded from the metrics.", ""]
+    return L
 
+
+def _failures_section(report: dict[str, Any]) -> list[str]:
+    """The failed and partial samples with their first underlying failure and result file."""
     fails = report.get("failures") or []
-    L += [f"## Failures ({len(fails)})", ""]
+    L = [f"## Failures ({len(fails)})", ""]
     if fails:
         L += [
             "A failed sample (no verdict) is excluded from every metric; a partial sample's failed nodes or protocol instances are excluded "
@@ -246,38 +258,57 @@ def render_markdown(report: dict[str, Any]) -> str:
     else:
         L.append("None.")
     L.append("")
+    return L
 
+
+def _calibration_section(report: dict[str, Any]) -> list[str]:
+    """Brier score and ECE of p per arm (empty when Task 1 is not applicable)."""
+    if not report.get("calibration"):
+        return []
+    L = ["## Calibration of p (Task 1)", "", "| Arm | Brier | ECE (10 bins) |", "|---|---|---|"]
+    for c in report["calibration"].values():
+        L.append(f"| {_esc(c['label'])} | {cell(c['brier'])} | {fmt(c['ece'].get('value'))} (n={c['ece'].get('n')}) |")
+    L += ["", "Reliability curves are plotted in report.html.", ""]
+    return L
+
+
+def _paired_test_line(name: str, t: dict[str, Any]) -> str:
+    if t["test"] == "exact McNemar":
+        return f"| {name} | exact McNemar (A only {t['a_only']}, B only {t['b_only']}) | {fmt(t['accuracy_a'])} | {fmt(t['accuracy_b'])} | {fmt(_sub(t['accuracy_a'], t['accuracy_b']))} | {fmt(t['p_value'])} | {t['n']} |"
+    if "difference" in t:
+        return f"| {name} | paired bootstrap | {fmt(t['value_a'])} | {fmt(t['value_b'])} | {fmt(t['difference'])} [{fmt(t['low'])}, {fmt(t['high'])}] | {fmt(t['p_value'])} | {t['n']} |"
+    return f"| {name} | {t['test']} | — | — | {t.get('reason', '—')} | — | — |"
+
+
+def _paired_section(report: dict[str, Any]) -> list[str]:
+    """Arms against each other and against the Task 1 baselines (empty when there is neither)."""
+    if not (report.get("paired") or report.get("arm_vs_baseline")):
+        return []
+    L = ["## Paired tests (common subset)", ""]
+    for pc in report.get("paired") or []:
+        L.append(f"**{_esc(pc['label_a'])}** vs **{_esc(pc['label_b'])}**")
+        L.append("")
+        L.append("| Metric | Test | A | B | A − B [95% CI] | p | n |")
+        L.append("|---|---|---|---|---|---|---|")
+        L += [_paired_test_line(name, t) for name, t in pc["tests"].items()]
+        L.append("")
+    if report.get("arm_vs_baseline"):
+        L += ["Arms against the Task 1 baselines (exact McNemar, all decisive matches the arm parsed):", "", "| Arm | Baseline | arm acc. | baseline acc. | arm only | baseline only | p | n |", "|---|---|---|---|---|---|---|---|"]
+        for t in report["arm_vs_baseline"]:
+            L.append(f"| {t['arm']} | {t['baseline']} | {fmt(t['accuracy_a'])} | {fmt(t['accuracy_b'])} | {t['a_only']} | {t['b_only']} | {fmt(t['p_value'])} | {t['n']} |")
+        L.append("")
+    return L
+
+
+def render_markdown(report: dict[str, Any]) -> str:
+    """The whole Markdown report: header, samples, parsing, failures, one section per task,
+    calibration, paired tests, label reliability."""
+    L = _header(report) + _samples_section(report) + _parsing_section(report) + _failures_section(report)
     for task in ("task1", "task2", "task3"):
         L += _task_section(report, task)
-
-    if report.get("calibration"):
-        L += ["## Calibration of p (Task 1)", "", "| Arm | Brier | ECE (10 bins) |", "|---|---|---|"]
-        for c in report["calibration"].values():
-            L.append(f"| {_esc(c['label'])} | {cell(c['brier'])} | {fmt(c['ece'].get('value'))} (n={c['ece'].get('n')}) |")
-        L += ["", "Reliability curves are plotted in report.html.", ""]
-
-    if report.get("paired") or report.get("arm_vs_baseline"):
-        L += ["## Paired tests (common subset)", ""]
-        for pc in report.get("paired") or []:
-            L.append(f"**{_esc(pc['label_a'])}** vs **{_esc(pc['label_b'])}**")
-            L.append("")
-            L.append("| Metric | Test | A | B | A − B [95% CI] | p | n |")
-            L.append("|---|---|---|---|---|---|---|")
-            for name, t in pc["tests"].items():
-                if t["test"] == "exact McNemar":
-                    L.append(f"| {name} | exact McNemar (A only {t['a_only']}, B only {t['b_only']}) | {fmt(t['accuracy_a'])} | {fmt(t['accuracy_b'])} | {fmt(_sub(t['accuracy_a'], t['accuracy_b']))} | {fmt(t['p_value'])} | {t['n']} |")
-                elif "difference" in t:
-                    L.append(f"| {name} | paired bootstrap | {fmt(t['value_a'])} | {fmt(t['value_b'])} | {fmt(t['difference'])} [{fmt(t['low'])}, {fmt(t['high'])}] | {fmt(t['p_value'])} | {t['n']} |")
-                else:
-                    L.append(f"| {name} | {t['test']} | — | — | {t.get('reason', '—')} | — | — |")
-            L.append("")
-        if report.get("arm_vs_baseline"):
-            L += ["Arms against the Task 1 baselines (exact McNemar, all decisive matches the arm parsed):", "", "| Arm | Baseline | arm acc. | baseline acc. | arm only | baseline only | p | n |", "|---|---|---|---|---|---|---|---|"]
-            for t in report["arm_vs_baseline"]:
-                L.append(f"| {t['arm']} | {t['baseline']} | {fmt(t['accuracy_a'])} | {fmt(t['accuracy_b'])} | {t['a_only']} | {t['b_only']} | {fmt(t['p_value'])} | {t['n']} |")
-            L.append("")
-
-    L += _reliability_section(report.get("reliability") or {}, synthetic=bool((ds.get("provenance") or {}).get("synthetic")))
+    L += _calibration_section(report) + _paired_section(report)
+    synthetic = bool((report["run"]["dataset"].get("provenance") or {}).get("synthetic"))
+    L += _reliability_section(report.get("reliability") or {}, synthetic=synthetic)
     return "\n".join(L) + "\n"
 
 

@@ -44,6 +44,55 @@ def teams_of(match: Match) -> list[str]:
     return out
 
 
+def _best_fold(ms: list[Match], fold_formats: list[Counter[str]], fold_size: list[int], fold_teams: list[set[str]]) -> int:
+    """The fold for one motion group ``ms``: least resulting maximum per-format count, then least
+    resulting size, then least team overlap with the other folds, then the lowest index."""
+    folds = len(fold_size)
+    fmt: Counter[str] = Counter(m.format for m in ms)
+    teams = {t for m in ms for t in teams_of(m)}
+    candidates = []
+    for f in range(folds):
+        trial = [fold_formats[i] + (fmt if i == f else Counter()) for i in range(folds)]
+        balance = max(max(c.get(x, 0) for c in trial) for x in fmt)
+        size = fold_size[f] + len(ms)
+        overlap = sum(1 for t in teams for i in range(folds) if i != f and t in fold_teams[i])
+        candidates.append((balance, size, overlap, f))
+    return min(candidates)[3]
+
+
+def _assign(groups: list[list[Match]], folds: int) -> tuple[dict[str, int], list[Counter[str]]]:
+    """Assign the motion ``groups`` (in this order) to folds; returns match id -> fold and the
+    per-fold format counts."""
+    fold_formats: list[Counter[str]] = [Counter() for _ in range(folds)]
+    fold_size = [0] * folds
+    fold_teams: list[set[str]] = [set() for _ in range(folds)]
+    assignment: dict[str, int] = {}
+    for ms in groups:
+        f = _best_fold(ms, fold_formats, fold_size, fold_teams)
+        fmt: Counter[str] = Counter(m.format for m in ms)
+        fold_formats[f] += fmt
+        fold_size[f] += len(ms)
+        fold_teams[f] |= {t for m in ms for t in teams_of(m)}
+        for m in ms:
+            assignment[m.match_id] = f
+    return assignment, fold_formats
+
+
+def team_overlap(matches: Sequence[Match], assignment: dict[str, int]) -> dict[str, Any]:
+    """``{"n_teams", "n_overlapping", "teams_in_several_folds": [{"team", "folds", "matches"}]}``:
+    the teams (:func:`teams_of`) whose matches lie in more than one fold."""
+    team_folds: dict[str, set[int]] = defaultdict(set)
+    team_matches: dict[str, list[str]] = defaultdict(list)
+    for m in matches:
+        for t in teams_of(m):
+            team_folds[t].add(assignment[m.match_id])
+            team_matches[t].append(m.match_id)
+    overlapping = [
+        {"team": t, "folds": sorted(fs), "matches": sorted(team_matches[t])} for t, fs in sorted(team_folds.items()) if len(fs) > 1
+    ]
+    return {"n_teams": len(team_folds), "n_overlapping": len(overlapping), "teams_in_several_folds": overlapping}
+
+
 def make_splits(matches: Sequence[Match], *, folds: int = 3, seed: int = 0) -> dict[str, Any]:
     """Assign ``matches`` to ``folds`` folds (module docstring). Returns a JSON-ready dict::
 
@@ -64,39 +113,8 @@ def make_splits(matches: Sequence[Match], *, folds: int = 3, seed: int = 0) -> d
     random.Random(seed).shuffle(keys)
     keys.sort(key=lambda k: -len(groups[k]))  # stable: the shuffle breaks size ties
 
-    fold_formats: list[Counter] = [Counter() for _ in range(folds)]
-    fold_size = [0] * folds
-    fold_teams: list[set[str]] = [set() for _ in range(folds)]
-    assignment: dict[str, int] = {}
-    for k in keys:
-        ms = groups[k]
-        fmt = Counter(m.format for m in ms)
-        teams = {t for m in ms for t in teams_of(m)}
-        best = None
-        for f in range(folds):
-            trial = [fold_formats[i] + (fmt if i == f else Counter()) for i in range(folds)]
-            balance = max(max(c.get(x, 0) for c in trial) for x in fmt)
-            size = fold_size[f] + len(ms)
-            overlap = sum(1 for t in teams for i in range(folds) if i != f and t in fold_teams[i])
-            cand = (balance, size, overlap, f)
-            if best is None or cand < best:
-                best = cand
-        f = best[3]
-        fold_formats[f] += fmt
-        fold_size[f] += len(ms)
-        fold_teams[f] |= teams
-        for m in ms:
-            assignment[m.match_id] = f
-
-    team_folds: dict[str, set[int]] = defaultdict(set)
-    team_matches: dict[str, list[str]] = defaultdict(list)
-    for m in matches:
-        for t in teams_of(m):
-            team_folds[t].add(assignment[m.match_id])
-            team_matches[t].append(m.match_id)
-    overlapping = [
-        {"team": t, "folds": sorted(fs), "matches": sorted(team_matches[t])} for t, fs in sorted(team_folds.items()) if len(fs) > 1
-    ]
+    assignment, fold_formats = _assign([groups[k] for k in keys], folds)
+    overlap = team_overlap(matches, assignment)
     out_folds = []
     for f in range(folds):
         ids = sorted(mid for mid, ff in assignment.items() if ff == f)
@@ -109,5 +127,5 @@ def make_splits(matches: Sequence[Match], *, folds: int = 3, seed: int = 0) -> d
         "n_motions": len(groups),
         "folds": out_folds,
         "assignment": dict(sorted(assignment.items())),
-        "team_overlap": {"n_teams": len(team_folds), "n_overlapping": len(overlapping), "teams_in_several_folds": overlapping},
+        "team_overlap": overlap,
     }
