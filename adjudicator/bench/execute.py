@@ -18,17 +18,18 @@ import traceback as tb
 from typing import Any
 
 from adjudicator.bench.layout import iso, utc_now
-from adjudicator.bench.results import SampleResult
+from adjudicator.bench.results import SampleResult, SampleStatus
 from adjudicator.errors import AdjudicatorError, ConfigError
 from adjudicator.match import Match
 from adjudicator.records import CallRecord, NodeFailure, Usage
+from adjudicator.verdict import Verdict
 
 
 def _one_line(text: str) -> str:
     return " ".join(str(text).split())[:2000]
 
 
-def run_arm(match: Match, arm: str, config: Any) -> tuple[Any, list[CallRecord], list[NodeFailure], str | None]:
+def run_arm(match: Match, arm: str, config: Any) -> tuple[Verdict | None, list[CallRecord], list[NodeFailure], str | None]:
     """Adjudicate ``match`` with ``arm``; returns ``(verdict or None, calls, failures, error)``.
 
     The agentic arm is run through :func:`adjudicator.api.run_agentic` on a context built for
@@ -58,6 +59,20 @@ def run_arm(match: Match, arm: str, config: Any) -> tuple[Any, list[CallRecord],
     return verdict, list(verdict.calls), list(verdict.failures), None
 
 
+def _status(verdict: Verdict | None, failures: list[NodeFailure], error: str | None, error_type: str | None) -> tuple[SampleStatus, str | None, str | None]:
+    """``(status, error, error_type)`` of a sample (see :mod:`adjudicator.bench.results`): ``failed``
+    without a verdict or with one that holds no value, ``partial`` when a node or task failed (the
+    error lists them), else ``ok``."""
+    if verdict is None:
+        return "failed", error, error_type
+    if verdict.p is None and not verdict.stage_scores and not verdict.best_debater_votes:
+        return "failed", "the verdict holds no value: every node or task failed", "NoValue"
+    if not (verdict.failures or any(not t.ok for t in verdict.tasks)):
+        return "ok", error, error_type
+    bad = [f"{f.node} {f.key}".strip() for f in failures] or [f"{t.task} {t.key}".strip() for t in verdict.tasks if not t.ok]
+    return "partial", _one_line(f"{len(bad)} failed: " + ", ".join(bad[:10]) + (" ..." if len(bad) > 10 else "")), "PartialFailure"
+
+
 def execute_sample(match: Match, arm: str, config: Any, *, sample_sha256: str, session: int, superseded: list[str] | None = None) -> SampleResult:
     """Run ``arm`` on ``match`` and return its :class:`SampleResult`. Never raises for a model fault
     or an unexpected exception inside the arm (both become a failed sample); re-raises ConfigError
@@ -79,17 +94,7 @@ def execute_sample(match: Match, arm: str, config: Any, *, sample_sha256: str, s
     except Exception as exc:  # a bug in an arm must not take the other samples down
         error, error_type = _one_line(f"{type(exc).__name__}: {exc}"), type(exc).__name__
         trace = tb.format_exc()
-    verdict_json = None
-    status = "failed"
-    if verdict is not None:
-        verdict_json = verdict.model_dump(mode="json")
-        if verdict.p is None and not verdict.stage_scores and not verdict.best_debater_votes:
-            error, error_type = "the verdict holds no value: every node or task failed", "NoValue"
-        else:
-            status = "partial" if (verdict.failures or any(not t.ok for t in verdict.tasks)) else "ok"
-    if status == "partial":
-        bad = [f"{f.node} {f.key}".strip() for f in failures] or [f"{t.task} {t.key}".strip() for t in verdict.tasks if not t.ok]
-        error, error_type = _one_line(f"{len(bad)} failed: " + ", ".join(bad[:10]) + (" ..." if len(bad) > 10 else "")), "PartialFailure"
+    status, error, error_type = _status(verdict, failures, error, error_type)
     return SampleResult(
         sample_id=match.match_id,
         arm=arm,
@@ -98,7 +103,7 @@ def execute_sample(match: Match, arm: str, config: Any, *, sample_sha256: str, s
         error=None if status == "ok" else _one_line(error or "no verdict"),
         error_type=None if status == "ok" else (error_type or "AdjudicationFailed"),
         traceback=trace,
-        verdict=verdict_json,
+        verdict=None if verdict is None else verdict.model_dump(mode="json"),
         calls=calls,
         failures=failures,
         usage=Usage.of(calls),

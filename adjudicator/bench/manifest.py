@@ -104,7 +104,7 @@ def config_dict(config: Any) -> dict[str, Any]:
             raw = config.model_dump(mode="json")
         except Exception:  # a field that JSON cannot encode
             raw = config.model_dump()
-    elif dataclasses.is_dataclass(config):
+    elif dataclasses.is_dataclass(config) and not isinstance(config, type):
         raw = dataclasses.asdict(config)
     elif isinstance(config, dict):
         raw = dict(config)

@@ -53,7 +53,7 @@ class SampleResult(FrozenModel):
     verdict: dict[str, Any] | None = None
     calls: list[CallRecord] = Field(default_factory=list)
     failures: list[NodeFailure] = Field(default_factory=list)
-    usage: Usage = Field(default_factory=Usage)
+    usage: Usage = Field(default_factory=lambda: Usage.model_validate({}))
     session: int = 1
     superseded: list[str] = Field(default_factory=list)
     started_at: str = ""
