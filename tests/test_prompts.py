@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 import shutil
 
@@ -9,6 +10,7 @@ import jinja2
 import pytest
 from llm_helpers import GOLD_MARKER, ccdb_2v2_match, online_match, tracker_json
 
+from adjudicator.errors import ConfigError
 from adjudicator.judges.base import JudgeRequest, StageRequest
 from adjudicator.judges.llm.backend import LLMBackend
 from adjudicator.judges.llm.variables import judge_variables, stage_variables
@@ -50,6 +52,36 @@ def test_hash_changes_with_the_content(tmp_path):
     path = tmp_path / "p" / "judge.en.j2"
     path.write_text(path.read_text(encoding="utf-8") + "\n{# edited #}\n", encoding="utf-8")
     assert PromptStore(tmp_path / "p").template_hash("judge.en.j2") != before
+
+
+def write(path, text):
+    path.write_text(text, encoding="utf-8")
+
+
+def test_the_hash_covers_the_partials_a_template_uses(tmp_path):
+    """A template's hash covers every partial it imports or includes, directly or through another
+    partial; a template without partials hashes as its own bytes (as before partials existed)."""
+    write(tmp_path / "_words.j2", '{% import "_inner.j2" as inner %}{% macro hi(x) %}{{ inner.name(x) }}{% endmacro %}')
+    write(tmp_path / "_inner.j2", "{% macro name(x) %}Hello {{ x }}{% endmacro %}")
+    write(tmp_path / "node.en.j2", '{% block system %}S{% endblock %}{% block user %}{% import "_words.j2" as w %}{{ w.hi("you") }}{% endblock %}')
+    write(tmp_path / "plain.en.j2", "{% block system %}S{% endblock %}{% block user %}U{% endblock %}")
+    store = PromptStore(tmp_path)
+    assert store.names() == ["node.en.j2", "plain.en.j2"]  # partials are not templates of their own
+    assert store.partials("node.en.j2") == ["_inner.j2", "_words.j2"]
+    assert store.render("node.en.j2", {}).user == "Hello you"
+    before = store.template_hash("node.en.j2")
+    assert PromptStore(tmp_path).template_hash("plain.en.j2") == hashlib.sha256((tmp_path / "plain.en.j2").read_bytes()).hexdigest()[:16]
+    write(tmp_path / "_inner.j2", "{% macro name(x) %}Hi {{ x }}{% endmacro %}")  # a partial two levels down
+    after = PromptStore(tmp_path)
+    assert after.render("node.en.j2", {}).user == "Hi you"
+    assert after.template_hash("node.en.j2") != before
+    assert after.template_hash("plain.en.j2") == store.template_hash("plain.en.j2")
+
+
+def test_a_computed_include_is_refused(tmp_path):
+    write(tmp_path / "node.en.j2", "{% block system %}S{% endblock %}{% block user %}{% include which %}{% endblock %}")
+    with pytest.raises(ConfigError, match="computed at render time"):
+        PromptStore(tmp_path).template_hash("node.en.j2")
 
 
 def test_a_missing_variable_is_an_error(store):

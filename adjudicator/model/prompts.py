@@ -6,8 +6,11 @@ formats, English for ``online-1v1``; :func:`prompt_language`). A template define
 ``system`` and ``user``, rendered into the two chat messages. Rendering uses ``StrictUndefined``:
 a variable the caller forgot is an error, never an empty string.
 
-Each template's *content hash* (first 16 hex digits of the SHA-256 of its file bytes) is recorded
-with every call and in the verdict's provenance, and enters the cache key.
+A *partial* (a file named ``_*.j2``, e.g. ``_ledger.en.j2``) holds macros that templates import or
+include; it is not rendered on its own. Each template's *content hash* (first 16 hex digits of a
+SHA-256 over its file bytes and those of every partial it references, :meth:`PromptStore.template_hash`)
+is recorded with every call and in the verdict's provenance, and enters the cache key, so changing a
+partial changes the hash of every template that uses it.
 
 Untrusted text (transcripts, and anything derived from them) is put inside a fence by the
 ``fence`` filter: a pair of marker lines ``<<<NAME-xxxxxxxx>>>`` / ``<<<END NAME-xxxxxxxx>>>``
@@ -150,16 +153,49 @@ class PromptStore:
         self._hashes: dict[str, str] = {}
 
     def names(self) -> list[str]:
-        """Every template file name in the folder, sorted."""
-        return sorted(p.name for p in self.directory.glob("*.j2"))
+        """Every template file name in the folder (partials, ``_*.j2``, left out), sorted."""
+        return sorted(p.name for p in self.directory.glob("*.j2") if not p.name.startswith("_"))
+
+    def _source(self, name: str) -> bytes:
+        path = self.directory / name
+        if not path.is_file():
+            raise ConfigError(f"prompt template {name} not found in {self.directory}")
+        return path.read_bytes()
+
+    def partials(self, name: str) -> list[str]:
+        """Every template that rendering ``name`` reads besides ``name`` itself -- what it imports,
+        includes or extends, directly or through another partial -- sorted by name.
+
+        Found with Jinja2's own parser (``jinja2.meta.find_referenced_templates`` over each file's
+        AST). Raises ConfigError for a missing file or a reference computed at render time (whose
+        file cannot be known, so could not be hashed).
+        """
+        import jinja2.meta
+
+        seen: set[str] = set()
+        todo = [name]
+        while todo:
+            current = todo.pop()
+            ast = self._env.parse(self._source(current).decode("utf-8"), current)
+            for ref in jinja2.meta.find_referenced_templates(ast):
+                if ref is None:
+                    raise ConfigError(f"prompt template {current} includes a template whose name is computed at render time; name it literally")
+                if ref != name and ref not in seen:
+                    seen.add(ref)
+                    todo.append(ref)
+        return sorted(seen)
 
     def template_hash(self, name: str) -> str:
-        """First 16 hex digits of the SHA-256 of the template file's bytes."""
+        """First 16 hex digits of the SHA-256 of the template file's bytes followed, for each of its
+        :meth:`partials` in name order, by a ``\\n--- <name> <byte count>\\n`` line and the partial's
+        bytes. A template that uses no partial hashes as its own bytes alone."""
         if name not in self._hashes:
-            path = self.directory / name
-            if not path.is_file():
-                raise ConfigError(f"prompt template {name} not found in {self.directory}")
-            self._hashes[name] = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+            digest = hashlib.sha256(self._source(name))
+            for partial in self.partials(name):
+                data = self._source(partial)
+                digest.update(f"\n--- {partial} {len(data)}\n".encode())
+                digest.update(data)
+            self._hashes[name] = digest.hexdigest()[:16]
         return self._hashes[name]
 
     def hashes(self, names: Iterable[str] | None = None) -> dict[str, str]:
