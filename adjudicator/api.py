@@ -52,7 +52,7 @@ def adjudicate_single_call(match: Match | MatchView, settings: ModelConfig) -> V
     :class:`~adjudicator.errors.ConfigError` (also exit code 2) from the client's pre-flight check.
     Model faults never raise; they are recorded per task in the verdict (``tasks``, ``failures``).
     """
-    from adjudicator.single_call import run_single_call
+    from adjudicator.single_call.run import run_single_call
 
     model = settings.model
     if model is None or is_offline(model):

@@ -54,7 +54,7 @@ from adjudicator.match import MatchView, load_match  # noqa: E402
 from adjudicator.model.cache import NullCache  # noqa: E402
 from adjudicator.model.llm import NODE_MAX_TOKENS, LLMClient, litellm_module  # noqa: E402
 from adjudicator.model.prompts import PromptStore, utterance_lines  # noqa: E402
-from adjudicator.single_call import task_instances  # noqa: E402
+from adjudicator.single_call.tasks import task_instances  # noqa: E402
 
 REAL_MATCHES = ROOT / "adjudicator" / "data" / "matches" / "panelbench"
 

@@ -144,7 +144,7 @@ def schema_responder(body: dict[str, Any]) -> str:
     if not schema:
         return "no schema in the request"
     props = schema["properties"]
-    # the single-call protocol's three tasks (adjudicator/single_call.py)
+    # the single-call protocol's three tasks (adjudicator/single_call/)
     if set(props) == {"basis", "p"}:
         return json.dumps({"basis": "closer engagement on the main clash", "p": 0.62})
     if set(props) == {"basis", "score"}:

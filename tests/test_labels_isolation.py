@@ -26,7 +26,7 @@ from adjudicator.match import Match, load_match
 from adjudicator.model.cache import NullCache
 from adjudicator.model.llm import LLMClient
 from adjudicator.model.prompts import PromptStore
-from adjudicator.single_call import task_instances
+from adjudicator.single_call.tasks import task_instances
 
 MATCHES = sorted((Path(__file__).resolve().parents[1] / "adjudicator" / "data" / "matches").glob("*/*.json"))
 MARKER = "GOLDMARKER7f3a"

@@ -107,3 +107,15 @@ def test_a_schema_outside_the_plain_subset_is_refused():
         response_schema(WithDefault)
     with pytest.raises(ValueError, match="unions"):
         response_schema(output_model("Union", x=int | output_model("Inner", q=int)))
+
+
+def test_single_call_schemas_are_the_model_schemas_sent_before():
+    from adjudicator.model.prompts import PromptStore
+    from adjudicator.single_call.tasks import task_instances
+
+    match = ccdb_2v2_match().view()
+    schemas = {i.task: (i.request.schema_name, dict(i.request.schema or {})) for i in task_instances(match, PromptStore())}
+    assert schemas["task1"][0] == "winner_tendency" and same(schemas["task1"][1], obj({"basis": string(), "p": {"type": "number"}}))
+    assert schemas["task2"][0] == "stage_score" and same(schemas["task2"][1], obj({"basis": string(), "score": {"type": "integer"}}))
+    votes = obj({"basis": string(), "votes": obj({label: {"type": "integer"} for label in LABELS})})
+    assert schemas["task3"][0] == "best_debater_votes" and same(schemas["task3"][1], votes)

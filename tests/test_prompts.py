@@ -78,6 +78,17 @@ def test_the_hash_covers_the_partials_a_template_uses(tmp_path):
     assert after.template_hash("plain.en.j2") == store.template_hash("plain.en.j2")
 
 
+def test_editing_the_transcript_partial_changes_the_single_call_hashes(tmp_path):
+    shutil.copytree(DEFAULT_PROMPTS_DIR, tmp_path / "p")
+    users = ["task1_winner.en.j2", "task2_stage_score.en.j2", "task3_best_debater.en.j2"]
+    before = PromptStore(tmp_path / "p").hashes(users + ["track_stage.zh.j2", "task1_winner.zh.j2"])
+    path = tmp_path / "p" / "_transcript.en.j2"
+    path.write_text(path.read_text(encoding="utf-8") + "\n{# edited #}\n", encoding="utf-8")
+    after = PromptStore(tmp_path / "p").hashes(before)
+    assert all(after[n] != before[n] for n in users)
+    assert after["track_stage.zh.j2"] == before["track_stage.zh.j2"] and after["task1_winner.zh.j2"] == before["task1_winner.zh.j2"]
+
+
 def test_a_computed_include_is_refused(tmp_path):
     write(tmp_path / "node.en.j2", "{% block system %}S{% endblock %}{% block user %}{% include which %}{% endblock %}")
     with pytest.raises(ConfigError, match="computed at render time"):

@@ -20,7 +20,7 @@ from adjudicator.evaluation.metrics import winner_correct
 from adjudicator.formats import CCDB_4V4
 from adjudicator.match import Match
 from adjudicator.model.llm import LLMClient, TransportPolicy
-from adjudicator.single_call import run_single_call
+from adjudicator.single_call.run import run_single_call
 
 GOLD_MARKERS = ("GOLDJUDGE-7Q2", "GOLDNOTE-9K4", "GOLDSOURCE-3M8", "DEBATERNAME-5X1")
 OUTPUT_MARKERS = {"task1": "T1OUT-MARK-A1", "task2": "T2OUT-MARK-B2", "task3": "T3OUT-MARK-C3"}

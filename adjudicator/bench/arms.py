@@ -34,7 +34,7 @@ def _single_call_description(config: Any) -> tuple[dict[str, str], dict[str, str
     """(role -> model, template -> hash) of the single-call arm: every task uses ``config.model``;
     the hashes cover the Chinese and English templates."""
     from adjudicator.model.prompts import PromptStore
-    from adjudicator.single_call import template_hashes
+    from adjudicator.single_call.tasks import template_hashes
 
     model = str(getattr(config, "model", "") or "")
     store = PromptStore()

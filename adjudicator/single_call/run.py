@@ -1,0 +1,47 @@
+"""Running the single-call protocol on one match: every instance through a client, into the verdict."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from adjudicator.judges.base import NodeResult
+from adjudicator.match import MatchView
+from adjudicator.model.attempts import MAX_ATTEMPTS, run_attempts
+from adjudicator.model.llm import LLMClient
+from adjudicator.model.prompts import PromptStore, prompt_language
+from adjudicator.single_call.tasks import TaskInstance, task_instances, template_hashes
+from adjudicator.single_call.verdict import build_verdict
+from adjudicator.verdict import Verdict
+
+#: Default number of concurrent requests of one match (the instances are independent).
+DEFAULT_CONCURRENCY = 4
+
+
+def run_single_call(
+    view: MatchView,
+    client: LLMClient,
+    store: PromptStore | None = None,
+    *,
+    max_attempts: int = MAX_ATTEMPTS,
+    concurrency: int = DEFAULT_CONCURRENCY,
+) -> Verdict:
+    """Run every protocol instance of ``view`` through ``client`` and build the verdict.
+
+    Each instance is an independent request (up to ``max_attempts`` attempts, raw outputs kept);
+    up to ``concurrency`` run at once; results are put back in instance order, so the verdict does
+    not depend on completion order. A failed instance is recorded (status, failure with raw outputs)
+    and excluded from the verdict's values; it never becomes a score. Never raises for model faults.
+    """
+    store = store or PromptStore()
+    instances = task_instances(view, store)
+
+    def run(inst: TaskInstance) -> NodeResult[Any]:
+        return run_attempts(client, inst.request, inst.read, max_attempts=max_attempts)
+
+    if concurrency <= 1:
+        results = [run(i) for i in instances]
+    else:
+        with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="single-call") as pool:
+            results = list(pool.map(run, instances))
+    return build_verdict(view, instances, results, client.model, template_hashes(store, prompt_language(view.format)))

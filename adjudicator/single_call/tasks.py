@@ -1,0 +1,219 @@
+"""The single-call protocol's instances: the template variables and the request of each task.
+
+Task 1 and Task 3 read the match header and the whole transcript; Task 2 reads the header, the
+rubric, the stages before the scored one (context, not scored) and the scored stage, for one side
+(the package docstring). The words and layout -- format lines, stage headings, side names, the
+speaker legend, how stages are laid out -- are in ``prompts/_transcript.<lang>.j2``; here the stages
+are prepared as data (:func:`transcript_stages`). :func:`task_instances` lists every instance of a
+match with the reader of its answer. Pure: builds requests, sends nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, Literal
+
+from adjudicator.formats import INTERACTION, Side, other_side, position_label_zh
+from adjudicator.match import MatchView, Stage
+from adjudicator.model.llm import ChatRequest
+from adjudicator.model.parsing import ParseResult, parse_output
+from adjudicator.model.prompts import PromptStore, prompt_language, utterance_lines
+from adjudicator.model.schema import response_schema
+from adjudicator.rubric import rubric_rows
+from adjudicator.single_call.outputs import StageScoreAnswer, WinnerTendencyAnswer, best_debater_answer
+from adjudicator.single_call.recovery import read_task1, read_task2, read_task3, recover_task1, recover_task2, recover_task3
+from adjudicator.verdict import PANEL_VOTES
+
+TaskName = Literal["task1", "task2", "task3"]
+
+TASK1_NODE = "task1"
+TASK2_NODE = "task2"
+TASK3_NODE = "task3"
+#: Template stem of each task (``prompts/<stem>.<lang>.j2``).
+TEMPLATES: dict[str, str] = {TASK1_NODE: "task1_winner", TASK2_NODE: "task2_stage_score", TASK3_NODE: "task3_best_debater"}
+#: Unit key of the two match-level tasks (Task 2 keys are ``"<stage_id>|<side>"``).
+MATCH_KEY = "match"
+
+
+def template_name(task: str, language: str) -> str:
+    """The template file of a task, e.g. ``task2_stage_score.zh.j2``."""
+    return f"{TEMPLATES[task]}.{language}.j2"
+
+
+def template_hashes(store: PromptStore, language: str) -> dict[str, str]:
+    """Template name -> content hash of the three templates used for ``language``."""
+    return store.hashes([template_name(t, language) for t in TEMPLATES])
+
+
+def zh_position(label: str) -> str:
+    """The Chinese name of a position label: ``"Affirmative Speaker 3"`` -> ``"正方三辩"``."""
+    return position_label_zh(label) or label
+
+
+def transcript_stages(stages: list[Stage], first_number: int = 1) -> list[dict[str, Any]]:
+    """``stages`` as the transcript partial lays them out (``transcript`` and ``heading`` macros):
+    number (from ``first_number``), name, type, interaction, who acts -- ``speaking`` (the side of a
+    monologue) or ``questioner`` / ``respondent`` (an asymmetric stage; the declared questioner, else
+    the first side), None where they do not apply -- ``surprise``, and ``text``, the utterances one per
+    line (:func:`~adjudicator.model.prompts.utterance_lines`)."""
+    out = []
+    for i, st in enumerate(stages):
+        questioner = (st.questioner or st.sides[0]) if st.interaction == "asymmetric" else None
+        out.append(
+            {
+                "number": first_number + i,
+                "name": st.name,
+                "type": st.type,
+                "interaction": st.interaction,
+                "speaking": st.sides[0] if st.interaction == "monologue" else None,
+                "questioner": questioner,
+                "respondent": other_side(questioner) if questioner else None,
+                "surprise": st.surprise,
+                "text": utterance_lines(st.utterances),
+            }
+        )
+    return out
+
+
+def match_variables(view: MatchView) -> dict[str, Any]:
+    """Template variables shared by the three tasks: format name, motion, positions, the debaters'
+    position labels (``labels``; ``speakers`` with each label's Chinese name for the legend) and the
+    stage count. Built from the label-free view only."""
+    labels = view.debater_labels()
+    return {
+        "format": view.format,
+        "motion": view.motion,
+        "affirmative_position": view.affirmative_position,
+        "negative_position": view.negative_position,
+        "labels": labels,
+        "speakers": [{"label": label, "zh": zh_position(label)} for label in labels],
+        "n_stages": len(view.stages),
+    }
+
+
+def stage_rule(stage: Stage, side: Side) -> str:
+    """The side-specific scoring rule of the paper's stage-scoring prompt that applies to ``side``
+    in ``stage``: ``monologue`` (speeches), ``questioner`` / ``respondent`` (questioning and
+    cross-examination), ``exchange`` (head-to-head) or ``free_debate`` (scored relative to the
+    opponent)."""
+    inter = INTERACTION[stage.type]
+    if inter == "monologue":
+        return "monologue"
+    if inter == "asymmetric":
+        return "questioner" if stage.role_of(side) == "questioner" else "respondent"
+    return "free_debate" if stage.type == "free_debate" else "exchange"
+
+
+def example_votes(labels: list[str], total: int = PANEL_VOTES) -> dict[str, int]:
+    """An illustrative allocation for the Task 3 prompt (format only): up to three labels, a
+    negative speaker first so the example does not suggest the usual affirmative-third-speaker
+    answer; counts sum to ``total``."""
+    neg = [x for x in labels if x.startswith("Negative")] or labels
+    aff = [x for x in labels if x.startswith("Affirmative")] or labels
+    picks = list(dict.fromkeys([neg[min(2, len(neg) - 1)], aff[min(1, len(aff) - 1)], neg[0]]))
+    shares = {1: [total], 2: [total - total // 2, total // 2], 3: [total - 2 * (total // 3) + 1, total // 3, total // 3 - 1]}[len(picks)]
+    return dict(zip(picks, shares))
+
+
+# ---------------------------------------------------------------------------------------------
+# Requests
+
+
+def task1_request(view: MatchView, store: PromptStore) -> ChatRequest:
+    """Task 1's request: format, motion and the complete transcript; asks for p (package docstring)."""
+    lang = prompt_language(view.format)
+    variables = {**match_variables(view), "stages": transcript_stages(view.stages)}
+    rendered = store.render(template_name(TASK1_NODE, lang), variables)
+    return ChatRequest(
+        messages=rendered.messages(),
+        node=TASK1_NODE,
+        key=MATCH_KEY,
+        template_hash=rendered.template_hash,
+        schema=response_schema(WinnerTendencyAnswer),
+        schema_name="winner_tendency",
+    )
+
+
+def task2_request(view: MatchView, stage_index: int, side: Side, store: PromptStore) -> ChatRequest:
+    """Task 2's request for ``side`` in stage ``stage_index`` (0-based): the stages before it as
+    context, the stage itself, the side, its role and the applicable rule. Raises ValueError when
+    ``side`` is not an evaluated side of that stage."""
+    lang = prompt_language(view.format)
+    stage = view.stages[stage_index]
+    if side not in stage.evaluated_sides():
+        raise ValueError(f"{side} is not scored in stage {stage.stage_id}")
+    variables = {
+        **match_variables(view),
+        "rubric": rubric_rows(lang),
+        "stage_number": stage_index + 1,
+        "stage_name": stage.name,
+        "stage_type": stage.type,
+        "side": side,
+        "other_side": other_side(side),
+        "rule": stage_rule(stage, side),
+        "preceding": transcript_stages(view.stages[:stage_index]),
+        "scored": transcript_stages([stage], first_number=stage_index + 1),
+    }
+    rendered = store.render(template_name(TASK2_NODE, lang), variables)
+    return ChatRequest(
+        messages=rendered.messages(),
+        node=TASK2_NODE,
+        key=f"{stage.stage_id}|{side}",
+        template_hash=rendered.template_hash,
+        schema=response_schema(StageScoreAnswer),
+        schema_name="stage_score",
+    )
+
+
+def task3_request(view: MatchView, store: PromptStore) -> ChatRequest:
+    """Task 3's request: the same match input as Task 1 (a separate request); asks for nine votes
+    over the position labels."""
+    lang = prompt_language(view.format)
+    labels = view.debater_labels()
+    variables = {
+        **match_variables(view),
+        "stages": transcript_stages(view.stages),
+        "total_votes": PANEL_VOTES,
+        "example_json": json.dumps(example_votes(labels), ensure_ascii=False),
+    }
+    rendered = store.render(template_name(TASK3_NODE, lang), variables)
+    return ChatRequest(
+        messages=rendered.messages(),
+        node=TASK3_NODE,
+        key=MATCH_KEY,
+        template_hash=rendered.template_hash,
+        schema=response_schema(best_debater_answer(tuple(labels))),
+        schema_name="best_debater_votes",
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Instances
+
+
+@dataclass(frozen=True)
+class TaskInstance:
+    """One protocol instance: its task, unit key, the request, and the reader of its output."""
+
+    task: TaskName
+    key: str
+    request: ChatRequest
+    read: Callable[[str], ParseResult[Any]]
+
+
+def task_instances(view: MatchView, store: PromptStore) -> list[TaskInstance]:
+    """Every instance of the protocol for a match, in order: Task 1, Task 2 per scored unit in stage
+    order, Task 3. Pure: renders requests, sends nothing (the token benchmark counts these)."""
+    labels = view.debater_labels()
+    out = [TaskInstance("task1", MATCH_KEY, task1_request(view, store), partial(parse_output, validate=read_task1, recover=recover_task1))]
+    index = {st.stage_id: i for i, st in enumerate(view.stages)}
+    read2 = partial(parse_output, validate=read_task2, recover=recover_task2)
+    for stage_id, side in view.scored_units():
+        req = task2_request(view, index[stage_id], side, store)
+        out.append(TaskInstance("task2", req.key, req, read2))
+    read3 = partial(parse_output, validate=partial(read_task3, labels=labels), recover=partial(recover_task3, labels=labels))
+    out.append(TaskInstance("task3", MATCH_KEY, task3_request(view, store), read3))
+    return out

@@ -1,0 +1,78 @@
+"""The single-call verdict: assembled from one result per protocol instance (no panel, no ballots)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from adjudicator import __version__
+from adjudicator.aggregate import provenance_of, rank_votes
+from adjudicator.formats import Side
+from adjudicator.judges.base import NodeResult
+from adjudicator.match import MatchView
+from adjudicator.single_call.tasks import TaskInstance
+from adjudicator.verdict import StageScore, TaskStatus, Verdict
+
+
+def _status(instance: TaskInstance, result: NodeResult[Any]) -> TaskStatus:
+    last = result.calls[-1] if result.calls else None
+    return TaskStatus(
+        task=instance.task,
+        key=instance.key,
+        ok=result.value is not None,
+        parse=last.parse if last is not None else "failed",
+        attempts=len(result.calls),
+        error=None if result.failure is None else result.failure.reason,
+    )
+
+
+def build_verdict(view: MatchView, instances: list[TaskInstance], results: list[NodeResult[Any]], model: str, prompt_hashes: dict[str, str]) -> Verdict:
+    """Assemble the single-call :class:`Verdict` from one result per instance (same order).
+
+    ``p`` is Task 1's p as extracted (0.5 kept; then ``winner`` is None); ``stage_scores`` one
+    StageScore per parsed Task 2 unit with ``judge_scores = [score]`` and ``mean = score``;
+    ``best_debater_votes`` Task 3's nine votes; ``ballots`` empty; ``tasks`` the parse status of
+    every instance; ``failures`` every failed instance with its raw outputs; provenance with arm
+    ``single-call``. Pure.
+    """
+    p: float | None = None
+    votes: dict[str, int] = {}
+    scores: dict[str, int] = {}
+    for inst, res in zip(instances, results):
+        if res.value is None:
+            continue
+        if inst.task == "task1":
+            p = float(res.value)
+        elif inst.task == "task2":
+            scores[inst.key] = int(res.value)
+        else:
+            votes = dict(res.value)
+    winner: Side | None = None if p is None or p == 0.5 else ("affirmative" if p > 0.5 else "negative")
+    stage_scores = []
+    for stage_id, side in view.scored_units():
+        score = scores.get(f"{stage_id}|{side}")
+        if score is None:
+            continue
+        st = view.stage(stage_id)
+        stage_scores.append(
+            StageScore(stage_id=stage_id, stage_name=st.name, stage_type=st.type, side=side, role=st.role_of(side), judge_scores=[score], mean=float(score))
+        )
+    votes, best = rank_votes(votes, view.debater_labels())
+    calls = sorted((c for r in results for c in r.calls), key=lambda c: (c.node, c.key, c.attempt))
+    failures = sorted((r.failure for r in results if r.failure is not None), key=lambda f: (f.node, f.key))
+    provenance = provenance_of("single-call", model, {"single-call": model}, True, dict(sorted(prompt_hashes.items())), calls, __version__)
+    return Verdict(
+        match_id=view.match_id,
+        format=view.format,
+        motion=view.motion,
+        arm="single-call",
+        winner=winner,
+        p=p,
+        stage_scores=stage_scores,
+        best_debater_votes=votes,
+        best_debaters=best,
+        ballots=[],
+        failures=failures,
+        tasks=[_status(i, r) for i, r in zip(instances, results)],
+        provenance=provenance,
+        calls=calls,
+    )
