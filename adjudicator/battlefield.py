@@ -2,9 +2,10 @@
 
 The clash-tracking graph visits each stage once, in order. Its node returns a :class:`StageAnalysis`
 (rubric dimensions per evaluated side, clash updates, debater contributions), and named reducers fold
-it into the state; nothing is mutated in place (the design card, Data flow). A compact text rendering of
-the state (:func:`ledger_text`) is what a stage node reads instead of the whole preceding transcript,
-so model tokens grow linearly with the number of stages.
+it into the state; nothing is mutated in place (the design card, Data flow). A compact rendering of
+the state, the ledger (:mod:`adjudicator.judges.llm.ledger`, worded in ``prompts/_ledger.<lang>.j2``),
+is what a stage node reads instead of the whole preceding transcript, so model tokens grow linearly
+with the number of stages.
 """
 
 from __future__ import annotations
@@ -215,56 +216,3 @@ class BattlefieldState(TypedDict, total=False):
     analyses: Annotated[list[StageAnalysis], append_analyses]
     calls: Annotated[list[CallRecord], operator.add]
     failures: Annotated[list[NodeFailure], operator.add]
-
-
-def ledger_text(
-    clashes: dict[str, Clash],
-    analyses: list[StageAnalysis],
-    language: str = "en",
-    max_events: int = 4,
-    max_clashes: int | None = None,
-    max_stages: int | None = None,
-    compact: bool = False,
-) -> str:
-    """A compact, bounded rendering of the battlefield for a model prompt.
-
-    One line per clash (title, both positions, momentum, the last ``max_events`` events) plus one
-    line per analysed stage (suggested scores and summary). ``max_clashes`` keeps only the clashes
-    most recently touched (ties by id) and ``max_stages`` only the latest stage lines; with both set
-    (the clash tracker's setting) the ledger has a bounded size, so a tracker's prompt does not grow
-    with the number of stages before it and total tracker tokens grow linearly with the stage count.
-    The judges read the full ledger (both None) once each. ``compact`` shortens the free text
-    (positions to 50 characters, event notes to 30, stage summaries to 80; the tracker's setting).
-    No gold label can appear: it is built only from tracker outputs.
-    """
-    pos_n, note_n, sum_n = (50, 30, 80) if compact else (90, 60, 120)
-    lines: list[str] = []
-    head = "战场" if language == "zh" else "Battlefields"
-    lines.append(f"{head}:")
-    order = {a.stage_id: i for i, a in enumerate(analyses)}
-    shown = list(clashes.values())
-    omitted_clashes = 0
-    if max_clashes is not None and len(shown) > max_clashes:
-        recency = {c.clash_id: max((order.get(e.stage_id, -1) for e in c.events), default=-1) for c in shown}
-        keep = {c.clash_id for c in sorted(shown, key=lambda c: (-recency[c.clash_id], c.clash_id))[:max_clashes]}
-        omitted_clashes = len(shown) - len(keep)
-        shown = [c for c in shown if c.clash_id in keep]
-    for c in shown:
-        ev = "; ".join(f"{e.stage_id}:{e.side[:3]} {e.kind}" + (f" ({e.note[:note_n]})" if e.note else "") for e in c.events[-max_events:])
-        lines.append(
-            f"- [{c.clash_id}] {c.title[:60]} | AFF: {c.affirmative_position[:pos_n]} | NEG: {c.negative_position[:pos_n]} | momentum {c.momentum():+.2f} | {ev}"
-        )
-    if omitted_clashes:
-        lines.append(f"- (+{omitted_clashes} older clashes not shown)" if language != "zh" else f"- (另有{omitted_clashes}个较早的战场未列出)")
-    if not clashes:
-        lines.append("- (none yet)" if language != "zh" else "- (暂无)")
-    head2 = "已分析环节" if language == "zh" else "Stages so far"
-    lines.append(f"{head2}:")
-    stage_lines = analyses if max_stages is None else analyses[-max_stages:] if max_stages > 0 else []
-    if len(stage_lines) < len(analyses):
-        n = len(analyses) - len(stage_lines)
-        lines.append(f"- (+{n} earlier stages not shown)" if language != "zh" else f"- (另有{n}个较早环节未列出)")
-    for a in stage_lines:
-        sides = ", ".join(f"{s.side[:3]}={s.suggested_score}" for s in a.sides)
-        lines.append(f"- {a.stage_id}: {sides}" + (f" | {a.summary[:sum_n]}" if a.summary else ""))
-    return "\n".join(lines)

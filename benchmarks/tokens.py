@@ -45,10 +45,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from synthetic_ccdb import synthetic_ccdb_view  # noqa: E402
 
-from adjudicator.battlefield import Clash, StageAnalysis, apply_clash_updates, ledger_text, merge_clashes  # noqa: E402
+from adjudicator.battlefield import Clash, StageAnalysis, apply_clash_updates, merge_clashes  # noqa: E402
 from adjudicator.judges.base import JUDGE_PERSPECTIVES, JudgeRequest, StageRequest  # noqa: E402
 from adjudicator.judges.llm.backend import LLMBackend  # noqa: E402
-from adjudicator.judges.llm.variables import PREVIOUS_STAGE_CHARS, TRACKER_LEDGER_CLASHES, TRACKER_LEDGER_EVENTS, TRACKER_LEDGER_STAGES, excerpt  # noqa: E402
+from adjudicator.judges.llm.ledger import ledger_text  # noqa: E402
+from adjudicator.judges.llm.variables import PREVIOUS_STAGE_CHARS, excerpt, tracker_ledger  # noqa: E402
 from adjudicator.judges.offline import OfflineJudge  # noqa: E402
 from adjudicator.match import MatchView, load_match  # noqa: E402
 from adjudicator.model.cache import NullCache  # noqa: E402
@@ -167,7 +168,7 @@ def agentic_cost(view: MatchView, backend: LLMBackend, count: Counter, budget: i
         system = count(messages[:1])
         stage_text = count.text(utterance_lines(r.stage.utterances))
         prev_text = count.text(excerpt(utterance_lines(r.previous[-1].utterances), PREVIOUS_STAGE_CHARS[lang])) if r.previous else 0
-        ledger_tokens = count.text(ledger_text(r.clashes, r.analyses, lang, max_events=TRACKER_LEDGER_EVENTS, max_clashes=TRACKER_LEDGER_CLASHES, max_stages=TRACKER_LEDGER_STAGES, compact=True))
+        ledger_tokens = count.text(ledger_text(backend.prompts, tracker_ledger(r), lang))
         parts["system"] += system
         parts["stage_text"] += stage_text
         parts["previous_text"] += prev_text

@@ -78,6 +78,18 @@ def test_the_hash_covers_the_partials_a_template_uses(tmp_path):
     assert after.template_hash("plain.en.j2") == store.template_hash("plain.en.j2")
 
 
+def test_editing_the_ledger_partial_changes_the_tracker_and_judge_hashes(tmp_path):
+    shutil.copytree(DEFAULT_PROMPTS_DIR, tmp_path / "p")
+    names = ["track_stage.zh.j2", "judge.zh.j2", "track_stage.en.j2", "judge.en.j2"]
+    before = PromptStore(tmp_path / "p").hashes(names)
+    assert PromptStore(tmp_path / "p").partials("judge.zh.j2") == ["_ledger.zh.j2"]
+    path = tmp_path / "p" / "_ledger.zh.j2"
+    path.write_text(path.read_text(encoding="utf-8").replace("(暂无)", "(尚无)"), encoding="utf-8")
+    after = PromptStore(tmp_path / "p").hashes(names)
+    assert after["track_stage.zh.j2"] != before["track_stage.zh.j2"] and after["judge.zh.j2"] != before["judge.zh.j2"]
+    assert after["track_stage.en.j2"] == before["track_stage.en.j2"] and after["judge.en.j2"] == before["judge.en.j2"]
+
+
 def test_editing_the_transcript_partial_changes_the_single_call_hashes(tmp_path):
     shutil.copytree(DEFAULT_PROMPTS_DIR, tmp_path / "p")
     users = ["task1_winner.en.j2", "task2_stage_score.en.j2", "task3_best_debater.en.j2"]

@@ -202,18 +202,30 @@ class PromptStore:
         """Template name -> content hash for ``names`` (default: every template in the folder)."""
         return {n: self.template_hash(n) for n in (self.names() if names is None else names)}
 
+    def _template(self, name: str) -> Any:
+        import jinja2
+
+        try:
+            return self._env.get_template(name)
+        except jinja2.TemplateNotFound:
+            raise ConfigError(f"prompt template {name} not found in {self.directory}") from None
+
+    def render_macro(self, name: str, macro: str, *args: Any) -> str:
+        """The text of macro ``macro`` of partial (or template) ``name`` called with ``args``: the
+        same text a template that imports it gets, e.g. the ledger, for measuring one part of a
+        prompt. Raises ConfigError for a missing file or macro."""
+        fn = getattr(self._template(name).module, macro, None)
+        if not callable(fn):
+            raise ConfigError(f"prompt template {name} has no macro {macro}")
+        return str(fn(*args))
+
     def render(self, name: str, variables: Mapping[str, Any]) -> RenderedPrompt:
         """Render the ``system`` and ``user`` blocks of template ``name`` with ``variables``.
 
         Raises ``jinja2.UndefinedError`` for a missing variable and ConfigError for a missing
         template or one without both blocks.
         """
-        import jinja2
-
-        try:
-            template = self._env.get_template(name)
-        except jinja2.TemplateNotFound:
-            raise ConfigError(f"prompt template {name} not found in {self.directory}") from None
+        template = self._template(name)
         if "system" not in template.blocks or "user" not in template.blocks:
             raise ConfigError(f"prompt template {name} must define a 'system' and a 'user' block")
         ctx = template.new_context(dict(variables))

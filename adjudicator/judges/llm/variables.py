@@ -9,7 +9,7 @@ What each node sees (the design card, Data flow):
 - the clash tracker: format, motion, both positions, the stage (name, type, roles, speakers,
   utterances), the text of the immediately preceding stage only (for engagement) and the compact
   ledger from :func:`~adjudicator.battlefield.ledger_text` -- never the whole preceding transcript, so tokens grow linearly with the number of stages;
-- a judge: the match header, the ledger, every analysed stage's suggested scores and rationales,
+- a judge: the match header, the full ledger, every analysed stage's suggested scores and rationales,
   its perspective, the units it must score and the debater labels. Units of a stage the tracker
   failed on are not offered: a judge scores only what it has evidence about.
 
@@ -21,9 +21,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from adjudicator.battlefield import CLASH_KINDS, SideAnalysis, ledger_text
+from adjudicator.battlefield import CLASH_KINDS, SideAnalysis
 from adjudicator.formats import Side, get_format
 from adjudicator.judges.base import JudgeRequest, StageRequest
+from adjudicator.judges.llm.ledger import Ledger, ledger_view
 from adjudicator.match import MatchView, Stage
 from adjudicator.model.prompts import prompt_language, utterance_lines
 from adjudicator.rubric import ADVANCEMENT_LEVELS, BATTLEFIELD_LEVELS, LEVEL_TEXT, TASK_LEVELS, rubric_rows
@@ -76,6 +77,13 @@ def excerpt(text: str, limit: int) -> str:
     return f"{text[:half].rstrip()}\n[...]\n{text[-half:].lstrip()}"
 
 
+def tracker_ledger(request: StageRequest) -> Ledger:
+    """The ledger the tracker reads: the most recently touched clashes with their latest event and
+    the latest stage lines, texts compact (:data:`TRACKER_LEDGER_CLASHES` and friends), so its size is
+    bounded whatever the number of stages before."""
+    return ledger_view(request.clashes, request.analyses, max_events=TRACKER_LEDGER_EVENTS, max_clashes=TRACKER_LEDGER_CLASHES, max_stages=TRACKER_LEDGER_STAGES, compact=True)
+
+
 def _levels(lang: str) -> dict[str, list[tuple[str, str]]]:
     """The rubric's level keys with their written-out names in ``lang``, per dimension."""
     i = 1 if lang == "zh" else 0
@@ -108,7 +116,7 @@ def stage_variables(request: StageRequest) -> dict[str, Any]:
         ],
         "stage_text": utterance_lines(st.utterances),
         "previous": None if prev is None else {"id": prev.stage_id, "name": prev.name, "type": prev.type, "text": excerpt(utterance_lines(prev.utterances), PREVIOUS_STAGE_CHARS[lang])},
-        "ledger": ledger_text(request.clashes, request.analyses, lang, max_events=TRACKER_LEDGER_EVENTS, max_clashes=TRACKER_LEDGER_CLASHES, max_stages=TRACKER_LEDGER_STAGES, compact=True),
+        "ledger": tracker_ledger(request),
         "clash_ids": list(request.clashes),
         "rubric": rubric_rows(lang),
         "levels": _levels(lang),
@@ -154,7 +162,7 @@ def judge_variables(request: JudgeRequest) -> dict[str, Any]:
         **header(match),
         "judge_id": request.judge_id,
         "perspective": request.perspective,
-        "ledger": ledger_text(request.clashes, request.analyses, lang),
+        "ledger": ledger_view(request.clashes, request.analyses),
         "units": units,
         "votes_total": BALLOT_VOTES,
         "rubric": rubric_rows(lang),
