@@ -7,8 +7,9 @@ score (also the enum of its answer's ``stage_id``, :mod:`adjudicator.judges.llm.
 What each node sees (the design card, Data flow):
 
 - the clash tracker: format, motion, both positions, the stage (name, type, roles, speakers,
-  utterances), the text of the immediately preceding stage only (for engagement) and the compact
-  ledger from :func:`~adjudicator.battlefield.ledger_text` -- never the whole preceding transcript, so tokens grow linearly with the number of stages;
+  utterances), the text of the immediately preceding stage only (for engagement) and the compact,
+  bounded ledger (:func:`tracker_ledger`) -- never the whole preceding transcript, so tokens grow
+  linearly with the number of stages;
 - a judge: the match header, the full ledger, every analysed stage's suggested scores and rationales,
   its perspective, the units it must score and the debater labels. Units of a stage the tracker
   failed on are not offered: a judge scores only what it has evidence about.
