@@ -87,6 +87,31 @@ def aggregate(
             f"the panel needs at least {MIN_BALLOTS} valid ballots, got {len(ballots)} ({reasons})",
             "see the failures for each judge's raw outputs; retry or use another model",
         )
+    stage_scores = panel_stage_scores(match, ballots)
+    winner = panel_winner(ballots, {(s.stage_id, s.side): s.mean for s in stage_scores})
+    votes, best = panel_votes(match, ballots)
+    return Verdict(
+        match_id=match.match_id,
+        format=match.format,
+        motion=match.motion,
+        arm="agentic",
+        winner=winner,
+        p=panel_p(ballots, winner),
+        stage_scores=stage_scores,
+        best_debater_votes=votes,
+        best_debaters=best,
+        dissent=panel_dissent(ballots, stage_scores, winner),
+        battlefields=list(clashes.values()),
+        ballots=ballots,
+        failures=failures,
+        provenance=provenance,
+        calls=calls,
+    )
+
+
+def panel_stage_scores(match: MatchView, ballots: list[Ballot]) -> list[StageScore]:
+    """Per scored (stage, side) of ``match`` that any ballot scored: every judge's integer score (in
+    ballot order) and their mean to 3 decimals, in the match's unit order."""
     stage_by_id = {s.stage_id: s for s in match.stages}
     per_unit: dict[tuple[str, str], list[int]] = {}
     for b in ballots:
@@ -109,38 +134,29 @@ def aggregate(
                 mean=round(sum(scores) / len(scores), 3),
             )
         )
-    means = {(s.stage_id, s.side): s.mean for s in stage_scores}
-    winner = panel_winner(ballots, means)
-    p = panel_p(ballots, winner)
+    return stage_scores
+
+
+def panel_votes(match: MatchView, ballots: list[Ballot]) -> tuple[dict[str, int], list[str]]:
+    """The ballots' best-debater votes summed (9 with three ballots) and ranked, and the labels tied
+    for the most votes (:func:`rank_votes`)."""
     votes: dict[str, int] = {}
     for b in ballots:
         for label, n in b.best_debater_votes.items():
             votes[label] = votes.get(label, 0) + n
-    votes, best = rank_votes(votes, match.debater_labels())
+    return rank_votes(votes, match.debater_labels())
+
+
+def panel_dissent(ballots: list[Ballot], stage_scores: list[StageScore], winner: Side) -> Dissent:
+    """How split the panel was: the winner vote split (e.g. ``"2:1"``), the dissenting judges, the
+    widest range of one unit's judge scores, and how many units' scores ranged 3 or more."""
     majority = sum(1 for b in ballots if b.winner == winner)
     ranges = [max(s.judge_scores) - min(s.judge_scores) for s in stage_scores if len(s.judge_scores) > 1]
-    dissent = Dissent(
+    return Dissent(
         winner_split=f"{majority}:{len(ballots) - majority}",
         dissenting_judges=[b.judge_id for b in ballots if b.winner != winner],
         max_score_range=max(ranges, default=0),
         units_with_range_ge_3=sum(1 for r in ranges if r >= 3),
-    )
-    return Verdict(
-        match_id=match.match_id,
-        format=match.format,
-        motion=match.motion,
-        arm="agentic",
-        winner=winner,
-        p=p,
-        stage_scores=stage_scores,
-        best_debater_votes=votes,
-        best_debaters=best,
-        dissent=dissent,
-        battlefields=list(clashes.values()),
-        ballots=ballots,
-        failures=failures,
-        provenance=provenance,
-        calls=calls,
     )
 
 

@@ -27,7 +27,7 @@ from typing import Any, Literal
 from pydantic import ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
 from adjudicator.errors import InputError
-from adjudicator.formats import INTERACTION, FormatName, Role, Side, StageType, get_format, other_side, position_label
+from adjudicator.formats import INTERACTION, FormatName, FormatSpec, Role, Side, StageType, get_format, other_side, position_label
 from adjudicator.frozen import FrozenModel
 
 
@@ -261,16 +261,12 @@ class Match(MatchView):
 
     @model_validator(mode="after")
     def _check_consistency(self, info: ValidationInfo) -> "Match":
+        """The cross-field rules, in the order their errors are reported: debaters, stage ids, each
+        stage against the format, surprise challenges, the fixed speaking order, then the labels.
+        ``partial`` in the validation context (live matches) allows a transcript cut short."""
         partial = bool(info.context and info.context.get("partial"))
         spec = get_format(self.format)
-        labels = [d.label for d in self.debaters]
-        if len(set(labels)) != len(labels):
-            dup = next(x for x in labels if labels.count(x) > 1)
-            raise ValueError(f"debaters: {dup} is listed twice; give each position once")
-        for d in self.debaters:
-            if d.position > spec.debaters_per_side:
-                raise ValueError(f"debaters: {d.label} does not exist in {self.format} ({spec.debaters_per_side} a side)")
-        known = set(labels)
+        known = self._check_debaters(spec)
         ids = [s.stage_id for s in self.stages]
         if len(set(ids)) != len(ids):
             dup = next(x for x in ids if ids.count(x) > 1)
@@ -278,60 +274,85 @@ class Match(MatchView):
         if not self.stages and not partial:
             raise ValueError("stages: the transcript is empty; give at least one stage with utterances")
         for i, st in enumerate(self.stages):
-            if st.type not in spec.stage_types:
-                raise ValueError(f"stages.{i}.type: {st.type!r} is not a stage type of {self.format}; use one of {', '.join(spec.stage_types)}")
-            for sp in st.speakers:
-                if sp not in known:
-                    raise ValueError(f"stages.{i}.speakers: {sp!r} is not a debater of this match; use a position label from debaters")
-            for j, u in enumerate(st.utterances):
-                if u.speaker not in known:
-                    raise ValueError(f"stages.{i}.utterances.{j}.speaker: {u.speaker!r} is not a debater of this match; use a position label from debaters")
-                if not u.speaker.lower().startswith(u.side):
-                    raise ValueError(f"stages.{i}.utterances.{j}.side: {u.speaker} speaks for the {other_side(u.side)}, not the {u.side}")
-                if st.interaction == "monologue" and u.side not in st.sides:
-                    raise ValueError(f"stages.{i}.utterances.{j}.side: {st.type} stage {st.stage_id!r} is the {st.sides[0]}'s monologue")
-            if st.surprise and not spec.surprise_types:
-                raise ValueError(f"stages.{i}.surprise: {self.format} has no surprise challenge")
-            if st.surprise and st.type not in spec.surprise_types:
-                raise ValueError(f"stages.{i}.surprise: a surprise challenge is a {' or '.join(spec.surprise_types)} stage")
+            self._check_stage(i, st, spec, known)
         if spec.surprise_types:
-            first_surprise: dict[Side | None, int] = {}
-            for i, st in enumerate(self.stages):
-                if not st.surprise:
-                    continue
-                side = st.sides[0] if st.interaction == "monologue" else st.questioner
-                if side in first_surprise:
-                    raise ValueError(
-                        f"stages.{i}.surprise: the {side} already used its surprise challenge at stages.{first_surprise[side]}; "
-                        "each side may use it at most once"
-                    )
-                first_surprise[side] = i
+            self._check_surprises_once()
         if spec.fixed_order:
-            fixed = [st.type for st in self.stages if not st.surprise]
-            expected = [slot.type for slot in spec.order]
-            if (fixed != expected[: len(fixed)]) if partial else (fixed != expected):
-                order = f"{self.format} expects {len(expected)} stages of types {', '.join(expected)} in that order (surprise challenges aside)"
-                positions = [i for i, st in enumerate(self.stages) if not st.surprise]
-                k = next((k for k, (got, exp) in enumerate(zip(fixed, expected)) if got != exp), None)
-                if k is not None:
-                    slot = spec.order[k]
-                    raise ValueError(f"stages.{positions[k]}.type: expected {slot.type} ({slot.name}), got {fixed[k]}; {order}")
-                if len(fixed) > len(expected):
-                    raise ValueError(f"stages.{positions[len(expected)]}: one stage more than the format has; {order}")
-                raise ValueError(f"stages: {len(expected) - len(fixed)} stage(s) missing after stages.{positions[-1] if positions else 0}, starting with {spec.order[len(fixed)].type} ({spec.order[len(fixed)].name}); {order}")
-            positions = [i for i, st in enumerate(self.stages) if not st.surprise]
-            for i, slot in zip(positions, spec.order):
-                st = self.stages[i]
-                if st.interaction == "monologue" and st.sides != list(slot.sides):
-                    raise ValueError(f"stages.{i}.sides: {slot.name} ({slot.name_zh}) is the {slot.sides[0]}'s stage in {self.format}; got {st.sides[0]}")
-                if st.interaction == "asymmetric" and st.questioner != slot.questioner and slot.questioner is not None:
-                    raise ValueError(
-                        f"stages.{i}.roles: in {slot.name} ({slot.name_zh}) the {slot.questioner} is the questioner in {self.format}; "
-                        f"set roles to {{\"{slot.questioner}\": \"questioner\", \"{other_side(slot.questioner)}\": \"respondent\"}}"
-                    )
+            self._check_order(spec, partial)
         if self.labels:
             self._check_labels(self.labels, known)
         return self
+
+    def _check_debaters(self, spec: FormatSpec) -> set[str]:
+        """Each position listed once and existing in the format; returns the position labels."""
+        labels = [d.label for d in self.debaters]
+        if len(set(labels)) != len(labels):
+            dup = next(x for x in labels if labels.count(x) > 1)
+            raise ValueError(f"debaters: {dup} is listed twice; give each position once")
+        for d in self.debaters:
+            if d.position > spec.debaters_per_side:
+                raise ValueError(f"debaters: {d.label} does not exist in {self.format} ({spec.debaters_per_side} a side)")
+        return set(labels)
+
+    def _check_stage(self, i: int, st: Stage, spec: FormatSpec, known: set[str]) -> None:
+        """Stage ``i``: a type of the format, known speakers, each utterance's side, and a surprise
+        challenge only where the format allows one."""
+        if st.type not in spec.stage_types:
+            raise ValueError(f"stages.{i}.type: {st.type!r} is not a stage type of {self.format}; use one of {', '.join(spec.stage_types)}")
+        for sp in st.speakers:
+            if sp not in known:
+                raise ValueError(f"stages.{i}.speakers: {sp!r} is not a debater of this match; use a position label from debaters")
+        for j, u in enumerate(st.utterances):
+            if u.speaker not in known:
+                raise ValueError(f"stages.{i}.utterances.{j}.speaker: {u.speaker!r} is not a debater of this match; use a position label from debaters")
+            if not u.speaker.lower().startswith(u.side):
+                raise ValueError(f"stages.{i}.utterances.{j}.side: {u.speaker} speaks for the {other_side(u.side)}, not the {u.side}")
+            if st.interaction == "monologue" and u.side not in st.sides:
+                raise ValueError(f"stages.{i}.utterances.{j}.side: {st.type} stage {st.stage_id!r} is the {st.sides[0]}'s monologue")
+        if st.surprise and not spec.surprise_types:
+            raise ValueError(f"stages.{i}.surprise: {self.format} has no surprise challenge")
+        if st.surprise and st.type not in spec.surprise_types:
+            raise ValueError(f"stages.{i}.surprise: a surprise challenge is a {' or '.join(spec.surprise_types)} stage")
+
+    def _check_surprises_once(self) -> None:
+        """At most one surprise challenge per side (Appendix A.3)."""
+        first_surprise: dict[Side | None, int] = {}
+        for i, st in enumerate(self.stages):
+            if not st.surprise:
+                continue
+            side = st.sides[0] if st.interaction == "monologue" else st.questioner
+            if side in first_surprise:
+                raise ValueError(
+                    f"stages.{i}.surprise: the {side} already used its surprise challenge at stages.{first_surprise[side]}; "
+                    "each side may use it at most once"
+                )
+            first_surprise[side] = i
+
+    def _check_order(self, spec: FormatSpec, partial: bool) -> None:
+        """The non-surprise stages follow the format's declared order (a prefix of it when
+        ``partial``), each with the declared side and questioner."""
+        fixed = [st.type for st in self.stages if not st.surprise]
+        expected = [slot.type for slot in spec.order]
+        if (fixed != expected[: len(fixed)]) if partial else (fixed != expected):
+            order = f"{self.format} expects {len(expected)} stages of types {', '.join(expected)} in that order (surprise challenges aside)"
+            positions = [i for i, st in enumerate(self.stages) if not st.surprise]
+            k = next((k for k, (got, exp) in enumerate(zip(fixed, expected)) if got != exp), None)
+            if k is not None:
+                slot = spec.order[k]
+                raise ValueError(f"stages.{positions[k]}.type: expected {slot.type} ({slot.name}), got {fixed[k]}; {order}")
+            if len(fixed) > len(expected):
+                raise ValueError(f"stages.{positions[len(expected)]}: one stage more than the format has; {order}")
+            raise ValueError(f"stages: {len(expected) - len(fixed)} stage(s) missing after stages.{positions[-1] if positions else 0}, starting with {spec.order[len(fixed)].type} ({spec.order[len(fixed)].name}); {order}")
+        positions = [i for i, st in enumerate(self.stages) if not st.surprise]
+        for i, slot in zip(positions, spec.order):
+            st = self.stages[i]
+            if st.interaction == "monologue" and st.sides != list(slot.sides):
+                raise ValueError(f"stages.{i}.sides: {slot.name} ({slot.name_zh}) is the {slot.sides[0]}'s stage in {self.format}; got {st.sides[0]}")
+            if st.interaction == "asymmetric" and st.questioner != slot.questioner and slot.questioner is not None:
+                raise ValueError(
+                    f"stages.{i}.roles: in {slot.name} ({slot.name_zh}) the {slot.questioner} is the questioner in {self.format}; "
+                    f"set roles to {{\"{slot.questioner}\": \"questioner\", \"{other_side(slot.questioner)}\": \"respondent\"}}"
+                )
 
     def _check_labels(self, labels: Labels, known: set[str]) -> None:
         units = {f"{sid}|{side}" for sid, side in self.scored_units()}

@@ -100,7 +100,7 @@ class Usage(FrozenModel):
     """Summed usage over a set of call records (verdict provenance, benchmark ledgers)."""
 
     calls: int = 0
-    requests: int = Field(0, description="HTTP requests actually sent: non-cached calls plus their transport retries")
+    requests: int = Field(default=0, description="HTTP requests actually sent: non-cached calls plus their transport retries")
     cache_hits: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
