@@ -134,7 +134,8 @@ def make_client(
     ``api_key`` to ``$ADJUDICATOR_API_KEY`` (else the provider's own variable). Raises ConfigError
     before any request for an unroutable model or a missing key (:func:`adjudicator.model.llm.preflight`).
     """
-    from adjudicator.model.llm import LLMClient, TransportPolicy, preflight
+    from adjudicator.model.llm import LLMClient, preflight
+    from adjudicator.model.transport import TransportPolicy
 
     key = api_key if api_key is not None else config_api_key()
     return LLMClient(

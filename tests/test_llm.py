@@ -12,7 +12,9 @@ from fake_openai import FakeOpenAI, Reply, error, fake_openai, ok  # noqa: F401 
 
 from adjudicator.errors import ConfigError
 from adjudicator.model.cache import ResponseCache
-from adjudicator.model.llm import NODE_MAX_TOKENS, PLACEHOLDER_KEY, ChatRequest, LLMClient, TransportError, TransportPolicy, litellm_module, preflight, retry_after_s
+from adjudicator.model.chat import NODE_MAX_TOKENS, ChatRequest
+from adjudicator.model.llm import PLACEHOLDER_KEY, LLMClient, litellm_module, preflight
+from adjudicator.model.transport import TransportError, TransportPolicy, retry_after_s
 
 KEY = "sk-secret-abcdef123456"
 SCHEMA = {"type": "object", "properties": {"p": {"type": "number"}}, "required": ["p"], "additionalProperties": False}

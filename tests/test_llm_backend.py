@@ -22,9 +22,10 @@ from adjudicator.judges.base import Backend, JudgeRequest, StageRequest
 from adjudicator.judges.llm.backend import LLMBackend
 from adjudicator.judges.llm.recovery import read_stage_analysis
 from adjudicator.model.cache import ResponseCache
-from adjudicator.model.llm import LLMClient, TransportPolicy
+from adjudicator.model.llm import LLMClient
 from adjudicator.model.parsing import parse_output
 from adjudicator.model.prompts import PromptStore
+from adjudicator.model.transport import TransportPolicy
 
 KEY = "sk-test-key-0123456789"
 VIEW = online_match().view()

@@ -19,7 +19,8 @@ from adjudicator.errors import InputError
 from adjudicator.evaluation.metrics import winner_correct
 from adjudicator.formats import CCDB_4V4
 from adjudicator.match import Match
-from adjudicator.model.llm import LLMClient, TransportPolicy
+from adjudicator.model.llm import LLMClient
+from adjudicator.model.transport import TransportPolicy
 from adjudicator.single_call.run import run_single_call
 
 GOLD_MARKERS = ("GOLDJUDGE-7Q2", "GOLDNOTE-9K4", "GOLDSOURCE-3M8", "DEBATERNAME-5X1")

@@ -1,0 +1,7 @@
+"""The judges behind the graph's nodes: one interface, two implementations.
+
+- ``base``: the :class:`~adjudicator.judges.base.Backend` protocol every judge implements (track a
+  stage, write a ballot), its requests and :class:`~adjudicator.judges.base.NodeResult`.
+- ``llm``: the LLM judge (template variables, output models, answer recovery, the backend).
+- ``offline``: the offline judge, a deterministic non-LLM baseline from structural priors and text features.
+"""

@@ -1,0 +1,12 @@
+"""The model boundary, in the order a request travels.
+
+- ``prompts``: the Jinja environment; renders a node's template into chat messages and hashes the
+  template with its partials.
+- ``schema``: pydantic output models reduced to the plain JSON Schema sent as ``response_format``.
+- ``chat``: the request of one node and the outcome of one attempt.
+- ``llm``: the only litellm importer; sends a request (structured-output mode, preflight, cost).
+- ``transport``: transport faults and their bounded, Retry-After-honouring retries.
+- ``cache``: the only diskcache importer; the response cache keyed on everything that shaped a request.
+- ``parsing``: reading a raw reply in three stages (strict JSON, normalised, field-level expressions).
+- ``attempts``: the protocol's up-to-three attempts per node, every raw output kept.
+"""

@@ -25,8 +25,10 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from adjudicator.judges.base import NodeResult
-from adjudicator.model.llm import ChatRequest, ChatResponse, LLMClient, TransportError
+from adjudicator.model.chat import ChatRequest, ChatResponse
+from adjudicator.model.llm import LLMClient
 from adjudicator.model.parsing import ParseResult
+from adjudicator.model.transport import TransportError
 from adjudicator.records import CallRecord, FailureKind, NodeFailure
 
 T = TypeVar("T")

@@ -1,7 +1,8 @@
 """The model boundary: the only module that imports litellm, and the one owner of transport retries.
 
-:class:`LLMClient` sends one chat request for one attempt of a node and returns a
-:class:`ChatResponse` (raw text, tokens, cost, latency, cache hit, transport retries). It
+:class:`LLMClient` sends one chat request (:class:`~adjudicator.model.chat.ChatRequest`) for one
+attempt of a node and returns a :class:`~adjudicator.model.chat.ChatResponse` (raw text, tokens,
+cost, latency, cache hit, transport retries). It
 
 - imports litellm lazily (:func:`litellm_module`), after ``LITELLM_LOCAL_MODEL_COST_MAP=True`` is set
   (``adjudicator/__init__.py``), with litellm's own cache, retries and debug printing off;
@@ -13,7 +14,8 @@
   sends a response format;
 - decodes at temperature 0 unless told otherwise;
 - retries transport faults -- 429 (honouring ``Retry-After``), 408, 5xx, timeouts, refused or
-  dropped connections -- with bounded exponential backoff (:class:`TransportPolicy`). litellm and the
+  dropped connections -- with bounded exponential backoff
+  (:class:`~adjudicator.model.transport.TransportPolicy`). litellm and the
   OpenAI SDK are called with ``num_retries=0, max_retries=0`` so nothing else retries. Other HTTP
   errors (400 bad request, 401/403 key, 404 model) are not retried;
 - reads and writes the response cache (:mod:`adjudicator.model.cache`) under a key that hashes everything
@@ -28,18 +30,16 @@ API keys come from the providers' usual environment variables (litellm reads the
 
 from __future__ import annotations
 
-import email.utils
 import logging
-import re
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from adjudicator.config import JSON_MODES, JsonMode
-from adjudicator.errors import ModelCallError
 from adjudicator.model.cache import CachedResponse, NullCache, ResponseStore, request_key
+from adjudicator.model.chat import NODE_MAX_TOKENS, ChatRequest, ChatResponse
+from adjudicator.model.transport import RETRYABLE_STATUS, TransportError, TransportPolicy, describe_error, headers_of, retry_after_s, status_of
 
 log = logging.getLogger("adjudicator.model.llm")
 
@@ -72,18 +72,6 @@ def litellm_module() -> Any:
 # Errors
 
 
-class TransportError(ModelCallError):
-    """A request failed at the transport level after the bounded retries, or was refused by the
-    server with a non-retryable status (``status`` is the HTTP status when known).
-    ``retryable`` tells whether the fault was one we retry (so the retries ran out)."""
-
-    def __init__(self, message: str, *, status: int | None = None, retryable: bool = False, retries: int = 0) -> None:
-        super().__init__(message)
-        self.status = status
-        self.retryable = retryable
-        self.retries = retries
-
-
 class _SchemaRejected(Exception):
     """Internal: the server refused a ``json_schema`` response format (auto mode falls back)."""
 
@@ -93,135 +81,6 @@ class _SchemaRejected(Exception):
         self.retries = retries
 
 
-# ---------------------------------------------------------------------------------------------
-# Requests and responses
-
-
-@dataclass(frozen=True)
-class ChatRequest:
-    """One node's request, as the attempts runner builds it.
-
-    ``messages`` are ``{"role": "system"|"user", "content": str}`` dicts; ``schema`` the JSON Schema
-    of the expected output (used for structured output, never required); ``node`` and ``key`` name
-    the node and unit (stage id, judge id, task instance) and ``template_hash`` the prompt template:
-    all three enter the cache key, so two judges with identical prompts still get separate entries.
-    """
-
-    messages: tuple[Mapping[str, str], ...]
-    node: str
-    key: str = ""
-    template_hash: str = ""
-    schema: Mapping[str, Any] | None = None
-    schema_name: str = "output"
-    max_tokens: int | None = None
-
-
-#: Completion budget (max_tokens) per node when the configuration does not set one: sized to each
-#: node's output (a tracker's stage analysis, a judge's ballot with reasoning, a single-call task's
-#: short basis plus one number or vote map). A configured ``max_tokens`` overrides all of them
-#: (reasoning models need a larger budget).
-NODE_MAX_TOKENS: dict[str, int] = {"track_stage": 1280, "judge": 1536, "task1": 1024, "task2": 1024, "task3": 1024}
-
-
-@dataclass(frozen=True)
-class ChatResponse:
-    """The outcome of one attempt: ``text`` is the raw model output ('' when the model sent none).
-
-    Tokens are integers >= 0 (from the provider's usage block, or litellm's offline counter when the
-    server sends none); ``cost_usd`` is litellm's price where known, else None; ``latency_s`` the
-    wall-clock seconds of this attempt including transport retries; ``transport_retries`` how many
-    times the request was re-sent; ``cache_hit`` True when served from the cache (then tokens and
-    cost are the original call's, and no request was made).
-    """
-
-    text: str
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float | None = None
-    latency_s: float = 0.0
-    cache_hit: bool = False
-    transport_retries: int = 0
-    finish_reason: str | None = None
-    cache_key: str = ""
-
-
-@dataclass(frozen=True)
-class TransportPolicy:
-    """Bounded backoff for transport faults.
-
-    At most ``max_retries`` re-sends after the first request (so ``max_retries + 1`` requests per
-    attempt). The n-th retry (1-based) waits ``min(max_delay_s, base_delay_s * 2**(n-1))`` seconds,
-    or the server's ``Retry-After`` (seconds or HTTP date; ``retry-after-ms`` too) when it sends one,
-    capped at ``max_retry_after_s``. Deterministic (no jitter) so tests can assert the waits.
-    Once the retries have run out on a refused or dropped connection, the client sends later
-    requests once, without backoff, until one gets through: a server that is down costs one wait
-    sequence per run, not one per node.
-    """
-
-    max_retries: int = 4
-    base_delay_s: float = 1.0
-    max_delay_s: float = 30.0
-    max_retry_after_s: float = 120.0
-
-    def delay_s(self, retry: int, retry_after_s: float | None) -> float:
-        """Seconds to wait before retry number ``retry`` (1-based)."""
-        if retry_after_s is not None:
-            return max(0.0, min(retry_after_s, self.max_retry_after_s))
-        return min(self.max_delay_s, self.base_delay_s * (2 ** (retry - 1)))
-
-
-_RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
-
-
-def _status_of(exc: BaseException) -> int | None:
-    status = getattr(exc, "status_code", None)
-    if isinstance(status, int):
-        return status
-    resp = getattr(exc, "response", None)
-    status = getattr(resp, "status_code", None)
-    return status if isinstance(status, int) else None
-
-
-def _headers_of(exc: BaseException) -> Mapping[str, str]:
-    for attr in ("litellm_response_headers",):
-        h = getattr(exc, attr, None)
-        if h:
-            return {str(k).lower(): str(v) for k, v in dict(h).items()}
-    resp = getattr(exc, "response", None)
-    h = getattr(resp, "headers", None)
-    if h:
-        try:
-            return {str(k).lower(): str(v) for k, v in dict(h).items()}
-        except Exception:  # pragma: no cover - exotic header containers
-            return {}
-    return {}
-
-
-def retry_after_s(headers: Mapping[str, str], now: float | None = None) -> float | None:
-    """Seconds to wait according to ``retry-after-ms`` or ``retry-after`` (delta-seconds or an HTTP
-    date), or None when absent or unreadable. ``headers`` keys must be lower-case."""
-    ms = headers.get("retry-after-ms")
-    if ms:
-        try:
-            return max(0.0, float(ms) / 1000.0)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when is None:
-        return None
-    return max(0.0, when.timestamp() - (time.time() if now is None else now))
-
-
 def classify(exc: BaseException) -> tuple[bool, int | None]:
     """(retryable, status) for an exception raised by a litellm call.
 
@@ -229,12 +88,12 @@ def classify(exc: BaseException) -> tuple[bool, int | None]:
     (bad request, context window exceeded, bad key, unknown model) and anything else.
     """
     lit = litellm_module()
-    status = _status_of(exc)
+    status = status_of(exc)
     if "missing credentials" in str(exc).lower():  # litellm reports a missing key as a 500
         return False, status
     if isinstance(exc, (lit.Timeout, lit.APIConnectionError)):
         return True, status
-    if status is not None and (status in _RETRYABLE_STATUS or status >= 500):
+    if status is not None and (status in RETRYABLE_STATUS or status >= 500):
         return True, status
     if isinstance(exc, (lit.RateLimitError, lit.InternalServerError, lit.ServiceUnavailableError)):
         return True, status
@@ -515,7 +374,7 @@ class LLMClient:
                 return resp, retries
             except Exception as exc:  # litellm maps every provider error to its own exception types
                 retryable, status = classify(exc)
-                reason = _describe(exc, status)
+                reason = describe_error(exc, status)
                 if self._api_key:
                     reason = reason.replace(self._api_key, "***")
                 if (
@@ -542,7 +401,7 @@ class LLMClient:
                         retries=retries,
                     ) from None
                 retries += 1
-                wait = self.policy.delay_s(retries, retry_after_s(_headers_of(exc)))
+                wait = self.policy.delay_s(retries, retry_after_s(headers_of(exc)))
                 log.warning("%s %s[%s] attempt %d: %s; retry %d in %.2fs", self.model, request.node, request.key, attempt, reason, retries, wait)
                 self._sleep(wait)
 
@@ -613,21 +472,3 @@ def _text_of(resp: Any) -> tuple[str, str | None]:
     return str(content), getattr(choice, "finish_reason", None)
 
 
-_SECRET_RE = re.compile(r"(?i)(bearer\s+\S+|\b(?:sk|pk|gsk|xai|key)-[A-Za-z0-9_\-*.]{6,})")
-
-
-def redact(text: str) -> str:
-    """``text`` with anything shaped like an API key or bearer token replaced by ``***``."""
-    return _SECRET_RE.sub("***", text)
-
-
-def _describe(exc: BaseException, status: int | None) -> str:
-    name = type(exc).__name__
-    text = redact(" ".join(str(exc).split()))
-    # litellm prefixes messages with its own class names (often twice) and the provider's; drop them.
-    text = text.replace("litellm.", "")
-    text = re.sub(r"^(?:[A-Za-z]+(?:Error|Exception)\s*[:-]\s*)+", "", text)
-    text = re.sub(r"^[A-Za-z]+Exception - ", "", text)
-    if len(text) > 240:
-        text = text[:237] + "..."
-    return f"{name}{f' {status}' if status else ''}: {text}"

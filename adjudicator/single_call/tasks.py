@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from adjudicator.formats import INTERACTION, Side, other_side, position_label_zh
 from adjudicator.match import MatchView, Stage
-from adjudicator.model.llm import ChatRequest
+from adjudicator.model.chat import ChatRequest
 from adjudicator.model.parsing import ParseResult, parse_output
 from adjudicator.model.prompts import PromptStore, prompt_language, utterance_lines
 from adjudicator.model.schema import response_schema

@@ -22,7 +22,8 @@ from adjudicator.judges.llm.outputs import judge_schema, stage_schema
 from adjudicator.judges.llm.recovery import read_ballot, read_stage_analysis, recover_ballot, recover_stage_analysis
 from adjudicator.judges.llm.variables import judge_units, judge_variables, stage_variables
 from adjudicator.model.attempts import MAX_ATTEMPTS, run_attempts
-from adjudicator.model.llm import ChatRequest, LLMClient
+from adjudicator.model.chat import ChatRequest
+from adjudicator.model.llm import LLMClient
 from adjudicator.model.parsing import parse_output
 from adjudicator.model.prompts import PromptStore, prompt_language
 from adjudicator.records import FailureKind, NodeFailure

@@ -1,0 +1,59 @@
+"""What crosses the model boundary: one node's chat request and the outcome of one attempt.
+
+Built by the judges and the single-call arm, sent by :class:`~adjudicator.model.llm.LLMClient`,
+read by :func:`~adjudicator.model.attempts.run_attempts`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ChatRequest:
+    """One node's request, as the attempts runner builds it.
+
+    ``messages`` are ``{"role": "system"|"user", "content": str}`` dicts; ``schema`` the JSON Schema
+    of the expected output (used for structured output, never required); ``node`` and ``key`` name
+    the node and unit (stage id, judge id, task instance) and ``template_hash`` the prompt template:
+    all three enter the cache key, so two judges with identical prompts still get separate entries.
+    """
+
+    messages: tuple[Mapping[str, str], ...]
+    node: str
+    key: str = ""
+    template_hash: str = ""
+    schema: Mapping[str, Any] | None = None
+    schema_name: str = "output"
+    max_tokens: int | None = None
+
+
+#: Completion budget (max_tokens) per node when the configuration does not set one: sized to each
+#: node's output (a tracker's stage analysis, a judge's ballot with reasoning, a single-call task's
+#: short basis plus one number or vote map). A configured ``max_tokens`` overrides all of them
+#: (reasoning models need a larger budget).
+NODE_MAX_TOKENS: dict[str, int] = {"track_stage": 1280, "judge": 1536, "task1": 1024, "task2": 1024, "task3": 1024}
+
+
+@dataclass(frozen=True)
+class ChatResponse:
+    """The outcome of one attempt: ``text`` is the raw model output ('' when the model sent none).
+
+    Tokens are integers >= 0 (from the provider's usage block, or litellm's offline counter when the
+    server sends none); ``cost_usd`` is litellm's price where known, else None; ``latency_s`` the
+    wall-clock seconds of this attempt including transport retries; ``transport_retries`` how many
+    times the request was re-sent; ``cache_hit`` True when served from the cache (then tokens and
+    cost are the original call's, and no request was made).
+    """
+
+    text: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float | None = None
+    latency_s: float = 0.0
+    cache_hit: bool = False
+    transport_retries: int = 0
+    finish_reason: str | None = None
+    cache_key: str = ""
