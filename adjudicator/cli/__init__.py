@@ -2,7 +2,8 @@
 
 ``adjudicate MATCH.json`` (the default command, ``run``) prints the verdict JSON on stdout. Other
 commands: ``schema``, ``convert`` (:mod:`adjudicator.cli.run`), ``bench``, ``splits``, ``compare``
-(:mod:`adjudicator.cli.bench`) and the ``live`` group (:mod:`adjudicator.cli.live`).
+(:mod:`adjudicator.cli.bench`) and the ``live`` group (:mod:`adjudicator.cli.live`, with the organiser's
+tournament commands in :mod:`adjudicator.cli.tournament`).
 
 Exit codes: 0 ok, 1 adjudication failed, 2 bad usage or bad input, 130 interrupted. stdout carries
 the result only; progress, summaries and errors go to stderr, errors as one line with no traceback.
@@ -15,7 +16,7 @@ import sys
 import click
 
 from adjudicator import __version__
-from adjudicator.cli import bench, live, run
+from adjudicator.cli import bench, live, run, tournament  # noqa: F401 (tournament adds its commands to the live group)
 from adjudicator.cli.options import echo_err
 from adjudicator.config import debug_tracebacks
 from adjudicator.errors import AdjudicatorError

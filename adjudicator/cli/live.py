@@ -1,4 +1,5 @@
-"""The ``adjudicate live`` commands: serve, create, push, close, status, replay.
+"""The ``adjudicate live`` commands: serve, create, push, close, status, replay (the organiser's
+tournament commands are in :mod:`adjudicator.cli.tournament`).
 
 ``serve`` prints the organiser URL (with the access token), the read-only board URL and the token on
 stdout, writes them to ``STATE_DIR/access.json``, and serves until interrupted. The client commands
@@ -26,7 +27,7 @@ DEFAULT_STATE_DIR = ".adjudicator-live"
 def client_options(f):
     """--url, --token, --state-dir for the commands that talk to a running server."""
     f = click.option("--state-dir", type=click.Path(file_okay=False, path_type=Path), envvar=LIVE_STATE_ENV, default=DEFAULT_STATE_DIR, show_default=True, help="read URL and token from this server state folder's access.json")(f)
-    f = click.option("--token", envvar="ADJUDICATOR_LIVE_TOKEN", help="organiser access token (printed by `live serve`)")(f)
+    f = click.option("--token", envvar="ADJUDICATOR_LIVE_TOKEN", help="access token: the organiser's (printed by `live serve`), or a room's chair token (`live room create`)")(f)
     f = click.option("--url", envvar="ADJUDICATOR_LIVE_URL", help="base URL of the live server, e.g. http://127.0.0.1:8765")(f)
     return f
 
@@ -48,6 +49,15 @@ def live_group() -> None:
     adjudicate live push MATCH_ID stage.json      push one finished stage
     adjudicate live close MATCH_ID                run the panel; prints the verdict
     adjudicate live replay match.json --speed 10  replay a finished match at 10x real speed
+
+    \b
+    A tournament (see README, "Running a tournament"):
+    adjudicate live tournament create T           a tournament (which verdicts the boards show)
+    adjudicate live round create T R ...          a round: format, motion, positions
+    adjudicate live room create T R ROOM ...      a room and its match; prints the chair token
+    adjudicate live confirm T R ROOM [...]        confirm the automated draft, with an override
+    adjudicate live release T R [ROOM]            release confirmed verdicts to the boards
+    adjudicate live export T R --out DIR          Tabbycat ballots and the round's results CSV
     """
 
 

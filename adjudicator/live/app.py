@@ -1,11 +1,17 @@
-"""The live server's FastAPI app: a :class:`~adjudicator.live.store.LiveStore` and an event
-:class:`~adjudicator.live.events.Hub` behind the routes of :mod:`adjudicator.live.routes` (the route
-table is there).
+"""The live server's FastAPI app: a :class:`~adjudicator.live.store.LiveStore` (the live matches), a
+:class:`~adjudicator.live.tabroom.TabRoom` over a tournament store (tournaments, rounds, rooms, verdict
+states), the token :class:`~adjudicator.live.access.Gate` and an event
+:class:`~adjudicator.live.events.Hub`, behind the routes of :mod:`adjudicator.live.routes` and
+:mod:`adjudicator.live.tournament_routes` (the route tables are there).
+
+Every board snapshot a reader receives (``GET /api/matches/{id}`` and its event stream) passes through
+:meth:`TabRoom.board_view`, so a room's verdict reaches the public boards only as its tournament allows.
 
 Errors are JSON ``{"detail": "<one line>", "field": "<dotted path or null>"}``: 400 undecodable body,
-401 missing or wrong token, 404 unknown match, 409 conflicting state, 413 body over the limit, 422
-invalid header or stage (the same one-line message as the CLI, naming the field path), 502 when a
-backend fault stopped an analysis or the panel.
+401 missing or wrong token, 403 a token without the right (another room's chair token, a chair token
+where the organiser's is needed), 404 unknown id, 409 conflicting state, 413 body over the limit, 422
+invalid body (the same one-line message as the CLI, naming the field path), 502 when a backend fault
+stopped an analysis or the panel.
 """
 
 from __future__ import annotations
@@ -20,11 +26,16 @@ from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 
 from adjudicator.errors import AdjudicatorError, InputError
-from adjudicator.live import routes
+from adjudicator.live import routes, tournament_routes
+from adjudicator.live.access import Gate
 from adjudicator.live.errors import LiveRequestError
 from adjudicator.live.events import Hub
 from adjudicator.live.routes import MAX_BODY_BYTES, STATIC_DIR
 from adjudicator.live.store import LiveStore
+from adjudicator.live.tabroom import TabRoom
+from adjudicator.live.tournament_sqlite import DB_NAME as TOURNAMENT_DB_NAME
+from adjudicator.live.tournament_sqlite import SqliteTournamentStore
+from adjudicator.verdict import Verdict
 from adjudicator.workflow.context import AdjudicationContext
 
 
@@ -38,37 +49,60 @@ def create_app(
 ) -> FastAPI:
     """The live app over the state directory ``state_dir``, adjudicating with ``context``.
 
-    ``token`` is the organiser's access token (required for every write). The app owns its
-    :class:`LiveStore` (``app.state.store``) and :class:`Hub` (``app.state.hub``): at startup it resumes
-    interrupted work in a background thread (``recover_on_start``); at shutdown it ends the event
-    streams and closes the store.
+    ``token`` is the organiser's access token (required for every write but a chair's in its room).
+    The app owns its :class:`LiveStore` (``app.state.store``), its :class:`TabRoom`
+    (``app.state.tabroom``, over ``STATE_DIR/tournaments.sqlite``), its :class:`Gate`
+    (``app.state.gate``) and its :class:`Hub` (``app.state.hub``): at startup it repairs the rooms and
+    resumes interrupted work in a background thread (``recover_on_start``); at shutdown it ends the
+    event streams and closes both stores.
     """
     if not token:
         raise ValueError("an access token is required")
     hub = Hub()
-    store = LiveStore(state_dir, context, on_change=hub.publish)
-    app = FastAPI(title="adjudicator live", lifespan=_lifespan(store, hub, recover_on_start), docs_url=None, redoc_url=None, openapi_url=None)
+
+    def publish(match_id: str, snapshot: dict) -> None:
+        hub.publish(match_id, tabroom.board_view(match_id, snapshot))
+
+    def closed(match_id: str, verdict: Verdict) -> None:
+        tabroom.record_draft(match_id, verdict)
+
+    store = LiveStore(state_dir, context, on_change=publish, on_closed=closed)
+    tournaments = SqliteTournamentStore(store.state_dir / TOURNAMENT_DB_NAME)
+    tabroom = TabRoom(tournaments, store)
+    app = FastAPI(title="adjudicator live", lifespan=_lifespan(store, tabroom, hub, recover_on_start), docs_url=None, redoc_url=None, openapi_url=None)
     app.state.store = store
+    app.state.tabroom = tabroom
+    app.state.gate = Gate(token, tournaments.room_of_token)
     app.state.hub = hub
     app.state.token = token
     app.state.max_body_bytes = max_body_bytes
     app.exception_handler(AdjudicatorError)(_adjudicator_error)
     app.include_router(routes.pages)
+    app.include_router(tournament_routes.pages)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     app.include_router(routes.reads)
     app.include_router(routes.writes)
+    app.include_router(tournament_routes.reads)
+    app.include_router(tournament_routes.writes)
     return app
 
 
-def _lifespan(store: LiveStore, hub: Hub, recover_on_start: bool) -> Callable[[FastAPI], AbstractAsyncContextManager[None]]:
-    """Startup: resume interrupted work in a background thread (or mark the store recovered at once).
-    Shutdown: end the event streams, wait up to 30 s for the recovery, close the store."""
+def _lifespan(store: LiveStore, tabroom: TabRoom, hub: Hub, recover_on_start: bool) -> Callable[[FastAPI], AbstractAsyncContextManager[None]]:
+    """Startup: repair the rooms and resume interrupted work in a background thread (or mark the store
+    recovered at once). Shutdown: end the event streams, wait up to 30 s for the recovery, close the
+    stores."""
+
+    def recover() -> None:
+        try:
+            tabroom.recover()
+        finally:
+            store.recover()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         worker = None
         if recover_on_start:
-            worker = threading.Thread(target=store.recover, name="live-recover", daemon=True)
+            worker = threading.Thread(target=recover, name="live-recover", daemon=True)
             worker.start()
         else:
             store.recovered.set()
@@ -79,6 +113,7 @@ def _lifespan(store: LiveStore, hub: Hub, recover_on_start: bool) -> Callable[[F
             if worker is not None:
                 worker.join(timeout=30)
             store.close()
+            tabroom.store.close()
 
     return lifespan
 

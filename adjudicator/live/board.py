@@ -15,7 +15,9 @@ from typing import Any
 
 from adjudicator.battlefield import Clash, StageAnalysis
 from adjudicator.formats import get_format, other_side
+from adjudicator.live.labels import stage_name
 from adjudicator.live.tendency import Tendency, clashes_before, provisional_tendency
+from adjudicator.live.turning_points import turning_points
 from adjudicator.match import MatchView, Stage
 from adjudicator.records import NodeFailure
 from adjudicator.rubric import band
@@ -113,14 +115,16 @@ def _match_json(header: MatchView, stages: list[Stage]) -> dict[str, Any]:
     }
 
 
-def _stage_rows(progress: Progress) -> list[dict[str, Any]]:
-    """Each received stage, with whether its analysis completed and whether it failed."""
+def _stage_rows(progress: Progress, language: str) -> list[dict[str, Any]]:
+    """Each received stage, with its name in the match's language, whether its analysis completed and
+    whether it failed."""
     analysed_ids = {a.stage_id for a in progress.analyses}
     failed_ids = {f.key for f in progress.failures if f.node == "track_stage"}
     return [
         {
             "stage_id": s.stage_id,
             "name": s.name,
+            "display_name": stage_name(s.name, language),
             "type": s.type,
             "sides": list(s.sides),
             "roles": dict(s.roles or {}),
@@ -188,7 +192,7 @@ def _verdict_json(match_id: str, v: Verdict) -> dict[str, Any]:
     }
 
 
-def _latest_change(progress: Progress, tendency: Tendency) -> dict[str, Any] | None:
+def _latest_change(progress: Progress, tendency: Tendency, language: str) -> dict[str, Any] | None:
     """What the latest analysed stage changed: its summary and scores, its clash events, the clashes it
     opened, and the provisional tendency before and after it. None before any analysis."""
     if not progress.analyses:
@@ -204,6 +208,7 @@ def _latest_change(progress: Progress, tendency: Tendency) -> dict[str, Any] | N
     return {
         "stage_id": last.stage_id,
         "stage_name": progress.stage_names().get(last.stage_id, last.stage_id),
+        "stage_display_name": stage_name(progress.stage_names().get(last.stage_id, last.stage_id), language),
         "summary": last.summary,
         "scores": [{"side": s.side, "role": s.role, "suggested_score": s.suggested_score} for s in last.sides],
         "clash_events": changes,
@@ -211,6 +216,15 @@ def _latest_change(progress: Progress, tendency: Tendency) -> dict[str, Any] | N
         "tendency_before": before.p,
         "tendency_after": tendency.p,
     }
+
+
+def _timeline(progress: Progress, language: str) -> list[dict[str, Any]]:
+    """The turning points so far (:mod:`adjudicator.live.turning_points`), each with its stage's name in
+    the match's language."""
+    return [
+        asdict(tp) | {"clash_events": list(tp.clash_events), "stage_display_name": stage_name(tp.stage_name, language)}
+        for tp in turning_points(progress.analyses, progress.clashes, progress.stages)
+    ]
 
 
 def board_snapshot(
@@ -233,6 +247,7 @@ def board_snapshot(
     ``received``, ``analysed``, ``pending``, ``next_slot``, ``clashes`` (the battlefield map),
     ``scores`` (provisional suggested scores per stage and side), ``tendency`` (see
     :mod:`adjudicator.live.tendency`), ``latest`` (what changed in the latest analysed stage),
+    ``timeline`` (the turning points, :mod:`adjudicator.live.turning_points`),
     ``failures``, ``error``, ``verdict`` (after close) and ``panel_error``.
     """
     progress = Progress.of(values)
@@ -245,7 +260,7 @@ def board_snapshot(
         "model": model,
         "is_llm": is_llm,
         "revision": revision,
-        "stages": _stage_rows(progress),
+        "stages": _stage_rows(progress, header.language),
         "received": len(stages),
         "analysed": progress.analysed,
         "pending": [s.stage_id for s in stages[progress.analysed :]],
@@ -253,7 +268,8 @@ def board_snapshot(
         "clashes": [_clash_json(c, names) for c in progress.clashes.values()],
         "scores": _score_rows(progress),
         "tendency": asdict(tendency),
-        "latest": _latest_change(progress, tendency),
+        "latest": _latest_change(progress, tendency, header.language),
+        "timeline": _timeline(progress, header.language),
         "failures": [{"node": f.node, "key": f.key, "reason": f.reason} for f in progress.failures],
         "error": error,
         "verdict": _verdict_json(header.match_id, verdict) if verdict is not None else None,

@@ -95,3 +95,55 @@ class LiveClient:
                 return False
             raise
         return True
+
+    # ---- tournaments (see adjudicator.live.tournament_routes)
+
+    def create_tournament(self, body: dict) -> dict:
+        """POST /api/tournaments. Returns the tournament's view."""
+        return self.request("POST", "/api/tournaments", body).json()
+
+    def tournament_settings(self, tournament_id: str, body: dict) -> dict:
+        """POST /api/tournaments/{t}/settings. Returns the tournament's view."""
+        return self.request("POST", f"/api/tournaments/{tournament_id}/settings", body).json()
+
+    def create_round(self, tournament_id: str, body: dict) -> dict:
+        """POST /api/tournaments/{t}/rounds. Returns the round's view."""
+        return self.request("POST", f"/api/tournaments/{tournament_id}/rounds", body).json()
+
+    def round(self, tournament_id: str, round_id: str) -> dict:
+        """GET /api/tournaments/{t}/rounds/{r}: the round overview (what this token may see)."""
+        return self.request("GET", f"/api/tournaments/{tournament_id}/rounds/{round_id}").json()
+
+    def create_room(self, tournament_id: str, round_id: str, body: dict) -> dict:
+        """POST /api/tournaments/{t}/rounds/{r}/rooms. Returns the room's view with its chair token."""
+        return self.request("POST", f"/api/tournaments/{tournament_id}/rounds/{round_id}/rooms", body).json()
+
+    def room_path(self, tournament_id: str, round_id: str, room_id: str) -> str:
+        """The API path of one room."""
+        return f"/api/tournaments/{tournament_id}/rounds/{round_id}/rooms/{room_id}"
+
+    def new_chair_token(self, tournament_id: str, round_id: str, room_id: str) -> dict:
+        """POST .../rooms/{room}/chair-token. Returns ``{"match_id", "chair_token", "chair_url"}``."""
+        return self.request("POST", self.room_path(tournament_id, round_id, room_id) + "/chair-token").json()
+
+    def confirm(self, tournament_id: str, round_id: str, room_id: str, body: dict) -> dict:
+        """POST .../rooms/{room}/confirm. Returns the room's view."""
+        return self.request("POST", self.room_path(tournament_id, round_id, room_id) + "/confirm", body).json()
+
+    def release(self, tournament_id: str, round_id: str, room_id: str | None, body: dict) -> dict:
+        """POST .../rooms/{room}/release, or .../rounds/{r}/release for the whole round. Returns the
+        round's view."""
+        path = self.room_path(tournament_id, round_id, room_id) if room_id else f"/api/tournaments/{tournament_id}/rounds/{round_id}"
+        return self.request("POST", path + "/release", body).json()
+
+    def ballot(self, tournament_id: str, round_id: str, room_id: str) -> dict:
+        """GET .../rooms/{room}/tabbycat: the room's Tabbycat ballot export."""
+        return self.request("GET", self.room_path(tournament_id, round_id, room_id) + "/tabbycat").json()
+
+    def round_ballots(self, tournament_id: str, round_id: str) -> dict:
+        """GET .../rounds/{r}/tabbycat: ``{"ballots": [...], "skipped": [...]}``."""
+        return self.request("GET", f"/api/tournaments/{tournament_id}/rounds/{round_id}/tabbycat").json()
+
+    def round_csv(self, tournament_id: str, round_id: str) -> str:
+        """GET .../rounds/{r}/results.csv: the round's results as CSV text."""
+        return self.request("GET", f"/api/tournaments/{tournament_id}/rounds/{round_id}/results.csv").text

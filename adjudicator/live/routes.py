@@ -1,8 +1,10 @@
 """The live server's routes, in three groups: :data:`pages` (the board page and its static files),
 :data:`reads` (public JSON and the event stream) and :data:`writes` (the organiser's, token required).
 
-Routes (``{id}`` is a match id; writes need the organiser's token as ``Authorization: Bearer <token>``
-or ``X-Adjudicator-Token: <token>``, else 401):
+Routes (``{id}`` is a match id; writes need a token as ``Authorization: Bearer <token>`` or
+``X-Adjudicator-Token: <token>``, else 401: the organiser's, or for a tournament room's match that
+room's chair token (another room's chair token: 403). The tournament routes are in
+:mod:`adjudicator.live.tournament_routes`):
 
 =======  ==============================  ======================================================
 GET      /                               redirect to /board
@@ -18,7 +20,12 @@ POST     /api/matches/{id}/stages  token push one stage; ``?wait=false`` returns
 POST     /api/matches/{id}/close   token run the panel; returns the verdict JSON
 GET      /api/matches/{id}/verdict       the stored verdict JSON (404 until closed)
 GET      /api/matches/{id}/report        the stored Markdown report
+GET      /api/matches/{id}/report.html   the verdict report as HTML, in the match's language
 =======  ==============================  ======================================================
+
+A tournament room's snapshot, verdict and reports are what its tournament shows the public
+(:meth:`~adjudicator.live.tabroom.TabRoom.board_view`): until its verdict may be shown, the snapshot has
+no verdict and the verdict and report routes answer 403, except to the organiser and the room's chair.
 
 The routes find the app's :class:`~adjudicator.live.store.LiveStore`, :class:`~adjudicator.live.events.Hub`,
 token and body limit on ``request.app.state`` (set by :func:`adjudicator.live.app.create_app`).
@@ -32,17 +39,19 @@ words ~60 KB), so the limit only stops mistakes and abuse.
 from __future__ import annotations
 
 import json
-import secrets
 from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request
-from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response, StreamingResponse
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
-from adjudicator.live.errors import BadRequest, NotFound, PayloadTooLarge, Unauthorized
+from adjudicator.live.access import Forbidden, Gate, require_organiser, require_room
+from adjudicator.live.errors import BadRequest, NotFound, PayloadTooLarge
 from adjudicator.live.events import board_stream
+from adjudicator.live.lifecycle import Actor
 from adjudicator.live.store import LiveStore
+from adjudicator.live.tabroom import TabRoom
 
 MAX_BODY_BYTES = 1024 * 1024
 """Default request-body limit in bytes (1 MiB); larger bodies get 413."""
@@ -68,20 +77,41 @@ def store_of(request: Request) -> LiveStore:
 Store = Annotated[LiveStore, Depends(store_of)]
 
 
-def require_token(request: Request) -> None:
-    """Check the organiser's token (``Authorization: Bearer``, else ``X-Adjudicator-Token``) against the
-    app's, in constant time. Raises :class:`Unauthorized` (401) when it is missing or wrong."""
-    token: str = request.app.state.token
-    given = request.headers.get("x-adjudicator-token") or ""
-    auth = request.headers.get("authorization") or ""
-    if auth.lower().startswith("bearer "):
-        given = auth[7:].strip()
-    if not given or not secrets.compare_digest(given.encode(), token.encode()):
-        raise Unauthorized(
-            "writes need the organiser's access token" if not given else "the access token is wrong",
-            "send it as 'Authorization: Bearer <token>'; `adjudicate live serve` prints it and writes it to STATE_DIR/access.json",
-            field=None,
-        )
+def tabroom_of(request: Request) -> TabRoom:
+    """The app's tab room (tournaments over the live matches)."""
+    return request.app.state.tabroom
+
+
+Tabs = Annotated[TabRoom, Depends(tabroom_of)]
+
+
+def require_actor(request: Request) -> Actor:
+    """The actor of a write: the organiser, or a room's chair (:class:`~adjudicator.live.access.Gate`).
+    Raises :class:`~adjudicator.live.errors.Unauthorized` (401) without a valid token."""
+    gate: Gate = request.app.state.gate
+    return gate.require(request.headers)
+
+
+def reader(request: Request) -> Actor | None:
+    """The actor of a read, or None for the public (no token, or one the server does not know)."""
+    gate: Gate = request.app.state.gate
+    return gate.optional(request.headers)
+
+
+def require_match_writer(request: Request, match_id: str, what: str) -> Actor:
+    """The actor of a write to match ``match_id``: the organiser, or the chair of the room that
+    ``match_id`` is. Raises 401, or :class:`~adjudicator.live.access.Forbidden` (403)."""
+    actor = require_actor(request)
+    if actor.role != "organiser":
+        require_room(actor, match_id, what)
+    return actor
+
+
+def check_verdict_access(tabs: TabRoom, match_id: str, actor: Actor | None) -> None:
+    """Raises :class:`~adjudicator.live.access.Forbidden` (403) when ``actor`` may not yet read the
+    verdict of ``match_id`` (a tournament room whose verdict is not shown on the boards)."""
+    if not tabs.may_see_verdict(match_id, actor):
+        raise Forbidden(f"match {match_id!r}: the verdict of this room is not released yet", "the organiser releases it (`adjudicate live release`)", field=None)
 
 
 async def read_json_body(request: Request, limit: int) -> Any:
@@ -177,31 +207,45 @@ async def list_matches(store: Store) -> dict:
     return {"matches": await run_in_threadpool(store.list_matches)}
 
 
+def _board(store: LiveStore, tabs: TabRoom, match_id: str) -> dict:
+    return tabs.board_view(match_id, store.snapshot(match_id))
+
+
 @reads.get("/api/matches/{match_id}")
-async def get_match(match_id: str, store: Store) -> JSONResponse:
-    return JSONResponse(await run_in_threadpool(store.snapshot, match_id))
+async def get_match(match_id: str, store: Store, tabs: Tabs) -> JSONResponse:
+    return JSONResponse(await run_in_threadpool(_board, store, tabs, match_id))
 
 
 @reads.get("/api/matches/{match_id}/events")
-async def events(match_id: str, request: Request, store: Store) -> StreamingResponse:
+async def events(match_id: str, request: Request, store: Store, tabs: Tabs) -> StreamingResponse:
     store.row(match_id)
     return StreamingResponse(
-        board_stream(request.app.state.hub, match_id, lambda: store.snapshot(match_id)),
+        board_stream(request.app.state.hub, match_id, lambda: _board(store, tabs, match_id)),
         media_type="text/event-stream",
         headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
     )
 
 
 @reads.get("/api/matches/{match_id}/verdict")
-async def get_verdict(match_id: str, store: Store) -> Response:
+async def get_verdict(match_id: str, request: Request, store: Store, tabs: Tabs) -> Response:
     path = _closed_file(store, match_id, store.verdicts.verdict_path(match_id), "verdict")
+    check_verdict_access(tabs, match_id, reader(request))
     return Response(path.read_bytes(), media_type="application/json")
 
 
 @reads.get("/api/matches/{match_id}/report")
-async def get_report(match_id: str, store: Store) -> PlainTextResponse:
+async def get_report(match_id: str, request: Request, store: Store, tabs: Tabs) -> PlainTextResponse:
     path = _closed_file(store, match_id, store.verdicts.report_path(match_id), "report")
+    check_verdict_access(tabs, match_id, reader(request))
     return PlainTextResponse(path.read_text(encoding="utf-8"), media_type="text/markdown; charset=utf-8")
+
+
+@reads.get("/api/matches/{match_id}/report.html")
+async def get_report_html(match_id: str, request: Request, store: Store, tabs: Tabs) -> HTMLResponse:
+    _closed_file(store, match_id, store.verdicts.verdict_path(match_id), "report")
+    check_verdict_access(tabs, match_id, reader(request))
+    html = await run_in_threadpool(tabs.report, match_id)
+    return HTMLResponse(html, headers={"Cache-Control": "no-store", "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'"})
 
 
 # ---------------------------------------------------------------------------------------------
@@ -210,7 +254,7 @@ async def get_report(match_id: str, store: Store) -> PlainTextResponse:
 
 @writes.post("/api/matches", status_code=201)
 async def create_match(request: Request, store: Store) -> JSONResponse:
-    require_token(request)
+    require_organiser(require_actor(request), "creating a stand-alone match")
     data = await _body(request)
     snap = await run_in_threadpool(store.create, data)
     mid = snap["match"]["match_id"]
@@ -223,7 +267,7 @@ async def create_match(request: Request, store: Store) -> JSONResponse:
 
 @writes.post("/api/matches/{match_id}/stages")
 async def push_stage(match_id: str, request: Request, store: Store, wait: bool = True) -> JSONResponse:
-    require_token(request)
+    require_match_writer(request, match_id, "pushing a stage")
     store.row(match_id)
     data = await _body(request)
     result = await run_in_threadpool(store.push, match_id, data, wait)
@@ -232,7 +276,7 @@ async def push_stage(match_id: str, request: Request, store: Store, wait: bool =
 
 @writes.post("/api/matches/{match_id}/close")
 async def close_match(match_id: str, request: Request, store: Store) -> Response:
-    require_token(request)
+    require_match_writer(request, match_id, "closing a match")
     store.row(match_id)
     await run_in_threadpool(store.close_match, match_id)
     return Response(store.verdicts.verdict_path(match_id).read_bytes(), media_type="application/json")

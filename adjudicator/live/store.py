@@ -60,12 +60,21 @@ class LiveStore:
 
     ``on_change(match_id, snapshot)`` is called (from the thread that made the change, with the
     match's lock held) after every committed change; the app uses it to publish server-sent events.
+    ``on_closed(match_id, verdict)`` is called once the verdict of a close is stored and the match is
+    marked closed, before that change is published (the tournament desk records the room's draft
+    there); an exception it raises is logged, never undoes the close.
     Methods raise :class:`~adjudicator.live.errors.LiveRequestError` subclasses for bad requests and
     :class:`~adjudicator.errors.AdjudicationFailed` when a backend fault stops an analysis or the panel
     (finished work stays in the checkpoints).
     """
 
-    def __init__(self, state_dir: str | Path, context: AdjudicationContext, on_change: Callable[[str, dict], None] | None = None) -> None:
+    def __init__(
+        self,
+        state_dir: str | Path,
+        context: AdjudicationContext,
+        on_change: Callable[[str, dict], None] | None = None,
+        on_closed: Callable[[str, Verdict], None] | None = None,
+    ) -> None:
         from adjudicator.workflow import panel as panel_graph
         from adjudicator.workflow import tracking as tracking_graph
 
@@ -73,6 +82,7 @@ class LiveStore:
         self.state_dir.mkdir(parents=True, exist_ok=True)
         self.context = context
         self.on_change = on_change
+        self.on_closed = on_closed
         self.db_path = self.state_dir / DB_NAME
         self.saver = open_checkpointer(self.db_path)
         self.registry = MatchRegistry(self.saver.conn, self.saver.lock)
@@ -180,6 +190,18 @@ class LiveStore:
             except Exception:  # a broken subscriber must not undo a committed change
                 log.exception("live: publishing the board of %s failed", match_id)
         return snap
+
+    def touch(self, match_id: str) -> dict[str, Any]:
+        """Publish the match's board again with a new revision (something outside the match changed
+        what its board shows, e.g. its room's verdict was confirmed or released). Returns the snapshot."""
+        self.row(match_id)
+        with self.lock(match_id):
+            return self._changed(match_id)
+
+    def stages(self, match_id: str) -> list[Stage]:
+        """The stages received so far (the exporter reads who spoke in each). Raises :class:`NotFound`."""
+        self.row(match_id)
+        return list(self._tracking_values(match_id).get("stages") or [])
 
     def snapshot(self, match_id: str) -> dict[str, Any]:
         """The board snapshot of ``match_id`` (see :func:`adjudicator.live.board.board_snapshot`).
@@ -326,6 +348,11 @@ class LiveStore:
             self.verdicts.write(match_id, verdict)
             self.registry.update(row.closed())
             self._prune(*(panel_thread_id(match_id, k) for k in range(1, row.panel_attempt + 1)))
+            if self.on_closed is not None:
+                try:
+                    self.on_closed(match_id, verdict)
+                except Exception:  # the verdict is stored; the desk's recovery records what this missed
+                    log.exception("live: recording the close of %s failed", match_id)
             self._changed(match_id)
             return verdict
 

@@ -1,6 +1,9 @@
-// Live board: renders the server's board snapshots (GET /api/matches/{id} and its SSE stream).
+// Live board: renders the server's board snapshots (GET /api/matches/{id} and its SSE stream), a
+// tournament round's overview (GET /api/tournaments/{t}/rounds/{r}), and, for a token holder, the
+// forms to push stages and to confirm or release a verdict.
 // Plain DOM, no framework, no network beyond this server. Debate text is only ever set with
-// textContent, never as HTML.
+// textContent, never as HTML. Every word comes from the label table (GET /api/labels) in the match's
+// language.
 "use strict";
 
 (function () {
@@ -8,7 +11,7 @@
   const params = new URLSearchParams(location.search);
   const TOKEN_KEY = "adjudicator-live-token";
 
-  // The organiser URL carries ?token=...; keep it for this tab and take it out of the address bar.
+  // The organiser or chair URL carries ?token=...; keep it for this tab and take it out of the address bar.
   if (params.get("token")) {
     sessionStorage.setItem(TOKEN_KEY, params.get("token"));
     params.delete("token");
@@ -17,8 +20,12 @@
   }
   const token = sessionStorage.getItem(TOKEN_KEY);
   const path = location.pathname.replace(/\/+$/, "");
-  const matchId = path.startsWith("/board/") ? decodeURIComponent(path.slice("/board/".length)) : params.get("match");
+  const roundMatch = path.match(/^\/board\/round\/([^/]+)\/([^/]+)$/);
+  const matchId = roundMatch ? null : path.startsWith("/board/") ? decodeURIComponent(path.slice("/board/".length)) : params.get("match");
   const organiser = Boolean(token);
+
+  let TABLES = null;
+  let L = {};
 
   function el(tag, attrs, ...children) {
     const node = document.createElement(tag);
@@ -31,18 +38,44 @@
     for (const c of children) if (c !== null && c !== undefined) node.append(c);
     return node;
   }
-  const sideShort = (s) => (s === "affirmative" ? "AFF" : "NEG");
+  // "{name}" placeholders filled from vars
+  const t = (key, vars) => {
+    let s = L[key];
+    if (s === undefined) s = key;
+    for (const [k, v] of Object.entries(vars || {})) s = s.split("{" + k + "}").join(String(v));
+    return s;
+  };
+  const side = (s) => t("side." + s);
+  const sideShort = (s) => t("side_short." + s);
+  const stageType = (x) => t("stage_type." + x);
   const KIND_ICON = { opened: "✦", advanced: "▲", defended: "■", conceded: "▼", contested: "⇄" };
   const fmtP = (p) => (p === null || p === undefined ? "–" : Number(p).toFixed(2));
-  // "1 event", "2 events"
-  const count = (n, one, many) => `${n} ${n === 1 ? one : many || one + "s"}`;
-  const TENDENCY_NOTE = "From the trackers' analyses so far: a logistic of the like-for-like suggested-score gap and the clash momentum. The panel's verdict comes when the match is closed.";
-  const SUPERSEDED_NOTE = "The trackers' provisional estimate as it stood before the panel met. It is not the result: the panel's verdict above is.";
+  const signed = (x) => (x >= 0 ? "+" : "") + Number(x).toFixed(2);
+  // English "1 event" / "2 events"; Chinese counters do not inflect
+  const count = (n, one, many) => `${n} ${n === 1 ? t(one) : t(many)}`;
 
-  function setConn(state, text) {
+  async function loadLabels() {
+    try {
+      const r = await fetch("/api/labels");
+      TABLES = await r.json();
+    } catch (e) { TABLES = { en: {} }; }
+    setLanguage("en");
+  }
+
+  function setLanguage(lang) {
+    L = (TABLES && TABLES[lang]) || (TABLES && TABLES.en) || {};
+    document.documentElement.lang = lang === "zh" ? "zh-CN" : "en";
+    document.body.dataset.lang = lang;
+    for (const node of document.querySelectorAll("[data-l]")) {
+      const v = L[node.dataset.l];
+      if (v !== undefined) node.textContent = v;
+    }
+  }
+
+  function setConn(state, key) {
     const c = $("conn");
     c.className = "conn " + state;
-    c.textContent = text;
+    c.textContent = t(key);
   }
 
   async function api(method, url, body) {
@@ -70,7 +103,7 @@
       $("create-panel").hidden = false;
       $("create-body").value = JSON.stringify({
         match_id: "round1-a", format: "ccdb-4v4", language: "zh", motion: "", affirmative_position: "", negative_position: "",
-        debaters: ["affirmative", "negative"].flatMap((side) => [1, 2, 3, 4].map((position) => ({ side, position, name: "" }))),
+        debaters: ["affirmative", "negative"].flatMap((s) => [1, 2, 3, 4].map((position) => ({ side: s, position, name: "" }))),
       }, null, 2);
       $("create-btn").onclick = async () => {
         try {
@@ -88,59 +121,146 @@
           el("td", { text: m.motion }), el("td", { text: m.format }), el("td", { text: m.status }),
           el("td", { text: `${m.analysed}/${m.received}` }))));
         $("no-matches").hidden = data.matches.length > 0;
-        setConn("live", "connected");
-      } catch (e) { setConn("down", "server unreachable"); }
+        const ts = (await api("GET", "/api/tournaments")).tournaments;
+        $("tournament-list").hidden = ts.length === 0;
+        $("tournaments").replaceChildren(...ts.map((x) => el("li", {}, el("strong", { text: x.name }), " ",
+          ...x.rounds.map((r) => el("a", { class: "round-link", href: `/board/round/${encodeURIComponent(x.tournament_id)}/${encodeURIComponent(r)}`, text: r })))));
+        setConn("live", "conn.live");
+      } catch (e) { setConn("down", "conn.reconnecting"); }
     };
     await refresh();
     setInterval(refresh, 4000);
+  }
+
+  // ------------------------------------------------------------------ a round of a tournament
+
+  function verdictCell(room) {
+    const state = room.verdict_state;
+    const label = t("state." + state);
+    const cell = el("td", { class: "verdict-cell state-" + state, "data-state": state });
+    cell.append(el("span", { class: "state-badge", text: label }));
+    if (room.winner) {
+      cell.append(" ", el("span", { class: room.winner === "affirmative" ? "aff-text" : "neg-text", text: t("verdict.winner", { side: side(room.winner) }) + (room.winner_team ? ` (${room.winner_team})` : "") }));
+    }
+    return cell;
+  }
+
+  function tendencyCell(room) {
+    const p = room.tendency;
+    const pct = p === null ? 50 : Math.round(p * 100);
+    return el("td", { class: "tendency-cell" },
+      el("div", { class: "mini-bar" }, el("span", { class: "a", style: `width:${pct}%` })),
+      el("span", { class: "mini-p", text: fmtP(p) }));
+  }
+
+  async function showRound(tid, rid) {
+    $("round-view").hidden = false;
+    let langSet = false;
+    const refresh = async () => {
+      try {
+        const data = await api("GET", `/api/tournaments/${encodeURIComponent(tid)}/rounds/${encodeURIComponent(rid)}`);
+        if (!langSet) { setLanguage(data.language); langSet = true; }
+        document.title = `${data.round.name} · ${data.tournament.name}`;
+        $("r-tournament").textContent = data.tournament.name;
+        $("r-name").textContent = data.round.name;
+        $("r-motion").textContent = data.round.motion;
+        const rows = data.rooms.map((room) => el("tr", { class: "room-row", "data-room": room.room_id },
+          el("td", {}, el("a", { href: room.board_url, text: room.name })),
+          el("td", {}, el("span", { class: "aff-text", text: room.teams.affirmative }), " – ", el("span", { class: "neg-text", text: room.teams.negative })),
+          el("td", { class: "stages-cell", text: room.expected_stages ? `${room.analysed} / ${room.expected_stages}` : String(room.analysed) }),
+          tendencyCell(room), verdictCell(room)));
+        $("round-table").querySelector("tbody").replaceChildren(...rows);
+        $("round-empty").hidden = data.rooms.length > 0;
+        if (organiser) {
+          $("round-actions").hidden = false;
+          $("release-round-btn").textContent = t("round.release");
+        }
+        document.body.dataset.rooms = String(data.rooms.length);
+        document.body.dataset.released = String(data.rooms.filter((r) => r.verdict_state === "released").length);
+        setConn("live", "conn.live");
+      } catch (e) { setConn("down", "conn.reconnecting"); }
+    };
+    $("release-round-btn").onclick = async () => {
+      try {
+        await api("POST", `/api/tournaments/${encodeURIComponent(tid)}/rounds/${encodeURIComponent(rid)}/release`, "{}");
+        message("round-msg", t("confirm.released"), true);
+        refresh();
+      } catch (e) { message("round-msg", e.message, false); }
+    };
+    await refresh();
+    setInterval(refresh, 3000);
   }
 
   // ------------------------------------------------------------------ one match
 
   let lastNextSlot = null;
   let pushDirty = false;
+  let current = null;      // the latest public snapshot
+  let privateRoom = null;  // the room as its chair or the organiser sees it (draft, override)
+  let confirmDirty = false;
+
+  function progressText(s) {
+    const m = s.match;
+    if (document.body.dataset.lang === "zh") {
+      const n = m.expected_stages ? `${s.analysed}/${m.expected_stages}` : `${s.analysed}`;
+      return `已分析 ${n} 个环节 · 已收到 ${s.received} 个`;
+    }
+    const of = m.expected_stages ? ` of ${m.expected_stages}` : "";
+    const noun = m.expected_stages || s.analysed !== 1 ? "stages" : "stage";
+    return `${s.analysed}${of} ${noun} analysed · ${s.received} received`;
+  }
 
   function renderHeader(s) {
     const m = s.match;
-    document.title = `${m.match_id} · live board`;
+    document.title = `${m.match_id} · ${t("page.title")}`;
+    $("m-room").textContent = s.room ? `${s.room.round_name} · ${t("page.room")} ${s.room.name}${s.room.chair ? " · " + t("page.chair") + " " + s.room.chair : ""} · ` : "";
     $("m-format").textContent = m.format;
     $("m-id").textContent = m.match_id;
-    $("m-model").textContent = s.is_llm ? s.model : `${s.model} (offline baseline, not an LLM)`;
+    $("m-model").textContent = s.is_llm ? s.model : `${s.model} (${t("page.offline")})`;
     $("m-motion").textContent = m.motion;
     $("m-aff").textContent = m.affirmative_position;
     $("m-neg").textContent = m.negative_position;
+    $("m-aff-team").textContent = s.room ? `(${s.room.teams.affirmative})` : "";
+    $("m-neg-team").textContent = s.room ? `(${s.room.teams.negative})` : "";
     const st = $("m-status");
-    st.textContent = s.status;
+    st.textContent = t("status." + s.status);
     st.className = "badge " + s.status;
-    const of = m.expected_stages ? ` of ${m.expected_stages}` : "";
-    const noun = m.expected_stages || s.analysed !== 1 ? "stages" : "stage";
-    $("stage-progress").textContent = `${s.analysed}${of} ${noun} analysed · ${s.received} received`;
+    $("stage-progress").textContent = progressText(s);
     $("pending").hidden = s.pending.length === 0;
-    $("pending").textContent = s.pending.length ? `analysing ${s.pending.join(", ")}…` : "";
+    $("pending").textContent = s.pending.length ? t("progress.pending", { ids: s.pending.join(", ") }) : "";
     $("error").hidden = !s.error;
     $("error").textContent = s.error || "";
     $("panel-error").hidden = !s.panel_error;
-    $("panel-error").textContent = s.panel_error ? "Panel: " + s.panel_error : "";
+    $("panel-error").textContent = s.panel_error ? t("panel.error", { error: s.panel_error }) : "";
+    const crumbs = $("crumbs");
+    crumbs.replaceChildren(...(s.room ? [el("a", { href: s.room.round_url, text: `${t("round.title")}: ${s.room.round_name}` })] : []));
   }
 
-  // After close the panel's verdict is the result; the trackers' tendency stays visible only as the
-  // labelled pre-verdict estimate.
-  function renderTendency(t, decided, analysed) {
+  // After the verdict is shown the panel's verdict is the result; the trackers' tendency stays visible
+  // only as the labelled pre-verdict estimate.
+  function renderTendency(tn, decided, analysed) {
     $("tendency-panel").classList.toggle("superseded", decided);
-    $("tendency-title").textContent = decided ? "Pre-verdict estimate (not the result)" : "Provisional tendency";
-    $("tendency-note").textContent = decided ? SUPERSEDED_NOTE : TENDENCY_NOTE;
-    $("scores-title").textContent = decided ? "Trackers' stage scores (pre-verdict)" : "Provisional stage scores";
-    const p = t.p;
+    $("tendency-title").textContent = decided ? t("tendency.superseded_title") : t("tendency.title");
+    $("tendency-note").textContent = decided ? t("tendency.superseded_note") : t("tendency.note");
+    $("scores-title").textContent = decided ? t("scores.superseded_title") : t("scores.title");
+    const p = tn.p;
     const pct = p === null ? 50 : Math.round(p * 100);
     $("tbar-aff").style.width = pct + "%";
     $("tbar-mark").style.left = pct + "%";
     $("tendency-p").textContent = fmtP(p);
     $("tendency-p").dataset.p = p === null ? "" : String(p);
-    const gap = (t.score_gap >= 0 ? "+" : "") + t.score_gap.toFixed(2);
-    const mom = (t.momentum >= 0 ? "+" : "") + t.momentum.toFixed(2);
     $("tendency-text").textContent = p === null
-      ? (analysed ? "Not enough to compare yet: both sides must be scored in a comparable stage." : "Nothing analysed yet.")
-      : `${decided ? "Trackers leaned" : "Leaning"}: ${t.leaning}. Like-for-like score gap ${gap} (${count(t.compared_groups, "comparable stage group")}), clash momentum ${mom} (${count(t.counted_events, "event")}).`;
+      ? (analysed ? t("tendency.not_comparable") : t("tendency.nothing"))
+      : t("tendency.text", {
+        label: decided ? t("tendency.leaned") : t("tendency.leaning"), leaning: t("leaning." + tn.leaning),
+        gap: signed(tn.score_gap), groups: count(tn.compared_groups, "tendency.group", "tendency.groups"),
+        momentum: signed(tn.momentum), events: count(tn.counted_events, "tendency.event", "tendency.events"),
+      });
+  }
+
+  function stageLabel(s, stageId) {
+    const st = s.stages.find((x) => x.stage_id === stageId);
+    return st ? (st.display_name || st.name) : stageId;
   }
 
   function renderLatest(s, decided) {
@@ -148,17 +268,31 @@
     $("latest-empty").hidden = Boolean(l);
     $("latest").hidden = !l;
     if (!l) return;
-    $("latest-name").textContent = `${l.stage_id} · ${l.stage_name}`;
-    $("latest-scores").replaceChildren(...l.scores.map((x) => el("span", { class: "chip " + x.side, text: `${sideShort(x.side)}${x.role ? " " + x.role : ""} ${x.suggested_score}` })));
+    $("latest-name").textContent = `${l.stage_id} · ${l.stage_display_name || l.stage_name}`;
+    $("latest-scores").replaceChildren(...l.scores.map((x) => el("span", { class: "chip " + x.side, text: `${sideShort(x.side)}${x.role ? " " + t("role." + x.role) : ""} ${x.suggested_score}` })));
     $("latest-summary").textContent = l.summary || "";
     const items = l.clash_events.map((e) => el("li", {},
-      el("span", { class: "chip " + e.side, text: `${KIND_ICON[e.kind] || ""} ${sideShort(e.side)} ${e.kind}` }), " ",
+      el("span", { class: "chip " + e.side, text: `${KIND_ICON[e.kind] || ""} ${sideShort(e.side)} ${t("kind." + e.kind)}` }), " ",
       el("strong", { text: e.title }), e.note ? " — " + e.note : ""));
-    $("latest-events").replaceChildren(...(items.length ? items : [el("li", { class: "muted", text: "No clash moved in this stage." })]));
-    const label = decided ? "Pre-verdict estimate" : "Provisional tendency";
+    $("latest-events").replaceChildren(...(items.length ? items : [el("li", { class: "muted", text: t("latest.no_move") })]));
+    const label = decided ? t("latest.label_done") : t("latest.label");
     $("latest-move").textContent = l.tendency_before === null || l.tendency_before === undefined
-      ? `${label} ${decided ? "" : "now "}${fmtP(l.tendency_after)}.`
-      : `${label} ${fmtP(l.tendency_before)} → ${fmtP(l.tendency_after)}.`;
+      ? (decided ? `${label} ${fmtP(l.tendency_after)}.` : t("latest.now", { label, p: fmtP(l.tendency_after) }))
+      : t("latest.move", { label, before: fmtP(l.tendency_before), after: fmtP(l.tendency_after) });
+  }
+
+  function renderTimeline(s) {
+    const items = (s.timeline || []).map((tp) => {
+      const how = tp.driver === "clash"
+        ? t("timeline.by_clash", { title: tp.clash_title, events: tp.clash_events.map((e) => { const [sd, kd] = e.split(" "); return `${side(sd)} ${t("kind." + kd)}`; }).join(", ") })
+        : t("timeline.by_scores", { before: signed(tp.score_gap_before), after: signed(tp.score_gap_after) });
+      return el("li", { class: "turn " + tp.toward, "data-stage": tp.stage_id },
+        el("strong", { text: `${tp.position}. ${tp.stage_display_name || tp.stage_name}` }), " ",
+        el("span", { class: tp.toward === "affirmative" ? "aff-text" : "neg-text", text: t("timeline.toward", { side: side(tp.toward), before: fmtP(tp.p_before), after: fmtP(tp.p_after) }) }),
+        el("div", { class: "small muted", text: how }));
+    });
+    $("timeline").replaceChildren(...items);
+    $("timeline-empty").hidden = items.length > 0;
   }
 
   function meter(momentum) {
@@ -166,27 +300,27 @@
     const span = momentum >= 0
       ? el("span", { class: "a", style: `left:50%;width:${w}%` })
       : el("span", { class: "n", style: `left:${50 - w}%;width:${w}%` });
-    return el("div", { class: "meter", title: `momentum ${momentum.toFixed(2)}` }, span);
+    return el("div", { class: "meter", title: `${t("report.momentum")} ${signed(momentum)}` }, span);
   }
 
   function renderMap(s, latestId) {
     const stages = s.stages;
     const thead = $("clash-table").querySelector("thead");
-    thead.replaceChildren(el("tr", {}, el("th", { text: "Clash and positions" }),
-      ...stages.map((st, i) => el("th", { class: "stagehead", title: `${st.stage_id} ${st.name}`, text: `${i + 1}` }))));
+    thead.replaceChildren(el("tr", {}, el("th", { text: t("map.clash") }),
+      ...stages.map((st, i) => el("th", { class: "stagehead", title: `${st.stage_id} ${st.display_name || st.name}`, text: `${i + 1}` }))));
     const rows = s.clashes.map((c) => {
       const cells = stages.map((st) => {
         const evs = c.events.filter((e) => e.stage_id === st.stage_id);
         return el("td", { class: "stagecell" }, ...evs.map((e) => el("span", {
           class: "chip " + e.side,
-          title: `${st.name}: ${e.side} ${e.kind}${e.debater ? " (" + e.debater + ")" : ""}${e.note ? " — " + e.note : ""}`,
+          title: `${st.display_name || st.name}: ${side(e.side)} ${t("kind." + e.kind)}${e.debater ? " (" + e.debater + ")" : ""}${e.note ? " — " + e.note : ""}`,
           text: `${KIND_ICON[e.kind] || "?"}${sideShort(e.side)[0]}`,
         })));
       });
       const tr = el("tr", { class: "clash-row", "data-clash": c.clash_id },
         el("td", {}, el("div", { class: "clash-title", text: c.title }),
-          c.affirmative_position ? el("div", { class: "pos aff", text: "AFF: " + c.affirmative_position }) : null,
-          c.negative_position ? el("div", { class: "pos neg", text: "NEG: " + c.negative_position }) : null,
+          c.affirmative_position ? el("div", { class: "pos aff", text: `${sideShort("affirmative")}: ` + c.affirmative_position }) : null,
+          c.negative_position ? el("div", { class: "pos neg", text: `${sideShort("negative")}: ` + c.negative_position }) : null,
           meter(c.momentum)),
         ...cells);
       if (c.events.some((e) => e.stage_id === latestId)) tr.classList.add("new");
@@ -198,8 +332,13 @@
 
   function scoreCell(x) {
     if (!x) return el("td", { class: "muted", text: "" });
-    const title = `${x.task_performance} task · ${x.battlefield_judgement} battlefield · ${x.advancement} advancement${x.rationale ? "\n" + x.rationale : ""}`;
-    return el("td", {}, el("span", { class: "score " + x.band, title, text: String(x.suggested_score) }), x.role ? el("span", { class: "role", text: " " + x.role }) : null);
+    const title = [
+      `${t("measure.task_performance")}: ${t("level." + x.task_performance)}`,
+      `${t("measure.battlefield_judgement")}: ${t("level." + x.battlefield_judgement)}`,
+      `${t("measure.advancement")}: ${t("level." + x.advancement)}`,
+      t("band." + x.band),
+    ].join("\n") + (x.rationale ? "\n" + x.rationale : "");
+    return el("td", {}, el("span", { class: "score " + x.band, title, text: String(x.suggested_score) }), x.role ? el("span", { class: "role", text: " " + t("role." + x.role) }) : null);
   }
 
   function renderScores(s, latestId) {
@@ -207,28 +346,81 @@
     for (const x of s.scores) bySide[x.stage_id + "|" + x.side] = x;
     const rows = s.stages.map((st, i) => {
       const tr = el("tr", { class: "score-row", "data-stage": st.stage_id },
-        el("td", { text: String(i + 1) }), el("td", { text: st.name }), el("td", { text: st.type }),
+        el("td", { text: String(i + 1) }), el("td", { text: st.display_name || st.name }), el("td", { text: stageType(st.type) }),
         st.analysed || st.failed ? scoreCell(bySide[st.stage_id + "|affirmative"]) : el("td", { class: "muted", text: "…" }),
         st.analysed || st.failed ? scoreCell(bySide[st.stage_id + "|negative"]) : el("td", { class: "muted", text: "…" }));
       if (st.stage_id === latestId) tr.classList.add("new");
-      if (st.failed) tr.title = "analysis failed; see the failures";
+      if (st.failed) tr.title = t("scores.failed");
       return tr;
     });
     $("score-table").querySelector("tbody").replaceChildren(...rows);
   }
 
+  function debaterText(s, label) {
+    const d = s.match.debaters.find((x) => x.label === label);
+    let base = label;
+    if (document.body.dataset.lang === "zh") {
+      const m = label.match(/^(Affirmative|Negative) Speaker ([1-4])$/);
+      if (m) base = (m[1] === "Affirmative" ? "正方" : "反方") + "一二三四"[Number(m[2]) - 1] + "辩";
+    }
+    return d && d.name ? `${base} ${d.name}` : base;
+  }
+
+  // The verdict block to show: the public one, else (chair, organiser) the private one of the room.
+  function shownVerdict(s) {
+    if (s.verdict) return { v: s.verdict, isPrivate: false };
+    if (privateRoom && privateRoom.verdict) return { v: privateRoom.verdict, isPrivate: true };
+    return { v: null, isPrivate: false };
+  }
+
   function renderVerdict(s) {
-    const v = s.verdict;
+    const { v, isPrivate } = shownVerdict(s);
     $("verdict-panel").hidden = !v;
+    $("awaiting-panel").hidden = Boolean(v) || !(s.decision && s.decision.state === "awaiting");
     if (!v) return;
-    $("verdict-winner").textContent = v.winner ? `Winner: ${v.winner}` : "No winner determined";
+    $("verdict-winner").textContent = v.winner ? t("verdict.winner", { side: side(v.winner) }) : t("verdict.no_winner");
     $("verdict-winner").className = "big " + (v.winner === "affirmative" ? "aff-text" : "neg-text");
-    $("verdict-p").textContent = v.p === null ? "" : `winner tendency p = ${fmtP(v.p)}`;
-    $("verdict-split").textContent = v.winner_split ? `panel split ${v.winner_split}` : "";
-    const votes = Object.entries(v.best_debater_votes).map(([k, n]) => `${k} ${n}`).join(", ");
-    $("verdict-best").textContent = `Best debater: ${v.best_debaters.join(", ") || "–"} (votes: ${votes || "none"})`;
-    $("verdict-ballots").replaceChildren(...v.ballots.map((b) => el("li", { text: `${b.judge_id}${b.perspective ? " (" + b.perspective + ")" : ""}: ${b.winner}, p = ${fmtP(b.p)}` })));
-    $("verdict-report").href = v.report_url;
+    $("verdict-team").textContent = v.winner_team ? `(${v.winner_team})` : "";
+    const automatedWinner = v.automated ? v.automated.winner : v.winner;
+    // p is the panel's; when a person changed the winner it describes the automated original only
+    $("verdict-p").textContent = v.p === null || automatedWinner !== v.winner ? "" : t("verdict.p", { p: fmtP(v.p) });
+    $("verdict-split").textContent = v.winner_split && automatedWinner === v.winner ? t("verdict.split", { split: v.winner_split }) : "";
+    const votes = Object.entries(v.best_debater_votes).map(([k, n]) => `${debaterText(s, k)} ${n}`).join(", ");
+    $("verdict-best").textContent = t("verdict.best", { names: v.best_debaters.map((b) => debaterText(s, b)).join(", ") || t("verdict.none"), votes: votes || t("verdict.none") });
+    $("verdict-ballots").replaceChildren(...v.ballots.map((b) => el("li", { text: `${b.judge_id}${b.perspective ? " (" + b.perspective + ")" : ""}: ${side(b.winner)}, p = ${fmtP(b.p)}` })));
+    const stateLine = $("verdict-state");
+    if (v.state) {
+      const parts = [t("state." + v.state)];
+      if (v.state === "draft") parts[0] = t("verdict.draft_banner");
+      if (v.confirmed_by) parts.push(t("verdict.confirmed_by", { name: v.confirmed_by, at: v.confirmed_at }));
+      if (v.released_at) parts.push(t("verdict.released_at", { at: v.released_at }));
+      stateLine.textContent = parts.join(" ");
+      stateLine.className = "state-line state-" + v.state;
+      stateLine.hidden = false;
+      stateLine.dataset.state = v.state;
+    } else { stateLine.hidden = true; }
+    const ov = $("verdict-override");
+    if (v.overridden) {
+      const lines = [automatedWinner !== v.winner ? t("verdict.overridden", { winner: side(automatedWinner) }) : t("verdict.overridden_scores")];
+      if (automatedWinner !== v.winner && v.automated) lines.push(t("confirm.automated", { side: side(v.automated.winner), p: fmtP(v.automated.p), split: v.automated.winner_split || "–" }));
+      if (v.override && v.override.note) lines.push(t("verdict.note", { note: v.override.note }));
+      ov.textContent = lines.join(" ");
+      ov.hidden = false;
+    } else { ov.hidden = true; }
+    const report = $("verdict-report");
+    const reportUrl = `/api/matches/${encodeURIComponent(s.match.match_id)}/report.html`;
+    if (isPrivate) {
+      report.href = "#";
+      report.onclick = async (ev) => {
+        ev.preventDefault();
+        const r = await fetch(reportUrl, { headers: { Authorization: "Bearer " + token } });
+        const blob = new Blob([await r.text()], { type: "text/html" });
+        window.open(URL.createObjectURL(blob), "_blank");
+      };
+    } else {
+      report.href = reportUrl;
+      report.onclick = null;
+    }
     $("verdict-json").href = v.verdict_url;
   }
 
@@ -238,8 +430,8 @@
     const slot = s.next_slot;
     const key = slot ? JSON.stringify(slot.stage) : "";
     $("push-hint").textContent = slot
-      ? `Next: #${slot.position}${slot.of ? " of " + slot.of : ""} ${slot.stage.name} (${slot.stage.type}). Fill in the utterances and push.`
-      : s.status === "open" ? "All stages of the format are in; close the match to run the panel." : "";
+      ? t("push.next", { position: slot.position, of: slot.of ? ` ${t("progress.of")} ${slot.of}` : "", name: slot.stage.name, type: stageType(slot.stage.type) })
+      : s.status === "open" ? t("push.all_in") : "";
     if (key !== lastNextSlot && !pushDirty) {
       $("push-body").value = slot ? JSON.stringify(slot.stage, null, 2) : "";
     }
@@ -247,58 +439,144 @@
     $("close-btn").disabled = s.status !== "open" && s.status !== "closing";
   }
 
+  // ------------------------------------------------------------------ confirming a room's verdict
+
+  function renderConfirm(s) {
+    const panel = $("confirm-panel");
+    const d = privateRoom && privateRoom.decision;
+    panel.hidden = !(organiser && s.room && d && d.state !== "released");
+    $("release-btn").hidden = !(privateRoom && privateRoom.viewer === "organiser" && d && d.state === "confirmed");
+    if (panel.hidden || confirmDirty) return;
+    const a = d.automated;
+    $("confirm-automated").textContent = t("confirm.automated", { side: side(a.winner), p: fmtP(a.p), split: a.winner_split || "–" })
+      + (d.state === "confirmed" ? " " + t("verdict.confirmed_by", { name: d.confirmed_by.name, at: d.confirmed_at }) : "");
+    const eff = privateRoom.effective;
+    const sel = $("confirm-winner");
+    sel.replaceChildren(el("option", { value: "", text: t("confirm.keep", { side: side(a.winner) }) }),
+      ...["affirmative", "negative"].map((x) => el("option", { value: x, text: `${side(x)} (${s.room.teams[x]})` })));
+    sel.value = d.override && d.override.winner ? d.override.winner : "";
+    if (!$("confirm-by").value) $("confirm-by").value = s.room.chair || "";
+    $("confirm-note").value = d.override ? d.override.note || "" : "";
+    const rows = Object.entries(a.stage_scores).map(([unit, mean]) => {
+      const [sid, sd] = unit.split("|");
+      const input = el("input", { type: "number", min: "1", max: "10", step: "0.25", value: String(eff.stage_scores[unit]), "data-unit": unit, "data-auto": String(mean) });
+      return el("tr", {}, el("td", { text: `${stageLabel(s, sid)}` }), el("td", { class: sd === "affirmative" ? "aff-text" : "neg-text", text: side(sd) }),
+        el("td", { class: "muted", text: Number(mean).toFixed(2) }), el("td", {}, input));
+    });
+    $("confirm-scores").querySelector("tbody").replaceChildren(...rows);
+    const total = Object.values(a.best_debater_votes).reduce((x, y) => x + y, 0);
+    $("confirm-votes-title").textContent = t("confirm.votes", { total });
+    $("confirm-votes").replaceChildren(...privateRoom.debaters.map((dd) => {
+      const label = `${dd.side.charAt(0).toUpperCase() + dd.side.slice(1)} Speaker ${dd.position}`;
+      return el("label", { class: "vote" }, el("span", { text: debaterText(s, label) }),
+        el("input", { type: "number", min: "0", max: String(total), step: "1", value: String(eff.best_debater_votes[label] || 0), "data-label": label, "data-auto": String(a.best_debater_votes[label] || 0) }));
+    }));
+  }
+
+  function confirmBody() {
+    const d = privateRoom.decision;
+    const body = { by: $("confirm-by").value.trim() || null, note: $("confirm-note").value.trim(), expected_version: d.version };
+    if ($("confirm-winner").value) body.winner = $("confirm-winner").value;
+    const scores = {};
+    for (const input of document.querySelectorAll("#confirm-scores input")) {
+      if (Math.abs(Number(input.value) - Number(input.dataset.auto)) > 1e-9) scores[input.dataset.unit] = Number(input.value);
+    }
+    if (Object.keys(scores).length) body.stage_scores = scores;
+    const votes = {};
+    let changed = false;
+    for (const input of document.querySelectorAll("#confirm-votes input")) {
+      votes[input.dataset.label] = Number(input.value);
+      if (Number(input.value) !== Number(input.dataset.auto)) changed = true;
+    }
+    if (changed) body.best_debater_votes = votes;
+    return body;
+  }
+
+  async function refreshPrivate(s) {
+    if (!organiser || !s.room) return;
+    try {
+      privateRoom = await api("GET", s.room.api_url);
+    } catch (e) { privateRoom = null; }
+  }
+
   function render(s) {
+    current = s;
     const latestId = s.latest ? s.latest.stage_id : null;
     renderHeader(s);
-    const decided = s.status === "closed" && Boolean(s.verdict);
+    const decided = Boolean(shownVerdict(s).v) && s.status === "closed";
     renderTendency(s.tendency, decided, s.analysed);
     renderLatest(s, decided);
+    renderTimeline(s);
     renderMap(s, latestId);
     renderScores(s, latestId);
     renderVerdict(s);
     renderOrganiser(s);
+    renderConfirm(s);
     document.body.dataset.revision = String(s.revision);
     document.body.dataset.analysed = String(s.analysed);
     document.body.dataset.status = s.status;
+    document.body.dataset.verdictState = s.decision ? s.decision.state : (s.verdict ? "shown" : "none");
+    document.body.dataset.privateState = privateRoom && privateRoom.decision ? privateRoom.decision.state : "";
   }
 
   function showMatch(id) {
     $("match-view").hidden = false;
+    let langSet = false;
     if (organiser) {
       $("push-body").addEventListener("input", () => { pushDirty = true; });
+      for (const f of ["confirm-winner", "confirm-note", "confirm-scores", "confirm-votes"]) $(f).addEventListener("input", () => { confirmDirty = true; });
+      $("confirm-winner").addEventListener("change", () => { confirmDirty = true; });
       $("push-btn").onclick = async () => {
         $("push-btn").disabled = true;
-        message("push-msg", "pushing…", true);
+        message("push-msg", t("push.pushing"), true);
         try {
           const r = await api("POST", `/api/matches/${encodeURIComponent(id)}/stages`, $("push-body").value);
           pushDirty = false;
-          message("push-msg", `${r.stage_id}: ${r.duplicate ? "already received" : r.status}`, true);
+          message("push-msg", `${r.stage_id}: ${r.duplicate ? t("push.already") : r.status}`, true);
         } catch (e) { message("push-msg", e.message, false); }
         $("push-btn").disabled = false;
       };
       $("close-btn").onclick = async () => {
-        if (!confirm("Close the match and run the panel? No more stages can be pushed.")) return;
+        if (!confirm(t("push.confirm_close"))) return;
         $("close-btn").disabled = true;
-        message("push-msg", "the panel is deliberating…", true);
+        message("push-msg", t("push.deliberating"), true);
         try {
           const v = await api("POST", `/api/matches/${encodeURIComponent(id)}/close`);
-          message("push-msg", `closed: winner ${v.winner}`, true);
+          message("push-msg", t("push.closed", { side: side(v.winner) }), true);
         } catch (e) { message("push-msg", e.message, false); $("close-btn").disabled = false; }
+      };
+      $("confirm-btn").onclick = async () => {
+        try {
+          const r = await api("POST", `${current.room.api_url}/confirm`, JSON.stringify(confirmBody()));
+          confirmDirty = false;
+          privateRoom = r;
+          message("confirm-msg", t("confirm.done", { version: r.decision.version }), true);
+          render(current);
+        } catch (e) { message("confirm-msg", e.message, false); }
+      };
+      $("release-btn").onclick = async () => {
+        try {
+          await api("POST", `${current.room.api_url}/release`, "{}");
+          message("confirm-msg", t("confirm.released"), true);
+        } catch (e) { message("confirm-msg", e.message, false); }
       };
     }
     const source = new EventSource(`/api/matches/${encodeURIComponent(id)}/events`);
-    source.addEventListener("board", (ev) => {
-      setConn("live", "live");
-      render(JSON.parse(ev.data));
+    source.addEventListener("board", async (ev) => {
+      const s = JSON.parse(ev.data);
+      if (!langSet) { setLanguage(s.match.language); langSet = true; }
+      setConn("live", "conn.live");
+      await refreshPrivate(s);
+      render(s);
     });
-    source.onopen = () => setConn("live", "live");
+    source.onopen = () => setConn("live", "conn.live");
     source.onerror = () => {
-      setConn("down", "reconnecting…");
+      setConn("down", "conn.reconnecting");
       // a match that does not exist: say so instead of retrying forever
       fetch(`/api/matches/${encodeURIComponent(id)}`).then((r) => {
         if (r.status === 404) {
           source.close();
-          setConn("down", "no such match");
+          setConn("down", "conn.no_match");
           $("error").hidden = false;
           $("error").textContent = `No live match "${id}".`;
         }
@@ -306,6 +584,9 @@
     };
   }
 
-  if (matchId) showMatch(matchId);
-  else showList();
+  loadLabels().then(() => {
+    if (roundMatch) showRound(decodeURIComponent(roundMatch[1]), decodeURIComponent(roundMatch[2]));
+    else if (matchId) showMatch(matchId);
+    else showList();
+  });
 })();

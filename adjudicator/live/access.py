@@ -1,0 +1,105 @@
+"""Who may do what on the live server: the organiser's token, each room's chair token, and public reads.
+
+- The **organiser's token** (``STATE_DIR/access.json``) may do everything: create tournaments, rounds,
+  rooms and stand-alone matches, push, close, confirm, release, export, read drafts.
+- A **chair token** belongs to one tournament room. It may push stages to that room's match, close it,
+  read its draft, confirm it (with an override) and export its ballot -- nothing else, and nothing in
+  any other room (403).
+- **Board links** carry no token: they read what the public boards show and cannot write (401).
+
+A token is sent as ``Authorization: Bearer <token>`` or ``X-Adjudicator-Token: <token>``. Chair tokens
+are random (32 bytes of entropy) and stored only as their SHA-256 digest; the organiser's token is
+compared in constant time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from collections.abc import Callable, Mapping
+
+from adjudicator.live.errors import LiveRequestError, Unauthorized
+from adjudicator.live.lifecycle import Actor
+from adjudicator.live.tournament import Room
+
+
+class Forbidden(LiveRequestError):
+    """A valid token without the right for this action or room (403)."""
+
+    status_code = 403
+
+
+def new_chair_token() -> str:
+    """A fresh chair token (URL-safe, 32 random bytes)."""
+    return secrets.token_urlsafe(32)
+
+
+def token_digest(token: str) -> str:
+    """The SHA-256 hex digest under which a chair token is stored."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def presented_token(headers: Mapping[str, str]) -> str:
+    """The token a request carries (``Authorization: Bearer``, else ``X-Adjudicator-Token``), or ""."""
+    given = headers.get("x-adjudicator-token") or ""
+    auth = headers.get("authorization") or ""
+    if auth.lower().startswith("bearer "):
+        given = auth[7:].strip()
+    return given
+
+
+class Gate:
+    """Resolves tokens to :class:`~adjudicator.live.lifecycle.Actor` s: the organiser's ``token``, or a
+    chair token found by its digest through ``room_of_token`` (a store lookup)."""
+
+    def __init__(self, token: str, room_of_token: Callable[[str], Room | None]) -> None:
+        if not token:
+            raise ValueError("an access token is required")
+        self._token = token
+        self._room_of_token = room_of_token
+
+    def actor(self, given: str) -> Actor | None:
+        """The actor a token stands for, or None (no token, or an unknown one)."""
+        if not given:
+            return None
+        if secrets.compare_digest(given.encode(), self._token.encode()):
+            return Actor(role="organiser", name="organiser")
+        room = self._room_of_token(token_digest(given))
+        if room is None:
+            return None
+        return Actor(role="chair", room=room.match_id, name=room.chair or f"chair of {room.room_id}")
+
+    def require(self, headers: Mapping[str, str]) -> Actor:
+        """The actor of a write request. Raises :class:`Unauthorized` (401) without a valid token."""
+        given = presented_token(headers)
+        actor = self.actor(given)
+        if actor is None:
+            raise Unauthorized(
+                "writes need the organiser's access token (or, for one room, its chair token)" if not given else "the access token is wrong",
+                "send it as 'Authorization: Bearer <token>'; `adjudicate live serve` prints the organiser's and `live room create` each chair's",
+                field=None,
+            )
+        return actor
+
+    def optional(self, headers: Mapping[str, str]) -> Actor | None:
+        """The actor of a read request, or None for a public read (an unknown token reads as public)."""
+        return self.actor(presented_token(headers))
+
+
+def require_organiser(actor: Actor, what: str) -> None:
+    """Raises :class:`Forbidden` (403) unless ``actor`` is the organiser."""
+    if actor.role != "organiser":
+        raise Forbidden(f"{what} needs the organiser's token; a chair token acts on its own room only", "ask the organiser", field=None)
+
+
+def require_room(actor: Actor, match_id: str, what: str) -> None:
+    """Raises :class:`Forbidden` (403) unless ``actor`` is the organiser or the chair of the room whose
+    live match is ``match_id``."""
+    if actor.role == "organiser" or (actor.role == "chair" and actor.room == match_id):
+        return
+    raise Forbidden(f"{what}: this chair token belongs to another room", "use the chair token of this room, or the organiser's", field=None)
+
+
+def may_read_room(actor: Actor | None, match_id: str) -> bool:
+    """Whether ``actor`` sees a room's unreleased verdict (the organiser, or that room's chair)."""
+    return actor is not None and (actor.role == "organiser" or actor.room == match_id)

@@ -1,0 +1,218 @@
+"""Words people read on the live board and in the HTML verdict report, in English and Chinese.
+
+A match's board and report speak the match's language (``zh`` for the ccdb formats, ``en`` for
+online debates). Stage types, rubric measures, clash moves and verdict states have plain names here
+instead of the field names of the JSON; "momentum" and the "like-for-like score gap" come with a
+sentence that explains them wherever they are shown. The board fetches this table once
+(``GET /api/labels``); the report renders from it directly.
+
+Nothing here is read by a model (prompts live in ``prompts/``).
+"""
+
+from __future__ import annotations
+
+from adjudicator.formats import FORMATS, position_label_zh
+from adjudicator.rubric import LEVEL_TEXT
+
+LANGUAGES = ("en", "zh")
+
+_EN: dict[str, str] = {
+    # sides, roles, statuses
+    "side.affirmative": "affirmative", "side.negative": "negative",
+    "side_title.affirmative": "Affirmative", "side_title.negative": "Negative",
+    "side_short.affirmative": "AFF", "side_short.negative": "NEG",
+    "role.questioner": "asking", "role.respondent": "answering",
+    "status.open": "in progress", "status.closing": "judges deliberating", "status.closed": "finished",
+    # stage types, in plain words
+    "stage_type.constructive": "opening case", "stage_type.supplementary": "supplementary speech",
+    "stage_type.questioning": "questioning", "stage_type.cross_examination": "cross-examination",
+    "stage_type.summary": "summary", "stage_type.head_to_head": "head-to-head exchange",
+    "stage_type.free_debate": "free debate", "stage_type.closing": "closing speech",
+    # rubric measures and bands
+    "measure.task_performance": "doing the stage's job", "measure.battlefield_judgement": "picking the right clash",
+    "measure.advancement": "moving the clash forward",
+    "band.perfect": "did the job perfectly (9-10)", "band.well": "did the job well (6-8)",
+    "band.approximate": "roughly did the job (4-5)", "band.not_completed": "did not do the job (1-3)",
+    # clash moves
+    "kind.opened": "raised", "kind.advanced": "pushed forward", "kind.defended": "held",
+    "kind.conceded": "gave ground", "kind.contested": "disputed",
+    # verdict states
+    "state.none": "in progress", "state.draft": "automated draft, not yet confirmed", "state.confirmed": "confirmed, not yet released",
+    "state.released": "released", "state.awaiting": "awaiting the result",
+    # the page
+    "page.title": "Live board", "page.footer": "This board is read-only; changes need the organiser's or the room chair's token.",
+    "page.all_matches": "All matches", "page.model": "model", "page.offline": "offline baseline, not an LLM",
+    "page.round": "Round", "page.room": "Room", "page.chair": "Chair", "page.teams": "Teams",
+    "conn.connecting": "connecting…", "conn.live": "live", "conn.reconnecting": "reconnecting…", "conn.no_match": "no such match",
+    "progress.analysed": "{n} analysed · {received} received", "progress.stage": "stage", "progress.stages": "stages", "progress.of": "of",
+    "progress.pending": "analysing {ids}…",
+    "verdict.title": "Result: the panel's verdict", "verdict.winner": "Winner: {side}", "verdict.no_winner": "No winner determined",
+    "verdict.p": "winner tendency p = {p}", "verdict.split": "panel split {split}",
+    "verdict.best": "Best debater: {names} (votes: {votes})", "verdict.none": "none",
+    "verdict.report": "Full report", "verdict.json": "verdict JSON",
+    "verdict.awaiting": "The judges have finished. The result will appear here once the organiser releases it.",
+    "verdict.draft_banner": "Automated draft: not confirmed by a person yet, so not final.",
+    "verdict.confirmed_by": "Confirmed by {name} at {at}.", "verdict.released_at": "Released at {at}.",
+    "verdict.overridden": "Changed when confirmed: the automated result had {winner} winning.",
+    "verdict.overridden_scores": "Changed when confirmed: some stage scores or best-debater votes differ from the automated result.",
+    "verdict.note": "Note: {note}",
+    "panel.error": "Panel: {error}",
+    "tendency.title": "Provisional tendency", "tendency.superseded_title": "Pre-verdict estimate (not the result)",
+    "tendency.note": "An early estimate from the analysis of each stage so far, combining the like-for-like score gap and the clash momentum (both explained below). It is not the result: the judges decide when the match ends.",
+    "tendency.superseded_note": "The trackers' provisional estimate as it stood before the panel met. It is not the result: the panel's verdict above is.",
+    "tendency.nothing": "Nothing analysed yet.", "tendency.not_comparable": "Not enough to compare yet: both sides must be scored in a comparable stage.",
+    "tendency.leaning": "Leaning", "tendency.leaned": "Trackers leaned",
+    "tendency.text": "{label}: {leaning}. Like-for-like score gap {gap} ({groups}), clash momentum {momentum} ({events}).",
+    "tendency.group": "comparable stage group", "tendency.groups": "comparable stage groups", "tendency.event": "event", "tendency.events": "events",
+    "leaning.affirmative": "affirmative", "leaning.negative": "negative", "leaning.even": "even", "leaning.none yet": "none yet",
+    "explain.gap": "Like-for-like score gap: the trackers' suggested scores (1-10) are compared only between matching stages (opening case with opening case, questioner with questioner), because some kinds of stage score higher by nature. +1.00 means the affirmative scored one point higher on average.",
+    "explain.momentum": "Clash momentum: every clash move so far counts for one side (pushing a point forward or holding it counts for that side, giving ground counts for the other). It is the affirmative's share minus the negative's, from -1 (every move went the negative's way) to +1 (every move went the affirmative's way).",
+    "latest.title": "Latest stage", "latest.none": "No stage analysed yet.", "latest.no_move": "No clash moved in this stage.",
+    "latest.now": "{label} now {p}.", "latest.move": "{label} {before} → {after}.", "latest.label": "Provisional tendency", "latest.label_done": "Pre-verdict estimate",
+    "map.title": "Battlefield map",
+    "map.help": "Each row is a clash (a point the two sides fought over), with each side's position on it; the columns are the stages, showing who did what to the clash. ✦ raised · ▲ pushed forward · ■ held · ▼ gave ground · ⇄ disputed. The bar under a clash is its momentum.",
+    "map.clash": "Clash and positions", "map.none": "No clash recorded yet.",
+    "scores.title": "Provisional stage scores", "scores.superseded_title": "Trackers' stage scores (pre-verdict)",
+    "scores.help": "The trackers' suggested score (1-10) for each side in each stage, read off the CCDB rubric; hover a score for what it rests on.",
+    "scores.stage": "Stage", "scores.type": "Type", "scores.failed": "analysis failed; see the failures",
+    "timeline.title": "Turning points",
+    "timeline.help": "The stages after which the provisional tendency crossed the halfway mark (0.5), and what moved it.",
+    "timeline.none": "No turning point yet: the tendency has not crossed 0.5.",
+    "timeline.toward": "swung to the {side}: {before} → {after}", "timeline.by_clash": "moved by the clash “{title}” ({events})",
+    "timeline.by_scores": "moved by the stage's scores (like-for-like gap {before} → {after})",
+    "push.title": "Push the next stage", "push.next": "Next: #{position}{of} {name} ({type}). Fill in the utterances and push.",
+    "push.all_in": "All stages of the format are in; close the match to run the panel.", "push.button": "Push stage",
+    "push.close": "Close the match and run the panel", "push.confirm_close": "Close the match and run the panel? No more stages can be pushed.",
+    "push.pushing": "pushing…", "push.deliberating": "the panel is deliberating…", "push.closed": "closed: winner {side}",
+    "push.already": "already received",
+    "confirm.title": "Confirm the verdict",
+    "confirm.help": "The panel's result is an automated draft until a person confirms it. Change the winner, a stage score or the best-debater votes if needed; the automated original is kept beside your change, with your name and the time.",
+    "confirm.winner": "Winner", "confirm.keep": "as the panel decided ({side})", "confirm.by": "Your name", "confirm.note": "Reason for a change (optional)",
+    "confirm.scores": "Stage scores (the panel's mean; edit to override)", "confirm.votes": "Best-debater votes ({total} in all)",
+    "confirm.button": "Confirm", "confirm.release": "Release this room's result", "confirm.done": "confirmed (version {version})",
+    "confirm.released": "released", "confirm.automated": "Automated original: {side} wins, p = {p}, split {split}.",
+    "round.title": "Round overview", "round.help": "Every room of the round at a glance; each room's own board has the detail.",
+    "round.room": "Room", "round.teams": "Teams", "round.stages": "Stages analysed", "round.tendency": "Provisional tendency",
+    "round.verdict": "Verdict", "round.none": "No room yet.", "round.release": "Release the round's results",
+    # the report
+    "report.title": "Verdict report", "report.motion": "Motion", "report.format": "Format", "report.positions": "Positions",
+    "report.result": "Result", "report.state": "Status", "report.stage_scores": "Scores by stage", "report.stage": "Stage",
+    "report.side": "Side", "report.judges": "Judges", "report.mean": "Panel mean", "report.confirmed_score": "Counted score",
+    "report.ballots": "The judges' ballots", "report.reasoning": "Reasoning", "report.votes": "Best-debater votes",
+    "report.clashes": "Clash map", "report.position_aff": "Affirmative position", "report.position_neg": "Negative position",
+    "report.momentum": "Momentum", "report.moves": "Moves", "report.provenance": "How this verdict was made",
+    "report.model": "Model", "report.calls": "Model calls", "report.tokens": "Tokens", "report.cost": "Cost", "report.failures": "Failures",
+    "report.automated": "Automated result", "report.confirmed": "Counted result", "report.changed": "changed",
+    "report.generated": "Generated by adjudicator {version}.",
+}
+
+_ZH: dict[str, str] = {
+    "side.affirmative": "正方", "side.negative": "反方",
+    "side_title.affirmative": "正方", "side_title.negative": "反方",
+    "side_short.affirmative": "正", "side_short.negative": "反",
+    "role.questioner": "质询方", "role.respondent": "答辩方",
+    "status.open": "进行中", "status.closing": "评审合议中", "status.closed": "已结束",
+    "stage_type.constructive": "立论", "stage_type.supplementary": "申论",
+    "stage_type.questioning": "质询", "stage_type.cross_examination": "盘问",
+    "stage_type.summary": "小结", "stage_type.head_to_head": "对辩",
+    "stage_type.free_debate": "自由辩论", "stage_type.closing": "总结陈词",
+    "measure.task_performance": "环节任务完成度", "measure.battlefield_judgement": "战场选择", "measure.advancement": "推进程度",
+    "band.perfect": "完美完成（9-10 分）", "band.well": "较好完成（6-8 分）", "band.approximate": "基本完成（4-5 分）", "band.not_completed": "未完成（1-3 分）",
+    "kind.opened": "开辟", "kind.advanced": "推进", "kind.defended": "守住", "kind.conceded": "让步", "kind.contested": "争夺",
+    "state.none": "进行中", "state.draft": "自动草稿，尚未确认", "state.confirmed": "已确认，尚未公布", "state.released": "已公布", "state.awaiting": "等待结果",
+    "page.title": "实时看板", "page.footer": "本看板只读；修改需要组委会或本场主席的令牌。",
+    "page.all_matches": "全部比赛", "page.model": "模型", "page.offline": "离线基线，并非大语言模型",
+    "page.round": "轮次", "page.room": "场次", "page.chair": "主席", "page.teams": "队伍",
+    "conn.connecting": "连接中…", "conn.live": "实时", "conn.reconnecting": "重新连接中…", "conn.no_match": "没有这场比赛",
+    "progress.analysed": "已分析 {n} · 已收到 {received}", "progress.stage": "个环节", "progress.stages": "个环节", "progress.of": "/",
+    "progress.pending": "正在分析 {ids}…",
+    "verdict.title": "结果：评审团裁决", "verdict.winner": "获胜方：{side}", "verdict.no_winner": "未能判定获胜方",
+    "verdict.p": "胜负倾向 p = {p}", "verdict.split": "评审票型 {split}",
+    "verdict.best": "最佳辩手：{names}（票数：{votes}）", "verdict.none": "无",
+    "verdict.report": "完整报告", "verdict.json": "裁决 JSON",
+    "verdict.awaiting": "评审已完成合议。组委会公布后，结果将显示在这里。",
+    "verdict.draft_banner": "自动草稿：尚未经人工确认，不是最终结果。",
+    "verdict.confirmed_by": "由 {name} 于 {at} 确认。", "verdict.released_at": "于 {at} 公布。",
+    "verdict.overridden": "确认时有改动：自动结果原为{winner}获胜。",
+    "verdict.overridden_scores": "确认时有改动：部分环节得分或最佳辩手票数与自动结果不同。",
+    "verdict.note": "说明：{note}",
+    "panel.error": "评审团：{error}",
+    "tendency.title": "暂时倾向", "tendency.superseded_title": "裁决前估计（并非结果）",
+    "tendency.note": "根据目前各环节的分析得出的早期估计，综合了同类分差和战场势头（下方有解释）。这不是比赛结果：比赛结束后由评审团裁决。",
+    "tendency.superseded_note": "这是评审团合议之前的暂时估计，不是结果；结果以上方的评审团裁决为准。",
+    "tendency.nothing": "尚未分析任何环节。", "tendency.not_comparable": "暂时无法比较：双方须在同类环节中都得到评分。",
+    "tendency.leaning": "倾向", "tendency.leaned": "合议前倾向",
+    "tendency.text": "{label}：{leaning}。同类分差 {gap}（{groups}），战场势头 {momentum}（{events}）。",
+    "tendency.group": "组可比环节", "tendency.groups": "组可比环节", "tendency.event": "次战场动作", "tendency.events": "次战场动作",
+    "leaning.affirmative": "正方", "leaning.negative": "反方", "leaning.even": "势均力敌", "leaning.none yet": "暂无",
+    "explain.gap": "同类分差：只在同类环节之间比较建议分（1-10 分），例如立论对立论、质询方对质询方，因为有些环节天然得分较高。+1.00 表示正方平均高出一分。",
+    "explain.momentum": "战场势头：目前为止的每个战场动作都记给一方（推进或守住论点记给该方，让步记给对方）。势头等于正方所占比例减去反方所占比例，从 -1（全部有利于反方）到 +1（全部有利于正方）。",
+    "latest.title": "最新环节", "latest.none": "尚未分析任何环节。", "latest.no_move": "本环节没有战场变化。",
+    "latest.now": "{label}：现为 {p}。", "latest.move": "{label}：{before} → {after}。", "latest.label": "暂时倾向", "latest.label_done": "裁决前估计",
+    "map.title": "战场地图",
+    "map.help": "每一行是一个战场（双方争夺的论点）及双方在其上的立场；每一列是一个环节，标出谁在该环节对这个战场做了什么。✦ 开辟 · ▲ 推进 · ■ 守住 · ▼ 让步 · ⇄ 争夺。战场下方的条是它的势头。",
+    "map.clash": "战场与立场", "map.none": "尚未记录任何战场。",
+    "scores.title": "各环节暂定分", "scores.superseded_title": "各环节分析分（裁决前）",
+    "scores.help": "每个环节中双方的建议分（1-10 分），依据 CCDB 评分表得出；将鼠标移到分数上可查看依据。",
+    "scores.stage": "环节", "scores.type": "类型", "scores.failed": "分析失败；请查看失败记录",
+    "timeline.title": "转折点",
+    "timeline.help": "暂时倾向越过中线（0.5）的环节，以及推动这一变化的原因。",
+    "timeline.none": "暂无转折点：倾向尚未越过 0.5。",
+    "timeline.toward": "转向{side}：{before} → {after}", "timeline.by_clash": "由战场“{title}”推动（{events}）",
+    "timeline.by_scores": "由本环节得分推动（同类分差 {before} → {after}）",
+    "push.title": "提交下一环节", "push.next": "下一环节：第 {position}{of} 个，{name}（{type}）。填写发言后提交。",
+    "push.all_in": "本赛制的所有环节均已提交；结束比赛即可由评审团合议。", "push.button": "提交环节",
+    "push.close": "结束比赛并由评审团合议", "push.confirm_close": "结束比赛并由评审团合议？之后不能再提交环节。",
+    "push.pushing": "提交中…", "push.deliberating": "评审团合议中…", "push.closed": "已结束：{side}获胜",
+    "push.already": "已收到",
+    "confirm.title": "确认裁决",
+    "confirm.help": "评审团的结果在有人确认之前只是自动草稿。如有需要，可修改获胜方、环节得分或最佳辩手票数；自动原结果会与您的修改并列保存，并记录您的姓名和时间。",
+    "confirm.winner": "获胜方", "confirm.keep": "维持评审团结果（{side}）", "confirm.by": "您的姓名", "confirm.note": "修改理由（可选）",
+    "confirm.scores": "环节得分（评审团平均分；修改即为更正）", "confirm.votes": "最佳辩手票数（共 {total} 票）",
+    "confirm.button": "确认", "confirm.release": "公布本场结果", "confirm.done": "已确认（第 {version} 版）",
+    "confirm.released": "已公布", "confirm.automated": "自动原结果：{side}获胜，p = {p}，票型 {split}。",
+    "round.title": "轮次总览", "round.help": "本轮各场次一览；每场的看板有详细内容。",
+    "round.room": "场次", "round.teams": "队伍", "round.stages": "已分析环节", "round.tendency": "暂时倾向",
+    "round.verdict": "裁决", "round.none": "尚无场次。", "round.release": "公布本轮结果",
+    "report.title": "裁决报告", "report.motion": "辩题", "report.format": "赛制", "report.positions": "持方",
+    "report.result": "结果", "report.state": "状态", "report.stage_scores": "各环节得分", "report.stage": "环节",
+    "report.side": "持方", "report.judges": "各评委", "report.mean": "评审团平均", "report.confirmed_score": "计入得分",
+    "report.ballots": "评委裁决单", "report.reasoning": "理由", "report.votes": "最佳辩手票数",
+    "report.clashes": "战场地图", "report.position_aff": "正方立场", "report.position_neg": "反方立场",
+    "report.momentum": "势头", "report.moves": "战场动作", "report.provenance": "裁决如何得出",
+    "report.model": "模型", "report.calls": "模型调用", "report.tokens": "词元", "report.cost": "费用", "report.failures": "失败记录",
+    "report.automated": "自动结果", "report.confirmed": "计入结果", "report.changed": "有改动",
+    "report.generated": "由 adjudicator {version} 生成。",
+}
+
+# rubric levels (the tooltips of a score), from the rubric's own wording
+for _key, (_en, _zh) in LEVEL_TEXT.items():
+    _EN[f"level.{_key}"] = _en
+    _ZH[f"level.{_key}"] = _zh
+
+TABLES: dict[str, dict[str, str]] = {"en": _EN, "zh": _ZH}
+
+
+def labels(language: str) -> dict[str, str]:
+    """The label table of ``language`` ("en" or "zh"; anything else reads as English)."""
+    return TABLES.get(language, _EN)
+
+
+def stage_names_zh() -> dict[str, str]:
+    """English stage name -> Chinese, from the ccdb formats' declared orders."""
+    return {slot.name: slot.name_zh for f in FORMATS.values() for slot in f.order if slot.name_zh}
+
+
+def stage_name(name: str, language: str) -> str:
+    """A stage's name in ``language``: the format's Chinese name of a declared ccdb stage, else as given."""
+    if language == "zh":
+        return stage_names_zh().get(name, name)
+    return name
+
+
+def debater_name(label: str, language: str, names: dict[str, str | None] | None = None) -> str:
+    """A debater as people say it: ``正方三辩`` / ``Affirmative Speaker 3``, with the debater's name
+    after it when known (``正方三辩 张三``)."""
+    base = (position_label_zh(label) or label) if language == "zh" else label
+    name = (names or {}).get(label)
+    return f"{base} {name}" if name else base

@@ -1,0 +1,268 @@
+"""The verdict lifecycle of a tournament room: ``draft`` -> ``confirmed`` -> ``released``, each move a
+new version of the room's :class:`Decision` and one :class:`LogEntry`.
+
+- ``draft``: recorded when the room's match closes -- the panel's automated result (:class:`Automated`).
+  Never shown as final: the boards show a draft only when the organiser chose ``board_shows="draft"``,
+  and then labelled as an automated draft.
+- ``confirmed``: a person holding the room's chair token or the organiser's token confirmed it, and may
+  have overridden the winner, stage scores or best-debater votes (:class:`Override`). The override is
+  kept beside the automated original, with who confirmed and when. Until release a confirmed result
+  may be confirmed again (a correction: a new version, logged like the first).
+- ``released``: the organiser released it, for one room or for every room of a round at once. Final.
+
+This mirrors how Tabbycat treats ballots: an automated submission counts only once a person has
+confirmed it, and results reach the public when the tab releases them. The functions here are pure
+(no storage): :mod:`adjudicator.live.tabroom` applies them and hands the new version and its log entry
+to the store in one transaction (:mod:`adjudicator.live.tournament_store`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from adjudicator.formats import Side
+from adjudicator.frozen import FrozenModel
+from adjudicator.live.errors import Conflict, Unprocessable
+from adjudicator.verdict import Verdict
+
+VerdictState = Literal["draft", "confirmed", "released"]
+
+LogKind = Literal[
+    "tournament_created", "settings_changed", "round_created", "room_created", "chair_token_issued",
+    "draft_recorded", "confirmed", "released",
+]
+
+
+class Actor(FrozenModel):
+    """Who made a change: the organiser, the chair of one room (``room`` = its live match id), or the
+    server itself (``system``: a draft recorded when a match closed). ``name`` is the person's name as
+    given with the change, else the room's chair name, else the role."""
+
+    role: Literal["organiser", "chair", "system"]
+    room: str | None = None
+    name: str = ""
+
+
+SYSTEM = Actor(role="system", name="adjudicator")
+
+
+class RoomResult(FrozenModel):
+    """A room's result: the winner, the score of every scored unit (``"<stage_id>|<side>"`` -> 1-10) and
+    the best-debater votes (position label -> votes)."""
+
+    winner: Side
+    stage_scores: dict[str, float]
+    best_debater_votes: dict[str, int]
+
+    def best_debaters(self) -> list[str]:
+        """The position labels with the most votes (several on a tie; empty without votes)."""
+        if not self.best_debater_votes:
+            return []
+        top = max(self.best_debater_votes.values())
+        return [k for k, v in self.best_debater_votes.items() if v == top and v > 0]
+
+
+class Automated(RoomResult):
+    """The panel's automated result, as the verdict gave it: plus the winner tendency ``p`` (0-1, above
+    0.5 favours the affirmative), the winner split ("3:0", "2:1"), the model and whether it is an LLM."""
+
+    p: float | None = None
+    winner_split: str | None = None
+    model: str = ""
+    is_llm: bool = False
+
+
+class Override(FrozenModel):
+    """What a person changed when confirming: any of the winner, some stage scores (unit key -> 1-10,
+    at most two decimals) and the whole best-debater vote table; ``note`` says why."""
+
+    winner: Side | None = None
+    stage_scores: dict[str, float] = Field(default_factory=dict)
+    best_debater_votes: dict[str, int] | None = None
+    note: str = Field(default="", max_length=2000)
+
+    def is_empty(self) -> bool:
+        """True when nothing is changed (a confirmation as is)."""
+        return self.winner is None and not self.stage_scores and self.best_debater_votes is None
+
+
+class ConfirmBody(FrozenModel):
+    """``POST .../rooms/{room}/confirm``: the override (any of ``winner``, ``stage_scores``,
+    ``best_debater_votes``, and a ``note``; none of them confirms the automated result as is), ``by``
+    (the confirming person's name; default: the room's chair, or "organiser"), and optionally
+    ``expected_version``, the decision version the person looked at (409 if it changed since)."""
+
+    winner: Side | None = None
+    stage_scores: dict[str, float] = Field(default_factory=dict)
+    best_debater_votes: dict[str, int] | None = None
+    note: str = Field(default="", max_length=2000)
+    by: str | None = Field(default=None, max_length=120)
+    expected_version: int | None = Field(default=None, ge=1)
+
+    def override(self) -> Override:
+        """The override this body asks for."""
+        return Override(winner=self.winner, stage_scores=dict(self.stage_scores), best_debater_votes=self.best_debater_votes, note=self.note.strip())
+
+
+class ReleaseBody(FrozenModel):
+    """``POST .../release``: ``by``, the releasing person's name (default "organiser")."""
+
+    by: str | None = Field(default=None, max_length=120)
+
+
+class Decision(FrozenModel):
+    """One version of a room's verdict state. ``version`` starts at 1 (the draft) and grows by one per
+    transition; ``effective()`` is the result that counts (the override applied to the automated
+    original, which is kept unchanged)."""
+
+    tournament_id: str
+    round_id: str
+    room_id: str
+    state: VerdictState
+    version: int = Field(ge=1)
+    automated: Automated
+    override: Override | None = None
+    recorded_at: str
+    confirmed_by: Actor | None = None
+    confirmed_at: str | None = None
+    released_by: Actor | None = None
+    released_at: str | None = None
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        """(tournament_id, round_id, room_id)."""
+        return (self.tournament_id, self.round_id, self.room_id)
+
+    @property
+    def overridden(self) -> bool:
+        """Whether a person changed anything of the automated result."""
+        return self.override is not None and not self.override.is_empty()
+
+    def effective(self) -> RoomResult:
+        """The automated result with the override applied."""
+        a, o = self.automated, self.override
+        if o is None:
+            return RoomResult(winner=a.winner, stage_scores=dict(a.stage_scores), best_debater_votes=dict(a.best_debater_votes))
+        return RoomResult(
+            winner=o.winner or a.winner,
+            stage_scores={**a.stage_scores, **o.stage_scores},
+            best_debater_votes=dict(o.best_debater_votes) if o.best_debater_votes is not None else dict(a.best_debater_votes),
+        )
+
+
+class LogEntry(FrozenModel):
+    """One line of the lifecycle log: when (UTC ISO 8601), where (tournament, round, room), what
+    (``kind``), who (``actor``), the verdict state before and after and the decision version it made
+    (transitions only), and details (an override, the ids created). ``seq`` is given by the store."""
+
+    seq: int = 0
+    at: str
+    tournament_id: str
+    round_id: str | None = None
+    room_id: str | None = None
+    kind: LogKind
+    actor: Actor
+    from_state: VerdictState | None = None
+    to_state: VerdictState | None = None
+    version: int | None = None
+    detail: dict[str, Any] = Field(default_factory=dict)
+
+
+# ---------------------------------------------------------------------------------------------
+# Transitions (pure)
+
+
+def automated_result(verdict: Verdict) -> Automated:
+    """The automated result of a closed match's verdict: winner, mean stage scores keyed
+    ``"<stage_id>|<side>"``, votes, p, split, model. Raises ValueError for a verdict without a winner
+    (the live panel always has one; a failed panel leaves the match open)."""
+    if verdict.winner is None:
+        raise ValueError(f"match {verdict.match_id!r}: the verdict has no winner")
+    return Automated(
+        winner=verdict.winner,
+        stage_scores={f"{s.stage_id}|{s.side}": s.mean for s in verdict.stage_scores},
+        best_debater_votes=dict(verdict.best_debater_votes),
+        p=verdict.p,
+        winner_split=verdict.dissent.winner_split if verdict.dissent else None,
+        model=verdict.provenance.model,
+        is_llm=verdict.provenance.is_llm,
+    )
+
+
+def draft(key: tuple[str, str, str], verdict: Verdict, at: str) -> tuple[Decision, LogEntry]:
+    """Version 1 of a room's decision: the draft of its closed match's ``verdict``, and its log entry."""
+    t, r, room = key
+    auto = automated_result(verdict)
+    d = Decision(tournament_id=t, round_id=r, room_id=room, state="draft", version=1, automated=auto, recorded_at=at)
+    entry = LogEntry(at=at, tournament_id=t, round_id=r, room_id=room, kind="draft_recorded", actor=SYSTEM, to_state="draft", version=1,
+                     detail={"winner": auto.winner, "p": auto.p, "winner_split": auto.winner_split, "model": auto.model})
+    return d, entry
+
+
+def check_override(override: Override, automated: Automated, labels: list[str]) -> Override:
+    """``override`` checked against the automated result and the room's debater position labels, with
+    stage scores rounded to two decimals. Raises :class:`Unprocessable` (422) naming the field: a unit
+    the panel did not score, a score outside 1-10, a vote for someone not in the room, a negative vote
+    count, or vote totals other than the automated total (9 for a full panel)."""
+    scores: dict[str, float] = {}
+    for unit, score in override.stage_scores.items():
+        if unit not in automated.stage_scores:
+            raise Unprocessable(f"confirm: field stage_scores.{unit}: the panel scored no such unit", "use keys '<stage_id>|<side>' from the draft", field=f"stage_scores.{unit}")
+        if not 1.0 <= score <= 10.0:
+            raise Unprocessable(f"confirm: field stage_scores.{unit}: {score} is outside 1-10", "give a score from 1 to 10", field=f"stage_scores.{unit}")
+        scores[unit] = round(float(score), 2)
+    votes = override.best_debater_votes
+    if votes is not None:
+        for label, n in votes.items():
+            if label not in labels:
+                raise Unprocessable(f"confirm: field best_debater_votes.{label}: not a debater of this room", f"use position labels: {', '.join(labels)}", field=f"best_debater_votes.{label}")
+            if n < 0:
+                raise Unprocessable(f"confirm: field best_debater_votes.{label}: {n} is negative", "give vote counts of 0 or more", field=f"best_debater_votes.{label}")
+        total = sum(automated.best_debater_votes.values())
+        if sum(votes.values()) != total:
+            raise Unprocessable(f"confirm: field best_debater_votes: the votes add up to {sum(votes.values())}, not {total}", f"give {total} votes in all, as the panel did", field="best_debater_votes")
+        votes = {k: n for k, n in votes.items() if n > 0}
+    return override.model_copy(update={"stage_scores": scores, "best_debater_votes": votes})
+
+
+def confirm(d: Decision, override: Override, actor: Actor, at: str) -> tuple[Decision, LogEntry]:
+    """The next version of ``d``, confirmed by ``actor`` at ``at`` with ``override`` (already checked
+    with :func:`check_override`; an empty override confirms the automated result as is), and its log
+    entry, which records the override beside the automated original. Raises :class:`Conflict` (409)
+    for a released decision."""
+    if d.state == "released":
+        raise Conflict(f"room {d.room_id!r}: the verdict was released at {d.released_at}; a released result is final", "nothing to confirm")
+    new = d.model_copy(update={"state": "confirmed", "version": d.version + 1, "override": None if override.is_empty() and not override.note else override,
+                               "confirmed_by": actor, "confirmed_at": at})
+    eff = new.effective()
+    detail: dict[str, Any] = {"override": override.model_dump(mode="json", exclude_defaults=True), "effective_winner": eff.winner, "automated_winner": d.automated.winner}
+    entry = LogEntry(at=at, tournament_id=d.tournament_id, round_id=d.round_id, room_id=d.room_id, kind="confirmed", actor=actor,
+                     from_state=d.state, to_state="confirmed", version=new.version, detail=detail)
+    return new, entry
+
+
+def release(d: Decision, actor: Actor, at: str) -> tuple[Decision, LogEntry]:
+    """The next version of a confirmed ``d``, released by ``actor`` at ``at``, and its log entry. Raises
+    :class:`Conflict` (409) for a draft (confirm it first) or an already released decision."""
+    if d.state == "draft":
+        raise Conflict(f"room {d.room_id!r}: the verdict is an unconfirmed draft", "confirm it first (`adjudicate live confirm`)")
+    if d.state == "released":
+        raise Conflict(f"room {d.room_id!r}: the verdict is already released", "nothing to release")
+    new = d.model_copy(update={"state": "released", "version": d.version + 1, "released_by": actor, "released_at": at})
+    entry = LogEntry(at=at, tournament_id=d.tournament_id, round_id=d.round_id, room_id=d.room_id, kind="released", actor=actor,
+                     from_state=d.state, to_state="released", version=new.version, detail={"winner": new.effective().winner})
+    return new, entry
+
+
+def visible(d: Decision | None, board_shows: str) -> bool:
+    """Whether a public board shows ``d`` under the tournament's ``board_shows`` ("released",
+    "confirmed" or "draft")."""
+    if d is None:
+        return False
+    if d.state == "released":
+        return True
+    if d.state == "confirmed":
+        return board_shows in ("confirmed", "draft")
+    return board_shows == "draft"

@@ -1,0 +1,242 @@
+"""A room's ballot in the shape Tabbycat's API v1 accepts for a ballot submission.
+
+Tabbycat (TabbycatDebate/tabbycat, ``tabbycat/api/serializers.py``, ``BallotSerializer``; the published
+OpenAPI schema ``docs/api-schema.yml``, component ``DebateResult``) takes ``POST
+/api/v1/tournaments/<slug>/rounds/<seq>/pairings/<debate>/ballots`` with a JSON body::
+
+    {"result": {"sheets": [{"teams": [{"side": "aff", "team": <team URL>, "win": true, "score": 23.5,
+                                       "speeches": [{"speaker": <speaker URL>, "score": 7.83, "ghost": false}, ...]},
+                                      {"side": "neg", ...}],
+                            "adjudicator": <adjudicator URL or null>}]},
+     "motion": <motion URL>, "confirmed": false, "discarded": false}
+
+and checks that a team's ``score`` is the sum of its speeches' scores, that speeches come in speaker
+order, that each speaker belongs to the team, and that there is one team per side of the debate. Teams,
+speakers, adjudicators and motions are hyperlinks into the tournament's API (``<base>/teams/<id>``,
+``<base>/speakers/<id>``, ``<base>/motions/<id>``). ``submitter_type`` ("T" tab room, "P" public, "A"
+automation), ``confirmer`` and timestamps are read-only there: Tabbycat sets them from the token that
+posts the ballot.
+
+What this module builds (:class:`BallotExport`): the request ``body`` (writable fields only), the
+``path`` and ``url`` to post it to, and ``submission``, which carries what the body cannot: that the
+ballot is an automated submission (Tabbycat's submitter type "A"), its verdict state, and who confirmed
+it. A draft is exported with ``confirmed: false``; a confirmed or released room with ``confirmed: true``.
+
+The panel becomes one **consensus sheet** (Tabbycat's "Consensus ballot (one ballot per debate)",
+which BP requires anyway): the counted winner (the confirmed override, if any), and each debater's
+speaker score = the mean of the counted scores (1-10) of the units that debater spoke in, on the
+tournament's :class:`~adjudicator.live.tournament.SpeakerScale` (a unit whose stage names no speaker of
+that side -- free debate -- counts for every debater of the side). Two-team formats give each team
+``win``; a four-team room (BP, once that format exists) gives ``points`` 3/2/1/0 by rank instead
+(:func:`team_outcomes`), so only the format's units and their ranks change.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from adjudicator.formats import SIDES, get_format, position_label
+from adjudicator.frozen import FrozenModel
+from adjudicator.live.errors import Conflict
+from adjudicator.live.lifecycle import Decision, VerdictState
+from adjudicator.live.tournament import Room, Round, Tournament
+from adjudicator.match import Stage
+
+#: Our unit names -> Tabbycat's side codes (``DebateSide``): the two-team sides, and BP's four houses
+#: under the names the BP format is to declare (issue 12).
+SIDE_CODES: dict[str, str] = {
+    "affirmative": "aff", "negative": "neg",
+    "opening_government": "og", "opening_opposition": "oo", "closing_government": "cg", "closing_opposition": "co",
+}
+
+EXPORT_KIND: Literal["tabbycat-api-v1-ballot"] = "tabbycat-api-v1-ballot"
+
+
+class Speech(FrozenModel):
+    """One speech: the speaker's URL and score (on the tournament's speaker scale)."""
+
+    speaker: str
+    score: float
+    ghost: bool = False
+
+
+class TeamResult(FrozenModel):
+    """One team on a sheet: side code, team URL, ``win`` (two teams) or ``points`` (four), the team
+    score (the sum of its speeches' scores, in speaker order) and the speeches."""
+
+    side: str
+    team: str
+    win: bool | None = None
+    points: int | None = None
+    score: float
+    speeches: list[Speech]
+
+
+class Sheet(FrozenModel):
+    """One scoresheet: every team of the debate, and the adjudicator (None for a consensus sheet)."""
+
+    teams: list[TeamResult]
+    adjudicator: str | None = None
+
+
+class BallotResult(FrozenModel):
+    """``result``: the sheets (one for a consensus ballot)."""
+
+    sheets: list[Sheet]
+
+
+class BallotBody(FrozenModel):
+    """The request body of ``POST .../ballots``: writable fields only."""
+
+    result: BallotResult
+    motion: str | None = None
+    confirmed: bool
+    discarded: bool = False
+
+
+class Submission(FrozenModel):
+    """What Tabbycat's body cannot carry: the automated origin (``submitter_type`` "A", Tabbycat's
+    "Automation"), the room, its verdict state, who confirmed it and when, whether a person overrode
+    the automated result, and the panel's model, p and split."""
+
+    submitter_type: Literal["A"] = "A"
+    automated: bool = True
+    tournament_id: str
+    round_id: str
+    room_id: str
+    match_id: str
+    state: VerdictState
+    confirmed_by: str | None = None
+    confirmed_at: str | None = None
+    released_at: str | None = None
+    overridden: bool = False
+    override_note: str = ""
+    model: str = ""
+    is_llm: bool = False
+    p: float | None = None
+    winner_split: str | None = None
+
+
+class BallotExport(FrozenModel):
+    """One room's export: ``POST url`` with ``body``; ``submission`` says where it comes from;
+    ``notes`` what the Tabbycat tournament must be set to so that it accepts the ballot as meant."""
+
+    kind: Literal["tabbycat-api-v1-ballot"] = EXPORT_KIND
+    method: Literal["POST"] = "POST"
+    path: str
+    url: str
+    body: BallotBody
+    submission: Submission
+    notes: list[str]
+
+
+class MissingTabbycatIds(Conflict):
+    """The tournament, round or room lacks a Tabbycat id the ballot needs (409)."""
+
+
+def team_outcomes(ranks: dict[str, int]) -> dict[str, dict[str, bool | int]]:
+    """Unit -> the Tabbycat team fields of its outcome, from each unit's rank (1 = best): ``win`` for
+    two teams, ``points`` (teams minus rank: 3, 2, 1, 0) for BP's four."""
+    if len(ranks) == 2:
+        return {u: {"win": r == 1} for u, r in ranks.items()}
+    return {u: {"points": len(ranks) - r} for u, r in ranks.items()}
+
+
+def debater_scores(stages: list[Stage], unit_scores: dict[str, float], labels_by_side: dict[str, list[str]]) -> dict[str, float | None]:
+    """Position label -> the mean counted score (1-10) of the units that debater spoke in (module
+    docstring), or None when the debater spoke in no scored unit. ``unit_scores`` is keyed
+    ``"<stage_id>|<side>"``."""
+    got: dict[str, list[float]] = {label: [] for labels in labels_by_side.values() for label in labels}
+    for st in stages:
+        for side, labels in labels_by_side.items():
+            score = unit_scores.get(f"{st.stage_id}|{side}")
+            if score is None:
+                continue
+            named = [sp for sp in st.speakers if sp in labels]
+            for label in named or labels:
+                got[label].append(score)
+    return {label: (sum(v) / len(v) if v else None) for label, v in got.items()}
+
+
+def _links(tournament: Tournament, rnd: Round, room: Room, units: list[str], labels_by_side: dict[str, list[str]]) -> tuple[str, dict[str, str], dict[str, str], str | None]:
+    """(endpoint path base, team URLs, speaker URLs, motion URL). Raises :class:`MissingTabbycatIds`
+    naming the first missing id."""
+    hint = "give them when creating the tournament, round and room (see README, 'Running a tournament')"
+    if not tournament.tabbycat_url:
+        raise MissingTabbycatIds(f"tournament {tournament.tournament_id!r}: no Tabbycat API base (tabbycat_url)", hint)
+    if rnd.tabbycat_round is None:
+        raise MissingTabbycatIds(f"round {rnd.round_id!r}: no Tabbycat round number (tabbycat_round)", hint)
+    ids = room.tabbycat
+    if ids is None:
+        raise MissingTabbycatIds(f"room {room.room_id!r}: no Tabbycat ids (tabbycat)", hint)
+    base = tournament.tabbycat_url
+    teams: dict[str, str] = {}
+    for u in units:
+        if u not in ids.teams:
+            raise MissingTabbycatIds(f"room {room.room_id!r}: no Tabbycat team id for the {u} (tabbycat.teams.{u})", hint)
+        teams[u] = f"{base}/teams/{ids.teams[u]}"
+    speakers: dict[str, str] = {}
+    for labels in labels_by_side.values():
+        for label in labels:
+            if label not in ids.speakers:
+                raise MissingTabbycatIds(f"room {room.room_id!r}: no Tabbycat speaker id for {label} (tabbycat.speakers)", hint)
+            speakers[label] = f"{base}/speakers/{ids.speakers[label]}"
+    motion = f"{base}/motions/{ids.motion}" if ids.motion is not None else None
+    return f"{base}/rounds/{rnd.tabbycat_round}/pairings/{ids.debate}/ballots", teams, speakers, motion
+
+
+def ballot_export(tournament: Tournament, rnd: Round, room: Room, decision: Decision, stages: list[Stage]) -> BallotExport:
+    """The Tabbycat ballot of one room with a decision (module docstring). ``stages`` are the room's
+    match stages (who spoke in each). Raises :class:`MissingTabbycatIds` (409)."""
+    spec = get_format(rnd.format)
+    units: list[str] = list(SIDES)  # the format's teams; BP's four houses once that format declares them
+    labels_by_side: dict[str, list[str]] = {side: [position_label(side, i) for i in range(1, spec.debaters_per_side + 1)] for side in SIDES}
+    url, team_urls, speaker_urls, motion = _links(tournament, rnd, room, units, labels_by_side)
+    eff = decision.effective()
+    ranks: dict[str, int] = {u: (1 if u == eff.winner else 2) for u in units}
+    outcome = team_outcomes(ranks)
+    per_debater = debater_scores(stages, eff.stage_scores, labels_by_side)
+    scale = tournament.speaker_scale
+    teams: list[TeamResult] = []
+    side_means = {u: [v for k, v in eff.stage_scores.items() if k.endswith(f"|{u}")] for u in units}
+    for u in units:
+        speeches = []
+        for label in labels_by_side[u]:
+            raw = per_debater[label]
+            if raw is None:  # spoke in no scored unit: the side's mean, so the sheet stays complete
+                raw = sum(side_means[u]) / len(side_means[u]) if side_means[u] else 1.0
+            speeches.append(Speech(speaker=speaker_urls[label], score=scale.convert(raw)))
+        total = sum(s.score for s in speeches)  # plain left-to-right float sum, as Tabbycat checks it
+        teams.append(TeamResult(side=SIDE_CODES[u], team=team_urls[u], score=total, speeches=speeches, **outcome[u]))  # type: ignore[arg-type]
+    body = BallotBody(result=BallotResult(sheets=[Sheet(teams=teams)]), motion=motion, confirmed=decision.state != "draft")
+    a = decision.automated
+    submission = Submission(
+        tournament_id=room.tournament_id, round_id=room.round_id, room_id=room.room_id, match_id=room.match_id, state=decision.state,
+        confirmed_by=decision.confirmed_by.name if decision.confirmed_by else None, confirmed_at=decision.confirmed_at, released_at=decision.released_at,
+        overridden=decision.overridden, override_note=decision.override.note if decision.override else "",
+        model=a.model, is_llm=a.is_llm, p=a.p, winner_split=a.winner_split,
+    )
+    path = "/" + url.split("://", 1)[1].split("/", 1)[1]
+    return BallotExport(path=path, url=url, body=body, submission=submission, notes=_notes(decision, teams, scale.low, scale.high, scale.step))
+
+
+def _notes(decision: Decision, teams: list[TeamResult], low: float, high: float, step: float) -> list[str]:
+    notes = [
+        "Tabbycat setting 'Ballots per debate' must be 'Consensus ballot (one ballot per debate)': this ballot has one sheet for the whole panel.",
+        f"Speaker scores are on the scale {low:g}-{high:g} in steps of {step:g}; Tabbycat's speaker score range must allow them.",
+        "Tabbycat records the submitter type from the token that posts the ballot; 'submission' says it is automated (type A).",
+    ]
+    if decision.state == "draft":
+        notes.insert(0, "Automated draft, not confirmed by a person: posted with confirmed=false; confirm the room first (`adjudicate live confirm`).")
+    winner = next(t for t in teams if t.win or t.points == len(teams) - 1)
+    if any(t is not winner and t.score >= winner.score for t in teams):
+        notes.append("The winner does not have the higher team score: Tabbycat setting 'Winner Declaration in ballot(s)' must be 'Require winner selection, overriding scores'.")
+    return notes
+
+
+def export_json(export: BallotExport) -> dict:
+    """The export as JSON-ready data; the body without its unset optional fields (``win`` or
+    ``points``, a missing motion, the consensus sheet's adjudicator), as Tabbycat expects them."""
+    data = export.model_dump(mode="json")
+    data["body"] = export.body.model_dump(mode="json", exclude_none=True)
+    return data

@@ -1,0 +1,180 @@
+"""The live server's tournament routes: pages, public reads, and the organiser's and chairs' writes and
+exports. The :class:`~adjudicator.live.tabroom.TabRoom` behind them says who may do what
+(:mod:`adjudicator.live.access`).
+
+``{t}``, ``{r}``, ``{room}`` are tournament, round and room ids. "org" needs the organiser's token,
+"room" the organiser's or that room's chair token (another room's: 403), "public" none (a token, if
+sent, shows what its holder may see). Every write answers 401 without a valid token.
+
+=======  =================================================  ======  ===========================================
+GET      /board/round/{t}/{r}                               public  the round overview page
+GET      /api/labels                                        public  the board's words, English and Chinese
+GET      /api/tournaments                                   public  every tournament (id, name, rounds)
+POST     /api/tournaments                                   org     create a tournament -> 201
+GET      /api/tournaments/{t}                               public  the tournament, its settings and rounds
+POST     /api/tournaments/{t}/settings                      org     change board_shows, tabbycat_url, speaker_scale
+GET      /api/tournaments/{t}/log                           org     the lifecycle log (``?round=``, ``&room=``)
+POST     /api/tournaments/{t}/rounds                        org     create a round -> 201
+GET      /api/tournaments/{t}/rounds/{r}                    public  the round overview (every room's state)
+POST     /api/tournaments/{t}/rounds/{r}/release            org     release every room of the round (all confirmed)
+GET      /api/tournaments/{t}/rounds/{r}/tabbycat           org     every room's Tabbycat ballot
+GET      /api/tournaments/{t}/rounds/{r}/results.csv        org     the round's results as CSV
+POST     /api/tournaments/{t}/rounds/{r}/rooms              org     create a room (and its match) -> 201, with its chair token
+GET      /api/tournaments/{t}/rounds/{r}/rooms/{room}       public  one room (its draft and override: room)
+POST     .../rooms/{room}/confirm                           room    confirm the verdict, with an optional override
+POST     .../rooms/{room}/release                           org     release the room's confirmed verdict
+POST     .../rooms/{room}/chair-token                       org     issue a new chair token (the old one stops working)
+GET      .../rooms/{room}/tabbycat                          room    the room's Tabbycat API v1 ballot
+=======  =================================================  ======  ===========================================
+
+The room's stages are pushed, and its match closed, through ``/api/matches/<t>.<r>.<room>/stages`` and
+``/close`` (:mod:`adjudicator.live.routes`), with the room's chair token or the organiser's.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import FileResponse, JSONResponse, Response
+from starlette.concurrency import run_in_threadpool
+
+from adjudicator.live.labels import TABLES
+from adjudicator.live.routes import STATIC_DIR, Tabs, read_json_body, reader, require_actor
+
+pages = APIRouter()
+reads = APIRouter()
+writes = APIRouter()
+
+
+async def _body(request: Request, *, optional: bool = False) -> Any:
+    """The request's JSON body (limits and errors of :func:`read_json_body`); ``{}`` for an empty
+    body when ``optional``."""
+    if optional and request.headers.get("content-length") in (None, "0") and "chunked" not in (request.headers.get("transfer-encoding") or ""):
+        return {}
+    return await read_json_body(request, request.app.state.max_body_bytes)
+
+
+def _created(data: dict, location: str) -> JSONResponse:
+    return JSONResponse(data, status_code=201, headers={"Location": location})
+
+
+# ---------------------------------------------------------------------------------------------
+# Pages and public reads
+
+
+@pages.get("/board/round/{tournament_id}/{round_id}", include_in_schema=False)
+async def round_page(tournament_id: str, round_id: str) -> FileResponse:
+    return FileResponse(STATIC_DIR / "board.html", media_type="text/html; charset=utf-8", headers={"Cache-Control": "no-store"})
+
+
+@reads.get("/api/labels")
+async def labels_table() -> dict:
+    return TABLES
+
+
+@reads.get("/api/tournaments")
+async def list_tournaments(tabs: Tabs) -> dict:
+    return {"tournaments": await run_in_threadpool(tabs.list_tournaments)}
+
+
+@reads.get("/api/tournaments/{tournament_id}")
+async def get_tournament(tournament_id: str, request: Request, tabs: Tabs) -> dict:
+    return await run_in_threadpool(tabs.tournament_view, tournament_id, reader(request))
+
+
+@reads.get("/api/tournaments/{tournament_id}/rounds/{round_id}")
+async def get_round(tournament_id: str, round_id: str, request: Request, tabs: Tabs) -> dict:
+    return await run_in_threadpool(tabs.round_view, tournament_id, round_id, reader(request))
+
+
+@reads.get("/api/tournaments/{tournament_id}/rounds/{round_id}/rooms/{room_id}")
+async def get_room(tournament_id: str, round_id: str, room_id: str, request: Request, tabs: Tabs) -> dict:
+    return await run_in_threadpool(tabs.room_view, (tournament_id, round_id, room_id), reader(request))
+
+
+# ---------------------------------------------------------------------------------------------
+# The organiser's and the chairs' writes
+
+
+@writes.post("/api/tournaments", status_code=201)
+async def create_tournament(request: Request, tabs: Tabs) -> JSONResponse:
+    actor = require_actor(request)
+    data = await _body(request)
+    view = await run_in_threadpool(tabs.create_tournament, data, actor)
+    return _created(view, f"/api/tournaments/{view['tournament']['tournament_id']}")
+
+
+@writes.post("/api/tournaments/{tournament_id}/settings")
+async def change_settings(tournament_id: str, request: Request, tabs: Tabs) -> dict:
+    actor = require_actor(request)
+    data = await _body(request)
+    return await run_in_threadpool(tabs.update_settings, tournament_id, data, actor)
+
+
+@writes.get("/api/tournaments/{tournament_id}/log")
+async def get_log(tournament_id: str, request: Request, tabs: Tabs, round: str | None = None, room: str | None = None) -> dict:
+    actor = require_actor(request)
+    return {"log": await run_in_threadpool(tabs.log, tournament_id, round, room, actor)}
+
+
+@writes.post("/api/tournaments/{tournament_id}/rounds", status_code=201)
+async def create_round(tournament_id: str, request: Request, tabs: Tabs) -> JSONResponse:
+    actor = require_actor(request)
+    data = await _body(request)
+    view = await run_in_threadpool(tabs.create_round, tournament_id, data, actor)
+    return _created(view, f"/api/tournaments/{tournament_id}/rounds/{view['round']['round_id']}")
+
+
+@writes.post("/api/tournaments/{tournament_id}/rounds/{round_id}/release")
+async def release_round(tournament_id: str, round_id: str, request: Request, tabs: Tabs) -> dict:
+    actor = require_actor(request)
+    data = await _body(request, optional=True)
+    return await run_in_threadpool(tabs.release, tournament_id, round_id, None, data, actor)
+
+
+@writes.get("/api/tournaments/{tournament_id}/rounds/{round_id}/tabbycat")
+async def round_ballots(tournament_id: str, round_id: str, request: Request, tabs: Tabs) -> dict:
+    actor = require_actor(request)
+    return await run_in_threadpool(tabs.round_ballots, tournament_id, round_id, actor)
+
+
+@writes.get("/api/tournaments/{tournament_id}/rounds/{round_id}/results.csv")
+async def round_csv(tournament_id: str, round_id: str, request: Request, tabs: Tabs) -> Response:
+    actor = require_actor(request)
+    text = await run_in_threadpool(tabs.round_results_csv, tournament_id, round_id, actor)
+    return Response(text, media_type="text/csv; charset=utf-8", headers={"Content-Disposition": f'attachment; filename="{tournament_id}.{round_id}.results.csv"'})
+
+
+@writes.post("/api/tournaments/{tournament_id}/rounds/{round_id}/rooms", status_code=201)
+async def create_room(tournament_id: str, round_id: str, request: Request, tabs: Tabs) -> JSONResponse:
+    actor = require_actor(request)
+    data = await _body(request)
+    view = await run_in_threadpool(tabs.create_room, tournament_id, round_id, data, actor)
+    return _created(view, view["api_url"])
+
+
+@writes.post("/api/tournaments/{tournament_id}/rounds/{round_id}/rooms/{room_id}/confirm")
+async def confirm_room(tournament_id: str, round_id: str, room_id: str, request: Request, tabs: Tabs) -> dict:
+    actor = require_actor(request)
+    data = await _body(request, optional=True)
+    return await run_in_threadpool(tabs.confirm, (tournament_id, round_id, room_id), data, actor)
+
+
+@writes.post("/api/tournaments/{tournament_id}/rounds/{round_id}/rooms/{room_id}/release")
+async def release_room(tournament_id: str, round_id: str, room_id: str, request: Request, tabs: Tabs) -> dict:
+    actor = require_actor(request)
+    data = await _body(request, optional=True)
+    return await run_in_threadpool(tabs.release, tournament_id, round_id, room_id, data, actor)
+
+
+@writes.post("/api/tournaments/{tournament_id}/rounds/{round_id}/rooms/{room_id}/chair-token")
+async def new_chair_token(tournament_id: str, round_id: str, room_id: str, request: Request, tabs: Tabs) -> dict:
+    actor = require_actor(request)
+    return await run_in_threadpool(tabs.new_chair_token, (tournament_id, round_id, room_id), actor)
+
+
+@writes.get("/api/tournaments/{tournament_id}/rounds/{round_id}/rooms/{room_id}/tabbycat")
+async def room_ballot(tournament_id: str, round_id: str, room_id: str, request: Request, tabs: Tabs) -> dict:
+    actor = require_actor(request)
+    return await run_in_threadpool(tabs.ballot, (tournament_id, round_id, room_id), actor)
