@@ -225,7 +225,8 @@ class RoundBody(FrozenModel):
 
 class RoomBody(FrozenModel):
     """``POST /api/tournaments/{t}/rounds/{r}/rooms``: ``room_id``, ``name``, ``teams`` (side -> team
-    name, both sides), ``debaters`` (default: every position of the format, unnamed), ``chair``,
+    name, both sides), ``debaters`` (names for some or all positions; every position of the format
+    takes part, unnamed unless listed), ``chair``,
     ``tabbycat`` (:class:`TabbycatIds`)."""
 
     room_id: str = Field(pattern=SLUG_PATTERN)
@@ -247,11 +248,14 @@ class RoomBody(FrozenModel):
         """The room this body creates in round ``rnd`` (now). Raises :class:`Unprocessable` when the
         debaters or Tabbycat ids do not fit the round's format."""
         spec = get_format(rnd.format)
-        debaters = self.debaters if self.debaters is not None else [Debater(side=s, position=i) for s in SIDES for i in range(1, spec.debaters_per_side + 1)]
         labels = spec.position_labels()
-        for i, d in enumerate(debaters):
+        named: dict[str, str | None] = {}
+        for i, d in enumerate(self.debaters or []):
             if d.label not in labels:
                 raise Unprocessable(f"room: field debaters.{i}: {d.label} is not a position of {rnd.format}", f"use positions 1-{spec.debaters_per_side}", field=f"debaters.{i}")
+            named[d.label] = d.name
+        # every position of the format takes part; the body names some or all of them
+        debaters = [Debater(side=s, position=i, name=named.get(position_label(s, i))) for s in SIDES for i in range(1, spec.debaters_per_side + 1)]
         if self.tabbycat is not None:
             for side in self.tabbycat.teams:
                 if side not in SIDES:
