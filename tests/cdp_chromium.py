@@ -108,17 +108,19 @@ class Chromium:
         timeout_s: float = 30.0,
         root: Path | None = None,
         wrapper: tuple[str, ...] = (),
+        env: dict[str, str] | None = None,
     ) -> None:
         """Start Chromium on ``url``. ``root``: the folder for its home, profile and temporary files
         (created; default a fresh temporary folder; a short temporary folder holds its sockets and
         TMPDIR); both are deleted by :meth:`close`. ``wrapper``: a command prefix (e.g. ``strace -f
-        -o FILE``) that runs Chromium. Chromium runs in its own process group."""
+        -o FILE``) that runs Chromium. ``env``: extra environment variables (e.g. ``FONTCONFIG_FILE``).
+        Chromium runs in its own process group."""
         self.root = Path(root) if root is not None else Path(tempfile.mkdtemp(prefix="live-board-chromium-"))
         self.root.mkdir(parents=True, exist_ok=True)
         self.profile = self.root / "profile"
         self.profile.mkdir(exist_ok=True)
         self.tmp = Path(tempfile.mkdtemp(prefix="cdp-"))  # short: holds Chromium's singleton socket
-        env = isolated_env(self.root, self.tmp)
+        env = isolated_env(self.root, self.tmp) | dict(env or {})
         self.log = self.root / "chromium.log"
         self._log_fh = open(self.log, "wb")
         self.port: int | None = None

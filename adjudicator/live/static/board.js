@@ -276,9 +276,10 @@
       el("strong", { text: e.title }), e.note ? " — " + e.note : ""));
     $("latest-events").replaceChildren(...(items.length ? items : [el("li", { class: "muted", text: t("latest.no_move") })]));
     const label = decided ? t("latest.label_done") : t("latest.label");
-    $("latest-move").textContent = l.tendency_before === null || l.tendency_before === undefined
-      ? (decided ? `${label} ${fmtP(l.tendency_after)}.` : t("latest.now", { label, p: fmtP(l.tendency_after) }))
-      : t("latest.move", { label, before: fmtP(l.tendency_before), after: fmtP(l.tendency_after) });
+    $("latest-move").textContent = l.tendency_after === null || l.tendency_after === undefined ? ""
+      : l.tendency_before === null || l.tendency_before === undefined
+        ? (decided ? `${label} ${fmtP(l.tendency_after)}.` : t("latest.now", { label, p: fmtP(l.tendency_after) }))
+        : t("latest.move", { label, before: fmtP(l.tendency_before), after: fmtP(l.tendency_after) });
   }
 
   function renderTimeline(s) {
