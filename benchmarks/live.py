@@ -1,6 +1,6 @@
 """Latency of live adjudication per pushed stage, through the real HTTP API, with the offline judge.
 
-    .venv/bin/python benchmarks/live.py [--runs 3] [--match PATH] [--target-chars 20000]
+    .venv/bin/python benchmarks/live.py [--runs 3] [--match PATH] [--target-chars 20000] [--tournament]
 
 For each run it starts nothing new: one live server (uvicorn on 127.0.0.1, a free port, a fresh state
 directory with its SQLite checkpointer) serves every run; each run creates a new match and pushes its
@@ -18,6 +18,12 @@ The match: ``synthetic_4v4_01.json`` (synthetic, ccdb-4v4, 14 stages; not real d
 repeated within each stage until the match reaches ``--target-chars`` characters (default 20,000: the
 CCDB paper reports about three million characters over 148 matches, ~20k a match), so the text and
 the checkpointed state have real-match size. Target (issue 6): p95 ``push`` under 0.5 s.
+
+With ``--tournament`` each run's match is a room of a tournament round (``bench.r1.room<k>``), pushed
+and closed with the room's chair token; every board snapshot then also passes through the tab room's
+visibility filter (a few reads of ``tournaments.sqlite``). After each close it also measures the
+chair's ``confirm`` (with an override of one stage score) and the organiser's ``release`` of the room,
+each one compare-and-set transaction plus the republished board.
 
 It also reports the SQLite state left by the runs: the database file, the WAL (whose file keeps its
 high-water mark, about 4 MB with SQLite's default auto-checkpoint of 1000 pages, whatever the number
@@ -107,6 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs", type=int, default=3, help="matches to push (14 stages each)")
     ap.add_argument("--match", type=Path, default=DEFAULT_MATCH, help="a ccdb-4v4 match file")
     ap.add_argument("--target-chars", type=int, default=20000, help="stretch the match to about this many characters")
+    ap.add_argument("--tournament", action="store_true", help="push into tournament rooms (chair tokens), then confirm and release each")
     args = ap.parse_args(argv)
 
     from adjudicator.api import build_context
@@ -125,13 +132,25 @@ def main(argv: list[str] | None = None) -> int:
     push_s: list[float] = []
     board_s: list[float] = []
     close_s: list[float] = []
+    confirm_s: list[float] = []
+    release_s: list[float] = []
     with tempfile.TemporaryDirectory(prefix="live-bench-") as state:
         app = create_app(state, context, token)
         with LiveServer(app) as server, httpx.Client(base_url=server.url, timeout=60, trust_env=False) as http:
+            if args.tournament:
+                http.post("/api/tournaments", json={"tournament_id": "bench"}, headers=auth).raise_for_status()
+                round_body = {k: header[k] for k in ("format", "language", "motion", "affirmative_position", "negative_position")} | {"round_id": "r1"}
+                http.post("/api/tournaments/bench/rounds", json=round_body, headers=auth).raise_for_status()
             for run in range(args.runs):
-                mid = f"bench-{run + 1}"
-                r = http.post("/api/matches", json={**header, "match_id": mid}, headers=auth)
-                r.raise_for_status()
+                writer = auth
+                if args.tournament:
+                    r = http.post("/api/tournaments/bench/rounds/r1/rooms", json={"room_id": f"room{run + 1}", "teams": {"affirmative": "A", "negative": "N"}}, headers=auth)
+                    r.raise_for_status()
+                    mid, writer = r.json()["match_id"], {"Authorization": f"Bearer {r.json()['chair_token']}"}
+                else:
+                    mid = f"bench-{run + 1}"
+                    r = http.post("/api/matches", json={**header, "match_id": mid}, headers=auth)
+                    r.raise_for_status()
                 seen: dict[int, float] = {}
                 ready, done = threading.Event(), threading.Event()
                 listener = threading.Thread(target=_listen, args=(server.url, mid, seen, ready, done), daemon=True)
@@ -140,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
                 time.sleep(0.05)
                 for i, body in enumerate(bodies):
                     t0 = time.perf_counter()
-                    r = http.post(f"/api/matches/{mid}/stages", json=body, headers=auth)
+                    r = http.post(f"/api/matches/{mid}/stages", json=body, headers=writer)
                     t1 = time.perf_counter()
                     r.raise_for_status()
                     assert r.json()["analysed"] == i + 1
@@ -150,8 +169,16 @@ def main(argv: list[str] | None = None) -> int:
                         time.sleep(0.0005)
                     board_s.append(seen.get(i + 1, float("nan")) - t0)
                 t0 = time.perf_counter()
-                http.post(f"/api/matches/{mid}/close", headers=auth).raise_for_status()
+                http.post(f"/api/matches/{mid}/close", headers=writer).raise_for_status()
                 close_s.append(time.perf_counter() - t0)
+                if args.tournament:
+                    room = f"/api/tournaments/bench/rounds/r1/rooms/room{run + 1}"
+                    t0 = time.perf_counter()
+                    http.post(f"{room}/confirm", json={"stage_scores": {"s01|affirmative": 8}, "note": "benchmark"}, headers=writer).raise_for_status()
+                    confirm_s.append(time.perf_counter() - t0)
+                    t0 = time.perf_counter()
+                    http.post(f"{room}/release", headers=auth).raise_for_status()
+                    release_s.append(time.perf_counter() - t0)
                 done.set()
             db_path = Path(state) / "live.sqlite"
             main_mb = db_path.stat().st_size / 1e6
@@ -164,7 +191,10 @@ def main(argv: list[str] | None = None) -> int:
     tracker_s = timed.tracker_s
     rows = [("push (POST -> response)", push_s), ("board (POST -> SSE snapshot)", board_s), ("offline tracker compute", tracker_s),
             ("framework overhead (push - tracker)", [p - t for p, t in zip(push_s, tracker_s)]), ("close (panel + report)", close_s)]
-    print(f"live push latency: {match.format}, {len(bodies)} stages, {chars} characters, {args.runs} run(s), offline judge, HTTP on 127.0.0.1")
+    if args.tournament:
+        rows += [("confirm with override (chair)", confirm_s), ("release one room (organiser)", release_s)]
+    where = "tournament rooms, chair tokens" if args.tournament else "stand-alone matches"
+    print(f"live push latency: {match.format}, {len(bodies)} stages, {chars} characters, {args.runs} run(s), {where}, offline judge, HTTP on 127.0.0.1")
     print(f"{'metric':<38} {'n':>4} {'p50 ms':>9} {'p95 ms':>9} {'max ms':>9}")
     for name, vals in rows:
         print(f"{name:<38} {len(vals):>4} {pct(vals, 50) * 1e3:>9.1f} {pct(vals, 95) * 1e3:>9.1f} {max(vals) * 1e3:>9.1f}")

@@ -9,13 +9,26 @@ Modules, in data-flow order:
 - :mod:`.verdicts`     the files of closed matches: verdicts/<id>.json and reports/<id>.md
 - :mod:`.store`        one tracking thread per match over those parts: create, receive, analyse, close, recover
 - :mod:`.tendency`     the provisional tendency (score gap and clash momentum, before the panel)
-- :mod:`.board`        the board snapshot (battlefield map, provisional scores and tendency, latest change)
+- :mod:`.turning_points` the stages where the provisional tendency crossed 0.5, and what moved it
+- :mod:`.board`        the board snapshot (battlefield map, provisional scores and tendency, latest change, turning points)
+- :mod:`.tournament`   tournaments, rounds, rooms and the bodies that create them
+- :mod:`.lifecycle`    a room's verdict states: draft -> confirmed (override beside the original) -> released, log entries
+- :mod:`.tournament_store` the storage interface of the registry, the verdict states and the log
+- :mod:`.tournament_sqlite` its SQLite implementation (``tournaments.sqlite``, one transaction per transition)
+- :mod:`.access`       the organiser's token, each room's chair token, public reads
+- :mod:`.tabbycat`     a room's ballot in the shape of Tabbycat's API v1 ballot submission
+- :mod:`.results_csv`  a round's results as CSV
+- :mod:`.labels`       the board's and the report's words, English and Chinese
+- :mod:`.report_html`  the verdict report as HTML in the match's language
+- :mod:`.tabroom`      tournaments over the live matches: creation, the human gate, who sees what, exports
 - :mod:`.events`       server-sent events: one latest-snapshot channel per match
-- :mod:`.routes`       the HTTP routes: pages, reads, writes (token, body-size limit)
-- :mod:`.app`          the FastAPI app: store, hub, lifespan, JSON errors with the field path
+- :mod:`.routes`       the HTTP routes of matches: pages, reads, writes (token, body-size limit)
+- :mod:`.tournament_routes` the HTTP routes of tournaments, rounds and rooms
+- :mod:`.app`          the FastAPI app: stores, tab room, gate, hub, lifespan, JSON errors with the field path
 - :mod:`.server`       access token file, socket binding, uvicorn in the foreground or in a thread
 - :mod:`.client`       the HTTP client used by ``adjudicate live push|create|close|replay``
 - :mod:`.replay`       nominal stage durations and the replay loop
 
-The ``adjudicate live`` command group is :mod:`adjudicator.cli.live`.
+The ``adjudicate live`` command group is :mod:`adjudicator.cli.live`; its tournament commands are
+:mod:`adjudicator.cli.tournament`.
 """
