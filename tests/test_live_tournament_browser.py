@@ -212,3 +212,45 @@ def test_english_and_chinese_boards_mid_match_and_after_release(tmp_path):
     for name, path in shots.items():
         data = path.read_bytes()
         assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000, name
+
+
+def test_the_chair_page_confirms_with_an_override_and_the_organiser_page_releases(tmp_path):
+    from adjudicator.judges.offline.backend import OfflineBackend
+
+    en = load_match(EN_MATCH)
+    server = start_server(tmp_path / "state", AdjudicationContext.single(OfflineBackend()))
+    try:
+        with httpx.Client(base_url=server.url, timeout=60, trust_env=False) as http:
+            assert http.post("/api/tournaments", json={"tournament_id": "cup", "name": "Spring Cup"}, headers=ORG).status_code == 201
+            _round(http, "en", en)
+            r = http.post("/api/tournaments/cup/rounds/en/rooms", json={"room_id": "a", "teams": {"affirmative": "Owls", "negative": "Larks"}, "chair": "Ms Lee"}, headers=ORG)
+            chair_token = r.json()["chair_token"]
+            chair = {"Authorization": f"Bearer {chair_token}"}
+            for s in en.stages:
+                assert http.post("/api/matches/cup.en.a/stages", json=s.model_dump(mode="json"), headers=chair).status_code == 200
+            assert http.post("/api/matches/cup.en.a/close", headers=chair).status_code == 200
+            automated = http.get("/api/tournaments/cup/rounds/en/rooms/a", headers=chair).json()["decision"]["automated"]["winner"]
+            other = "negative" if automated == "affirmative" else "affirmative"
+            with Chromium(f"{server.url}/board/cup.en.a?token={chair_token}", root=tmp_path / "chromium") as page:
+                page.wait_for("document.body.dataset.privateState === 'draft'")
+                assert "token" not in page.eval("location.href")
+                # the chair sees the draft (labelled as such) and the form, prefilled with the chair's name
+                assert page.eval("document.getElementById('confirm-panel').hidden") is False
+                assert page.eval(_text("#verdict-state")) == "Automated draft: not confirmed by a person yet, so not final."
+                assert page.eval("document.getElementById('confirm-by').value") == "Ms Lee"
+                assert page.eval("document.getElementById('release-btn').hidden") is True  # releasing is the organiser's
+                page.eval(f"const s = document.getElementById('confirm-winner'); s.value = '{other}'; s.dispatchEvent(new Event('change'));"
+                          "document.getElementById('confirm-note').value = 'missed the rebuttal'; document.getElementById('confirm-btn').click()")
+                page.wait_for(f"{_text('#confirm-msg')} === 'confirmed (version 2)'")
+            d = http.get("/api/tournaments/cup/rounds/en/rooms/a", headers=ORG).json()["decision"]
+            assert (d["state"], d["automated"]["winner"], d["override"]["winner"], d["override"]["note"], d["confirmed_by"]["name"]) == (
+                "confirmed", automated, other, "missed the rebuttal", "Ms Lee")
+            assert http.get("/api/matches/cup.en.a").json()["verdict"] is None  # confirmed is not released
+            with Chromium(f"{server.url}/board/round/cup/en?token={TOKEN}", root=tmp_path / "chromium-org") as page:
+                page.wait_for("document.body.dataset.rooms === '1'")
+                assert page.eval(_text("tr[data-room='a'] .verdict-cell")).startswith("confirmed, not yet released")
+                page.eval("document.getElementById('release-round-btn').click()")
+                page.wait_for("document.body.dataset.released === '1'")
+            assert http.get("/api/matches/cup.en.a").json()["verdict"]["winner"] == other
+    finally:
+        server.stop()
