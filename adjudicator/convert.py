@@ -1,4 +1,5 @@
-"""Convert upstream PanelBench DebateArt debates into match files (format ``online-1v1``).
+"""Convert upstream PanelBench DebateArt debates into match files (format ``online-1v1``); the
+folder's BP-Competition rounds are converted by :mod:`adjudicator.convert_bp` (format ``bp``).
 
 Input layout (Debatrix repository ``ljcleo/debatrix``, ``PanelBench/data/DebateArt``, MIT licence;
 see ``shared/data/panelbench/PROVENANCE.md``)::
@@ -306,31 +307,47 @@ def match_json(match: Match) -> str:
     return json.dumps(match.model_dump(mode="json", exclude_defaults=True), ensure_ascii=False, indent=2) + "\n"
 
 
-def convert_panelbench(src: Path, out: Path, ids: list[str] | None = None, label_convention: str = DEFAULT_LABEL_CONVENTION) -> list[Path]:
-    """Convert every DebateArt debate under ``src`` into ``out/debateart_NNNN.json``.
+def convert_panelbench(
+    src: Path, out: Path, ids: list[str] | None = None, label_convention: str = DEFAULT_LABEL_CONVENTION, parts: tuple[str, ...] = ("DebateArt", "BP-Competition")
+) -> list[Path]:
+    """Convert every DebateArt debate and BP-Competition round under ``src`` into
+    ``out/debateart_NNNN.json`` and ``out/bp_NNN.json``.
 
-    ``src`` is the DebateArt folder or the PanelBench folder containing it. ``ids`` (e.g.
-    ``["debateart_0017"]``) restricts the conversion; default all debates in ``motion/``.
-    ``label_convention`` is a key of :data:`LABEL_CONVENTIONS` (module docstring). ``out`` is
-    created if needed; existing files of the same name are overwritten. Returns the written paths
-    in id order. Each file is validated as a :class:`Match` before it is written, so every file
-    loads with :func:`adjudicator.match.load_match`.
+    ``src`` is the PanelBench folder (both parts it holds are converted), its DebateArt folder or its
+    BP-Competition folder; ``parts`` limits which of the two are converted. ``ids`` (e.g. ``["debateart_0017", "bp_110"]``) restricts the conversion;
+    default everything found. ``label_convention`` (DebateArt only) is a key of
+    :data:`LABEL_CONVENTIONS` (module docstring). ``out`` is created if needed; existing files of the
+    same name are overwritten. Returns the written paths in id order (DebateArt, then BP). Each file
+    is validated as a :class:`Match` before it is written, so every file loads with
+    :func:`adjudicator.match.load_match`.
 
     Raises :class:`InputError` naming the file for a missing folder or file, malformed YAML or CSV,
-    or content that does not fit the match format; all debates are validated before any file is
+    or content that does not fit the match format; everything is validated before any file is
     written, so a failure leaves no partial output.
     """
-    dart_dir = find_debateart_dir(Path(src))
-    all_ids = sorted(p.stem for p in (dart_dir / "motion").glob("debateart_*.yml"))
-    if not all_ids:
-        raise InputError(f"{dart_dir / 'motion'}: no debateart_NNNN.yml files")
+    from adjudicator.convert_bp import bp_match, bp_round_ids, find_bp_dir, read_bp_gold, read_round_names
+
+    src = Path(src)
+    bp_dir = find_bp_dir(src) if src.is_dir() and "BP-Competition" in parts else None
+    has_dart = src.is_dir() and any((c / "motion").is_dir() and any((c / "motion").glob("debateart_*.yml")) for c in (src, src / "DebateArt"))
+    dart_dir = find_debateart_dir(src) if "DebateArt" in parts and (has_dart or bp_dir is None) else None
+    dart_ids = sorted(p.stem for p in (dart_dir / "motion").glob("debateart_*.yml")) if dart_dir else []
+    bp_ids = bp_round_ids(bp_dir) if bp_dir else []
+    if not dart_ids and not bp_ids:
+        raise InputError(f"{(dart_dir or src) / 'motion'}: no debateart_NNNN.yml files")
     if ids is not None:
-        unknown = [i for i in ids if i not in all_ids]
+        unknown = [i for i in ids if i not in dart_ids and i not in bp_ids]
         if unknown:
-            raise InputError(f"{dart_dir / 'motion' / (unknown[0] + '.yml')}: no such file", "check the debate id")
-        all_ids = sorted(set(ids))
-    gold = read_gold(dart_dir, label_convention)
-    matches = [debateart_match(dart_dir, did, gold) for did in all_ids]
+            raise InputError(f"{(dart_dir or bp_dir or src) / 'motion' / (unknown[0] + '.yml')}: no such file", "check the debate id")
+        dart_ids = sorted(set(ids) & set(dart_ids))
+        bp_ids = sorted(set(ids) & set(bp_ids))
+    matches = []
+    if dart_dir is not None and dart_ids:
+        gold = read_gold(dart_dir, label_convention)
+        matches += [debateart_match(dart_dir, did, gold) for did in dart_ids]
+    if bp_dir is not None and bp_ids:
+        bp_gold, names = read_bp_gold(bp_dir), read_round_names(bp_dir)
+        matches += [bp_match(bp_dir, rid, bp_gold, names) for rid in bp_ids]
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise InputError(f"{out}: exists and is not a folder", "give a folder for the converted match files")

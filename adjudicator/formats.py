@@ -7,6 +7,15 @@ in the text, so the speaker assignments below are our reading of A.2/A.3 and com
 tournament practice; stage types, phases, order of types and roles follow the text exactly.
 
 ``online-1v1`` covers the PanelBench DebateArt debates (one debater a side, each speech a stage).
+
+``bp`` is British Parliamentary (DebateBench, seed 002 section 3; the WUDC format): four houses of two
+speakers, Opening Government (OG), Opening Opposition (OO), Closing Government (CG) and Closing
+Opposition (CO), speaking PM, LO, DPM, DLO, MG, MO, GW, OW. The two government houses share the
+affirmative bench and the two opposition houses the negative bench, so the clash map's two positions
+per clash are bench positions; the verdict ranks the houses 1-4 and scores every speech 50-100.
+
+A format declares its competing *units* (:class:`UnitSpec`): the two sides, or BP's four houses. Code
+that needs "who competes" reads ``spec.units``; nothing branches on a format's name.
 """
 
 from __future__ import annotations
@@ -47,7 +56,7 @@ INTERACTION: dict[str, Interaction] = {
     "free_debate": "alternating",
 }
 
-FormatName = Literal["ccdb-4v4", "ccdb-2v2", "online-1v1"]
+FormatName = Literal["ccdb-4v4", "ccdb-2v2", "online-1v1", "bp"]
 FORMAT_NAMES: tuple[str, ...] = get_args(FormatName)
 
 
@@ -76,12 +85,42 @@ def position_label_zh(label: str) -> str | None:
     return ("正方" if m.group(1) == "Affirmative" else "反方") + _ZH_NUMERAL[int(m.group(2))] + "辩"
 
 
+#: What a speech is for in a format with speech roles (BP, seed 002 section 3.1 and the WUDC manual):
+#: ``set-up`` defines the debate and opens its bench's case (PM, LO); ``rebuttal`` answers the other
+#: opening and rebuilds its own (DPM, DLO); ``extension`` brings the closing house's new material
+#: (MG, MO); ``whip`` summarises the debate's clashes for its bench without new material (GW, OW).
+SpeechRole = Literal["set-up", "rebuttal", "extension", "whip"]
+
+#: How a format's verdict reads its units: ``winner`` (one side wins: p, 1-10 stage scores,
+#: best-debater votes) or ``ranking`` (BP: the units ranked 1..n without ties, a speaker score per
+#: speech, speaker ranks).
+VerdictKind = Literal["winner", "ranking"]
+
+
+@dataclass(frozen=True)
+class UnitSpec:
+    """A competing unit of a format: a side of a two-sided format, or a BP house.
+
+    ``unit_id`` is the key used in verdicts, ballots and labels (``"affirmative"``, ``"OG"``);
+    ``name`` its full name; ``side`` the bench it sits on; ``positions`` the debater positions (1-based,
+    on that bench) that belong to it; ``closing`` marks a BP closing house, judged on its extension.
+    """
+
+    unit_id: str
+    name: str
+    side: Side
+    positions: tuple[int, ...]
+    closing: bool = False
+
+
 @dataclass(frozen=True)
 class StageSlot:
     """One stage of a format's declared speaking order.
 
     ``questioner`` is set for asymmetric stages (the other side is the respondent). ``speakers`` are
-    position labels; an empty tuple means "any debater of the acting side(s)" (free debate).
+    position labels; an empty tuple means "any debater of the acting side(s)" (free debate). In a
+    format whose units are not the sides (BP), ``unit`` names the speaking unit, ``abbr`` the speech's
+    short name (``"PM"``) and ``speech_role`` what the speech is for (:data:`SpeechRole`).
     """
 
     name: str
@@ -91,15 +130,25 @@ class StageSlot:
     questioner: Side | None = None
     phase: str = ""
     name_zh: str = ""
+    unit: str = ""
+    abbr: str = ""
+    speech_role: str = ""
 
 
 @dataclass(frozen=True)
 class FormatSpec:
     """A format: its language, team size, allowed stage types and declared speaking order.
 
-    ``order`` is the canonical stage sequence. ``fixed_order`` formats (the CCDB ones) must follow it
-    exactly, except that a stage marked ``surprise`` may be inserted where ``surprise_types`` allow
+    ``order`` is the canonical stage sequence. ``fixed_order`` formats (the CCDB ones, BP) must follow
+    it exactly, except that a stage marked ``surprise`` may be inserted where ``surprise_types`` allow
     (2v2 only, at most once per side, Appendix A.3). ``online-1v1`` has a variable number of speeches.
+
+    ``units`` are the competing units (default: the two sides, each holding all its positions);
+    ``verdict`` how they are judged (:data:`VerdictKind`); ``speaker_names`` optional names of the
+    positions per side (BP: ``"Prime Minister"``), used as the debaters' labels instead of
+    ``"Affirmative Speaker 1"``; ``team_speakers`` lets a stage name its unit (``"Opening
+    Government"``) as speaker when the source only names teams; ``speaker_scale`` the inclusive range
+    of a speaker score (BP: WUDC 50-100), None where speeches are scored 1-10 per stage.
     """
 
     name: str
@@ -110,14 +159,55 @@ class FormatSpec:
     fixed_order: bool = False
     surprise_types: tuple[str, ...] = ()
     description: str = ""
+    units: tuple[UnitSpec, ...] = ()
+    verdict: VerdictKind = "winner"
+    speaker_names: dict[Side, tuple[str, ...]] = field(default_factory=dict)
+    team_speakers: bool = False
+    speaker_scale: tuple[int, int] | None = None
     has_third_speaker: bool = field(init=False, default=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "has_third_speaker", self.debaters_per_side >= 3)
+        if not self.units:
+            sides = tuple(UnitSpec(s, s.capitalize(), s, tuple(range(1, self.debaters_per_side + 1))) for s in SIDES)
+            object.__setattr__(self, "units", sides)
+        object.__setattr__(self, "has_third_speaker", self.debaters_per_side >= 3 and self.verdict == "winner")
 
     def position_labels(self) -> list[str]:
         """All speaking-position labels of the format, affirmative first."""
-        return [position_label(s, i) for s in SIDES for i in range(1, self.debaters_per_side + 1)]
+        return [self.label(s, i) for s in SIDES for i in range(1, self.debaters_per_side + 1)]
+
+    def label(self, side: Side, position: int) -> str:
+        """The label of a debater position: the format's speaker name (BP: ``"Prime Minister"``) or
+        the paper's position label (``"Affirmative Speaker 3"``). Raises IndexError for a position
+        beyond a named format's positions."""
+        names = self.speaker_names.get(side)
+        return names[position - 1] if names else position_label(side, position)
+
+    def unit_ids(self) -> list[str]:
+        """The units' keys in declaration order (``["affirmative", "negative"]``, ``["OG", "OO", "CG", "CO"]``)."""
+        return [u.unit_id for u in self.units]
+
+    def unit(self, unit_id: str) -> UnitSpec:
+        """The unit with that key. Raises KeyError."""
+        for u in self.units:
+            if u.unit_id == unit_id:
+                return u
+        raise KeyError(unit_id)
+
+    def unit_of_position(self, side: Side, position: int) -> UnitSpec:
+        """The unit a debater position belongs to. Raises KeyError when no unit holds it."""
+        for u in self.units:
+            if u.side == side and position in u.positions:
+                return u
+        raise KeyError(f"{side} {position}")
+
+    def speaker_sides(self) -> dict[str, tuple[Side, str]]:
+        """Every label that may speak in the format -> (its side, its unit): every position label, and
+        each unit's name when ``team_speakers`` allows team-level speakers."""
+        out = {self.label(s, i): (s, self.unit_of_position(s, i).unit_id) for s in SIDES for i in range(1, self.debaters_per_side + 1)}
+        if self.team_speakers:
+            out.update({u.name: (u.side, u.unit_id) for u in self.units})
+        return out
 
 
 A: Side = "affirmative"
@@ -192,7 +282,45 @@ ONLINE_1V1 = FormatSpec(
     ),
 )
 
-FORMATS: dict[str, FormatSpec] = {f.name: f for f in (CCDB_4V4, CCDB_2V2, ONLINE_1V1)}
+GOV: Side = "affirmative"  # the government bench (BP)
+OPP: Side = "negative"  # the opposition bench (BP)
+
+BP = FormatSpec(
+    name="bp",
+    language="en",
+    debaters_per_side=4,
+    stage_types=("constructive", "supplementary", "closing"),
+    fixed_order=True,
+    verdict="ranking",
+    team_speakers=True,
+    speaker_scale=(50, 100),
+    description=(
+        "British Parliamentary (WUDC): four houses of two speakers, eight seven-minute speeches PM, LO, "
+        "DPM, DLO, MG, MO, GW, OW; the houses are ranked 1-4 and every speech scored 50-100 (seed 002)."
+    ),
+    units=(
+        UnitSpec("OG", "Opening Government", GOV, (1, 2)),
+        UnitSpec("OO", "Opening Opposition", OPP, (1, 2)),
+        UnitSpec("CG", "Closing Government", GOV, (3, 4), closing=True),
+        UnitSpec("CO", "Closing Opposition", OPP, (3, 4), closing=True),
+    ),
+    speaker_names={
+        GOV: ("Prime Minister", "Deputy Prime Minister", "Member of Government", "Government Whip"),
+        OPP: ("Leader of the Opposition", "Deputy Leader of the Opposition", "Member of the Opposition", "Opposition Whip"),
+    },
+    order=(
+        StageSlot("Prime Minister's speech", "constructive", (GOV,), ("Prime Minister",), None, "opening", unit="OG", abbr="PM", speech_role="set-up"),
+        StageSlot("Leader of the Opposition's speech", "constructive", (OPP,), ("Leader of the Opposition",), None, "opening", unit="OO", abbr="LO", speech_role="set-up"),
+        StageSlot("Deputy Prime Minister's speech", "supplementary", (GOV,), ("Deputy Prime Minister",), None, "opening", unit="OG", abbr="DPM", speech_role="rebuttal"),
+        StageSlot("Deputy Leader of the Opposition's speech", "supplementary", (OPP,), ("Deputy Leader of the Opposition",), None, "opening", unit="OO", abbr="DLO", speech_role="rebuttal"),
+        StageSlot("Member of Government's speech", "supplementary", (GOV,), ("Member of Government",), None, "closing", unit="CG", abbr="MG", speech_role="extension"),
+        StageSlot("Member of the Opposition's speech", "supplementary", (OPP,), ("Member of the Opposition",), None, "closing", unit="CO", abbr="MO", speech_role="extension"),
+        StageSlot("Government Whip's speech", "closing", (GOV,), ("Government Whip",), None, "closing", unit="CG", abbr="GW", speech_role="whip"),
+        StageSlot("Opposition Whip's speech", "closing", (OPP,), ("Opposition Whip",), None, "closing", unit="CO", abbr="OW", speech_role="whip"),
+    ),
+)
+
+FORMATS: dict[str, FormatSpec] = {f.name: f for f in (CCDB_4V4, CCDB_2V2, ONLINE_1V1, BP)}
 
 
 def get_format(name: str) -> FormatSpec:

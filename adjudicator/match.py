@@ -27,7 +27,7 @@ from typing import Any, Literal
 from pydantic import ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
 from adjudicator.errors import InputError
-from adjudicator.formats import INTERACTION, FormatName, FormatSpec, Role, Side, StageType, get_format, other_side, position_label
+from adjudicator.formats import INTERACTION, FormatName, FormatSpec, Role, Side, StageSlot, StageType, get_format, other_side, position_label
 from adjudicator.frozen import FrozenModel
 
 
@@ -46,7 +46,9 @@ MAX_MATCH_BYTES = 8 * 1024 * 1024
 
 
 class Debater(_Strict):
-    """One debater. ``position`` is 1-4 (1-2 in 2v2, 1 online); ``label`` is the paper's position label."""
+    """One debater. ``position`` is 1-4 (1-2 in 2v2, 1 online; BP: 1-4 on each bench, PM DPM MG GW
+    and LO DLO MO OW); ``label`` is the paper's position label, :meth:`MatchView.label_of` the
+    format's own label (BP: ``"Prime Minister"``)."""
 
     side: Side
     position: int = Field(ge=1, le=4)
@@ -59,12 +61,22 @@ class Debater(_Strict):
 
 
 class Utterance(_Strict):
-    """One utterance: the speaker's position label, their side, the text, and an optional source line."""
+    """One utterance: the speaker's position label (or, where the format allows team-level speakers,
+    the unit's name: ``"Opening Government"``), their side (BP: the bench, government = affirmative),
+    the text, and an optional source line."""
 
     speaker: str
     side: Side
     text: str
     line: int | None = Field(default=None, ge=0, description="line number in the source transcript")
+
+
+class Team(_Strict):
+    """A competing unit as fielded in this match: ``unit`` is a unit key of the format (``"OG"``,
+    ``"affirmative"``) and ``name`` the team's own name (an institution, ``"Harvard A"``)."""
+
+    unit: str
+    name: str | None = None
 
 
 class Exchange(_Strict):
@@ -185,6 +197,12 @@ class Labels(_Strict):
     ``judges`` are the original panel; ``appeal_judges`` a replacement panel after an appeal, kept
     apart (paper 2.2.1). ``outcome`` is a match-level outcome where per-judge votes are unknown
     (PanelBench: the audience-vote result, with ``"tie"`` for a draw); ``vote_count`` its voter count.
+
+    Ranking formats (BP) may carry the official adjudication instead: ``ranking`` unit -> rank 1..n
+    (no ties), ``speaker_scores`` stage id -> the speech's score on the format's scale (WUDC 50-100),
+    ``speaker_ranks`` stage id -> rank 1..(speeches) without ties, and ``advanced`` the units that
+    went through to the next round (PanelBench BP: two in quarter- and semi-finals, the winner of a
+    final). Each must agree with the others where both are given (no low-point wins).
     """
 
     judges: list[JudgeLabel] = Field(default_factory=list)
@@ -192,6 +210,10 @@ class Labels(_Strict):
     outcome: Side | Literal["tie"] | None = None
     vote_count: int | None = Field(default=None, ge=0)
     note: str | None = None
+    ranking: dict[str, int] = Field(default_factory=dict)
+    speaker_scores: dict[str, float] = Field(default_factory=dict)
+    speaker_ranks: dict[str, int] = Field(default_factory=dict)
+    advanced: list[str] = Field(default_factory=list)
 
     def gold_winner(self) -> Side | Literal["tie"] | None:
         """The gold winner: majority of the original judges' votes when they exist, else ``outcome``."""
@@ -228,11 +250,63 @@ class MatchView(_Strict):
     negative_position: str = Field(min_length=1)
     info: str | None = None
     debaters: list[Debater]
+    teams: list[Team] = Field(default_factory=list)
     stages: list[Stage]
+
+    def spec(self) -> FormatSpec:
+        """The match's format declaration (:mod:`adjudicator.formats`)."""
+        return get_format(self.format)
+
+    def label_of(self, debater: Debater) -> str:
+        """The debater's label in this format (``"Affirmative Speaker 3"``, BP ``"Prime Minister"``)."""
+        return self.spec().label(debater.side, debater.position)
 
     def debater_labels(self) -> list[str]:
         """Position labels of all debaters, affirmative first, by position."""
-        return [d.label for d in sorted(self.debaters, key=lambda d: (d.side != "affirmative", d.position))]
+        return [self.label_of(d) for d in sorted(self.debaters, key=lambda d: (d.side != "affirmative", d.position))]
+
+    def speaker_labels(self) -> list[str]:
+        """Every label that may speak in this match: the debaters' labels, then (formats with
+        team-level speakers) the units' names."""
+        spec = self.spec()
+        return self.debater_labels() + ([u.name for u in spec.units] if spec.team_speakers else [])
+
+    def side_of(self, label: str) -> Side | None:
+        """The side (bench) a speaker label speaks for, None for a label the format does not know."""
+        found = self.spec().speaker_sides().get(label)
+        return found[0] if found else None
+
+    def unit_of(self, label: str) -> str | None:
+        """The unit a speaker label belongs to (``"OG"`` for ``"Prime Minister"``; the side in a
+        two-sided format), None for a label the format does not know."""
+        found = self.spec().speaker_sides().get(label)
+        return found[1] if found else None
+
+    def units(self) -> list[str]:
+        """The format's competing units in declaration order: ``["affirmative", "negative"]`` or BP's
+        ``["OG", "OO", "CG", "CO"]``. A pairwise comparison runs over pairs of these (or of
+        :meth:`debater_labels`)."""
+        return self.spec().unit_ids()
+
+    def slot_of(self, stage_id: str) -> StageSlot | None:
+        """The declared slot of a stage in a fixed-order format without surprise stages (BP: the
+        k-th stage is the k-th speech), None otherwise."""
+        spec = self.spec()
+        if not spec.fixed_order or spec.surprise_types:
+            return None
+        for st, slot in zip(self.stages, spec.order):
+            if st.stage_id == stage_id:
+                return slot
+        return None
+
+    def speeches(self) -> list[tuple[str, str, str]]:
+        """Ranking formats: (stage id, unit, speech abbreviation) of every speech in speaking order
+        (BP: ``("s01", "OG", "PM")`` ...); empty for a format without declared speech units."""
+        out = []
+        for st, slot in zip(self.stages, self.spec().order):
+            if slot.unit:
+                out.append((st.stage_id, slot.unit, slot.abbr))
+        return out
 
     def stage(self, stage_id: str) -> Stage:
         """The stage with that id. Raises KeyError."""
@@ -267,6 +341,7 @@ class Match(MatchView):
         partial = bool(info.context and info.context.get("partial"))
         spec = get_format(self.format)
         known = self._check_debaters(spec)
+        self._check_teams(spec)
         ids = [s.stage_id for s in self.stages]
         if len(set(ids)) != len(ids):
             dup = next(x for x in ids if ids.count(x) > 1)
@@ -284,28 +359,43 @@ class Match(MatchView):
         return self
 
     def _check_debaters(self, spec: FormatSpec) -> set[str]:
-        """Each position listed once and existing in the format; returns the position labels."""
-        labels = [d.label for d in self.debaters]
-        if len(set(labels)) != len(labels):
-            dup = next(x for x in labels if labels.count(x) > 1)
-            raise ValueError(f"debaters: {dup} is listed twice; give each position once")
+        """Each position listed once and existing in the format; returns the labels that may speak
+        (the debaters' labels, plus the units' names where the format allows team-level speakers)."""
         for d in self.debaters:
             if d.position > spec.debaters_per_side:
                 raise ValueError(f"debaters: {d.label} does not exist in {self.format} ({spec.debaters_per_side} a side)")
-        return set(labels)
+        labels = [self.label_of(d) for d in self.debaters]
+        if len(set(labels)) != len(labels):
+            dup = next(x for x in labels if labels.count(x) > 1)
+            raise ValueError(f"debaters: {dup} is listed twice; give each position once")
+        return set(labels) | ({u.name for u in spec.units} if spec.team_speakers else set())
+
+    def _check_teams(self, spec: FormatSpec) -> None:
+        """``teams``: at most one entry per unit of the format, each naming a unit it has."""
+        units = spec.unit_ids()
+        if len(self.teams) > len(units):
+            raise ValueError(f"teams: {self.format} has {len(units)} teams ({', '.join(units)}); got {len(self.teams)}")
+        seen: set[str] = set()
+        for k, t in enumerate(self.teams):
+            if t.unit not in units:
+                raise ValueError(f"teams.{k}.unit: {t.unit!r} is not a team of {self.format}; use one of {', '.join(units)}")
+            if t.unit in seen:
+                raise ValueError(f"teams.{k}.unit: {t.unit} is listed twice; give each team once")
+            seen.add(t.unit)
 
     def _check_stage(self, i: int, st: Stage, spec: FormatSpec, known: set[str]) -> None:
         """Stage ``i``: a type of the format, known speakers, each utterance's side, and a surprise
         challenge only where the format allows one."""
         if st.type not in spec.stage_types:
             raise ValueError(f"stages.{i}.type: {st.type!r} is not a stage type of {self.format}; use one of {', '.join(spec.stage_types)}")
+        hint = "use a position label from debaters" + (f" or a team name ({', '.join(u.name for u in spec.units)})" if spec.team_speakers else "")
         for sp in st.speakers:
             if sp not in known:
-                raise ValueError(f"stages.{i}.speakers: {sp!r} is not a debater of this match; use a position label from debaters")
+                raise ValueError(f"stages.{i}.speakers: {sp!r} is not a debater of this match; {hint}")
         for j, u in enumerate(st.utterances):
             if u.speaker not in known:
-                raise ValueError(f"stages.{i}.utterances.{j}.speaker: {u.speaker!r} is not a debater of this match; use a position label from debaters")
-            if not u.speaker.lower().startswith(u.side):
+                raise ValueError(f"stages.{i}.utterances.{j}.speaker: {u.speaker!r} is not a debater of this match; {hint}")
+            if self.side_of(u.speaker) != u.side:
                 raise ValueError(f"stages.{i}.utterances.{j}.side: {u.speaker} speaks for the {other_side(u.side)}, not the {u.side}")
             if st.interaction == "monologue" and u.side not in st.sides:
                 raise ValueError(f"stages.{i}.utterances.{j}.side: {st.type} stage {st.stage_id!r} is the {st.sides[0]}'s monologue")
@@ -353,8 +443,18 @@ class Match(MatchView):
                     f"stages.{i}.roles: in {slot.name} ({slot.name_zh}) the {slot.questioner} is the questioner in {self.format}; "
                     f"set roles to {{\"{slot.questioner}\": \"questioner\", \"{other_side(slot.questioner)}\": \"respondent\"}}"
                 )
+            if slot.unit:
+                self._check_speech_unit(i, st, slot)
+
+    def _check_speech_unit(self, i: int, st: Stage, slot: StageSlot) -> None:
+        """A speech of a format with speaking units (BP) is given by its declared unit only."""
+        for where, label in [("speakers", sp) for sp in st.speakers] + [(f"utterances.{j}.speaker", u.speaker) for j, u in enumerate(st.utterances)]:
+            unit = self.unit_of(label)
+            if unit != slot.unit:
+                raise ValueError(f"stages.{i}.{where}: {label} speaks for {unit}, but the {slot.abbr} speech ({slot.name}) belongs to {slot.unit}")
 
     def _check_labels(self, labels: Labels, known: set[str]) -> None:
+        self._check_ranking_labels(labels)
         units = {f"{sid}|{side}" for sid, side in self.scored_units()}
         for group_name in ("judges", "appeal_judges"):
             group = getattr(labels, group_name)
@@ -371,6 +471,77 @@ class Match(MatchView):
                 total = sum(j.best_debater_votes.values())
                 if self.format.startswith("ccdb-") and j.best_debater_votes and total != 3:
                     raise ValueError(f"labels.{group_name}.{k}.best_debater_votes: a CCDB judge gives exactly 3 votes, got {total}")
+
+
+    def _check_ranking_labels(self, labels: Labels) -> None:
+        """Gold ranking, speaker scores, speaker ranks and advancing units (ranking formats only):
+        complete, without ties, on the format's scale, and consistent (no low-point wins)."""
+        spec = self.spec()
+        given = [f for f in ("ranking", "speaker_scores", "speaker_ranks", "advanced") if getattr(labels, f)]
+        if spec.verdict != "ranking":
+            if given:
+                raise ValueError(f"labels.{given[0]}: {self.format} has a winner, not a ranking; give outcome or judges instead")
+            return
+        units = spec.unit_ids()
+        if labels.ranking:
+            check_ranks("labels.ranking", labels.ranking, units, "team")
+        speech_ids = [sid for sid, _, _ in self.speeches()]
+        if labels.speaker_scores:
+            lo, hi = spec.speaker_scale or (0, 0)
+            for sid, score in labels.speaker_scores.items():
+                if sid not in speech_ids:
+                    raise ValueError(f"labels.speaker_scores: {sid!r} is not a speech of this match; key scores by stage_id")
+                if not lo <= score <= hi:
+                    raise ValueError(f"labels.speaker_scores.{sid}: {score:g} is outside {lo}-{hi}")
+        if labels.speaker_ranks:
+            check_ranks("labels.speaker_ranks", labels.speaker_ranks, speech_ids, "speech")
+        if labels.ranking and len(labels.speaker_scores) == len(speech_ids) and speech_ids:
+            totals = {u: 0.0 for u in units}
+            for sid, unit, _ in self.speeches():
+                totals[unit] += labels.speaker_scores[sid]
+            check_no_low_point_wins("labels.ranking", labels.ranking, totals)
+        if len(set(labels.advanced)) != len(labels.advanced):
+            raise ValueError("labels.advanced: a team is listed twice")
+        for u in labels.advanced:
+            if u not in units:
+                raise ValueError(f"labels.advanced: {u!r} is not a team of {self.format}; use one of {', '.join(units)}")
+        if labels.advanced and len(labels.advanced) >= len(units):
+            raise ValueError(f"labels.advanced: {len(labels.advanced)} of {len(units)} teams cannot all advance")
+        if labels.ranking and labels.advanced:
+            top = {u for u, r in labels.ranking.items() if r <= len(labels.advanced)}
+            if top != set(labels.advanced):
+                raise ValueError("labels.advanced: the advancing teams must be the top of labels.ranking")
+
+
+def check_ranks(field: str, ranks: dict[str, int], keys: list[str], what: str) -> None:
+    """``ranks`` ranks exactly ``keys`` 1..len(keys) without ties. Raises ValueError naming ``field``
+    (a duplicate rank, a missing or unknown key, a rank out of range)."""
+    for k in ranks:
+        if k not in keys:
+            raise ValueError(f"{field}: {k!r} is not a {what} of this match; use {', '.join(keys)}")
+    missing = [k for k in keys if k not in ranks]
+    if missing:
+        raise ValueError(f"{field}: {missing[0]} has no rank; rank every {what} ({', '.join(keys)})")
+    values = list(ranks.values())
+    for k, r in ranks.items():
+        if not 1 <= r <= len(keys):
+            raise ValueError(f"{field}.{k}: rank {r} is outside 1-{len(keys)}")
+    if len(set(values)) != len(values):
+        dup = next(r for r in values if values.count(r) > 1)
+        tied = [k for k, r in ranks.items() if r == dup]
+        raise ValueError(f"{field}: rank {dup} is given to {' and '.join(tied)}; ranks are 1-{len(keys)} without ties")
+
+
+def check_no_low_point_wins(field: str, ranks: dict[str, int], totals: dict[str, float]) -> None:
+    """Every unit ranked above another has strictly more speaker points (WUDC: no low-point wins,
+    and equal totals cannot separate two teams). Raises ValueError naming ``field``."""
+    order = sorted(ranks, key=lambda u: ranks[u])
+    for better, worse in zip(order, order[1:]):
+        if totals[better] <= totals[worse]:
+            raise ValueError(
+                f"{field}: {better} (rank {ranks[better]}, {totals[better]:g} speaker points) must have more points than "
+                f"{worse} (rank {ranks[worse]}, {totals[worse]:g}); no low-point wins"
+            )
 
 
 # ---------------------------------------------------------------------------------------------

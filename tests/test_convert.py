@@ -17,14 +17,15 @@ BUNDLED_IDS = ["debateart_0020", "debateart_0750", "debateart_4389", "debateart_
 @pytest.fixture(scope="module")
 def converted(panelbench_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     """The whole real DebateArt folder converted once for this module."""
-    return convert_panelbench(panelbench_dir, tmp_path_factory.mktemp("converted"))
+    return convert_panelbench(panelbench_dir / "DebateArt", tmp_path_factory.mktemp("converted"))
 
 
 # --- the real folder --------------------------------------------------------------------------
 
 
 def test_real_folder_gives_61_loadable_files(converted: list[Path], panelbench_dir: Path) -> None:
-    # PROVENANCE.md: the subset holds 61 of the 100 DebateArt debates.
+    # PROVENANCE.md: the subset holds 61 of the 100 DebateArt debates (the DebateArt folder alone
+    # converts only those; the PanelBench folder adds its 11 BP rounds, tests/test_bp_match.py).
     assert len(converted) == 61
     motion_ids = sorted(p.stem for p in (panelbench_dir / "DebateArt" / "motion").glob("debateart_*.yml"))
     assert [p.stem for p in converted] == motion_ids

@@ -194,7 +194,7 @@ BAD_CASES: list[tuple[str, Callable[[dict], None], tuple[str, ...]]] = [
     ("unknown field", lambda d: d.update({"venue": "online"}), ("field venue is not part of the format",)),
     ("unknown nested field", lambda d: _stage0(d)["utterances"][0].update({"tone": "calm"}),
      ("field stages.0.utterances.0.tone is not part of the format",)),
-    ("unknown format", lambda d: d.update({"format": "bp"}), ("field format", "'online-1v1'")),
+    ("unknown format", lambda d: d.update({"format": "australs-3v3"}), ("field format", "'online-1v1'")),
     ("unknown stage type", lambda d: _stage0(d).update({"type": "rebuttal"}), ("field stages.0.type", "'constructive'")),
     ("stage type outside the format", lambda d: _stage0(d).update({"type": "summary"}),
      ("stages.0.type", "'summary' is not a stage type of online-1v1")),

@@ -186,7 +186,7 @@ def load_dataset(path: str | Path, *, convert_into: Path | None = None, reuse: b
             raise InputError(f"{src}: upstream PanelBench needs converting first", "run adjudicate convert panelbench DIR --out OUTDIR")
         convention = label_convention or DEFAULT_LABEL_CONVENTION
         if not (reuse and convert_into.is_dir() and any(convert_into.glob("*.json"))):
-            convert_panelbench(src, convert_into, label_convention=convention)
+            convert_panelbench(src, convert_into, label_convention=convention, parts=("DebateArt",))
         ds = load_folder(convert_into, kind="panelbench", source=src)
         return Dataset(ds.samples, ds.folder, ds.sha256, ds.kind, ds.source, ds.file_hashes, convention)
     if label_convention is not None:

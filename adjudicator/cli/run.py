@@ -104,7 +104,7 @@ def convert_group() -> None:
     help="how upstream labels map to winners: 'content' (1.0 = con won, what the debates show) or 'documented' (1.0 = pro won)",
 )
 def convert_panelbench_cmd(src: Path, out_dir: Path, label_convention: str) -> None:
-    """Convert the PanelBench DebateArt layout in SRC into match files with labels."""
+    """Convert the PanelBench layout in SRC (DebateArt debates and BP-Competition rounds) into match files with labels."""
     from adjudicator.convert import convert_panelbench
 
     paths = convert_panelbench(src, out_dir, label_convention=label_convention)
