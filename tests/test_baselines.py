@@ -149,4 +149,4 @@ def test_oracle_third_speaker_is_non_comparable():
     assert not b.comparable
     assert b.predictions[0].tolist() == [0, 0, 0, 0, 0, 0, 9, 0] and b.predictions[1] is None
     with pytest.raises(InputError):
-        oracle_third_speaker([A], [LABELS_4V4], ["bp"])
+        oracle_third_speaker([A], [LABELS_4V4], ["australs-3v3"])
