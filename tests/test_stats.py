@@ -131,3 +131,104 @@ def test_paired_bootstrap_detects_a_clear_difference():
     bad = gold + rng.normal(0, 2.0, size=60)
     r = paired_bootstrap(stage_mse, (good, gold), (bad, gold), match_ids=np.repeat(np.arange(20), 3), n_resamples=500, seed=0)
     assert r.difference < 0 and r.high < 0 and r.p_value < 0.01 and r.n_matches == 20
+
+
+# ---------------------------------------------------------------------------------------------
+# the batched bootstrap gives the numbers of one call per resample, bit for bit
+
+
+def _scores(rng, n):
+    """Means of three integer judge scores (k/3, many ties), with a few missing."""
+    x = rng.integers(3, 31, size=n) / 3.0
+    x[rng.random(n) < 0.1] = np.nan
+    return x
+
+
+def _votes(rng, m):
+    """Vote vectors of 4 or 8 debaters summing to 9, with a missing one, an all-zero one and fractional uniform votes."""
+    out = []
+    for i in range(m):
+        k = 8 if i % 3 else 4
+        v = np.bincount(rng.integers(0, k, size=9), minlength=k).astype(float)
+        out.append(v)
+    out[1] = None
+    out[2] = np.zeros(len(out[2]))
+    out[4] = np.full(len(out[4]), 9 / len(out[4]))
+    return out
+
+
+def _metric_cases(rng):
+    """(metric, arrays, match ids or None) for every metric with a batched form."""
+    from adjudicator.evaluation import metrics as M
+
+    n_units, n_matches = 57, 9
+    ids = [f"m{i}" for i in sorted(rng.integers(0, n_matches, size=n_units))]
+    ids[3], ids[40] = ids[40], ids[3]  # one match's items not side by side
+    x, y = _scores(rng, n_units), _scores(rng, n_units)
+    pa, pn, ha, hn = (_scores(rng, n_units) for _ in range(4))
+    p = np.round(rng.random(23), 2)
+    p[[2, 7]] = [np.nan, 0.5]
+    gold = [[A, N, "tie", None][i] for i in rng.integers(0, 4, size=23)]
+    votes_p, votes_h = _votes(rng, 17), _votes(rng, 17)
+    return [
+        (M.winner_accuracy, [p, gold], None),
+        (brier_score, [p, gold], None),
+        (M.stage_mse, [x, y], ids),
+        (M.stage_pearson, [x, y], ids),
+        (M.stage_spearman, [x, y], ids),
+        (M.stage_spearman, [x, y], None),
+        (M.tendency_all_pairs, [pa, pn, ha, hn], ids),
+        (M.tendency_non_tie, [pa, pn, ha, hn], ids),
+        (M.best_debater_top1, [votes_p, votes_h], None),
+        (M.vote_share_mae, [votes_p, votes_h], None),
+        (M.vote_share_pearson, [votes_p, votes_h], None),
+        (M.vote_share_spearman, [votes_p, votes_h], None),
+    ]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_batched_bootstrap_equals_one_call_per_resample_exactly(seed):
+    from adjudicator.evaluation import resampling as R
+    from adjudicator.evaluation.uncertainty import BATCHED, _clusters, _draw
+
+    rng = np.random.default_rng(100 + seed)
+    cases = _metric_cases(rng)
+    assert {c[0] for c in cases} == set(BATCHED)  # every batched form is checked
+    for metric, arrays, ids in cases:
+        n = len(arrays[0])
+        clusters = _clusters(ids, n)
+        res = R.Resamples(_draw(clusters, n, 300, np.random.default_rng(seed)), clusters, n)
+        batched = R.evaluate(metric, arrays, res, BATCHED)
+        looped = R.evaluate_each(metric, arrays, res)
+        assert np.isfinite(looped).sum() > 100, metric.__name__  # mostly defined, so the comparison means something
+        # NaN in the same places, every other value identical to the last bit
+        assert np.array_equal(batched, looped, equal_nan=True), metric.__name__
+
+
+def test_batched_bootstrap_interval_equals_the_loop_interval():
+    # The same seed gives the same draw (one (R, M) draw is the R draws of M in a row), so the
+    # batched interval and a loop over resamples agree exactly.
+    from adjudicator.evaluation import resampling as R
+    from adjudicator.evaluation.metrics import stage_spearman
+
+    rng = np.random.default_rng(7)
+    x, y = _scores(rng, 40), _scores(rng, 40)
+    ok = np.isfinite(x) & np.isfinite(y)
+    x, y = x[ok], y[ok]
+    ids = [f"m{i // 4}" for i in range(x.size)]
+    ci = bootstrap_ci(stage_spearman, x, y, match_ids=ids, n_resamples=500, seed=3)
+    g = np.random.default_rng(3)
+    groups: dict[str, list[int]] = {}
+    for i, m in enumerate(ids):
+        groups.setdefault(m, []).append(i)
+    clusters = list(groups.values())
+    vals = []
+    for _ in range(500):
+        idx = np.concatenate([clusters[c] for c in g.integers(0, len(clusters), size=len(clusters))])
+        vals.append(stage_spearman(x[idx], y[idx]).value)
+    v = np.array(vals)
+    v = v[np.isfinite(v)]
+    lo, hi = np.quantile(v, [0.025, 0.975])
+    assert (ci.low, ci.high, ci.n_valid) == (float(lo), float(hi), v.size)
+    res = R.Resamples(np.array([[1, 0], [0, 0]]), [np.array([0, 2]), np.array([1])], 3)
+    assert [s.tolist() for s in res.item_sequences()] == [[1, 0, 2], [0, 2, 0, 2]]

@@ -227,6 +227,16 @@ def tendency_agreement(
     )
 
 
+def tendency_all_pairs(pred_aff: Numbers, pred_neg: Numbers, human_aff_mean: Numbers, human_neg_mean: Numbers) -> MetricResult:
+    """:func:`tendency_agreement` over all pairs, as one metric (shapes (P,) each)."""
+    return tendency_agreement(pred_aff, pred_neg, human_aff_mean, human_neg_mean).all_pairs
+
+
+def tendency_non_tie(pred_aff: Numbers, pred_neg: Numbers, human_aff_mean: Numbers, human_neg_mean: Numbers) -> MetricResult:
+    """:func:`tendency_agreement` over the pairs with a non-tie human tendency, as one metric."""
+    return tendency_agreement(pred_aff, pred_neg, human_aff_mean, human_neg_mean).non_tie
+
+
 # ---------------------------------------------------------------------------------------------
 # Task 3: best debater and vote shares
 
@@ -250,9 +260,10 @@ def _vote_vector(v: Any, name: str) -> np.ndarray | None:
     return arr
 
 
-class _Votes(NamedTuple):
+class VotePairs(NamedTuple):
     """The included matches' vote vectors laid end to end: ``pred``/``human`` (sum K_m,), ``starts``
-    the offset of each match, ``k`` (n,) its debater count, ``seg`` the match of each element."""
+    the offset of each match, ``k`` (n,) its debater count, ``seg`` the match of each element,
+    ``kept`` (n,) each included match's position in the inputs; ``n`` included of ``total``."""
 
     pred: np.ndarray
     human: np.ndarray
@@ -261,6 +272,7 @@ class _Votes(NamedTuple):
     seg: np.ndarray
     n: int
     total: int
+    kept: np.ndarray
 
 
 def _flat(vectors: list[Any]) -> np.ndarray:
@@ -270,8 +282,9 @@ def _flat(vectors: list[Any]) -> np.ndarray:
     return arr
 
 
-def _vote_pairs(pred_votes: Sequence[VoteVector], human_votes: Sequence[VoteVector]) -> _Votes:
-    """Aligned (pred, human) vote vectors of the matches where both are present, finite and not all 0.
+def vote_pairs(pred_votes: Sequence[VoteVector], human_votes: Sequence[VoteVector]) -> VotePairs:
+    """Aligned (pred, human) vote vectors of the matches where both are present, finite and not all 0
+    (the matches every Task 3 metric includes).
 
     Validates all matches at once; on a malformed entry falls back to item-by-item checks to name it.
     """
@@ -296,7 +309,7 @@ def _vote_pairs(pred_votes: Sequence[VoteVector], human_votes: Sequence[VoteVect
         raise InputError(f"pred_votes[{j}] has {kp[bad]} debaters but human_votes[{j}] has {kh[bad]}; align them by debater")
     if not keep:
         e = np.empty(0)
-        return _Votes(e, e, np.empty(0, int), np.empty(0, int), np.empty(0, int), 0, total)
+        return VotePairs(e, e, np.empty(0, int), np.empty(0, int), np.empty(0, int), 0, total, np.empty(0, int))
     starts = np.concatenate(([0], np.cumsum(kp)[:-1]))
     sp, sh = np.add.reduceat(P, starts), np.add.reduceat(H, starts)
     finite = np.isfinite(sp) & np.isfinite(sh)
@@ -305,19 +318,20 @@ def _vote_pairs(pred_votes: Sequence[VoteVector], human_votes: Sequence[VoteVect
         if neg.any():
             raise InputError(f"{name}[{keep[int(np.flatnonzero(neg)[0])]}]: vote counts must be non-negative")
     ok = finite & (sp > 0) & (sh > 0)
+    index = np.asarray(keep, dtype=int)[ok]
     if not ok.all():
         elem = np.repeat(ok, kp)
         P, H, kp = P[elem], H[elem], kp[ok]
         starts = np.concatenate(([0], np.cumsum(kp)[:-1])) if kp.size else np.empty(0, int)
     n = int(kp.size)
-    return _Votes(P, H, starts.astype(int), kp, np.repeat(np.arange(n), kp), n, total)
+    return VotePairs(P, H, starts.astype(int), kp, np.repeat(np.arange(n), kp), n, total, index)
 
 
-def _segment_sum(x: np.ndarray, v: _Votes) -> np.ndarray:
+def _segment_sum(x: np.ndarray, v: VotePairs) -> np.ndarray:
     return np.add.reduceat(x, v.starts) if v.n else np.empty(0)
 
 
-def _shares(v: _Votes) -> tuple[np.ndarray, np.ndarray]:
+def _shares(v: VotePairs) -> tuple[np.ndarray, np.ndarray]:
     """Vote shares of the flat vectors: each element over its match's total (see vote_shares)."""
     return v.pred / _segment_sum(v.pred, v)[v.seg], v.human / _segment_sum(v.human, v)[v.seg]
 
@@ -351,13 +365,19 @@ def best_debater_top1(pred_votes: Sequence[VoteVector], human_votes: Sequence[Vo
     (expected accuracy of a uniform tie-break; documented rule, not in the paper). Excluded: matches
     whose prediction or gold is None, contains NaN, or has no vote at all. NaN when n == 0.
     """
-    v = _vote_pairs(pred_votes, human_votes)
+    v = vote_pairs(pred_votes, human_votes)
     if not v.n:
         return _result(math.nan, 0, v.total)
+    return _result(top1_credits(v).mean(), v.n, v.total)
+
+
+def top1_credits(v: VotePairs) -> np.ndarray:
+    """(n,) the :func:`top1_credit` of every included match of ``v``, computed for all at once."""
+    if not v.n:
+        return np.empty(0)
     top_p = v.pred >= np.maximum.reduceat(v.pred, v.starts)[v.seg] - TIE_TOLERANCE
     top_h = v.human >= np.maximum.reduceat(v.human, v.starts)[v.seg] - TIE_TOLERANCE
-    credit = _segment_sum((top_p & top_h).astype(float), v) / _segment_sum(top_p.astype(float), v)
-    return _result(credit.mean(), v.n, v.total)
+    return _segment_sum((top_p & top_h).astype(float), v) / _segment_sum(top_p.astype(float), v)
 
 
 def vote_shares(votes: Numbers) -> np.ndarray:
@@ -375,19 +395,32 @@ def vote_share_mae(pred_votes: Sequence[VoteVector], human_votes: Sequence[VoteV
     Shares are votes over their total (see :func:`vote_shares`); fractional predictions (uniform 9/K)
     are allowed. Shapes and exclusions as :func:`best_debater_top1`. NaN when n == 0.
     """
-    v = _vote_pairs(pred_votes, human_votes)
+    v = vote_pairs(pred_votes, human_votes)
     if not v.n:
         return _result(math.nan, 0, v.total)
+    return _result(vote_share_errors(v).mean(), v.n, v.total)
+
+
+def vote_share_errors(v: VotePairs) -> np.ndarray:
+    """(n,) the vote-share MAE ``(1/K) sum_i |qhat_i - q_i|`` of every included match of ``v``."""
+    if not v.n:
+        return np.empty(0)
     qp, qh = _shares(v)
-    per_match = _segment_sum(np.abs(qp - qh), v) / v.k
-    return _result(per_match.mean(), v.n, v.total)
+    return _segment_sum(np.abs(qp - qh), v) / v.k
 
 
-def _pooled_shares(pred_votes: Sequence[VoteVector], human_votes: Sequence[VoteVector], centre: bool) -> tuple[np.ndarray, np.ndarray, int, int]:
-    v = _vote_pairs(pred_votes, human_votes)
+def pooled_shares(v: VotePairs, centre: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The (predicted, human) vote share of every debater of the included matches of ``v``, laid end
+    to end as ``v.pred`` (sum K_m,); with ``centre`` each minus 1/K of its match."""
     qp, qh = _shares(v)
     if centre:  # both share vectors of a match sum to 1, so each has mean exactly 1/K
         qp, qh = qp - 1.0 / v.k[v.seg], qh - 1.0 / v.k[v.seg]
+    return qp, qh
+
+
+def _pooled_shares(pred_votes: Sequence[VoteVector], human_votes: Sequence[VoteVector], centre: bool) -> tuple[np.ndarray, np.ndarray, int, int]:
+    v = vote_pairs(pred_votes, human_votes)
+    qp, qh = pooled_shares(v, centre)
     return qp, qh, v.n, v.total
 
 

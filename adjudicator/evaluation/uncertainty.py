@@ -9,7 +9,11 @@
 
 The unit of resampling is the match: stage-level (Task 2) instances of one match share context and
 judges, so they are resampled together (pass ``match_ids``). All randomness is seeded
-(``numpy.random.default_rng(seed)``).
+(``numpy.random.default_rng(seed)``): an interval draws all its resamples at once, an (R, M) array
+whose rows are the draws one resample at a time would make. The metrics of
+:mod:`adjudicator.evaluation.resampling` (every CCDB metric and the Brier score) are then computed over
+all resamples together, with the same numbers as one call per resample; any other metric is called
+once per resample.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from pydantic import Field
 from scipy.stats import binomtest
 
 from adjudicator.errors import InputError
+from adjudicator.evaluation import resampling as R
 from adjudicator.evaluation.inputs import GoldWinner, Numbers, check_p, gold_winners, vector
 from adjudicator.evaluation.metrics import MetricResult
 from adjudicator.frozen import FrozenModel
@@ -117,14 +122,17 @@ def _check_args(arrays: Sequence[Any], n_resamples: int, confidence: float) -> i
     return lengths.pop()
 
 
-def _resample_indices(clusters: list[np.ndarray] | None, n: int, n_resamples: int, rng: np.random.Generator):
+def _draw(clusters: list[np.ndarray] | None, n: int, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
+    """(n_resamples, M) the matches every resample draws: M draws with replacement among the M
+    matches (the items when ``clusters`` is None), row r the r-th ``rng.integers(0, M, size=M)``."""
     m = n if clusters is None else len(clusters)
-    for _ in range(n_resamples):
-        chosen = rng.integers(0, m, size=m)
-        if clusters is None:
-            yield chosen
-        else:
-            yield np.concatenate([clusters[c] for c in chosen]) if m else np.empty(0, dtype=int)
+    return rng.integers(0, m, size=(n_resamples, m)) if m else np.empty((n_resamples, 0), dtype=np.int64)
+
+
+def _over_resamples(metric: Callable[..., MetricResult | float], arrays: Sequence[Any], chosen: np.ndarray, clusters: list[np.ndarray] | None, n: int) -> np.ndarray:
+    """(R,) ``metric`` on every resample, in one pass over all of them when it has a batched form
+    (:mod:`adjudicator.evaluation.resampling`; the same numbers as one call per resample)."""
+    return R.evaluate(metric, arrays, R.Resamples(chosen, clusters, n), BATCHED, value=_value)
 
 
 def _percentiles(values: np.ndarray, confidence: float) -> tuple[float, float]:
@@ -183,7 +191,7 @@ def bootstrap_ci(
     clusters = _clusters(match_ids, n)
     rng = np.random.default_rng(seed)
     point = _value(metric(*arrays))
-    vals = np.array([_value(metric(*(_take(a, idx) for a in arrays))) for idx in _resample_indices(clusters, n, n_resamples, rng)])
+    vals = _over_resamples(metric, arrays, _draw(clusters, n, n_resamples, rng), clusters, n)
     ok = vals[np.isfinite(vals)]
     lo, hi = _percentiles(ok, confidence)
     return BootstrapCI(
@@ -256,10 +264,8 @@ def paired_bootstrap(
     clusters = _clusters(ids, m)
     rng = np.random.default_rng(seed)
     va, vb = _value(metric(*a)), _value(metric(*b))
-    diffs = []
-    for idx in _resample_indices(clusters, m, n_resamples, rng):
-        diffs.append(_value(metric(*(_take(x, idx) for x in a))) - _value(metric(*(_take(x, idx) for x in b))))
-    d = np.array(diffs)
+    chosen = _draw(clusters, m, n_resamples, rng)
+    d = _over_resamples(metric, a, chosen, clusters, m) - _over_resamples(metric, b, chosen, clusters, m)
     d = d[np.isfinite(d)]
     lo, hi = _percentiles(d, confidence)
     p = min(1.0, 2.0 * min(float(np.mean(d <= 0)), float(np.mean(d >= 0)))) if d.size else math.nan
@@ -383,6 +389,10 @@ def expected_calibration_error(pred_p: Numbers, gold_winner: Sequence[GoldWinner
     _, _, total = _calibration_pairs(pred_p, gold_winner)
     ece = sum(b.count / n * abs(b.observed - b.mean_p) for b in bins if b.count) if n else math.nan
     return MetricResult(value=float(ece), n=n, n_excluded=total - n)
+
+
+#: Every metric with a batched form: those of :mod:`adjudicator.evaluation.resampling` and the Brier score.
+BATCHED = {**R.BATCHED, brier_score: R.BRIER_FORM}
 
 
 __all__ = [

@@ -22,19 +22,9 @@ from adjudicator.bench.scoring.leaves import ScoreSettings, not_applicable, pair
 from adjudicator.bench.scoring.tables import all_parsed, baseline_row, human_rows, rank, row, table_header
 from adjudicator.evaluation import baselines as B
 from adjudicator.evaluation import metrics as M
-from adjudicator.evaluation.metrics import MetricResult
+from adjudicator.evaluation.metrics import tendency_all_pairs, tendency_non_tie
 
 TASK = "task2"
-
-
-def tendency_all_pairs(pred_aff: Any, pred_neg: Any, human_aff: Any, human_neg: Any) -> MetricResult:
-    """:func:`adjudicator.evaluation.metrics.tendency_agreement` over all pairs."""
-    return M.tendency_agreement(pred_aff, pred_neg, human_aff, human_neg).all_pairs
-
-
-def tendency_non_tie(pred_aff: Any, pred_neg: Any, human_aff: Any, human_neg: Any) -> MetricResult:
-    """:func:`adjudicator.evaluation.metrics.tendency_agreement` over pairs with a non-tie human tendency."""
-    return M.tendency_agreement(pred_aff, pred_neg, human_aff, human_neg).non_tie
 
 
 def task2_metrics(unit_pred: np.ndarray, pair_aff: np.ndarray, pair_neg: np.ndarray, gold: Gold, unit_mask: np.ndarray, pair_mask: np.ndarray, st: ScoreSettings) -> dict[str, Any]:
