@@ -13,6 +13,19 @@ Rules (a three-judge CCDB panel, paper 2.2.1 and 2.3):
 - Best debater: the ballots' votes summed (9 with three ballots); the best debaters are the labels
   tied for the maximum.
 - At least two valid ballots are required; fewer raises :class:`AdjudicationFailed`.
+
+Ranking formats (BP; :func:`panel_ranking`), where each ballot ranks the units and scores every speech:
+
+- House ranking: by mean rank over the valid ballots (lower is better); a tie goes to the higher mean
+  team points (the sum of the house's speaker scores on a ballot, averaged over ballots), then to the
+  unit declared first. The majority of ranks decides, as a WUDC panel votes on the call; where the
+  mean points disagree with that order, the pair is recorded in ``dissent.low_point_wins`` rather
+  than hidden (each single ballot is consistent by construction).
+- Speaker scores: per speech every judge's score and their mean (3 decimals); the panel's speaker
+  rank orders the speeches by mean score (higher is better), then by mean judge rank, then speaking
+  order.
+- Dissent: first-place split, the judges whose ranking differs from the panel's, each judge's rank
+  error against the panel (sum of absolute rank differences), and speaker-score ranges.
 """
 
 from __future__ import annotations
@@ -22,7 +35,7 @@ from adjudicator.errors import AdjudicationFailed
 from adjudicator.formats import Side
 from adjudicator.match import MatchView
 from adjudicator.records import CallRecord, NodeFailure
-from adjudicator.verdict import Arm, Ballot, Dissent, Provenance, StageScore, Verdict
+from adjudicator.verdict import Arm, Ballot, Dissent, Provenance, SpeechResult, StageScore, UnitResult, Verdict
 
 MIN_BALLOTS = 2
 
@@ -45,7 +58,7 @@ def panel_winner(ballots: list[Ballot], stage_means: dict[tuple[str, Side], floa
     neg = len(ballots) - aff
     if aff != neg:
         return "affirmative" if aff > neg else "negative"
-    mean_p = sum(b.p for b in ballots) / len(ballots)
+    mean_p = sum(b.p or 0.0 for b in ballots) / len(ballots)  # winner ballots always carry p
     if round(mean_p, 2) != 0.5:
         return "affirmative" if mean_p > 0.5 else "negative"
     means = stage_means or {}
@@ -59,7 +72,7 @@ def panel_p(ballots: list[Ballot], winner: Side) -> float:
     Example: ballots p = 0.70, 0.40, 0.45 with winner negative -> mean 0.5167 -> 0.52 is on the
     affirmative side, so p = 0.49.
     """
-    p = round(sum(b.p for b in ballots) / len(ballots), 2)
+    p = round(sum(b.p or 0.0 for b in ballots) / len(ballots), 2)
     if winner == "affirmative" and p <= 0.5:
         return 0.51
     if winner == "negative" and p >= 0.5:
@@ -86,6 +99,24 @@ def aggregate(
         raise AdjudicationFailed(
             f"the panel needs at least {MIN_BALLOTS} valid ballots, got {len(ballots)} ({reasons})",
             "see the failures for each judge's raw outputs; retry or use another model",
+        )
+    if match.spec().verdict == "ranking":
+        ranking, speeches, dissent = panel_ranking(match, ballots)
+        return Verdict(
+            match_id=match.match_id,
+            format=match.format,
+            motion=match.motion,
+            arm="agentic",
+            winner=None,
+            p=None,
+            ranking=ranking,
+            speaker_scores=speeches,
+            dissent=dissent,
+            battlefields=list(clashes.values()),
+            ballots=ballots,
+            failures=failures,
+            provenance=provenance,
+            calls=calls,
         )
     stage_scores = panel_stage_scores(match, ballots)
     winner = panel_winner(ballots, {(s.stage_id, s.side): s.mean for s in stage_scores})
@@ -157,6 +188,82 @@ def panel_dissent(ballots: list[Ballot], stage_scores: list[StageScore], winner:
         dissenting_judges=[b.judge_id for b in ballots if b.winner != winner],
         max_score_range=max(ranges, default=0),
         units_with_range_ge_3=sum(1 for r in ranges if r >= 3),
+    )
+
+
+def panel_ranking(match: MatchView, ballots: list[Ballot]) -> tuple[list[UnitResult], list[SpeechResult], Dissent]:
+    """The panel's unit ranking, speaker scores and dissent from ranking ballots (rules in the
+    module docstring). ``ballots`` are valid ranking ballots of ``match`` (every unit ranked), in
+    judge order. Returns the units in panel rank order and the speeches in speaking order.
+
+    Example (hand-checked in tests/test_bp_aggregate.py): ranks OG 1,2,1 / OO 2,1,3 / CG 3,3,2 /
+    CO 4,4,4 give mean ranks 1.33, 2.0, 2.67, 4.0, so the panel ranking is OG, OO, CG, CO.
+    """
+    spec = match.spec()
+    units = spec.unit_ids()
+    points = [b.team_points() for b in ballots]
+    results: list[UnitResult] = []
+    for u in units:
+        ranks = [b.ranking[u] for b in ballots]
+        pts = [p[u] for p in points if u in p]
+        results.append(
+            UnitResult(
+                unit=u,
+                name=spec.unit(u).name,
+                rank=1,
+                judge_ranks=ranks,
+                mean_rank=round(sum(ranks) / len(ranks), 3),
+                judge_points=pts,
+                points=round(sum(pts) / len(pts), 2) if pts else None,
+            )
+        )
+    order = sorted(range(len(units)), key=lambda i: (results[i].mean_rank, -(results[i].points or 0.0), i))
+    ranked = [results[i].model_copy(update={"rank": r}) for r, i in enumerate(order, start=1)]
+    speeches = panel_speeches(match, ballots)
+    return ranked, speeches, ranking_dissent(ballots, ranked, speeches)
+
+
+def panel_speeches(match: MatchView, ballots: list[Ballot]) -> list[SpeechResult]:
+    """Per speech of ``match`` scored on any ballot: each judge's score and rank, the mean score (3
+    decimals) and the panel's speaker rank (mean score, then mean judge rank, then speaking order)."""
+    rows = []
+    for k, (sid, unit, abbr) in enumerate(match.speeches()):
+        found = [s for b in ballots for s in b.speaker_scores if s.stage_id == sid]
+        if not found:
+            continue
+        scores = [s.score for s in found]
+        ranks = [s.rank for s in found]
+        rows.append((k, sid, unit, abbr, scores, ranks))
+    order = sorted(rows, key=lambda r: (-sum(r[4]) / len(r[4]), sum(r[5]) / len(r[5]), r[0]))
+    rank_of = {r[1]: i for i, r in enumerate(order, start=1)}
+    return [
+        SpeechResult(stage_id=sid, speech=abbr, unit=unit, judge_scores=scores, mean=round(sum(scores) / len(scores), 3), judge_ranks=ranks, rank=rank_of[sid])
+        for _, sid, unit, abbr, scores, ranks in rows
+    ]
+
+
+def ranking_dissent(ballots: list[Ballot], ranked: list[UnitResult], speeches: list[SpeechResult]) -> Dissent:
+    """Dissent of a ranking panel: first-place split (judges who put the panel's first unit first :
+    the others), judges whose ranking differs from the panel's, each judge's rank error (sum over
+    units of |judge rank - panel rank|), speaker-score ranges, and the low-point wins of the
+    panel's ranking (pairs ranked against their mean team points)."""
+    panel = {r.unit: r.rank for r in ranked}
+    first = ranked[0].unit
+    agree = sum(1 for b in ballots if b.ranking.get(first) == 1)
+    ranges = [max(s.judge_scores) - min(s.judge_scores) for s in speeches if len(s.judge_scores) > 1]
+    low = [
+        f"{a.unit} (rank {a.rank}, {a.points:.2f} points) above {b.unit} (rank {b.rank}, {b.points:.2f})"
+        for i, a in enumerate(ranked)
+        for b in ranked[i + 1 :]
+        if a.points is not None and b.points is not None and a.points < b.points
+    ]
+    return Dissent(
+        winner_split=f"{agree}:{len(ballots) - agree}",
+        dissenting_judges=[b.judge_id for b in ballots if b.ranking != panel],
+        max_score_range=max(ranges, default=0),
+        units_with_range_ge_3=sum(1 for r in ranges if r >= 3),
+        rank_error={b.judge_id: sum(abs(b.ranking[u] - panel[u]) for u in panel) for b in ballots},
+        low_point_wins=low,
     )
 
 

@@ -9,6 +9,20 @@ def _esc(text: str) -> str:
     return " ".join(str(text).split()).replace("|", "\\|")
 
 
+def _ranking_sections(verdict: Verdict) -> list[str]:
+    """The house ranking and speaker score tables of a ranking verdict (BP)."""
+    lines = ["## Ranking", "", "| Rank | House | Judges' ranks | Mean rank | Team points (judges) | Mean points |", "|---|---|---|---|---|---|"]
+    for r in verdict.ranking:
+        pts = "" if r.points is None else f"{r.points:.2f}"
+        lines.append(f"| {r.rank} | {r.name} ({r.unit}) | {' / '.join(map(str, r.judge_ranks))} | {r.mean_rank:.2f} | {' / '.join(map(str, r.judge_points))} | {pts} |")
+    if verdict.dissent and verdict.dissent.low_point_wins:
+        lines += ["", "Low-point wins in the panel's ranking: " + "; ".join(verdict.dissent.low_point_wins)]
+    lines += ["", "## Speaker scores", "", "| Speech | House | Judges' scores | Mean | Judges' ranks | Rank |", "|---|---|---|---|---|---|"]
+    for sp in verdict.speaker_scores:
+        lines.append(f"| {sp.speech} ({sp.stage_id}) | {sp.unit} | {' / '.join(map(str, sp.judge_scores))} | {sp.mean:.2f} | {' / '.join(map(str, sp.judge_ranks))} | {sp.rank} |")
+    return lines + [""]
+
+
 def verdict_markdown(verdict: Verdict) -> str:
     """Render ``verdict`` as Markdown (UTF-8 text, one document)."""
     pv = verdict.provenance
@@ -20,7 +34,10 @@ def verdict_markdown(verdict: Verdict) -> str:
     model_text = pv.model if len(set(models.values())) <= 1 else ", ".join(f"{m} ({role})" for role, m in models.items())
     lines.append(f"**Format:** {verdict.format} · **Arm:** {verdict.arm} · **Model:** {model_text}" + ("" if pv.is_llm else " (offline baseline, not an LLM)"))
     lines.append("")
-    if verdict.winner is not None:
+    if verdict.ranking:
+        split = f" (first place {verdict.dissent.winner_split})" if verdict.dissent else ""
+        lines.append(f"**Ranking:** {' > '.join(r.unit for r in verdict.ranking)}{split}")
+    elif verdict.winner is not None:
         split = f" ({verdict.dissent.winner_split})" if verdict.dissent else ""
         lines.append(f"**Winner:** {verdict.winner}{split} · **winner tendency p = {verdict.p:.2f}** (above 0.5 favours the affirmative)")
     else:
@@ -40,9 +57,13 @@ def verdict_markdown(verdict: Verdict) -> str:
     else:
         lines.append("No clashes were recorded.")
     lines.append("")
+    if verdict.ranking:
+        lines += _ranking_sections(verdict)
     lines.append("## Stage scores")
     lines.append("")
-    if verdict.stage_scores:
+    if verdict.ranking:
+        lines.append("Speeches are scored on the speaker scale above, not 1-10 per stage.")
+    elif verdict.stage_scores:
         lines.append("| Stage | Type | Side | Role | Judges | Mean |")
         lines.append("|---|---|---|---|---|---|")
         for s in verdict.stage_scores:
@@ -56,8 +77,13 @@ def verdict_markdown(verdict: Verdict) -> str:
         votes = ", ".join(f"{k} {v}" for k, v in b.best_debater_votes.items())
         lines.append(f"### {b.judge_id}" + (f" ({b.perspective})" if b.perspective else ""))
         lines.append("")
-        lines.append(f"- Winner: {b.winner}, p = {b.p:.2f}; model {b.model}")
-        lines.append(f"- Best-debater votes: {votes}")
+        if b.ranking:
+            scores = ", ".join(f"{x.speech or x.stage_id} {x.score}" for x in b.speaker_scores)
+            lines.append(f"- Ranking: {' > '.join(sorted(b.ranking, key=lambda u: b.ranking[u]))}; model {b.model}")
+            lines.append(f"- Speaker scores: {scores}")
+        else:
+            lines.append(f"- Winner: {b.winner}, p = {b.p:.2f}; model {b.model}")
+            lines.append(f"- Best-debater votes: {votes}")
         if b.reasoning:
             lines.append(f"- Reasoning: {_esc(b.reasoning)}")
         lines.append("")

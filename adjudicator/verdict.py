@@ -3,6 +3,14 @@
 A CCDB judge scores every (stage, evaluated side) 1-10, votes for a winner and gives three
 best-debater votes (paper 2.2.1); the panel is three judges, so the verdict carries nine votes and a
 3-judge mean per scored unit, the references the benchmark compares against (paper 2.3).
+
+Formats whose units are ranked (``FormatSpec.verdict == "ranking"``, BP) generalise this from two sides
+to their units: a BP judge ranks the four houses 1-4 without ties, gives every speech a speaker score
+on the WUDC 50-100 scale and ranks the eight speeches 1-8, and the ranking agrees with the team totals
+(no low-point wins; seed 002 section 3.2, the WUDC manual). Such ballots and verdicts carry
+``ranking`` and ``speaker_scores`` and leave ``winner``, ``p``, 1-10 stage scores and best-debater votes
+empty; the new fields are left out of the JSON when empty, so a two-sided verdict reads exactly as
+before.
 """
 
 from __future__ import annotations
@@ -14,6 +22,7 @@ from pydantic import Field, field_validator, model_validator
 from adjudicator.battlefield import Clash
 from adjudicator.formats import Role, Side
 from adjudicator.frozen import FrozenModel
+from adjudicator.match import check_no_low_point_wins, check_ranks
 from adjudicator.records import CallRecord, NodeFailure
 
 BALLOT_VOTES = 3
@@ -21,6 +30,23 @@ PANEL_SIZE = 3
 PANEL_VOTES = BALLOT_VOTES * PANEL_SIZE  # 9, paper 2.3 Task 3
 
 Arm = Literal["agentic", "single-call"]
+
+
+def _empty(value: object) -> bool:
+    """``exclude_if`` predicate: a field left at its empty default is not written."""
+    return not value
+
+
+class SpeakerScore(FrozenModel):
+    """One judge's speaker score for one speech of a ranking format (BP): the speech's stage id, its
+    unit (house) and short name (``"PM"``), the score on the format's scale (WUDC: integer 50-100)
+    and the speech's rank among all speeches (1 = best; no ties)."""
+
+    stage_id: str
+    unit: str
+    speech: str = ""
+    score: int = Field(ge=0, le=100)
+    rank: int = Field(ge=1)
 
 
 
@@ -35,36 +61,79 @@ class BallotScore(FrozenModel):
 class Ballot(FrozenModel):
     """One judge's ballot.
 
-    ``p`` is the judge's winner tendency in [0, 1] (>0.5 affirmative), two decimals; ``winner`` must
-    agree with it (p == 0.5 is not allowed: judges may not tie, paper 2.3). ``best_debater_votes``
-    maps position labels to non-negative integers summing to exactly 3.
+    Two-sided formats: ``p`` is the judge's winner tendency in [0, 1] (>0.5 affirmative), two
+    decimals; ``winner`` must agree with it (p == 0.5 is not allowed: judges may not tie, paper 2.3).
+    ``best_debater_votes`` maps position labels to non-negative integers summing to exactly 3.
+
+    Ranking formats (BP): ``ranking`` maps every unit to its rank 1..n without ties, and
+    ``speaker_scores`` holds one :class:`SpeakerScore` per speech with ranks 1..(speeches) without
+    ties; a speech scored higher ranks better, and a unit ranked above another has strictly more
+    speaker points (no low-point wins). ``winner`` and ``p`` are None and there are no 1-10 stage
+    scores or best-debater votes. Which units and speeches a match has is checked where the ballot
+    is built (the judge's parser), not here.
     """
 
     judge_id: str
     perspective: str = ""
     model: str
-    winner: Side
-    p: float = Field(ge=0.0, le=1.0)
+    winner: Side | None
+    p: float | None = Field(ge=0.0, le=1.0)
     stage_scores: list[BallotScore]
     best_debater_votes: dict[str, int]
     reasoning: str = ""
+    ranking: dict[str, int] = Field(default_factory=dict, exclude_if=_empty)
+    speaker_scores: list[SpeakerScore] = Field(default_factory=list, exclude_if=_empty)
 
     @field_validator("best_debater_votes")
     @classmethod
-    def _three_votes(cls, v: dict[str, int]) -> dict[str, int]:
+    def _non_negative_votes(cls, v: dict[str, int]) -> dict[str, int]:
         if any(n < 0 for n in v.values()):
             raise ValueError("best_debater_votes: counts must be non-negative")
-        if sum(v.values()) != BALLOT_VOTES:
-            raise ValueError(f"best_debater_votes: a judge gives exactly {BALLOT_VOTES} votes, got {sum(v.values())}")
         return {k: n for k, n in v.items() if n > 0}
 
     @model_validator(mode="after")
-    def _winner_matches_p(self) -> "Ballot":
+    def _consistent(self) -> "Ballot":
+        if self.ranking:
+            return self._check_ranking()
+        if sum(self.best_debater_votes.values()) != BALLOT_VOTES:
+            raise ValueError(f"best_debater_votes: a judge gives exactly {BALLOT_VOTES} votes, got {sum(self.best_debater_votes.values())}")
+        if self.winner is None or self.p is None:
+            raise ValueError("winner: a ballot without a ranking needs a winner and p")
         if self.p == 0.5:
             raise ValueError("p: a judge may not tie; p must not be exactly 0.5")
         if (self.p > 0.5) != (self.winner == "affirmative"):
             raise ValueError(f"winner: {self.winner} contradicts p={self.p}")
         return self
+
+    def _check_ranking(self) -> "Ballot":
+        """Ranks without ties, speech ranks that follow the scores, and no low-point wins."""
+        if self.winner is not None or self.p is not None or self.stage_scores or self.best_debater_votes:
+            raise ValueError("ranking: a ranking ballot has no winner, p, 1-10 stage scores or best-debater votes")
+        check_ranks("ranking", self.ranking, list(self.ranking), "team")
+        if not self.speaker_scores:
+            return self
+        ids = [s.stage_id for s in self.speaker_scores]
+        if len(set(ids)) != len(ids):
+            raise ValueError("speaker_scores: a speech is scored twice")
+        check_ranks("speaker_scores", {s.stage_id: s.rank for s in self.speaker_scores}, ids, "speech")
+        by_rank = sorted(self.speaker_scores, key=lambda s: s.rank)
+        for better, worse in zip(by_rank, by_rank[1:]):
+            if better.score < worse.score:
+                raise ValueError(f"speaker_scores: {worse.stage_id} scored {worse.score} ranks below {better.stage_id} scored {better.score}; a higher score ranks better")
+        totals: dict[str, float] = {u: 0.0 for u in self.ranking}
+        for s in self.speaker_scores:
+            if s.unit not in totals:
+                raise ValueError(f"speaker_scores: {s.stage_id} is by {s.unit!r}, which the ranking does not rank")
+            totals[s.unit] += s.score
+        check_no_low_point_wins("ranking", self.ranking, totals)
+        return self
+
+    def team_points(self) -> dict[str, int]:
+        """Ranking ballots: unit -> the sum of its speeches' speaker scores (empty otherwise)."""
+        out = {u: 0 for u in self.ranking}
+        for s in self.speaker_scores:
+            out[s.unit] = out.get(s.unit, 0) + s.score
+        return out if self.speaker_scores else {}
 
 
 class StageScore(FrozenModel):
@@ -79,14 +148,51 @@ class StageScore(FrozenModel):
     mean: float = Field(ge=1.0, le=10.0)
 
 
+class UnitResult(FrozenModel):
+    """The panel's result for one unit of a ranking format (BP house): its rank 1..n, each judge's
+    rank and the mean rank, and the team's speaker points (each judge's total and the mean, 2
+    decimals)."""
+
+    unit: str
+    name: str
+    rank: int = Field(ge=1)
+    judge_ranks: list[int]
+    mean_rank: float
+    judge_points: list[int] = Field(default_factory=list)
+    points: float | None = None
+
+
+class SpeechResult(FrozenModel):
+    """The panel's speaker score for one speech of a ranking format: each judge's score and rank,
+    the mean score (3 decimals, on the format's scale) and the panel's speaker rank 1..(speeches)."""
+
+    stage_id: str
+    speech: str
+    unit: str
+    judge_scores: list[int]
+    mean: float
+    judge_ranks: list[int]
+    rank: int = Field(ge=1)
+
+
 class Dissent(FrozenModel):
     """How far the panel disagreed: the winner split ("3:0" or "2:1"), the dissenting judges, and the
-    largest per-unit score range (max - min over judges, 0-9)."""
+    largest per-unit score range (max - min over judges, 0-9).
+
+    Ranking formats: ``winner_split`` counts the judges who put the panel's first-ranked unit first
+    against those who did not, ``dissenting_judges`` are those whose full ranking differs from the
+    panel's, the score ranges are over speaker scores, ``rank_error`` gives each judge's sum of
+    absolute rank differences from the panel's ranking (0 = the same ranking; at most 8 with four
+    units), and ``low_point_wins`` names every pair where the panel's ranking puts a unit with fewer
+    mean team points above another (the ranking follows the judges' ranks, see
+    :mod:`adjudicator.aggregate`)."""
 
     winner_split: str
     dissenting_judges: list[str] = Field(default_factory=list)
     max_score_range: int = 0
     units_with_range_ge_3: int = 0
+    rank_error: dict[str, int] = Field(default_factory=dict, exclude_if=_empty)
+    low_point_wins: list[str] = Field(default_factory=list, exclude_if=_empty)
 
 
 class Provenance(FrozenModel):
@@ -135,6 +241,9 @@ class Verdict(FrozenModel):
     - ``battlefields``: the clash map; ``ballots``: every valid judge ballot; ``failures``: nodes that
       failed with their raw outputs (the verdict is computed only from what succeeded).
     - ``tasks``: per-task parse status (single-call arm; the agentic arm reports per-node status).
+    - Ranking formats (BP): ``ranking`` one :class:`UnitResult` per unit in rank order and
+      ``speaker_scores`` one :class:`SpeechResult` per speech in speaking order; ``winner`` and ``p``
+      are None, ``stage_scores`` and ``best_debater_votes`` empty. Left out of the JSON when empty.
     """
 
     match_id: str
@@ -143,6 +252,8 @@ class Verdict(FrozenModel):
     arm: Arm = "agentic"
     winner: Side | None
     p: float | None = Field(default=None, ge=0.0, le=1.0)
+    ranking: list[UnitResult] = Field(default_factory=list, exclude_if=_empty)
+    speaker_scores: list[SpeechResult] = Field(default_factory=list, exclude_if=_empty)
     stage_scores: list[StageScore] = Field(default_factory=list)
     best_debater_votes: dict[str, int] = Field(default_factory=dict)
     best_debaters: list[str] = Field(default_factory=list)
@@ -153,3 +264,14 @@ class Verdict(FrozenModel):
     tasks: list[TaskStatus] = Field(default_factory=list)
     provenance: Provenance
     calls: list[CallRecord] = Field(default_factory=list, exclude=True)
+
+    def decided(self) -> bool:
+        """True when the verdict has its result: a winner tendency, or (ranking formats) a ranking."""
+        return self.p is not None or bool(self.ranking)
+
+    def outcome_text(self) -> str:
+        """One phrase for logs: ``"winner negative (p=0.38)"`` or ``"ranking CO > OO > CG > OG"``."""
+        if self.ranking:
+            return "ranking " + " > ".join(r.unit for r in sorted(self.ranking, key=lambda r: r.rank))
+        p = "n/a" if self.p is None else f"{self.p:.2f}"
+        return f"winner {self.winner} (p={p})"

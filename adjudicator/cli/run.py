@@ -46,7 +46,7 @@ def run_cmd(match_file: Path, out: Path | None, report: str | None, report_out: 
             _emit_verdict(exc.verdict, out, None)
         raise
     _emit_verdict(verdict, out, report_path)
-    if verdict.p is None:
+    if not verdict.decided():
         raise AdjudicationFailed(
             "no winner tendency could be extracted (the winner task failed after its attempts)",
             "the verdict lists each failure with its raw outputs; retry or use another model",
@@ -70,8 +70,7 @@ def _emit_verdict(verdict, out: Path | None, report_path: Path | None) -> None:
 
         write_output(report_path, verdict_markdown(verdict))
         echo_err(f"report written to {report_path}")
-    p = "n/a" if verdict.p is None else f"{verdict.p:.2f}"
-    echo_err(f"{models_text(verdict.provenance)}: winner {verdict.winner} (p={p}); {usage_summary(verdict.calls)}")
+    echo_err(f"{models_text(verdict.provenance)}: {verdict.outcome_text()}; {usage_summary(verdict.calls)}")
     if verdict.failures:
         echo_err(f"{len(verdict.failures)} node(s) failed: " + "; ".join(f"{f.node} {f.key}: {f.reason}" for f in verdict.failures))
 

@@ -12,6 +12,7 @@ import time
 from adjudicator.battlefield import StageAnalysis
 from adjudicator.judges.base import JudgeRequest, NodeResult, StageRequest
 from adjudicator.judges.offline.ballot import MODEL_NAME, judge_ballot
+from adjudicator.judges.offline.ranking import ranking_ballot
 from adjudicator.judges.offline.tracker import analyse
 from adjudicator.records import CallRecord, FailureKind, NodeFailure
 from adjudicator.verdict import Ballot
@@ -45,11 +46,12 @@ class OfflineBackend:
     # ---- judge
 
     def judge(self, request: JudgeRequest) -> NodeResult[Ballot]:
-        """One ballot from the analyses and the clash map, weighted by ``request.perspective``.
-        CallRecord node "judge", key = judge id."""
+        """One ballot from the analyses and the clash map, weighted by ``request.perspective``: a
+        winner ballot, or a ranking ballot where the format ranks its units (BP). CallRecord node
+        "judge", key = judge id."""
         t0 = time.perf_counter()
         try:
-            ballot = judge_ballot(request)
+            ballot = ranking_ballot(request) if request.match.spec().verdict == "ranking" else judge_ballot(request)
         except Exception as exc:
             return _failed("judge", request.judge_id, exc, t0)
         rec = CallRecord(node="judge", key=request.judge_id, model=MODEL_NAME, parse="native", latency_s=round(time.perf_counter() - t0, 6))
