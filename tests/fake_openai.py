@@ -23,6 +23,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -63,9 +64,19 @@ def error(status: int, message: str = "scripted error", **kw: Any) -> Reply:
 
 class FakeOpenAI:
     """The server on 127.0.0.1 (``port`` 0 = any free port). ``base_url`` is
-    ``http://127.0.0.1:<port>/v1``; :meth:`close` stops it."""
+    ``http://127.0.0.1:<port>/v1``; :meth:`close` stops it.
 
-    def __init__(self, port: int = 0) -> None:
+    Every response (status line, headers and body) leaves in one socket write with ``TCP_NODELAY``
+    set, so a reply costs the loopback round trip and nothing more: no delayed-ACK stall between a
+    separately written header block and body (about 40 ms a request on Linux). ``latency_s`` (>= 0,
+    seconds) is added before every reply, to stand in for a model's time in benchmarks; a reply's
+    own ``delay_s`` adds to it.
+    """
+
+    def __init__(self, port: int = 0, *, latency_s: float = 0.0) -> None:
+        if latency_s < 0:
+            raise ValueError(f"latency_s must be >= 0, got {latency_s}")
+        self.latency_s = float(latency_s)
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         self.request_times: list[float] = []
@@ -77,6 +88,7 @@ class FakeOpenAI:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # TCP_NODELAY: a reply is not held back waiting for an ACK
 
             def log_message(self, *args: Any) -> None:  # keep test output clean
                 pass
@@ -89,18 +101,14 @@ class FakeOpenAI:
                 except json.JSONDecodeError:
                     body = {"_unparseable": raw.decode("utf-8", "replace")}
                 reply = server._next(body, dict(self.headers))
-                if reply.delay_s:
-                    server._closing.wait(reply.delay_s)
-                payload = server._payload(reply, body)
-                data = json.dumps(payload).encode("utf-8")
+                wait_s = reply.delay_s + server.latency_s
+                if wait_s:
+                    server._closing.wait(wait_s)
+                data = json.dumps(server._payload(reply, body)).encode("utf-8")
+                if any(k.lower() == "connection" and v.lower() == "close" for k, v in reply.headers.items()):
+                    self.close_connection = True
                 try:
-                    self.send_response(reply.status)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(data)))
-                    for k, v in reply.headers.items():
-                        self.send_header(k, v)
-                    self.end_headers()
-                    self.wfile.write(data)
+                    self.wfile.write(_response_bytes(reply.status, {"Content-Type": "application/json", **reply.headers}, data))
                 except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout)
                     pass
 
@@ -187,6 +195,17 @@ class FakeOpenAI:
         self._httpd.server_close()
 
 
+def _response_bytes(status: int, headers: dict[str, str], body: bytes) -> bytes:
+    """A whole HTTP/1.1 response as one byte string: status line, ``headers`` plus Content-Length,
+    blank line, ``body`` (so it can be sent in a single write)."""
+    try:
+        reason = HTTPStatus(status).phrase
+    except ValueError:
+        reason = ""
+    lines = [f"HTTP/1.1 {status} {reason}", *(f"{k}: {v}" for k, v in headers.items()), f"Content-Length: {len(body)}"]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + body
+
+
 @pytest.fixture
 def fake_openai() -> Iterator[FakeOpenAI]:
     """A fresh loopback server per test, closed afterwards."""
@@ -198,11 +217,15 @@ def fake_openai() -> Iterator[FakeOpenAI]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Serve until interrupted: ``python tests/fake_openai.py [--port N]``. Every request is answered
-    with a valid tracker or judge answer read off the JSON schema the client sent (run the client
-    with ``--json-mode object`` or ``schema``) and no usage block, so the client counts tokens
-    offline; prints the base URL, and on SIGINT/SIGTERM the request count to stderr. For
-    demonstrating the HTTP path without a model."""
+    """Serve until interrupted: ``python tests/fake_openai.py [--port N] [--latency-s S] [--usage]``.
+
+    Every request is answered with a valid tracker or judge answer read off the JSON schema the
+    client sent (run the client with ``--json-mode object`` or ``schema``), after ``--latency-s``
+    seconds (default 0). Without ``--usage`` the reply has no usage block, so the client counts tokens
+    offline; with it, the reply reports the request body's and the answer's lengths in bytes divided
+    by four as prompt and completion tokens (a stand-in, as a provider's usage block would be). Prints
+    the base URL on stdout, and on SIGINT/SIGTERM the request count to stderr. For demonstrating the
+    HTTP path without a model and for ``benchmarks/overhead.py``."""
     import argparse
     import signal
     import sys
@@ -211,11 +234,21 @@ def main(argv: list[str] | None = None) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from llm_helpers import schema_responder
 
-    ap = argparse.ArgumentParser(description=main.__doc__)
+    ap = argparse.ArgumentParser(description=(main.__doc__ or "").split("\n\n")[0])
     ap.add_argument("--port", type=int, default=0)
+    ap.add_argument("--latency-s", type=float, default=0.0, help="seconds to wait before every reply (default 0)")
+    ap.add_argument("--usage", action="store_true", help="report a usage block (bytes / 4) with every reply")
     args = ap.parse_args(argv)
-    server = FakeOpenAI(args.port)
-    server.respond_with(lambda body: Reply(content=schema_responder(body), usage=None))
+    if args.latency_s < 0:
+        ap.error("--latency-s must be >= 0")
+    server = FakeOpenAI(args.port, latency_s=args.latency_s)
+
+    def answer(body: dict[str, Any]) -> Reply:
+        text = schema_responder(body)
+        usage = (len(json.dumps(body.get("messages", []))) // 4, len(text) // 4) if args.usage else None
+        return Reply(content=text, usage=usage)
+
+    server.respond_with(answer)
     signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     print(server.base_url, flush=True)
     try:
