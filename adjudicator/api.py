@@ -128,20 +128,26 @@ def make_client(
     cache: Any | None = None,
     api_key: str | None = None,
     sleep: Callable[[float], None] | None = None,
+    gate: Any | None = None,
 ) -> Any:
     """An :class:`~adjudicator.model.llm.LLMClient` for ``model`` with ``config``'s API base, timeout,
     decoding parameters, JSON mode and transport policy. ``cache`` defaults to :func:`open_cache`;
-    ``api_key`` to ``$ADJUDICATOR_API_KEY`` (else the provider's own variable). Raises ConfigError
-    before any request for an unroutable model or a missing key (:func:`adjudicator.model.llm.preflight`).
+    ``api_key`` to ``$ADJUDICATOR_API_KEY`` (else the provider's own variable); ``gate`` is the run's
+    :class:`~adjudicator.model.llm.PreflightGate` (default: one for this client alone).
+
+    Building the client imports no litellm. Just before its first request (never for a run answered
+    from the cache) the gate checks every model of the run and raises ConfigError, with no request
+    sent, for an unroutable model or a missing key (:func:`adjudicator.model.llm.preflight`).
     """
-    from adjudicator.model.llm import LLMClient, preflight
+    from adjudicator.model.llm import LLMClient, PreflightGate
     from adjudicator.model.transport import TransportPolicy
 
     key = api_key if api_key is not None else config_api_key()
     return LLMClient(
         model,
+        gate=gate if gate is not None else PreflightGate(),
         api_base=config.api_base,
-        api_key=preflight(model, config.api_base, key),
+        api_key=key,
         timeout_s=config.timeout_s,
         temperature=config.temperature,
         max_tokens=config.max_tokens,
@@ -158,6 +164,7 @@ def build_context(
     api_key: str | None = None,
     prompts: Any | None = None,
     sleep: Callable[[float], None] | None = None,
+    check_models: bool = False,
 ) -> AdjudicationContext:
     """The :class:`~adjudicator.workflow.context.AdjudicationContext` for ``config``.
 
@@ -167,8 +174,12 @@ def build_context(
     ``api_key`` (default ``$ADJUDICATOR_API_KEY``) is passed to every model; without it litellm
     reads the provider's own variable. ``prompts`` (a PromptStore) and ``sleep`` are for tests.
 
-    Raises :class:`~adjudicator.errors.ConfigError` before any request when a model string names
-    no known provider or its key is missing (see :func:`adjudicator.model.llm.preflight`).
+    The models share one :class:`~adjudicator.model.llm.PreflightGate`: just before the run's first
+    request (never when every answer comes from the cache, which keeps litellm unimported) every
+    model is checked and :class:`~adjudicator.errors.ConfigError` is raised, before any request,
+    when a model string names no known provider or its key is missing (see
+    :func:`adjudicator.model.llm.preflight`). ``check_models=True`` checks them now instead (a
+    long-running server should fail at start, not at its first request).
     """
     offline: Backend | None = None
 
@@ -184,8 +195,10 @@ def build_context(
         return AdjudicationContext.single(offline_judge())
 
     from adjudicator.judges.llm.backend import LLMBackend
+    from adjudicator.model.llm import PreflightGate
     from adjudicator.model.prompts import PromptStore
 
+    gate = PreflightGate()
     cache = open_cache(config)
     store = prompts or PromptStore()
     backends: dict[str, Backend] = {}
@@ -194,9 +207,11 @@ def build_context(
         if model is None:
             return offline_judge()
         if model not in backends:
-            backends[model] = LLMBackend(make_client(config, model, cache=cache, api_key=api_key, sleep=sleep), store)
+            backends[model] = LLMBackend(make_client(config, model, cache=cache, api_key=api_key, sleep=sleep, gate=gate), store)
         return backends[model]
 
     tracker = backend_for(config.tracker)
     judges = {j: backend_for(m) for j, m in config.judges().items()}
+    if check_models:
+        gate.ensure()
     return AdjudicationContext(tracker=tracker, judges=judges)

@@ -6,7 +6,7 @@ import re
 from concurrent.futures import ThreadPoolExecutor
 
 from adjudicator.config import default_cache_dir
-from adjudicator.model.cache import CachedResponse, NullCache, ResponseCache, request_key
+from adjudicator.model.cache import CachedResponse, ModelFacts, NullCache, ResponseCache, request_key
 
 DESC = {
     "model": "openai/test-model",
@@ -58,7 +58,18 @@ def test_unparsed_attempts_are_marked(tmp_path):
 def test_null_cache_stores_nothing():
     n = NullCache()
     n.set("k", CachedResponse(text="x"))
-    assert n.get("k") is None
+    n.set_facts("f", ModelFacts(supports_schema=True))
+    assert n.get("k") is None and n.get_facts("f") is None
+
+
+def test_model_facts_roundtrip_and_are_not_responses(tmp_path):
+    c = ResponseCache(tmp_path)
+    c.set_facts("f", ModelFacts(supports_schema=True))
+    c.close()
+    again = ResponseCache(tmp_path)
+    assert again.get_facts("f") == ModelFacts(supports_schema=True)
+    assert again.get("f") is None  # a facts record never reads as a model answer
+    assert again.get_facts("missing") is None
 
 
 def test_concurrent_writers(tmp_path):

@@ -262,3 +262,15 @@ def test_a_prompt_beyond_the_known_context_window_is_never_sent(fake_openai):
     assert fake_openai.count == 0
     assert result.value is None and result.failure.reason.startswith("refused: the prompt has about")
     assert len(result.calls) == 1  # one attempt recorded, not three
+
+
+def test_a_prompt_that_surely_fits_is_sent_without_loading_the_tokenizer(fake_openai, monkeypatch):
+    """A 10,000-byte prompt is far inside gpt-4o's 128k window (a token covers at least one byte), so
+    the context-window check does not count it: litellm's token counter is never called."""
+    lit = litellm_module()
+    counted: list[str] = []
+    monkeypatch.setattr(lit, "token_counter", lambda **kw: counted.append(kw["model"]) or 0)
+    fake_openai.push('{"p": 0.5}')
+    c = client(fake_openai, model="openai/gpt-4o")
+    c.complete(request(text="x" * 10_000))
+    assert fake_openai.count == 1 and counted == []

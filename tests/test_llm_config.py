@@ -10,6 +10,7 @@ from adjudicator.api import build_context
 from adjudicator.config import ModelConfig, default_config_path, resolve_config
 from adjudicator.errors import ConfigError
 from adjudicator.judges.llm.backend import LLMBackend
+from adjudicator.model.chat import ChatRequest
 
 ENV = {"HOME": "/nonexistent-home"}  # no default config file, default cache under it
 
@@ -103,8 +104,12 @@ def test_build_context_llm_shares_one_backend_per_model(tmp_path):
 
 
 def test_build_context_rejects_an_unknown_provider_before_any_call(tmp_path):
+    """Checked at the run's first request (tests/test_startup.py), or at once with check_models."""
+    ctx = build_context(ModelConfig(model="mystery-model", cache_dir=tmp_path))
     with pytest.raises(ConfigError, match="provider"):
-        build_context(ModelConfig(model="mystery-model", cache_dir=tmp_path))
+        ctx.tracker.client.complete(ChatRequest(messages=({"role": "user", "content": "x"},), node="judge"))
+    with pytest.raises(ConfigError, match="provider"):
+        build_context(ModelConfig(model="mystery-model", cache_dir=tmp_path), check_models=True)
 
 
 def test_a_bad_value_in_a_file_names_the_file(tmp_path):

@@ -97,7 +97,7 @@ def _serving_context(context_factory: str | None, opts: dict):
         return load_context_factory(context_factory)
     from adjudicator.api import build_context
 
-    return build_context(model_config_from_options(opts))
+    return build_context(model_config_from_options(opts), check_models=True)  # a key missing fails now, not at the first push
 
 
 def load_context_factory(spec: str):

@@ -12,6 +12,10 @@ Only attempts of a node that finished with a valid value are written (see
 :mod:`adjudicator.model.attempts`); a transport failure or a node whose every attempt was unparseable
 leaves nothing behind, so a rerun asks the model again. The cache is safe to share between threads
 and processes (diskcache uses SQLite with its own locking).
+
+Besides responses the cache keeps a few small records about a model (:class:`ModelFacts`, what
+litellm's model table says about it), so that a rerun answered from the cache can build its
+requests' keys without importing litellm.
 """
 
 from __future__ import annotations
@@ -21,11 +25,13 @@ import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from pydantic import Field
 
 from adjudicator.frozen import FrozenModel
+
+_Record = TypeVar("_Record", bound=FrozenModel)
 
 #: Field names dropped (at any depth) before a request description is hashed.
 CREDENTIAL_FIELDS: frozenset[str] = frozenset(
@@ -50,6 +56,17 @@ class CachedResponse(FrozenModel):
     cost_usd: float | None = None
     finish_reason: str | None = None
     parsed: bool = True
+
+
+class ModelFacts(FrozenModel):
+    """What litellm's model table says about one model, as far as it shapes a request.
+
+    ``supports_schema``: ``litellm.supports_response_schema`` (whether ``json_mode="auto"`` sends a
+    JSON schema). Stored under a key that names the model, the API base and litellm's version, so a
+    litellm upgrade looks the model up again.
+    """
+
+    supports_schema: bool
 
 
 def _strip_credentials(value: Any) -> Any:
@@ -80,6 +97,10 @@ class ResponseStore(Protocol):
 
     def set(self, key: str, value: CachedResponse) -> None: ...
 
+    def get_facts(self, key: str) -> ModelFacts | None: ...
+
+    def set_facts(self, key: str, value: ModelFacts) -> None: ...
+
 
 class NullCache:
     """A cache that stores nothing (``--no-cache``)."""
@@ -91,6 +112,13 @@ class NullCache:
         return None
 
     def set(self, key: str, value: CachedResponse) -> None:
+        """Discard."""
+
+    def get_facts(self, key: str) -> ModelFacts | None:
+        """Always a miss."""
+        return None
+
+    def set_facts(self, key: str, value: ModelFacts) -> None:
         """Discard."""
 
     def close(self) -> None:
@@ -113,17 +141,28 @@ class ResponseCache:
 
     def get(self, key: str) -> CachedResponse | None:
         """The cached response for ``key``, or None."""
-        raw = self._cache.get(key)
-        if raw is None:
-            return None
-        try:
-            return CachedResponse.model_validate_json(raw)
-        except ValueError:
-            return None
+        return self._read(key, CachedResponse)
 
     def set(self, key: str, value: CachedResponse) -> None:
         """Store ``value`` under ``key`` (as JSON text, so entries stay readable across versions)."""
         self._cache.set(key, value.model_dump_json())
+
+    def get_facts(self, key: str) -> ModelFacts | None:
+        """The model facts stored under ``key``, or None."""
+        return self._read(key, ModelFacts)
+
+    def set_facts(self, key: str, value: ModelFacts) -> None:
+        """Store model facts under ``key`` (JSON text)."""
+        self._cache.set(key, value.model_dump_json())
+
+    def _read(self, key: str, kind: type[_Record]) -> _Record | None:
+        raw = self._cache.get(key)
+        if raw is None:
+            return None
+        try:
+            return kind.model_validate_json(raw)
+        except ValueError:
+            return None
 
     def __len__(self) -> int:
         return len(self._cache)

@@ -5,7 +5,11 @@ attempt of a node and returns a :class:`~adjudicator.model.chat.ChatResponse` (r
 cost, latency, cache hit, transport retries). It
 
 - imports litellm lazily (:func:`litellm_module`), after ``LITELLM_LOCAL_MODEL_COST_MAP=True`` is set
-  (``adjudicator/__init__.py``), with litellm's own cache, retries and debug printing off;
+  (``adjudicator/__init__.py``), with litellm's own cache, retries and debug printing off, and only
+  when a request must really be sent: a request answered from the cache is keyed and served without
+  litellm (what litellm's model table says about the model is kept in the cache as
+  :class:`~adjudicator.model.cache.ModelFacts`), and the pre-flight check of a run's models
+  (:class:`PreflightGate`) and the context-window check run just before the first request;
 - asks for structured output when it can: ``json_mode="auto"`` sends a JSON schema in
   ``response_format`` where ``litellm.supports_response_schema`` says the model supports it and plain
   prompted JSON otherwise (also when the server answers a schema with a 4xx about it: the client
@@ -34,10 +38,11 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 from adjudicator.config import JSON_MODES, JsonMode
-from adjudicator.model.cache import CachedResponse, NullCache, ResponseStore, request_key
+from adjudicator.model.cache import CachedResponse, ModelFacts, NullCache, ResponseStore, request_key
 from adjudicator.model.chat import NODE_MAX_TOKENS, ChatRequest, ChatResponse
 from adjudicator.model.transport import RETRYABLE_STATUS, TransportError, TransportPolicy, describe_error, headers_of, retry_after_s, status_of
 
@@ -66,6 +71,18 @@ def litellm_module() -> Any:
                 logging.getLogger("LiteLLM").setLevel(logging.ERROR)
                 _LITELLM = litellm
     return _LITELLM
+
+
+@lru_cache(maxsize=1)
+def litellm_version() -> str:
+    """The installed litellm's version, read from its package metadata without importing it
+    (``"unknown"`` if the metadata cannot be read). Part of the key of cached model facts."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("litellm")
+    except PackageNotFoundError:
+        return "unknown"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -102,6 +119,10 @@ def classify(exc: BaseException) -> tuple[bool, int | None]:
 
 # ---------------------------------------------------------------------------------------------
 # Preflight: catch a bad model string or a missing key before any request is spent
+
+#: Tokens a chat template adds per message (role markers, separators), an upper bound: OpenAI's
+#: format adds 3-4 per message and 3 for the reply; litellm's counter adds the same.
+MESSAGE_OVERHEAD_TOKENS = 8
 
 #: Sent as the key to a local OpenAI-compatible server (``api_base`` given) when no key is set;
 #: llama.cpp, vLLM and Ollama ignore it, and the OpenAI SDK refuses to send a request without one.
@@ -144,6 +165,45 @@ def preflight(model: str, api_base: str | None = None, api_key: str | None = Non
     )
 
 
+class PreflightGate:
+    """The pre-flight check of every model of one run, done once, just before the run's first request.
+
+    The clients of a run share one gate (:func:`adjudicator.api.build_context`). The first of them
+    that has to send a request checks them all with :func:`preflight` (routing and keys) and gives
+    each its key, so a bad model string or a missing key stops the run (ConfigError, exit code 2)
+    before any of its models is sent anything, while a run answered wholly from the cache neither
+    imports litellm nor needs a key. :meth:`ensure` may also be called up front (``live serve``
+    checks at start). Thread-safe; a failed check is raised again to every later caller.
+    """
+
+    def __init__(self) -> None:
+        self._clients: list[LLMClient] = []
+        self._lock = threading.Lock()
+        self._checked = False
+        self._error: tuple[str, str | None] | None = None
+
+    def add(self, client: LLMClient) -> None:
+        """Check ``client`` with the others (before :meth:`ensure` first runs)."""
+        with self._lock:
+            self._clients.append(client)
+
+    def ensure(self) -> None:
+        """Check every client once (importing litellm). Raises ConfigError when a model is unroutable
+        or its key is missing, now and on every later call."""
+        from adjudicator.errors import ConfigError
+
+        with self._lock:
+            if not self._checked:
+                try:
+                    for client in self._clients:
+                        client._resolve_key()
+                except ConfigError as exc:
+                    self._error = (exc.message, exc.hint)
+                self._checked = True
+        if self._error is not None:
+            raise ConfigError(*self._error)
+
+
 # ---------------------------------------------------------------------------------------------
 # The client
 
@@ -158,7 +218,9 @@ class LLMClient:
     completion budget for every request (None = the request's own budget, else
     :data:`NODE_MAX_TOKENS` for its node); ``json_mode`` auto/schema/object/none (module
     docstring); ``cache`` a :class:`~adjudicator.model.cache.ResponseCache` or None for no caching;
-    ``policy`` the transport backoff; ``sleep`` injectable for tests.
+    ``policy`` the transport backoff; ``sleep`` injectable for tests; ``gate`` the run's
+    :class:`PreflightGate` (this client is added to it), or None to send without a pre-flight check
+    (``api_key`` is then used as given).
     """
 
     def __init__(
@@ -174,12 +236,14 @@ class LLMClient:
         cache: ResponseStore | None = None,
         policy: TransportPolicy | None = None,
         sleep: Callable[[float], None] = time.sleep,
+        gate: PreflightGate | None = None,
     ) -> None:
         if json_mode not in JSON_MODES:
             raise ValueError(f"json_mode must be one of {', '.join(JSON_MODES)}, got {json_mode!r}")
         self.model = model
         self.api_base = api_base.rstrip("/") if api_base else None
-        self._api_key = api_key
+        self._api_key_given = api_key
+        self._api_key = api_key  # the key sent; the gate replaces it with preflight's answer
         self.timeout_s = float(timeout_s)
         self.temperature = float(temperature)
         self.max_tokens = max_tokens
@@ -191,6 +255,9 @@ class LLMClient:
         self._schema_support: bool | None = None
         self.requests_sent = 0  # HTTP requests actually sent (transport retries included)
         self._unreachable = False  # set when retries ran out on a refused/dropped connection
+        self._gate = gate
+        if gate is not None:
+            gate.add(self)
 
     def __repr__(self) -> str:  # never shows the key
         return f"LLMClient(model={self.model!r}, api_base={self.api_base!r}, json_mode={self.json_mode!r})"
@@ -199,18 +266,34 @@ class LLMClient:
 
     def supports_schema(self) -> bool:
         """Whether this client sends a JSON schema in ``auto`` mode: litellm says the model accepts
-        one (``litellm.supports_response_schema``) and the server has not rejected it (see
-        :meth:`complete`; the rejection is remembered in the cache, so reruns skip the probe)."""
+        one (``litellm.supports_response_schema``; the answer is kept in the cache as
+        :class:`ModelFacts`, so a cached rerun needs no litellm import) and the server has not
+        rejected it (see :meth:`complete`; the rejection is remembered in the cache, so reruns skip
+        the probe)."""
         if self._schema_support is None:
-            lit = litellm_module()
-            try:
-                ok = bool(lit.supports_response_schema(model=self.model))
-            except Exception:
-                ok = False
+            ok = self._facts().supports_schema
             if ok and self.cache.get(self._rejection_key()) is not None:
                 ok = False
             self._schema_support = ok
         return self._schema_support
+
+    def _facts(self) -> ModelFacts:
+        """litellm's facts about this model: from the cache, else looked up (importing litellm) and stored."""
+        key = request_key({"marker": "model facts", "model": self.model, "api_base": self.api_base, "litellm": litellm_version()})
+        facts = self.cache.get_facts(key)
+        if facts is None:
+            lit = litellm_module()
+            try:
+                supported = bool(lit.supports_response_schema(model=self.model))
+            except Exception:
+                supported = False
+            facts = ModelFacts(supports_schema=supported)
+            self.cache.set_facts(key, facts)
+        return facts
+
+    def _resolve_key(self) -> None:
+        """Run :func:`preflight` for this client and keep the key it returns (called by the gate)."""
+        self._api_key = preflight(self.model, self.api_base, self._api_key_given)
 
     def _rejection_key(self) -> str:
         return request_key({"marker": "json_schema rejected", "model": self.model, "api_base": self.api_base})
@@ -289,7 +372,10 @@ class LLMClient:
                     finish_reason=hit.finish_reason,
                     cache_key=key,
                 )
-            lit = lit or litellm_module()
+            if lit is None:  # the first request this call must send: check the run's models, then import
+                if self._gate is not None:
+                    self._gate.ensure()
+                lit = litellm_module()
             kwargs = self._kwargs(request)
             self._check_context_window(lit, kwargs)
             try:
@@ -329,9 +415,18 @@ class LLMClient:
 
     def _check_context_window(self, lit: Any, kwargs: dict[str, Any]) -> None:
         """Refuse, before sending, a prompt that cannot fit the model's known context window: it would
-        fail three times and be billed each time. Raises a non-retryable :class:`TransportError`."""
+        fail three times and be billed each time. Raises a non-retryable :class:`TransportError`.
+
+        The tokenizer is loaded only when the prompt might not fit: a token covers at least one byte
+        of text under every tokenizer litellm uses (byte-level BPE, SentencePiece with byte
+        fallback), so a prompt whose UTF-8 bytes plus :data:`MESSAGE_OVERHEAD_TOKENS` per message and
+        once more for the reply fit the window fits it, and is sent without counting."""
         window = self.context_window()
         if window is None:
+            return
+        messages = kwargs["messages"]
+        bound = sum(len(str(m.get("content") or "").encode("utf-8")) + MESSAGE_OVERHEAD_TOKENS for m in messages) + MESSAGE_OVERHEAD_TOKENS
+        if bound <= window:
             return
         try:
             n = int(lit.token_counter(model=self.model, messages=kwargs["messages"]))

@@ -1,0 +1,208 @@
+"""What the framework costs around the model: whole ``adjudicate`` processes against a loopback server.
+
+    .venv/bin/python benchmarks/overhead.py [--repeats 3] [--bench-matches 12] [--bench-latency-s 0.3]
+                                           [--model openai/gpt-4o-mini] [--skip-bench] [--json FILE]
+
+Every number is the wall time of a whole command-line process (``python -m adjudicator.cli ...``,
+start-up and exit included), the median of ``--repeats`` runs, against the loopback OpenAI-compatible
+server of the test suite (``tests/fake_openai.py``: each reply in one write with TCP_NODELAY, valid
+answers read off the request's JSON schema, a usage block of bytes/4 per side) in this process. The
+model is ``openai/gpt-4o-mini`` at the loopback URL, so the client takes the path a hosted model takes:
+``--json-mode auto`` (litellm says the model takes a JSON schema), its context window checked with
+litellm's tokenizer before each request, the cost priced from the usage block.
+
+1. **One match** (zero latency): a DebateArt match (``debateart_4389``, 8 speeches) and the synthetic
+   CCDB 4v4 match (``synthetic_4v4_01``, 14 stages), each run with the offline judge, then *cold*
+   (an empty response cache: every call is a request) and *cached* (the same command again: every call
+   a cache hit, nothing sent). Per model call: the cold wall time divided by the calls.
+2. **litellm's import** in a fresh process (``litellm_module()``, minus the same process without it):
+   the one fixed cost a cold run pays that a cached run does not.
+3. **Framework cost per call** = (cold - cached - litellm import) / requests: what sending a request
+   costs on top of serving the same answer from the cache (rendering, parsing and the graph are in
+   both), i.e. the client, litellm's request path, the tokenizer and pricing, the cache write.
+4. **Bench** (``--bench-latency-s``, default 0.3 s a request): ``adjudicate bench`` on the first
+   ``--bench-matches`` real PanelBench DebateArt debates (converted from ``../shared/data/panelbench``
+   into a temporary folder) with default concurrency and reports, cold, then cached (a new run name on
+   the same cache: every call a hit).
+
+Targets (issue 15): cached single match within 1.5x of the offline judge; framework cost per call at
+most 50 ms; cached bench at most 10% of the cold bench.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests"))
+
+from fake_openai import FakeOpenAI, Reply  # noqa: E402
+from llm_helpers import schema_responder  # noqa: E402
+
+MATCHES = {
+    "DebateArt (debateart_4389, 8 speeches)": REPO / "adjudicator/data/matches/panelbench/debateart_4389.json",
+    "CCDB 4v4 (synthetic_4v4_01, 14 stages)": REPO / "adjudicator/data/matches/synthetic/synthetic_4v4_01.json",
+}
+PANELBENCH = REPO.parent / "shared" / "data" / "panelbench"
+TARGET_CACHED_VS_OFFLINE = 1.5
+TARGET_PER_CALL_S = 0.050
+TARGET_BENCH_CACHED_SHARE = 0.10
+
+
+def clean_env(home: Path) -> dict[str, str]:
+    """This environment without the user's adjudicator settings, keys or proxies; HOME in ``home``
+    (no user config file); litellm's offline price map."""
+    env = {k: v for k, v in os.environ.items()
+           if not (k.startswith("ADJUDICATOR_") or k.endswith("_API_KEY") or k.lower() in ("http_proxy", "https_proxy", "all_proxy"))}
+    env.update({"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"), "XDG_CACHE_HOME": str(home / ".cache"),
+                "MPLCONFIGDIR": str(home / ".mpl"), "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost",
+                "LITELLM_LOCAL_MODEL_COST_MAP": "True"})
+    return env
+
+
+def timed(args: list[str], env: dict[str, str], cwd: Path) -> tuple[float, subprocess.CompletedProcess]:
+    """Wall seconds of one process and the process; raises on a non-zero exit."""
+    t0 = time.perf_counter()
+    proc = subprocess.run(args, capture_output=True, text=True, env=env, cwd=cwd, timeout=1800)
+    wall = time.perf_counter() - t0
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(args)} exited {proc.returncode}:\n{proc.stderr[-2000:]}")
+    return wall, proc
+
+
+def adjudicate(*args: object) -> list[str]:
+    return [sys.executable, "-m", "adjudicator.cli", *map(str, args)]
+
+
+def median(xs: list[float]) -> float:
+    return statistics.median(xs)
+
+
+def responder(body: dict) -> Reply:
+    text = schema_responder(body)
+    return Reply(content=text, usage=(len(json.dumps(body.get("messages", []))) // 4, len(text) // 4))
+
+
+def single_match(name: str, path: Path, server: FakeOpenAI, model: str, repeats: int, work: Path, env: dict[str, str]) -> dict:
+    """Offline, cold and cached wall times (medians of ``repeats``) and the calls of one match."""
+    llm = ["--model", model, "--api-base", server.base_url]
+    offline, cold, cached = [], [], []
+    requests = calls = 0
+    for r in range(repeats):
+        offline.append(timed(adjudicate(path), env, work)[0])
+        cache = work / f"cache-{path.stem}-{r}"
+        before = server.count
+        wall, proc = timed(adjudicate(path, *llm, "--cache-dir", cache), env, work)
+        cold.append(wall)
+        requests = server.count - before
+        calls = json.loads(proc.stdout)["provenance"]["calls"]
+        before = server.count
+        cached.append(timed(adjudicate(path, *llm, "--cache-dir", cache), env, work)[0])
+        if server.count != before:
+            raise SystemExit(f"the cached rerun of {path.name} sent {server.count - before} requests")
+        shutil.rmtree(cache, ignore_errors=True)
+    return {"match": name, "calls": calls, "requests": requests, "offline_s": median(offline), "cold_s": median(cold), "cached_s": median(cached),
+            "runs": {"offline_s": offline, "cold_s": cold, "cached_s": cached}}
+
+
+def litellm_import_s(repeats: int, env: dict[str, str], work: Path) -> float:
+    """Median seconds litellm's import adds to a fresh process that has imported the model boundary."""
+    base = [sys.executable, "-c", "import adjudicator.model.llm"]
+    full = [sys.executable, "-c", "import adjudicator.model.llm as m; m.litellm_module()"]
+    with_lit = [timed(full, env, work)[0] for _ in range(repeats)]
+    without = [timed(base, env, work)[0] for _ in range(repeats)]
+    return median(with_lit) - median(without)
+
+
+def bench(server: FakeOpenAI, model: str, n: int, work: Path, env: dict[str, str]) -> dict:
+    """Cold and cached wall times of ``adjudicate bench`` on ``n`` PanelBench debates."""
+    data = work / "pb"
+    timed(adjudicate("convert", "panelbench", PANELBENCH, "--out", data), env, work)
+    llm = ["--model", model, "--api-base", server.base_url, "--cache-dir", work / "bench-cache", "--no-progress", "--limit", n]
+    before = server.count
+    cold, _ = timed(adjudicate("bench", data, "--name", "cold", *llm), env, work)
+    requests = server.count - before
+    before = server.count
+    cached, _ = timed(adjudicate("bench", data, "--name", "cached", *llm), env, work)
+    if server.count != before:
+        raise SystemExit(f"the cached bench sent {server.count - before} requests")
+    return {"matches": n, "requests": requests, "latency_s": server.latency_s, "cold_s": cold, "cached_s": cached}
+
+
+def verdict(ok: bool) -> str:
+    return "met" if ok else "NOT MET"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--repeats", type=int, default=3, help="runs per single-match measurement (median), default 3")
+    ap.add_argument("--model", default="openai/gpt-4o-mini", help="litellm model string sent to the loopback server")
+    ap.add_argument("--bench-matches", type=int, default=12, help="PanelBench debates in the bench measurement (default 12)")
+    ap.add_argument("--bench-latency-s", type=float, default=0.3, help="the loopback server's latency per request in the bench (default 0.3 s)")
+    ap.add_argument("--skip-bench", action="store_true", help="only the single-match table")
+    ap.add_argument("--json", dest="json_out", type=Path, help="also write every number as JSON here")
+    args = ap.parse_args(argv)
+
+    work = Path(tempfile.mkdtemp(prefix="adjudicator-overhead-"))
+    env = clean_env(work / "home")
+    out: dict = {"model": args.model, "repeats": args.repeats}
+    server = FakeOpenAI()
+    server.respond_with(responder)
+    try:
+        rows = [single_match(name, path, server, args.model, args.repeats, work, env) for name, path in MATCHES.items()]
+        lit = litellm_import_s(args.repeats, env, work)
+    finally:
+        server.close()
+    out["single"], out["litellm_import_s"] = rows, lit
+
+    print(f"Whole `adjudicate` processes against the loopback server (zero latency), model {args.model}, median of {args.repeats} runs.\n")
+    head = (f"{'match':<40}{'calls':>6}{'offline s':>11}{'cold s':>9}{'cached s':>10}{'cold s/call':>13}"
+            f"{'cached/offline':>16}{'framework ms/call':>19}")
+    print(head)
+    print("-" * len(head))
+    per_call_ok = cached_ok = True
+    for r in rows:
+        r["framework_per_call_s"] = (r["cold_s"] - r["cached_s"] - lit) / max(1, r["requests"])
+        r["cached_vs_offline"] = r["cached_s"] / r["offline_s"]
+        per_call_ok &= r["framework_per_call_s"] <= TARGET_PER_CALL_S
+        cached_ok &= r["cached_vs_offline"] <= TARGET_CACHED_VS_OFFLINE
+        print(f"{r['match']:<40}{r['calls']:>6}{r['offline_s']:>11.2f}{r['cold_s']:>9.2f}{r['cached_s']:>10.2f}{r['cold_s'] / r['calls']:>13.3f}"
+              f"{r['cached_vs_offline']:>15.2f}x{r['framework_per_call_s'] * 1000:>19.1f}")
+    print(f"\nlitellm import in a fresh process: {lit:.2f} s (paid once by a run that sends a request; never by a cached run).")
+    print("framework ms/call = (cold - cached - litellm import) / requests: sending a request against serving it from the cache.")
+    print(f"Target: cached single match within {TARGET_CACHED_VS_OFFLINE}x of the offline judge: {verdict(cached_ok)}.")
+    print(f"Target: framework cost per call at most {TARGET_PER_CALL_S * 1000:.0f} ms: {verdict(per_call_ok)}.")
+
+    if not args.skip_bench:
+        if not (PANELBENCH / "DebateArt").is_dir():
+            print(f"\nbench skipped: no PanelBench data at {PANELBENCH}")
+        else:
+            slow = FakeOpenAI(latency_s=args.bench_latency_s)
+            slow.respond_with(responder)
+            try:
+                b = bench(slow, args.model, args.bench_matches, work, env)
+            finally:
+                slow.close()
+            b["cached_share"] = b["cached_s"] / b["cold_s"]
+            out["bench"] = b
+            print(f"\n`adjudicate bench` on {b['matches']} PanelBench debates, {b['requests']} requests at {b['latency_s']} s each, default concurrency, with reports:")
+            print(f"{'cold s':>10}{'cached s':>10}{'cached/cold':>13}")
+            print(f"{b['cold_s']:>10.2f}{b['cached_s']:>10.2f}{b['cached_share']:>12.1%}")
+            print(f"Target: cached bench at most {TARGET_BENCH_CACHED_SHARE:.0%} of the cold one: {verdict(b['cached_share'] <= TARGET_BENCH_CACHED_SHARE)}.")
+    shutil.rmtree(work, ignore_errors=True)
+    if args.json_out:
+        args.json_out.write_text(json.dumps(out, indent=2), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,129 @@
+"""Start-up: what a process imports and checks before it sends anything.
+
+litellm is imported only on a path that sends a request (never for a run answered from the cache,
+the offline judge, ``--help``, ``schema`` or ``bench --report-only``); the pre-flight check of a
+run's models (routing, keys) runs once, just before its first request, and still stops a bad
+setting with no request sent. Each import check runs the real command in a fresh interpreter and
+reads ``sys.modules`` afterwards.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from env_isolation import isolate_env, subprocess_env
+from fake_openai import fake_openai  # noqa: F401 (fixture)
+from llm_helpers import online_match
+
+from adjudicator.api import adjudicate, build_context
+from adjudicator.cli import main
+from adjudicator.config import ModelConfig
+from adjudicator.errors import ConfigError
+
+REAL = Path(__file__).resolve().parents[1] / "adjudicator" / "data" / "matches" / "panelbench" / "debateart_0020.json"
+HEAVY = ("litellm", "openai", "tiktoken", "scipy", "matplotlib", "langgraph", "langsmith")
+
+#: Run ``adjudicate ARGS...`` in this interpreter, then report its exit code and the heavy packages loaded.
+PROBE = """
+import json, sys
+from adjudicator.cli import main
+code = main(sys.argv[3:])
+loaded = sorted({m.split('.')[0] for m in sys.modules} & set(sys.argv[2].split(',')))
+with open(sys.argv[1], 'w', encoding='utf-8') as f:
+    json.dump({'code': code, 'heavy': loaded}, f)
+"""
+
+
+@pytest.fixture(autouse=True)
+def _clean_env(monkeypatch, tmp_path):
+    isolate_env(monkeypatch, tmp_path)
+
+
+def probe(tmp_path: Path, *args: object, cwd: Path | None = None) -> tuple[int, list[str], subprocess.CompletedProcess]:
+    """(exit code, heavy packages imported, the process) of ``adjudicate ARGS`` in a fresh interpreter."""
+    out = tmp_path / f"probe-{len(list(tmp_path.glob('probe-*')))}.json"
+    proc = subprocess.run([sys.executable, "-c", PROBE, str(out), ",".join(HEAVY), *map(str, args)], capture_output=True, text=True,
+                          timeout=180, env=subprocess_env(tmp_path), cwd=cwd or tmp_path)
+    assert out.exists(), proc.stderr
+    found = json.loads(out.read_text(encoding="utf-8"))
+    return found["code"], found["heavy"], proc
+
+
+@pytest.mark.parametrize("args", [["--help"], ["schema"], ["bench", "--help"], ["live", "--help"], ["run", "--help"]])
+def test_help_and_schema_import_nothing_heavy(tmp_path, args):
+    code, heavy, _ = probe(tmp_path, *args)
+    assert code == 0 and heavy == []
+
+
+def test_the_offline_judge_imports_no_litellm_scipy_or_matplotlib(tmp_path):
+    code, heavy, proc = probe(tmp_path, REAL)
+    assert code == 0 and json.loads(proc.stdout)["provenance"]["model"] == "offline"
+    assert set(heavy) <= {"langgraph", "langsmith"}  # the graph runs; nothing else heavy
+
+
+def test_a_cached_rerun_imports_no_litellm_needs_no_key_and_sends_nothing(tmp_path, fake_openai, capsys):
+    """First run against the loopback server in json mode ``auto`` with a model litellm lists as
+    schema-capable (so the requests, and their cache keys, depend on litellm's model table; that
+    answer is kept in the cache). Then the server is closed, no key is set, and a fresh process
+    reruns: the same verdict, byte for byte, from the cache alone, without importing litellm."""
+    from llm_helpers import schema_responder
+
+    fake_openai.respond_with(schema_responder)
+    args = [REAL, "--model", "openai/gpt-4o-mini", "--api-base", fake_openai.base_url, "--cache-dir", tmp_path / "cache"]
+    assert main(list(map(str, args))) == 0
+    first = capsys.readouterr().out
+    assert fake_openai.count == 4 + 3  # four speeches tracked, three judges
+    assert all(r["response_format"]["type"] == "json_schema" for r in fake_openai.requests)
+    fake_openai.close()
+    code, heavy, proc = probe(tmp_path, *args)
+    assert code == 0, proc.stderr
+    assert proc.stdout == first
+    assert "0 model requests, 7 cache hits" in proc.stderr
+    assert "litellm" not in heavy and "openai" not in heavy
+    assert fake_openai.count == 7
+
+
+def test_bench_report_only_imports_no_litellm(tmp_path, bundled_matches_dir):
+    data = bundled_matches_dir / "panelbench"
+    assert main(["bench", str(data), "--name", "r", "--runs-dir", str(tmp_path / "runs"), "--no-progress", "--bootstrap", "0"]) == 0
+    code, heavy, proc = probe(tmp_path, "bench", data, "--name", "r", "--runs-dir", tmp_path / "runs", "--report-only")
+    assert code == 0, proc.stderr
+    assert "litellm" not in heavy
+
+
+# ---------------------------------------------------------------------------------------------
+# the pre-flight check, once, before the first request
+
+
+def test_a_bad_model_in_the_panel_stops_the_run_before_any_request(tmp_path, fake_openai):
+    """The tracker's model is fine and would be asked first; judge-2's names no provider. The gate
+    checks every model before the first request, so nothing at all is sent."""
+    cfg = ModelConfig(model="openai/test-model", api_base=fake_openai.base_url, judge_models=("openai/test-model", "mystery-model"),
+                      cache_dir=tmp_path / "cache", json_mode="object")
+    ctx = build_context(cfg)  # building the context checks nothing yet (no litellm import needed)
+    with pytest.raises(ConfigError, match="mystery-model.*provider"):
+        from adjudicator.api import adjudicate_with_context
+
+        adjudicate_with_context(online_match(), ctx)
+    assert fake_openai.count == 0
+
+
+def test_a_missing_key_stops_the_run_before_any_request(tmp_path):
+    cfg = ModelConfig(model="deepseek/deepseek-chat", cache_dir=tmp_path / "cache")
+    with pytest.raises(ConfigError, match="DEEPSEEK_API_KEY"):
+        adjudicate(online_match(), cfg)
+
+
+def test_check_models_checks_at_build_time(tmp_path):
+    with pytest.raises(ConfigError, match="provider"):
+        build_context(ModelConfig(model="mystery-model", cache_dir=tmp_path), check_models=True)
+
+
+def test_the_cli_reports_a_missing_key_as_one_line_exit_2(tmp_path, capsys):
+    code = main([str(REAL), "--model", "deepseek/deepseek-chat", "--cache-dir", str(tmp_path / "cache")])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == "" and err.count("\n") == 1 and "DEEPSEEK_API_KEY" in err and "Traceback" not in err
