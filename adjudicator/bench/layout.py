@@ -11,6 +11,7 @@ One folder per benchmark run, named ``<UTC timestamp>_<name>`` (timestamp ``YYYY
       results/<arm>/<sample>.json              one file per sample and arm (see results.py)
       results/<arm>/superseded/<sample>.<k>.json   failed results replaced by --retry-errors
       report.json, report.md, report.html
+      samples.jsonl, samples.csv   one row per sample and arm (see samples.py)
 
 Every file that a reader or a resumed run relies on is written atomically by
 :mod:`adjudicator.files`, so a run killed at any moment (also ``kill -9``) leaves either the old file
@@ -38,6 +39,8 @@ SUPERSEDED = "superseded"
 REPORT_JSON = "report.json"
 REPORT_MD = "report.md"
 REPORT_HTML = "report.html"
+SAMPLES_JSONL = "samples.jsonl"
+SAMPLES_CSV = "samples.csv"
 
 
 def utc_now() -> datetime:

@@ -1,8 +1,9 @@
 """Build a run's report from its folder and write report.json, report.md and report.html.
 
 :func:`build_report` reads the manifest, the dataset and every result file of the selected samples,
-scores them (:func:`adjudicator.bench.scoring.run.score_run`), adds the ledger and the label-reliability section,
-and returns the report dict (see :mod:`adjudicator.bench.report_json` for its layout).
+scores them (:func:`adjudicator.bench.scoring.run.score_run`), adds the ledger, the label-reliability
+section and the per-sample rows (:mod:`adjudicator.bench.samples`), and returns the report dict (see
+:mod:`adjudicator.bench.report_json` for its layout; the ``_``-prefixed keys stay out of report.json).
 """
 
 from __future__ import annotations
@@ -12,11 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from adjudicator.bench.dataset import SYNTHETIC_WARNING, Sample, load_folder, provenance
-from adjudicator.bench.layout import DATASET, REPORT_HTML, REPORT_MD
+from adjudicator.bench.layout import DATASET, REPORT_HTML, REPORT_MD, SAMPLES_CSV, SAMPLES_JSONL
 from adjudicator.bench.ledger import Ledger
 from adjudicator.bench.manifest import read_manifest
 from adjudicator.bench.report_json import REPORT_SCHEMA, write_report_json
 from adjudicator.bench.results import SampleResult, read_result, result_path, superseded_dir
+from adjudicator.bench.samples import csv_text, jsonl_text, sample_rows
 from adjudicator.bench.scoring.leaves import ScoreSettings
 from adjudicator.bench.scoring.run import score_run
 from adjudicator.evaluation.reliability_report import reliability_from_matches
@@ -148,8 +150,9 @@ def build_report(run_dir: Path, *, samples: Sequence[Sample] | None = None, n_bo
 
     ledger = report_ledger(run_dir, arms, results)
     stems = {s.sample_id: s.stem for s in samples}
+    files = {arm: {sid: result_path(run_dir, arm, stem).relative_to(run_dir).as_posix() for sid, stem in stems.items()} for arm in arms}
     for f in scores["failures"]:
-        f["result_file"] = str(result_path(run_dir, f["arm"], stems[f["sample_id"]]).relative_to(run_dir))
+        f["result_file"] = files[f["arm"]][f["sample_id"]]
     per_arm = {arm: _status_counts(results[arm], len(samples)) for arm in arms}
     return {
         "schema_version": REPORT_SCHEMA,
@@ -183,16 +186,23 @@ def build_report(run_dir: Path, *, samples: Sequence[Sample] | None = None, n_bo
         "reliability": reliability,
         "_predictions": scores["_predictions"],
         "_gold": scores["_gold"],
+        "_samples": sample_rows(matches, scores["_gold"], scores["_predictions"], results, files),
+        "_matches": matches,
+        "_results": results,
     }
 
 
 def write_reports(run_dir: Path, *, samples: Sequence[Sample] | None = None, n_bootstrap: int | None = None, seed: int | None = None, status: dict[str, Any] | None = None) -> dict[str, Path]:
-    """Build the report and write report.json, report.md and report.html; returns their paths."""
+    """Build the report and write report.json, samples.jsonl, samples.csv, report.md and report.html;
+    returns their paths (keys ``json``, ``samples_jsonl``, ``samples_csv``, ``md``, ``html``)."""
     from adjudicator.bench.report_html import render_html
     from adjudicator.bench.report_md import render_markdown
 
     report = build_report(run_dir, samples=samples, n_bootstrap=n_bootstrap, seed=seed, status=status)
     paths = {"json": write_report_json(run_dir, report)}
+    for key, name, text in (("samples_jsonl", SAMPLES_JSONL, jsonl_text), ("samples_csv", SAMPLES_CSV, csv_text)):
+        paths[key] = run_dir / name
+        atomic_write_text(paths[key], text(report["_samples"]))
     md = run_dir / REPORT_MD
     atomic_write_text(md, render_markdown(report))
     paths["md"] = md

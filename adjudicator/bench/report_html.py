@@ -9,10 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 import jinja2
+from markupsafe import Markup
 
 from adjudicator.bench.ledger import cost_text
 from adjudicator.bench.plots import cost_note, cost_plot, reliability_plot, stage_scatter
 from adjudicator.bench.report_md import COLUMNS, cause_text, cell, counts_text, fmt, label_convention_text, models_text, ordered, ranked_by_text, ranked_label, reference_heading
+from adjudicator.bench.report_samples import CSS as SAMPLES_CSS
+from adjudicator.bench.report_samples import samples_section
 
 _TEMPLATE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
@@ -24,7 +27,7 @@ th,td{border:1px solid #ccc;padding:.25rem .5rem;text-align:left;vertical-align:
 th{background:#f3f3f3} tr.ref td{color:#666;font-style:italic} tr.baseline td{background:#fafafa}
 .warning{background:#fff3cd;border:2px solid #c90;padding:.6rem 1rem;font-size:1.05rem}
 .na{color:#a33} .note{color:#555;font-size:.85rem} img{max-width:100%} code{font-size:.85rem}
-</style></head><body>
+{{ samples_css }}</style></head><body>
 <h1>Benchmark run {{ run.run_id }}</h1>
 {% for w in warnings %}<p class="warning"><b>WARNING: {{ w }}.</b></p>
 {% endfor %}<ul>
@@ -85,6 +88,8 @@ th{background:#f3f3f3} tr.ref td{color:#666;font-style:italic} tr.baseline td{ba
 <table><tr><th>Arm</th><th>Baseline</th><th>arm acc.</th><th>baseline acc.</th><th>arm only</th><th>baseline only</th><th>p</th><th>n</th></tr>
 {% for t in arm_vs_baseline %}<tr><td>{{ t.arm }}</td><td>{{ t.baseline }}</td><td>{{ fmt(t.accuracy_a) }}</td><td>{{ fmt(t.accuracy_b) }}</td><td>{{ t.a_only }}</td><td>{{ t.b_only }}</td><td>{{ fmt(t.p_value) }}</td><td>{{ t.n }}</td></tr>{% endfor %}
 </table>{% endif %}
+
+{{ samples_html }}
 
 <h2>Label reliability (gold labels only)</h2>
 {% if synthetic %}<p class="na">These statistics describe SYNTHETIC labels written by developers, not real judges.</p>{% endif %}
@@ -159,4 +164,6 @@ def render_html(report: dict[str, Any]) -> str:
         cost_note=cost_note(report.get("ledger") or {}),
         convention=label_convention_text(report["run"]["dataset"]),
         synthetic=bool((report["run"]["dataset"].get("provenance") or {}).get("synthetic")),
+        samples_css=Markup(SAMPLES_CSS),
+        samples_html=samples_section(report.get("_samples") or [], report.get("_matches") or [], report.get("_results") or {}),
     )

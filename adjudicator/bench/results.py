@@ -92,16 +92,22 @@ def read_result(path: Path) -> SampleResult | None:
         raise InputError(f"{path}: not a sample result ({exc.errors()[0].get('msg', 'invalid')})", "delete the file to rerun that sample") from None
 
 
-def first_cause(failures: list[NodeFailure]) -> str | None:
-    """The underlying reason a sample failed, from its node failures (sorted by node and key, so a
+def first_failure(failures: list[NodeFailure]) -> NodeFailure | None:
+    """The node failure that says why a sample failed (failures are sorted by node and key, so a
     judge's derived "no stage analysis succeeded" can come before the tracker call that caused it):
-    the first ``transport``/``refused`` reason, else the first ``unparseable`` reason, else the
-    first reason; None when there is no failure."""
+    the first ``transport``/``refused`` one, else the first ``unparseable`` one, else the first;
+    None when there is no failure."""
     for wanted in (lambda k: k.unreachable, lambda k: k is FailureKind.UNPARSEABLE):
         for f in failures:
             if wanted(f.kind):
-                return f.reason
-    return failures[0].reason if failures else None
+                return f
+    return failures[0] if failures else None
+
+
+def first_cause(failures: list[NodeFailure]) -> str | None:
+    """The reason of :func:`first_failure`, None when there is no failure."""
+    f = first_failure(failures)
+    return None if f is None else f.reason
 
 
 def is_unreachable(result: SampleResult) -> bool:
