@@ -11,9 +11,10 @@ with the number of stages.
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Literal, TypedDict, get_args
+from typing import Annotated, Literal, get_args
 
 from pydantic import Field
+from typing_extensions import TypedDict
 
 from adjudicator.formats import Role, Side
 from adjudicator.frozen import FrozenModel

@@ -1,13 +1,20 @@
-"""The compiled graphs LangGraph's tools load (``langgraph.json``; ``langgraph dev``, Studio).
+"""The compiled graphs LangGraph's tools load (``langgraph.json``; ``langgraph dev``, Studio, the
+LangGraph API), runnable from JSON.
 
 One module per workflow, each exposing a module-level compiled ``graph``:
 
 - ``graphs.tracking``: the clash-tracking graph (one ``track_stage`` run per stage, in order);
-- ``graphs.panel``: the panel (``Send`` fan-out to three judges, then plain-code aggregation);
-- ``graphs.adjudication``: both in one graph, the main job.
+  input ``{"match": <a match file>}``;
+- ``graphs.panel``: the panel (``Send`` fan-out to three judges, then plain-code aggregation); input
+  ``{"battlefield": <a clash-tracking state>}`` (the clash_tracking graph's output);
+- ``graphs.adjudication``: both in one graph, the main job; input ``{"match": <a match file>}``.
+
+Each is the library's workflow behind one entry node that validates the JSON input
+(:mod:`adjudicator.workflow.json_input`), with :class:`graphs.settings.GraphSettings` as its context:
+serialisable model settings (``{"model": "deepseek/deepseek-chat"}``; nothing = the offline judge).
 
 The builders, routers and node functions live in :mod:`adjudicator.workflow`; this package only
 imports them, so the dependency runs one way (``graphs`` -> ``adjudicator``) and the library's own
-front door (:mod:`adjudicator.api`) and live mode can compile the same graphs without importing
+front door (:mod:`adjudicator.api`) and live mode compile the same workflows without importing
 ``graphs``.
 """

@@ -10,9 +10,9 @@ from adjudicator.workflow.context import AdjudicationContext
 
 
 def test_adjudication_topology_snapshot():
-    from graphs.adjudication import graph
+    from adjudicator.workflow.adjudication import compiled
 
-    g = graph.get_graph()
+    g = compiled().get_graph()
     nodes = sorted(n for n in g.nodes if not n.startswith("__"))
     edges = sorted((e.source, e.target) for e in g.edges)
     assert nodes == ["aggregate_panel", "convene_panel", "judge", "track_stage"]
@@ -30,18 +30,37 @@ def test_adjudication_topology_snapshot():
 
 
 def test_tracking_and_panel_topologies():
-    from graphs.panel import graph as panel
-    from graphs.tracking import graph as tracking
+    from adjudicator.workflow import panel as panel_graph
+    from adjudicator.workflow import tracking as tracking_graph
 
+    panel, tracking = panel_graph.compiled(), tracking_graph.compiled()
     t_edges = sorted((e.source, e.target) for e in tracking.get_graph().edges)
     assert t_edges == sorted([("__start__", "track_stage"), ("__start__", "__end__"), ("track_stage", "track_stage"), ("track_stage", "__end__")])
     p_edges = sorted((e.source, e.target) for e in panel.get_graph().edges)
     assert p_edges == sorted([("__start__", "convene_panel"), ("convene_panel", "judge"), ("judge", "aggregate_panel"), ("aggregate_panel", "__end__")])
 
 
-def test_update_stream_visits_each_stage_once_in_order_then_three_judges():
-    from graphs.adjudication import graph
+def test_langgraph_tools_graphs_start_with_the_json_reader():
+    """graphs/ (langgraph.json) compiles the same workflows behind one entry node that reads JSON."""
+    from graphs.adjudication import graph as adjudication
+    from graphs.panel import graph as panel
+    from graphs.tracking import graph as tracking
 
+    def edges(g):
+        return sorted((e.source, e.target) for e in g.get_graph().edges)
+
+    assert edges(adjudication) == sorted([
+        ("__start__", "read_input"), ("read_input", "track_stage"), ("read_input", "convene_panel"), ("track_stage", "track_stage"),
+        ("track_stage", "convene_panel"), ("convene_panel", "judge"), ("judge", "aggregate_panel"), ("aggregate_panel", "__end__"),
+    ])  # fmt: skip
+    assert edges(tracking) == sorted([("__start__", "read_input"), ("read_input", "track_stage"), ("read_input", "__end__"), ("track_stage", "track_stage"), ("track_stage", "__end__")])
+    assert edges(panel) == sorted([("__start__", "read_input"), ("read_input", "convene_panel"), ("convene_panel", "judge"), ("judge", "aggregate_panel"), ("aggregate_panel", "__end__")])
+
+
+def test_update_stream_visits_each_stage_once_in_order_then_three_judges():
+    from adjudicator.workflow.adjudication import compiled
+
+    graph = compiled()
     match = tiny_match(6)
     view = match.view()
     backend = RecordingBackend()

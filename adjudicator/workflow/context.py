@@ -1,14 +1,45 @@
 """The runtime context injected into the graphs: which backend tracks clashes and which judges sit.
 
-Passed as LangGraph's ``context=`` (``context_schema=AdjudicationContext``); nodes read it through
-``runtime.context``. Nothing here is a process global, so concurrent matches never share state.
+Passed as LangGraph's ``context=``; nodes read it through ``runtime.context``. Nothing here is a process
+global, so concurrent matches never share state.
+
+Two kinds of context satisfy :class:`Backends`, the interface the nodes use:
+
+- :class:`AdjudicationContext`, built by :func:`adjudicator.api.build_context` from a
+  :class:`~adjudicator.config.ModelConfig` (the library, the benchmark and live mode);
+- ``graphs.settings.GraphSettings``, the serialisable settings (model names) LangGraph's tools send as
+  JSON (``langgraph dev``, Studio), which builds the backends when a node first asks for them.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any, ClassVar, Protocol
 
 from adjudicator.judges.base import JUDGE_PERSPECTIVES, Backend
+
+
+class Backends(Protocol):
+    """What a node needs from its runtime context: ``tracker`` (the clash-tracking backend),
+    ``judges`` (judge id -> backend, in seating order), ``perspectives`` (judge id -> perspective
+    name) and :meth:`model_names`. Both kinds are dataclasses, as LangGraph requires of a context
+    type (hence ``__dataclass_fields__``)."""
+
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+
+    @property
+    def tracker(self) -> Backend: ...
+
+    @property
+    def judges(self) -> Mapping[str, Backend]: ...
+
+    @property
+    def perspectives(self) -> Mapping[str, str]: ...
+
+    def model_names(self) -> dict[str, str]:
+        """Role -> model name, e.g. {"tracker": "offline", "judge-1": "offline", ...}."""
+        ...
 
 
 @dataclass(frozen=True)

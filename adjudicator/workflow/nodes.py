@@ -1,7 +1,7 @@
 """Graph node functions: the clash tracker, the panel convener, one judge, and the aggregator.
 
 Wiring lives in ``graphs/``; these functions read the backend from the runtime context
-(:class:`~adjudicator.workflow.context.AdjudicationContext`) and return state updates that the named reducers
+(:class:`~adjudicator.workflow.context.Backends`: an AdjudicationContext, or the serialisable settings of LangGraph's tools) and return state updates that the named reducers
 in :mod:`adjudicator.battlefield` fold in. Nodes never raise on a model fault: the backend returns a
 :class:`~adjudicator.records.NodeFailure`, which is recorded and the walk goes on.
 """
@@ -9,9 +9,10 @@ in :mod:`adjudicator.battlefield` fold in. Nodes never raise on a model fault: t
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Any, TypedDict
+from typing import Annotated, Any
 
 from langgraph.runtime import Runtime
+from typing_extensions import TypedDict
 
 from adjudicator import __version__
 from adjudicator.aggregate import aggregate, provenance_of
@@ -21,10 +22,10 @@ from adjudicator.judges.base import JudgeRequest, StageRequest
 from adjudicator.match import MatchView
 from adjudicator.records import CallRecord, NodeFailure
 from adjudicator.verdict import Ballot, Provenance, Verdict
-from adjudicator.workflow.context import AdjudicationContext
+from adjudicator.workflow.context import Backends
 
 
-def track_stage(state: BattlefieldState, runtime: Runtime[AdjudicationContext]) -> dict[str, Any]:
+def track_stage(state: BattlefieldState, runtime: Runtime[Backends]) -> dict[str, Any]:
     """Analyse stage ``state["next_stage"]`` with the context's tracker and advance the cursor by one.
 
     Returns the update: ``next_stage`` + 1, the stage's analysis and the clash delta (or a failure),
@@ -73,7 +74,7 @@ def full_view(state: BattlefieldState) -> MatchView:
     return state["match"].model_copy(update={"stages": list(state.get("stages") or [])})
 
 
-def convene_panel(state: PanelState, runtime: Runtime[AdjudicationContext]) -> dict[str, Any]:
+def convene_panel(state: PanelState, runtime: Runtime[Backends]) -> dict[str, Any]:
     """Seat the judges named in the context: returns ``panel`` = [(judge_id, perspective), ...]."""
     ctx = runtime.context
     return {"panel": [(j, ctx.perspectives.get(j, "")) for j in ctx.judges]}
@@ -90,7 +91,7 @@ def judge_tasks(state: PanelState) -> list[JudgeTask]:
     ]
 
 
-def judge(task: JudgeTask, runtime: Runtime[AdjudicationContext]) -> dict[str, Any]:
+def judge(task: JudgeTask, runtime: Runtime[Backends]) -> dict[str, Any]:
     """Run one judge on its own request; returns its ballot (or failure) and call records."""
     request = task["request"]
     backend = runtime.context.judges[request.judge_id]
@@ -103,7 +104,7 @@ def judge(task: JudgeTask, runtime: Runtime[AdjudicationContext]) -> dict[str, A
     return update
 
 
-def state_provenance(calls: list[CallRecord], ctx: AdjudicationContext) -> Provenance:
+def state_provenance(calls: list[CallRecord], ctx: Backends) -> Provenance:
     """The deterministic provenance of ``calls`` (a state's :func:`sorted_calls`) under context ``ctx``."""
     backends = [ctx.tracker, *ctx.judges.values()]
     hashes: dict[str, str] = {}
@@ -130,7 +131,7 @@ def sorted_failures(state: BattlefieldState) -> list[NodeFailure]:
     return sorted(state.get("failures") or [], key=lambda f: (f.node, f.key))
 
 
-def partial_verdict(state: PanelState, ctx: AdjudicationContext) -> Verdict:
+def partial_verdict(state: PanelState, ctx: Backends) -> Verdict:
     """What a failed panel leaves: no winner and no p, but the valid ballots, the clash map, every
     failure with its raw outputs, and the provenance (so a failure loses no finished work)."""
     view = full_view(state)
@@ -150,7 +151,7 @@ def partial_verdict(state: PanelState, ctx: AdjudicationContext) -> Verdict:
     )
 
 
-def aggregate_panel(state: PanelState, runtime: Runtime[AdjudicationContext]) -> dict[str, Any]:
+def aggregate_panel(state: PanelState, runtime: Runtime[Backends]) -> dict[str, Any]:
     """Aggregate the ballots into the verdict (plain code). With fewer than two valid ballots the
     update carries ``panel_error`` instead, so finished work stays in the state."""
     calls = sorted_calls(state)

@@ -2,6 +2,7 @@
 then aggregate in plain code.
 
 Topology: START -> convene_panel -> (route_after_convene_panel: Send x3) -> judge -> aggregate_panel -> END.
+Compiled with ``json_input=True`` (LangGraph's tools), START -> read_input -> convene_panel ...
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.types import Send
 
 from adjudicator.workflow.context import AdjudicationContext
+from adjudicator.workflow.json_input import READ_INPUT, PanelInput, read_battlefield
 from adjudicator.workflow.nodes import PanelState, aggregate_panel, convene_panel, judge, judge_tasks
 
 
@@ -21,21 +23,28 @@ def route_after_convene_panel(state: PanelState) -> list[Send]:
     return [Send("judge", task) for task in judge_tasks(state)]
 
 
-def add_panel(builder: StateGraph[Any, AdjudicationContext, Any, Any]) -> None:
+def add_panel(builder: StateGraph[Any, Any, Any, Any]) -> None:
     """Add convene -> judges (parallel) -> aggregate -> END to ``builder``; entry node ``convene_panel``."""
     builder.add_node("convene_panel", convene_panel)
-    builder.add_node("judge", judge)  # type: ignore[call-overload]  # langgraph's stubs do not match a Send target whose input (JudgeTask) is not the graph state
+    builder.add_node("judge", judge)  # type: ignore[arg-type]  # langgraph's stubs do not match a Send target whose input (JudgeTask) is not the graph state
     builder.add_node("aggregate_panel", aggregate_panel)
     builder.add_conditional_edges("convene_panel", route_after_convene_panel, ["judge"])
     builder.add_edge("judge", "aggregate_panel")
     builder.add_edge("aggregate_panel", END)
 
 
-def build(checkpointer=None):
-    """Compile the panel graph on its own (used when a live match is closed)."""
-    builder = StateGraph(PanelState, context_schema=AdjudicationContext)
+def build(checkpointer=None, *, json_input: bool = False, context_schema: type = AdjudicationContext):
+    """Compile the panel graph on its own (used when a live match is closed). ``json_input``: the
+    input is a clash-tracking state as JSON (:class:`~adjudicator.workflow.json_input.PanelInput`), read
+    by an entry node; ``context_schema`` as in :func:`adjudicator.workflow.tracking.build`."""
+    builder = StateGraph(PanelState, context_schema=context_schema, input_schema=PanelInput if json_input else None)
     add_panel(builder)
-    builder.add_edge(START, "convene_panel")
+    if json_input:
+        builder.add_node(READ_INPUT, read_battlefield, input_schema=PanelInput)
+        builder.add_edge(START, READ_INPUT)
+        builder.add_edge(READ_INPUT, "convene_panel")
+    else:
+        builder.add_edge(START, "convene_panel")
     return builder.compile(checkpointer=checkpointer, name="panel")
 
 

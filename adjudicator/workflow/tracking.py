@@ -2,6 +2,7 @@
 
 Topology: START -> (route_after_start) -> track_stage -> (route_after_track_stage) -> track_stage | END.
 Invoked again with more ``stages`` (live use, with a checkpointer), it continues from ``next_stage``.
+Compiled with ``json_input=True`` (LangGraph's tools), START -> read_input -> (route_after_start) ...
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from langgraph.graph import END, START, StateGraph
 
 from adjudicator.battlefield import BattlefieldState
 from adjudicator.workflow.context import AdjudicationContext
+from adjudicator.workflow.json_input import READ_INPUT, MatchInput, read_match
 from adjudicator.workflow.nodes import track_stage
 
 
@@ -31,18 +33,31 @@ def route_after_track_stage(state: BattlefieldState) -> Literal["track_stage", "
     return "track_stage" if stages_pending(state) else "done"
 
 
-def add_tracking(builder: StateGraph[Any, AdjudicationContext, Any, Any], after: str) -> None:
-    """Add the ``track_stage`` loop to ``builder``; when no stage is pending, continue to ``after``
-    (a node name, or END): the routers' ``done`` maps to it."""
+def add_tracking(builder: StateGraph[Any, Any, Any, Any], after: str, entry: str = START) -> None:
+    """Add the ``track_stage`` loop to ``builder``, entered from ``entry`` (START, or the JSON entry
+    node); when no stage is pending, continue to ``after`` (a node name, or END): the routers' ``done``
+    maps to it."""
     builder.add_node("track_stage", track_stage)
-    builder.add_conditional_edges(START, route_after_start, {"track_stage": "track_stage", "done": after})
+    builder.add_conditional_edges(entry, route_after_start, {"track_stage": "track_stage", "done": after})
     builder.add_conditional_edges("track_stage", route_after_track_stage, {"track_stage": "track_stage", "done": after})
 
 
-def build(checkpointer=None):
-    """Compile the clash-tracking graph (optionally with a checkpointer, for live matches)."""
-    builder = StateGraph(BattlefieldState, context_schema=AdjudicationContext)
-    add_tracking(builder, END)
+def add_match_input(builder: StateGraph[Any, Any, Any, Any]) -> str:
+    """Add START -> ``read_input`` (:func:`~adjudicator.workflow.json_input.read_match`) to
+    ``builder``; returns the entry node's name."""
+    builder.add_node(READ_INPUT, read_match)
+    builder.add_edge(START, READ_INPUT)
+    return READ_INPUT
+
+
+def build(checkpointer=None, *, json_input: bool = False, context_schema: type = AdjudicationContext):
+    """Compile the clash-tracking graph (optionally with a checkpointer, for live matches).
+
+    ``json_input``: the input is :class:`~adjudicator.workflow.json_input.MatchInput` JSON, read by an
+    entry node (LangGraph's tools); ``context_schema``: the runtime context's type (an
+    :class:`AdjudicationContext`, or serialisable settings for LangGraph's tools)."""
+    builder = StateGraph(BattlefieldState, context_schema=context_schema, input_schema=MatchInput if json_input else None)
+    add_tracking(builder, END, add_match_input(builder) if json_input else START)
     return builder.compile(checkpointer=checkpointer, name="clash_tracking")
 
 

@@ -1,0 +1,126 @@
+"""Graph input as JSON: the entry nodes of the graphs LangGraph's own tools run (``langgraph dev``,
+LangGraph Studio, the LangGraph API), where the input arrives as decoded JSON, not as models.
+
+LangGraph writes a graph's input into the state channels as given, so JSON input would reach the nodes
+as plain dicts and lists. Each graph compiled with ``json_input=True`` therefore starts with one entry
+node that validates its input into the package's models, with the same rules and one-line messages as
+a match file on the command line:
+
+- the clash-tracking and adjudication graphs take :class:`MatchInput`, ``{"match": <a match file's
+  JSON>}``; :func:`read_match` validates it (:func:`~adjudicator.match.parse_match`), drops its gold
+  labels and source (:meth:`~adjudicator.match.Match.view`: labels never reach a model) and starts the
+  walk over its stages, as :func:`adjudicator.api.initial_state` does;
+- the panel graph takes :class:`PanelInput`, ``{"battlefield": <a clash-tracking state as JSON>}``
+  (e.g. the clash_tracking graph's output); :func:`read_battlefield` validates each of its keys with
+  the state's own type and writes them into the state. (The state is wrapped in one key because
+  LangGraph passes input for a key with a reducer through that reducer, which expects models.)
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, get_type_hints
+
+from langgraph.types import Overwrite
+from pydantic import TypeAdapter, ValidationError
+from pydantic_core import to_jsonable_python
+from typing_extensions import TypedDict
+
+from adjudicator.battlefield import BattlefieldState, Clash, StageAnalysis
+from adjudicator.errors import InputError
+from adjudicator.match import Match, MatchView, Stage, describe_validation_error, parse_match
+from adjudicator.records import CallRecord, NodeFailure
+
+#: The entry node's name in every graph compiled with ``json_input=True``.
+READ_INPUT = "read_input"
+
+
+class GraphInputError(InputError, ValueError):
+    """Bad graph input or settings from LangGraph's tools: an :class:`~adjudicator.errors.InputError`
+    that is also a ``ValueError``, because LangGraph's API server shows the client the message of a
+    ``ValueError`` and hides that of other exception types. ``str()`` is the one line with its hint."""
+
+    def __str__(self) -> str:
+        return self.one_line()
+
+    @classmethod
+    def of(cls, exc: InputError) -> "GraphInputError":
+        """The same message and hint."""
+        return cls(exc.message, exc.hint)
+
+
+class MatchInput(TypedDict):
+    """The JSON input of the clash-tracking and adjudication graphs: ``match`` is a match file's content
+    (``adjudicate schema --which match``); its ``labels`` and ``source`` are dropped before any node runs."""
+
+    match: MatchView
+
+
+class Battlefield(TypedDict, total=False):
+    """A clash-tracking state as JSON: the ``match`` header, ``stages``, ``next_stage``, ``clashes``,
+    ``analyses``, ``calls``, ``failures`` (the keys of :class:`~adjudicator.battlefield.BattlefieldState`)."""
+
+    match: MatchView
+    stages: list[Stage]
+    next_stage: int
+    clashes: dict[str, Clash]
+    analyses: list[StageAnalysis]
+    calls: list[CallRecord]
+    failures: list[NodeFailure]
+
+
+class PanelInput(TypedDict):
+    """The JSON input of the panel graph: ``battlefield``, a clash-tracking state (e.g. the
+    clash_tracking graph's output)."""
+
+    battlefield: Battlefield
+
+
+def _jsonable(value: Any) -> Any:
+    """``value`` as plain JSON data (models dumped), so that every input is validated the same way."""
+    return to_jsonable_python(value)
+
+
+def read_match(state: dict[str, Any]) -> dict[str, Any]:
+    """Validate ``state["match"]`` (a match file's JSON) and start the walk: returns ``{"match": view,
+    "stages": its stages, "next_stage": 0}``. Raises :class:`GraphInputError` (one line naming the
+    field) for a missing or invalid match."""
+    if "match" not in state:
+        raise GraphInputError("input: field match is required", 'give {"match": <the JSON of a match file>}')
+    try:
+        view = parse_match(_jsonable(state["match"]), "input.match").view()
+    except InputError as exc:
+        raise GraphInputError.of(exc) from None
+    return {"match": view, "stages": Overwrite(list(view.stages)), "next_stage": 0}
+
+
+_REDUCED = {"stages", "clashes", "analyses", "calls", "failures"}  # BattlefieldState keys with a reducer
+
+
+def read_battlefield(state: PanelInput) -> dict[str, Any]:
+    """Validate each key of ``state["battlefield"]`` (a clash-tracking state as JSON) with its type in
+    :class:`~adjudicator.battlefield.BattlefieldState`, the header ``match`` as a match file in
+    progress (labels dropped; it may have fewer stages than its format's order, or none). Returns the
+    validated values for the state (and clears ``battlefield``). Raises
+    :class:`GraphInputError` naming the field."""
+    given = _jsonable(state.get("battlefield"))
+    if not isinstance(given, dict) or "match" not in given:
+        raise GraphInputError("input: field battlefield.match is required", 'give {"battlefield": <a clash-tracking state>}, e.g. the output of the clash_tracking graph')
+    hints = get_type_hints(BattlefieldState, include_extras=True)
+    try:
+        header = Match.model_validate(given["match"], context={"partial": True}).view()
+    except ValidationError as exc:
+        raise GraphInputError(describe_validation_error(exc, "input.battlefield.match")) from None
+    out: dict[str, Any] = {"match": header, "battlefield": None}
+    for key in ("stages", "next_stage", "clashes", "analyses", "calls", "failures"):
+        if key not in given:
+            continue
+        annotation = hints[key].__origin__ if key in _REDUCED else hints[key]  # Annotated[T, reducer] -> T
+        try:
+            value = TypeAdapter(annotation).validate_json(json.dumps(given[key], ensure_ascii=False))
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            loc = ".".join(str(p) for p in err["loc"])
+            raise GraphInputError(f"input: field battlefield.{key}{'.' + loc if loc else ''}: {err['msg']}") from None
+        out[key] = Overwrite(value) if key in _REDUCED else value
+    return out
