@@ -47,7 +47,7 @@ class GraphSettings:
                 model=self.model, tracker_model=self.tracker_model, judge_models=list(self.judge_models) or None, api_base=self.api_base,
                 json_mode=self.json_mode, timeout_s=self.timeout_s, no_cache=self.no_cache,
             )  # fmt: skip
-            return build_context(config)
+            return build_context(config, check_models=True)  # a bad model or missing key stops the run before any request
         except ConfigError as exc:
             raise GraphInputError.of(exc) from None
 
