@@ -148,7 +148,9 @@ class FormatSpec:
     positions per side (BP: ``"Prime Minister"``), used as the debaters' labels instead of
     ``"Affirmative Speaker 1"``; ``team_speakers`` lets a stage name its unit (``"Opening
     Government"``) as speaker when the source only names teams; ``speaker_scale`` the inclusive range
-    of a speaker score (BP: WUDC 50-100), None where speeches are scored 1-10 per stage.
+    of a speaker score (BP: WUDC 50-100), None where speeches are scored 1-10 per stage;
+    ``templates`` maps a node (``track_stage``, ``judge``) to the format's own prompt
+    template in ``prompts/`` (BP: ``judge_bp``), where it has one.
     """
 
     name: str
@@ -164,6 +166,7 @@ class FormatSpec:
     speaker_names: dict[Side, tuple[str, ...]] = field(default_factory=dict)
     team_speakers: bool = False
     speaker_scale: tuple[int, int] | None = None
+    templates: dict[str, str] = field(default_factory=dict)
     has_third_speaker: bool = field(init=False, default=False)
 
     def __post_init__(self) -> None:
@@ -175,6 +178,10 @@ class FormatSpec:
     def position_labels(self) -> list[str]:
         """All speaking-position labels of the format, affirmative first."""
         return [self.label(s, i) for s in SIDES for i in range(1, self.debaters_per_side + 1)]
+
+    def template(self, node: str) -> str:
+        """The prompt template base name of ``node`` for this format (``"judge"`` unless declared)."""
+        return self.templates.get(node, node)
 
     def label(self, side: Side, position: int) -> str:
         """The label of a debater position: the format's speaker name (BP: ``"Prime Minister"``) or
@@ -294,6 +301,7 @@ BP = FormatSpec(
     verdict="ranking",
     team_speakers=True,
     speaker_scale=(50, 100),
+    templates={"track_stage": "track_stage_bp", "judge": "judge_bp"},
     description=(
         "British Parliamentary (WUDC): four houses of two speakers, eight seven-minute speeches PM, LO, "
         "DPM, DLO, MG, MO, GW, OW; the houses are ranked 1-4 and every speech scored 50-100 (seed 002)."

@@ -19,7 +19,8 @@ def _ranking_sections(verdict: Verdict) -> list[str]:
         lines += ["", "Low-point wins in the panel's ranking: " + "; ".join(verdict.dissent.low_point_wins)]
     lines += ["", "## Speaker scores", "", "| Speech | House | Judges' scores | Mean | Judges' ranks | Rank |", "|---|---|---|---|---|---|"]
     for sp in verdict.speaker_scores:
-        lines.append(f"| {sp.speech} ({sp.stage_id}) | {sp.unit} | {' / '.join(map(str, sp.judge_scores))} | {sp.mean:.2f} | {' / '.join(map(str, sp.judge_ranks))} | {sp.rank} |")
+        mean = "" if sp.mean is None else f"{sp.mean:.2f}"
+        lines.append(f"| {sp.speech} ({sp.stage_id}) | {sp.unit} | {' / '.join(map(str, sp.judge_scores))} | {mean} | {' / '.join(map(str, sp.judge_ranks))} | {sp.rank or ''} |")
     return lines + [""]
 
 

@@ -164,15 +164,16 @@ class UnitResult(FrozenModel):
 
 class SpeechResult(FrozenModel):
     """The panel's speaker score for one speech of a ranking format: each judge's score and rank,
-    the mean score (3 decimals, on the format's scale) and the panel's speaker rank 1..(speeches)."""
+    the mean score (3 decimals, on the format's scale) and the panel's speaker rank 1..(speeches).
+    The single-call arm asks for scores and ranks separately, so either may be None there."""
 
     stage_id: str
     speech: str
     unit: str
     judge_scores: list[int]
-    mean: float
+    mean: float | None
     judge_ranks: list[int]
-    rank: int = Field(ge=1)
+    rank: int | None = Field(ge=1)
 
 
 class Dissent(FrozenModel):

@@ -90,18 +90,23 @@ def provenance(matches: Sequence[Match]) -> dict[str, Any]:
     (True when any match has ``source.kind == "synthetic"``), ``"origins"`` (distinct
     ``source.origin`` texts), ``"panelbench"`` (True when an origin mentions PanelBench) and
     ``"label_conventions"`` (convention name -> match count, from the ``read under the 'NAME'
-    convention`` phrase the PanelBench converter writes into ``labels.note``; matches whose note names
-    none are counted under ``"unstated"``; empty unless ``panelbench``)}``.
+    convention`` phrase the PanelBench converter writes into ``labels.note`` for winner matches; such
+    matches whose note names none are counted under ``"unstated"``; PanelBench BP rounds, which have
+    no winner label to read, count under no convention)}``.
     """
     kinds = {"real": 0, "synthetic": 0, "unknown": 0}
     origins: list[str] = []
     conventions: dict[str, int] = {}
+    panelbench = False
     for m in matches:
         src = m.source
         kinds[src.kind if src is not None else "unknown"] += 1
         if src is not None and src.origin not in origins:
             origins.append(src.origin)
         if src is not None and "panelbench" in src.origin.lower():
+            panelbench = True
+            if m.spec().verdict != "winner":
+                continue
             found = _CONVENTION_RE.search((m.labels.note if m.labels else None) or "")
             name = found.group(1) if found else "unstated"
             conventions[name] = conventions.get(name, 0) + 1
@@ -112,7 +117,7 @@ def provenance(matches: Sequence[Match]) -> dict[str, Any]:
         "n_unknown": kinds["unknown"],
         "synthetic": kinds["synthetic"] > 0,
         "origins": origins,
-        "panelbench": bool(conventions),
+        "panelbench": panelbench,
         "label_conventions": conventions,
     }
 

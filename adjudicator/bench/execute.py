@@ -65,7 +65,7 @@ def _status(verdict: Verdict | None, failures: list[NodeFailure], error: str | N
     error lists them), else ``ok``."""
     if verdict is None:
         return "failed", error, error_type
-    if verdict.p is None and not verdict.stage_scores and not verdict.best_debater_votes:
+    if verdict.p is None and not verdict.stage_scores and not verdict.best_debater_votes and not verdict.ranking and not verdict.speaker_scores:
         return "failed", "the verdict holds no value: every node or task failed", "NoValue"
     if not (verdict.failures or any(not t.ok for t in verdict.tasks)):
         return "ok", error, error_type

@@ -64,6 +64,8 @@ def research_caveats(arms: Sequence[str], models: dict[str, dict[str, str]], pro
             f"Arm {', '.join(offline)} uses the offline judge, whose features were designed while reading these PanelBench debates' texts "
             "(not their labels), so its accuracy here is not a held-out estimate"
         )
+    if not prov.get("label_conventions"):  # PanelBench BP only: no winner labels to read
+        return out
     used = [c for c in (prov.get("label_conventions") or {}) if c in LABEL_CONVENTIONS]
     others = [c for c in LABEL_CONVENTIONS if c not in used]
     if len(used) == 1 and others:

@@ -300,12 +300,46 @@ def _paired_section(report: dict[str, Any]) -> list[str]:
     return L
 
 
+_BP_TASKS = (
+    ("house_order", "House order (DebateBench)", [("error", "Error")]),
+    ("speaker_scores", "Speaker scores (DebateBench)", [("mae", "MAE"), ("within_2", "within 2"), ("within_5", "within 5"), ("within_9", "within 9")]),
+    ("speaker_ranks", "Speaker ranks (DebateBench)", [("error", "Error")]),
+    ("advancing", "Advancing teams (PanelBench BP)", [("set_accuracy", "Top-k set"), ("team_accuracy", "Per team")]),
+)
+
+
+def _ranking_section(bp: dict[str, Any]) -> list[str]:
+    """The British Parliamentary tasks (report.json ``tasks.bp``): one table per task, arms then
+    baselines; a baseline's exact expectation is marked E."""
+    L = ["## British Parliamentary tasks", ""]
+    for key, title, cols in _BP_TASKS:
+        t = bp.get(key) or {}
+        L += [f"### {title}", ""]
+        if not t.get("rows"):
+            L += [f"{t.get('reason', 'not applicable')}.", ""]
+            continue
+        n = f"{t.get('n_matches')} matches, effective n {t.get('effective_n')} (distinct motions)"
+        L += [f"{t['metric']}; {n}" + (f"; {t['n_speeches']} speeches" if t.get("n_speeches") else "") + ".", ""]
+        L.append("| Row | kind | " + " | ".join(c for _, c in cols) + " |")
+        L.append("|---|---|" + "---|" * len(cols))
+        for row in t["rows"]:
+            cells = []
+            for k, _ in cols:
+                leaf = row["metrics"].get(k)
+                cells.append(("E=" + fmt(leaf["value"]) + f" (n={leaf['n']})") if leaf and leaf.get("expected") else cell(leaf))
+            L.append(f"| {_esc(row['label'])} | {row['kind']} | " + " | ".join(cells) + " |")
+        L.append("")
+    return L
+
+
 def render_markdown(report: dict[str, Any]) -> str:
     """The whole Markdown report: header, samples, parsing, failures, one section per task,
     calibration, paired tests, label reliability."""
     L = _header(report) + _samples_section(report) + _parsing_section(report) + _failures_section(report)
     for task in ("task1", "task2", "task3"):
         L += _task_section(report, task)
+    if "bp" in report["tasks"]:
+        L += _ranking_section(report["tasks"]["bp"])
     L += _calibration_section(report) + _paired_section(report)
     synthetic = bool((report["run"]["dataset"].get("provenance") or {}).get("synthetic"))
     L += _reliability_section(report.get("reliability") or {}, synthetic=synthetic)

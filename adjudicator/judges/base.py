@@ -75,7 +75,10 @@ class Backend(Protocol):
 
     def judge(self, request: JudgeRequest) -> NodeResult[Ballot]: ...
 
-    def prompt_hashes(self) -> dict[str, str]: ...
+    def prompt_hashes(self, format_name: str | None = None) -> dict[str, str]:
+        """Template name -> content hash of the prompts the backend renders (for ``format_name``'s
+        own templates where it declares them)."""
+        ...
 
 
 #: The three judges' perspectives (a real panel differs by emphasis, not by rules). Each judge applies

@@ -44,4 +44,8 @@ def run_single_call(
     else:
         with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="single-call") as pool:
             results = list(pool.map(run, instances))
+    if view.spec().verdict == "ranking":
+        from adjudicator.single_call.ranking import ranking_template_hashes
+
+        return build_verdict(view, instances, results, client.model, ranking_template_hashes(store, view.spec().language))
     return build_verdict(view, instances, results, client.model, template_hashes(store, prompt_language(view.format)))

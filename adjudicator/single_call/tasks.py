@@ -27,7 +27,7 @@ from adjudicator.single_call.outputs import StageScoreAnswer, WinnerTendencyAnsw
 from adjudicator.single_call.recovery import read_task1, read_task2, read_task3, recover_task1, recover_task2, recover_task3
 from adjudicator.verdict import PANEL_VOTES
 
-TaskName = Literal["task1", "task2", "task3"]
+TaskName = Literal["task1", "task2", "task3", "bp_house_order", "bp_speaker_scores", "bp_speaker_ranks"]
 
 TASK1_NODE = "task1"
 TASK2_NODE = "task2"
@@ -206,7 +206,15 @@ class TaskInstance:
 
 def task_instances(view: MatchView, store: PromptStore) -> list[TaskInstance]:
     """Every instance of the protocol for a match, in order: Task 1, Task 2 per scored unit in stage
-    order, Task 3. Pure: renders requests, sends nothing (the token benchmark counts these)."""
+    order, Task 3; for a ranking format (BP) DebateBench's three tasks instead
+    (:mod:`adjudicator.single_call.ranking`). Pure: renders requests, sends nothing (the token
+    benchmark counts these)."""
+    if view.spec().verdict == "ranking":
+        from adjudicator.single_call.ranking import MATCH_KEY as KEY
+        from adjudicator.single_call.ranking import RANKING_TEMPLATES, ranking_readers, ranking_request
+
+        readers = ranking_readers(view)
+        return [TaskInstance(task, KEY, ranking_request(view, task, store), readers[task]) for task in RANKING_TEMPLATES]  # type: ignore[arg-type]
     labels = view.debater_labels()
     out = [TaskInstance("task1", MATCH_KEY, task1_request(view, store), partial(parse_output, validate=read_task1, recover=recover_task1))]
     index = {st.stage_id: i for i, st in enumerate(view.stages)}

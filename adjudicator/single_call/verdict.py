@@ -10,7 +10,7 @@ from adjudicator.formats import Side
 from adjudicator.judges.base import NodeResult
 from adjudicator.match import MatchView
 from adjudicator.single_call.tasks import TaskInstance
-from adjudicator.verdict import StageScore, TaskStatus, Verdict
+from adjudicator.verdict import SpeechResult, StageScore, TaskStatus, UnitResult, Verdict
 
 
 def _status(instance: TaskInstance, result: NodeResult[Any]) -> TaskStatus:
@@ -34,6 +34,8 @@ def build_verdict(view: MatchView, instances: list[TaskInstance], results: list[
     every instance; ``failures`` every failed instance with its raw outputs; provenance with arm
     ``single-call``. Pure.
     """
+    if view.spec().verdict == "ranking":
+        return _ranking_verdict(view, instances, results, model, prompt_hashes)
     p: float | None = None
     votes: dict[str, int] = {}
     scores: dict[str, int] = {}
@@ -71,6 +73,46 @@ def build_verdict(view: MatchView, instances: list[TaskInstance], results: list[
         best_debater_votes=votes,
         best_debaters=best,
         ballots=[],
+        failures=failures,
+        tasks=[_status(i, r) for i, r in zip(instances, results)],
+        provenance=provenance,
+        calls=calls,
+    )
+
+
+def _ranking_verdict(view: MatchView, instances: list[TaskInstance], results: list[NodeResult[Any]], model: str, prompt_hashes: dict[str, str]) -> Verdict:
+    """The single-call verdict of a ranking format (BP): ``ranking`` from the house-order task (each
+    unit's one rank), ``speaker_scores`` from the speaker-score and speaker-rank tasks (a speech keeps
+    whichever of the two was parsed; the other stays empty). The three are separate answers, as in
+    DebateBench, so the ranks are not forced to agree with the scores. Pure."""
+    spec = view.spec()
+    values = {inst.task: res.value for inst, res in zip(instances, results) if res.value is not None}
+    ranks: dict[str, int] = values.get("bp_house_order") or {}
+    ranking = [
+        UnitResult(unit=u, name=spec.unit(u).name, rank=ranks[u], judge_ranks=[ranks[u]], mean_rank=float(ranks[u]))
+        for u in sorted(ranks, key=lambda u: ranks[u])
+    ]
+    scores: dict[str, int] = values.get("bp_speaker_scores") or {}
+    srank: dict[str, int] = values.get("bp_speaker_ranks") or {}
+    speeches = []
+    for sid, unit, abbr in view.speeches():
+        if abbr not in scores and abbr not in srank:
+            continue
+        s = scores.get(abbr)
+        r = srank.get(abbr)
+        speeches.append(SpeechResult(stage_id=sid, speech=abbr, unit=unit, judge_scores=[] if s is None else [s], mean=None if s is None else float(s), judge_ranks=[] if r is None else [r], rank=r))
+    calls = sorted((c for r in results for c in r.calls), key=lambda c: (c.node, c.key, c.attempt))
+    failures = sorted((r.failure for r in results if r.failure is not None), key=lambda f: (f.node, f.key))
+    provenance = provenance_of("single-call", model, {"single-call": model}, True, dict(sorted(prompt_hashes.items())), calls, __version__)
+    return Verdict(
+        match_id=view.match_id,
+        format=view.format,
+        motion=view.motion,
+        arm="single-call",
+        winner=None,
+        p=None,
+        ranking=ranking,
+        speaker_scores=speeches,
         failures=failures,
         tasks=[_status(i, r) for i, r in zip(instances, results)],
         provenance=provenance,

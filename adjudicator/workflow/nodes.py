@@ -104,12 +104,13 @@ def judge(task: JudgeTask, runtime: Runtime[Backends]) -> dict[str, Any]:
     return update
 
 
-def state_provenance(calls: list[CallRecord], ctx: Backends) -> Provenance:
-    """The deterministic provenance of ``calls`` (a state's :func:`sorted_calls`) under context ``ctx``."""
+def state_provenance(calls: list[CallRecord], ctx: Backends, format_name: str | None = None) -> Provenance:
+    """The deterministic provenance of ``calls`` (a state's :func:`sorted_calls`) under context ``ctx``;
+    the prompt hashes are those of ``format_name``'s templates."""
     backends = [ctx.tracker, *ctx.judges.values()]
     hashes: dict[str, str] = {}
     for b in backends:
-        hashes.update(b.prompt_hashes())
+        hashes.update(b.prompt_hashes(format_name))
     return provenance_of(
         "agentic",
         ctx.tracker.name,
@@ -146,7 +147,7 @@ def partial_verdict(state: PanelState, ctx: Backends) -> Verdict:
         battlefields=list((state.get("clashes") or {}).values()),
         ballots=sorted(state.get("ballots") or [], key=lambda b: b.judge_id),
         failures=sorted_failures(state),
-        provenance=state_provenance(calls, ctx),
+        provenance=state_provenance(calls, ctx, view.format),
         calls=calls,
     )
 
@@ -155,14 +156,15 @@ def aggregate_panel(state: PanelState, runtime: Runtime[Backends]) -> dict[str, 
     """Aggregate the ballots into the verdict (plain code). With fewer than two valid ballots the
     update carries ``panel_error`` instead, so finished work stays in the state."""
     calls = sorted_calls(state)
+    view = full_view(state)
     try:
         verdict = aggregate(
-            full_view(state),
+            view,
             list(state.get("ballots") or []),
             state.get("clashes") or {},
             sorted_failures(state),
             calls,
-            state_provenance(calls, runtime.context),
+            state_provenance(calls, runtime.context, view.format),
         )
     except AdjudicationFailed as exc:
         return {"verdict": None, "panel_error": exc.one_line()}

@@ -31,7 +31,7 @@ from typing import Any
 from adjudicator.bench.gold import Gold, gold_from_matches
 from adjudicator.bench.predictions import ArmPredictions, parse_statistics, predictions_for_arm
 from adjudicator.bench.results import SampleResult
-from adjudicator.bench.scoring import best_debater, stage_scores, winner
+from adjudicator.bench.scoring import best_debater, ranking, stage_scores, winner
 from adjudicator.bench.scoring.leaves import ScoreSettings
 from adjudicator.match import Match
 
@@ -54,18 +54,27 @@ def score_run(
     ``failures``, ``paired`` and ``calibration`` sections of report.json (see report.py), plus the
     private ``_predictions`` and ``_gold`` for the plots. Baseline draws use ``settings.seed``. Rows
     of every table are sorted by rank (see :func:`adjudicator.bench.scoring.tables.rank`).
+
+    Matches of a ranking format (BP) are scored apart, by :mod:`~adjudicator.bench.scoring.ranking`,
+    into ``tasks.bp``; the CCDB tasks see only the two-sided matches (``tasks.bp`` is absent when the
+    run has no ranking match).
     """
+    ranked = [m for m in matches if m.spec().verdict == "ranking"]
+    matches = [m for m in matches if m.spec().verdict != "ranking"]
     gold = gold_from_matches(matches)
     app = gold.applicability()
     arms = list(arm_results)
     preds = {a: predictions_for_arm(a, arm_labels.get(a, a), gold, matches, arm_results[a]) for a in arms}
     refs = reliability or {}
+    tasks: dict[str, Any] = {
+        "task1": winner.winner_table(gold, preds, settings, refs, synthetic_labels),
+        "task2": stage_scores.stage_table(gold, preds, settings, refs, synthetic_labels),
+        "task3": best_debater.best_debater_table(gold, preds, settings, refs, synthetic_labels),
+    }
+    if ranked:
+        tasks["bp"] = ranking.ranking_tables(ranked, arm_results, arm_labels, settings)
     return {
-        "tasks": {
-            "task1": winner.winner_table(gold, preds, settings, refs, synthetic_labels),
-            "task2": stage_scores.stage_table(gold, preds, settings, refs, synthetic_labels),
-            "task3": best_debater.best_debater_table(gold, preds, settings, refs, synthetic_labels),
-        },
+        "tasks": tasks,
         "parsing": {a: parse_statistics(preds[a], arm_results[a]) for a in arms},
         "failures": [f for a in arms for f in preds[a].failures],
         "calibration": winner.calibration(gold, preds, settings),

@@ -17,8 +17,10 @@ from __future__ import annotations
 from functools import partial
 
 from adjudicator.battlefield import StageAnalysis
+from adjudicator.formats import get_format
 from adjudicator.judges.base import JudgeRequest, NodeResult, StageRequest
 from adjudicator.judges.llm.outputs import judge_schema, stage_schema
+from adjudicator.judges.llm.ranking import ranking_judge_variables, ranking_schema, read_ranking_ballot, recover_ranking_ballot
 from adjudicator.judges.llm.recovery import read_ballot, read_stage_analysis, recover_ballot, recover_stage_analysis
 from adjudicator.judges.llm.variables import judge_units, judge_variables, stage_variables
 from adjudicator.model.attempts import MAX_ATTEMPTS, run_attempts
@@ -33,9 +35,11 @@ TRACK_NODE = "track_stage"
 JUDGE_NODE = "judge"
 
 
-def template_name(node: str, language: str) -> str:
-    """The template file of a node in a language, e.g. ``track_stage.zh.j2``."""
-    return f"{node}.{language}.j2"
+def template_name(node: str, language: str, format_name: str | None = None) -> str:
+    """The template file of a node in a language, e.g. ``track_stage.zh.j2``; a format that declares
+    its own template for the node uses it (BP: ``judge_bp.en.j2``)."""
+    base = get_format(format_name).template(node) if format_name else node
+    return f"{base}.{language}.j2"
 
 
 class LLMBackend:
@@ -57,14 +61,18 @@ class LLMBackend:
     def __repr__(self) -> str:
         return f"LLMBackend({self.client!r})"
 
-    def prompt_hashes(self) -> dict[str, str]:
-        """Content hashes of the templates this backend renders (tracker and judge, zh and en)."""
+    def prompt_hashes(self, format_name: str | None = None) -> dict[str, str]:
+        """Content hashes of the templates this backend renders (tracker and judge, zh and en); with
+        ``format_name``, those of that format (a format with its own templates, BP, in its language)."""
+        if format_name is not None and get_format(format_name).templates:
+            lang = get_format(format_name).language
+            return self.prompts.hashes([template_name(n, lang, format_name) for n in (TRACK_NODE, JUDGE_NODE)])
         names = [template_name(n, lang) for n in (TRACK_NODE, JUDGE_NODE) for lang in ("zh", "en")]
         return self.prompts.hashes(names)
 
     def stage_prompt(self, request: StageRequest) -> ChatRequest:
         """The chat request of the tracker for one stage (exposed for tests and token counting)."""
-        name = template_name(TRACK_NODE, prompt_language(request.match.format))
+        name = template_name(TRACK_NODE, prompt_language(request.match.format), request.match.format)
         rendered = self.prompts.render(name, stage_variables(request))
         return ChatRequest(
             messages=rendered.messages(),
@@ -77,15 +85,16 @@ class LLMBackend:
 
     def judge_prompt(self, request: JudgeRequest) -> ChatRequest:
         """The chat request of one judge (exposed for tests and token counting)."""
-        name = template_name(JUDGE_NODE, prompt_language(request.match.format))
-        rendered = self.prompts.render(name, judge_variables(request))
+        name = template_name(JUDGE_NODE, prompt_language(request.match.format), request.match.format)
+        ranking = request.match.spec().verdict == "ranking"
+        rendered = self.prompts.render(name, ranking_judge_variables(request) if ranking else judge_variables(request))
         return ChatRequest(
             messages=rendered.messages(),
             node=JUDGE_NODE,
             key=request.judge_id,
             template_hash=rendered.template_hash,
-            schema=judge_schema(request),
-            schema_name="ballot",
+            schema=ranking_schema(request) if ranking else judge_schema(request),
+            schema_name="ranking_ballot" if ranking else "ballot",
         )
 
     def analyse_stage(self, request: StageRequest) -> NodeResult[StageAnalysis]:
@@ -103,6 +112,10 @@ class LLMBackend:
             reason = "no stage analysis succeeded, so there is nothing to judge from"
             return NodeResult(value=None, calls=[], failure=NodeFailure(node=JUDGE_NODE, key=request.judge_id, kind=FailureKind.NO_EVIDENCE, reason=reason))
         chat = self.judge_prompt(request)
+        if request.match.spec().verdict == "ranking":
+            units = request.match.units()
+            read = partial(parse_output, validate=partial(read_ranking_ballot, request=request, model=self.client.model), recover=partial(recover_ranking_ballot, units=units))
+            return run_attempts(self.client, chat, read, max_attempts=self.max_attempts)
         labels = request.match.debater_labels()
         read = partial(
             parse_output,

@@ -75,7 +75,7 @@ def ballot_answer(stage_ids: tuple[str, ...], labels: tuple[str, ...]) -> type[O
 
 def stage_schema(request: StageRequest) -> dict[str, Any]:
     """JSON Schema of the tracker's answer for this stage (:func:`stage_answer`)."""
-    return response_schema(stage_answer(tuple(request.stage.evaluated_sides()), tuple(request.match.debater_labels())))
+    return response_schema(stage_answer(tuple(request.stage.evaluated_sides()), tuple(request.match.speaker_labels())))
 
 
 def judge_schema(request: JudgeRequest) -> dict[str, Any]:

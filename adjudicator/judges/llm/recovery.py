@@ -179,7 +179,7 @@ def read_stage_analysis(obj: Mapping[str, Any], request: StageRequest) -> StageA
         stage_id=st.stage_id,
         stage_index=request.index,
         sides=analyses,
-        clash_updates=_clash_updates(obj.get("clash_updates"), request.match.debater_labels()),
+        clash_updates=_clash_updates(obj.get("clash_updates"), request.match.speaker_labels()),
         summary=_text(obj.get("summary"), 600),
     )
 

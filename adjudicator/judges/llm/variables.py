@@ -44,7 +44,8 @@ TRACKER_LEDGER_EVENTS = 1
 
 def header(match: MatchView) -> dict[str, Any]:
     """The match header both nodes share: format (name and description), motion, both positions,
-    background info ("" when none) and the debater position labels."""
+    background info ("" when none) and the labels that may speak (the debaters' position labels;
+    BP also its houses' names, for team-level speakers)."""
     spec = get_format(match.format)
     return {
         "format": match.format,
@@ -53,7 +54,7 @@ def header(match: MatchView) -> dict[str, Any]:
         "affirmative_position": match.affirmative_position,
         "negative_position": match.negative_position,
         "info": match.info or "",
-        "debaters": match.debater_labels(),
+        "debaters": match.speaker_labels(),
     }
 
 
@@ -63,10 +64,10 @@ def side_debaters(match: MatchView, stage: Stage, side: str) -> list[str]:
     spoke = list(dict.fromkeys(u.speaker for u in stage.utterances if u.side == side))
     if spoke:
         return spoke
-    declared = [s for s in stage.speakers if s.lower().startswith(side)]
+    declared = [s for s in stage.speakers if match.side_of(s) == side]
     if declared:
         return declared
-    return [label for label in match.debater_labels() if label.lower().startswith(side)]
+    return [label for label in match.debater_labels() if match.side_of(label) == side]
 
 
 def excerpt(text: str, limit: int) -> str:
@@ -116,6 +117,7 @@ def stage_variables(request: StageRequest) -> dict[str, Any]:
             {"side": side, "role": st.role_of(side), "debaters": side_debaters(match, st, side)} for side in st.evaluated_sides()
         ],
         "stage_text": utterance_lines(st.utterances),
+        "speech": speech_slot(match, st.stage_id),
         "previous": None if prev is None else {"id": prev.stage_id, "name": prev.name, "type": prev.type, "text": excerpt(utterance_lines(prev.utterances), PREVIOUS_STAGE_CHARS[lang])},
         "ledger": tracker_ledger(request),
         "clash_ids": list(request.clashes),
@@ -123,6 +125,16 @@ def stage_variables(request: StageRequest) -> dict[str, Any]:
         "levels": _levels(lang),
         "clash_kinds": list(CLASH_KINDS),
     }
+
+
+def speech_slot(match: MatchView, stage_id: str) -> dict[str, str] | None:
+    """A speech of a format with speaking units (BP): its short name, house, house name and role
+    (``{"abbr": "MG", "house": "CG", "house_name": "Closing Government", "role": "extension"}``); None
+    for formats without them."""
+    slot = match.slot_of(stage_id)
+    if slot is None or not slot.unit:
+        return None
+    return {"abbr": slot.abbr, "house": slot.unit, "house_name": match.spec().unit(slot.unit).name, "role": slot.speech_role}
 
 
 def judge_units(request: JudgeRequest) -> list[tuple[str, Side]]:

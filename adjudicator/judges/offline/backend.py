@@ -57,7 +57,7 @@ class OfflineBackend:
         rec = CallRecord(node="judge", key=request.judge_id, model=MODEL_NAME, parse="native", latency_s=round(time.perf_counter() - t0, 6))
         return NodeResult(value=ballot, calls=[rec])
 
-    def prompt_hashes(self) -> dict[str, str]:
+    def prompt_hashes(self, format_name: str | None = None) -> dict[str, str]:
         """The offline judge uses no prompts."""
         return {}
 
