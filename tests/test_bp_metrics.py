@@ -7,10 +7,10 @@ import math
 
 import numpy as np
 import pytest
+from bp_helpers import bp_data
 
 from adjudicator.cli import main
 from adjudicator.evaluation import ranking_metrics as R
-from bp_helpers import bp_data
 
 # houses in unit order OG, OO, CG, CO
 GOLD = [np.array([2, 1, 4, 3]), np.array([1, 2, 3, 4])]
