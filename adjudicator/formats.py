@@ -150,7 +150,8 @@ class FormatSpec:
     Government"``) as speaker when the source only names teams; ``speaker_scale`` the inclusive range
     of a speaker score (BP: WUDC 50-100), None where speeches are scored 1-10 per stage;
     ``templates`` maps a node (``track_stage``, ``judge``) to the format's own prompt
-    template in ``prompts/`` (BP: ``judge_bp``), where it has one.
+    template in ``prompts/`` (BP: ``judge_bp``), where it has one; ``bench_names`` what readers call
+    each side (BP: Government, Opposition; default the side's own name).
     """
 
     name: str
@@ -167,6 +168,7 @@ class FormatSpec:
     team_speakers: bool = False
     speaker_scale: tuple[int, int] | None = None
     templates: dict[str, str] = field(default_factory=dict)
+    bench_names: dict[Side, str] = field(default_factory=dict)
     has_third_speaker: bool = field(init=False, default=False)
 
     def __post_init__(self) -> None:
@@ -178,6 +180,10 @@ class FormatSpec:
     def position_labels(self) -> list[str]:
         """All speaking-position labels of the format, affirmative first."""
         return [self.label(s, i) for s in SIDES for i in range(1, self.debaters_per_side + 1)]
+
+    def bench_name(self, side: Side) -> str:
+        """What readers call ``side`` in this format: ``"Affirmative"``, BP ``"Government"``."""
+        return self.bench_names.get(side, side.capitalize())
 
     def template(self, node: str) -> str:
         """The prompt template base name of ``node`` for this format (``"judge"`` unless declared)."""
@@ -302,6 +308,7 @@ BP = FormatSpec(
     team_speakers=True,
     speaker_scale=(50, 100),
     templates={"track_stage": "track_stage_bp", "judge": "judge_bp"},
+    bench_names={GOV: "Government", OPP: "Opposition"},
     description=(
         "British Parliamentary (WUDC): four houses of two speakers, eight seven-minute speeches PM, LO, "
         "DPM, DLO, MG, MO, GW, OW; the houses are ranked 1-4 and every speech scored 50-100 (seed 002)."

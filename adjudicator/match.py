@@ -288,6 +288,17 @@ class MatchView(_Strict):
         :meth:`debater_labels`)."""
         return self.spec().unit_ids()
 
+    def competitors(self, level: Literal["unit", "speaker"]) -> list[str]:
+        """What a comparison (a pairwise panel) can set against each other at ``level``: ``"unit"``
+        the format's units (the two sides, BP's four houses); ``"speaker"`` the debaters' labels, or,
+        in a format with declared speeches whose speakers are team-level (PanelBench BP), the
+        speeches' stage ids, since each speech is one speaker's performance."""
+        if level == "unit":
+            return self.units()
+        if self.debaters or not self.speeches():
+            return self.debater_labels()
+        return [sid for sid, _, _ in self.speeches()]
+
     def slot_of(self, stage_id: str) -> StageSlot | None:
         """The declared slot of a stage in a fixed-order format without surprise stages (BP: the
         k-th stage is the k-th speech), None otherwise."""

@@ -9,6 +9,14 @@ def _esc(text: str) -> str:
     return " ".join(str(text).split()).replace("|", "\\|")
 
 
+def _bench_names(format_name: str) -> tuple[str, str]:
+    """The two sides' names in a format (``("Affirmative", "Negative")``, BP Government/Opposition)."""
+    from adjudicator.formats import FORMATS
+
+    spec = FORMATS.get(format_name)
+    return (spec.bench_name("affirmative"), spec.bench_name("negative")) if spec else ("Affirmative", "Negative")
+
+
 def _ranking_sections(verdict: Verdict) -> list[str]:
     """The house ranking and speaker score tables of a ranking verdict (BP)."""
     lines = ["## Ranking", "", "| Rank | House | Judges' ranks | Mean rank | Team points (judges) | Mean points |", "|---|---|---|---|---|---|"]
@@ -50,7 +58,8 @@ def verdict_markdown(verdict: Verdict) -> str:
     lines.append("## Battlefield map")
     lines.append("")
     if verdict.battlefields:
-        lines.append("| Clash | Affirmative position | Negative position | Momentum | Events |")
+        aff, neg = _bench_names(verdict.format)
+        lines.append(f"| Clash | {aff} position | {neg} position | Momentum | Events |")
         lines.append("|---|---|---|---|---|")
         for c in verdict.battlefields:
             events = "; ".join(f"{e.stage_id} {e.side} {e.kind}" for e in c.events)

@@ -24,6 +24,12 @@ English) and synthetic CCDB 4v4 matches (:mod:`synthetic_ccdb`) whose 14-stage o
 1x..4x (14-56 stages, ~21,400 Chinese characters per repeat). The growth section fits
 ``tokens = a + b*n + c*n^2`` over the stage count n for each arm.
 
+British Parliamentary rounds (``--bp``, default the PanelBench BP-Competition folder beside the
+repository, ``../shared/data/panelbench/BP-Competition``, converted in memory; skipped when absent):
+single-call = DebateBench's three tasks (house order, speaker scores, speaker ranks), one request each
+with the judging manual and all eight speeches (:mod:`adjudicator.single_call.ranking`); agentic =
+eight tracker requests (one per speech) and three ranking judges.
+
 Run from the repository root::
 
     .venv/bin/python benchmarks/tokens.py
@@ -59,6 +65,7 @@ from adjudicator.model.prompts import PromptStore, utterance_lines  # noqa: E402
 from adjudicator.single_call.tasks import task_instances  # noqa: E402
 
 REAL_MATCHES = ROOT / "adjudicator" / "data" / "matches" / "panelbench"
+BP_DIR = ROOT.parent / "shared" / "data" / "panelbench" / "BP-Competition"
 
 #: Characters an LLM tracker typically writes per free-text field (our assumption, from what the
 #: tracker prompt asks for: a few sentences of rationale per side, a one-to-two-sentence stage
@@ -141,13 +148,16 @@ def request_budget(request, budget: int | None) -> int:
 
 
 def single_call_cost(view: MatchView, store: PromptStore, count: Counter, budget: int | None) -> dict:
-    """Prompt tokens per task and totals of the single-call protocol for ``view``."""
-    out = {"task1": 0, "task2": 0, "task3": 0, "calls": 0, "budget": 0}
+    """Prompt tokens per task and totals of the single-call protocol for ``view`` (tasks task1-3, or
+    a ranking format's three tasks)."""
+    out: dict = {"calls": 0, "budget": 0}
+    tasks: dict[str, int] = {} if view.spec().verdict == "ranking" else {"task1": 0, "task2": 0, "task3": 0}
     for inst in task_instances(view, store):
-        out[inst.task] += count(inst.request.messages)
+        tasks[inst.task] = tasks.get(inst.task, 0) + count(inst.request.messages)
         out["calls"] += 1
         out["budget"] += request_budget(inst.request, budget)
-    out["prompt"] = out["task1"] + out["task2"] + out["task3"]
+    out.update(tasks)
+    out["prompt"] = sum(tasks.values())
     out["total"] = out["prompt"] + out["budget"]
     return out
 
@@ -208,6 +218,41 @@ def fit_growth(n: list[int], y: list[int]) -> dict:
     }
 
 
+def bp_rows(bp_dir: Path, store: PromptStore, backend: LLMBackend, count: Counter, budget: int | None, ledger: str) -> list[dict]:
+    """Print and return the BP table: per round, the single-call arm's three tasks and the agentic
+    arm's trackers and judges (prompt tokens; totals with the completion budget). Empty when
+    ``bp_dir`` does not exist."""
+    from adjudicator.convert_bp import bp_matches, find_bp_dir
+
+    found = find_bp_dir(bp_dir) if bp_dir.exists() else None
+    if found is None:
+        print(f"\nBritish Parliamentary rounds: {bp_dir} not found; skipped (give --bp).")
+        return []
+    rows = []
+    for match in bp_matches(found):
+        view = match.view()
+        sc = single_call_cost(view, store, count, budget)
+        ag = agentic_cost(view, backend, count, budget, ledger)
+        chars = sum(len(u.text) for s in view.stages for u in s.utterances)
+        rows.append({"match_id": view.match_id, "stages": len(view.stages), "chars": chars, "single_call": sc, "agentic": ag, "ratio_total": ag["total"] / sc["total"], "ratio_prompt": ag["prompt"] / sc["prompt"]})
+    print(f"\nBritish Parliamentary rounds ({found}): single-call = DebateBench's three tasks, agentic = 8 trackers + 3 ranking judges.")
+    head = (f"{'round':<10}{'speeches':>9}{'chars':>8} | {'SC order':>9}{'SC scores':>10}{'SC ranks':>9}{'SC calls':>9}{'SC total':>10}"
+            f" | {'AG track':>9}{'AG judges':>10}{'AG calls':>9}{'AG total':>10} | {'AG/SC prompt':>12}{'AG/SC total':>12}")
+    print(head)
+    print("-" * len(head))
+    for r in rows:
+        sc, ag = r["single_call"], r["agentic"]
+        print(f"{r['match_id']:<10}{r['stages']:>9}{r['chars']:>8} | {_k(sc['bp_house_order']):>9}{_k(sc['bp_speaker_scores']):>10}{_k(sc['bp_speaker_ranks']):>9}"
+              f"{sc['calls']:>9}{_k(sc['total']):>10} | {_k(ag['track']):>9}{_k(ag['judges']):>10}{ag['calls']:>9}{_k(ag['total']):>10}"
+              f" | {r['ratio_prompt']:>11.1%}{r['ratio_total']:>12.1%}")
+    if rows:
+        sc_prompt = np.mean([r["single_call"]["prompt"] for r in rows])
+        ag_prompt = np.mean([r["agentic"]["prompt"] for r in rows])
+        print(f"mean over {len(rows)} rounds: single-call {_k(sc_prompt)} prompt tokens, agentic {_k(ag_prompt)} ({ag_prompt / sc_prompt:.1%}); totals with budget "
+              f"{_k(np.mean([r['single_call']['total'] for r in rows]))} vs {_k(np.mean([r['agentic']['total'] for r in rows]))}.")
+    return rows
+
+
 def _k(x: float) -> str:
     return f"{x / 1000:,.1f}k"
 
@@ -218,6 +263,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-tokens", type=int, default=None, help="one completion budget for every request (default: each node's own, adjudicator.model.llm.NODE_MAX_TOKENS)")
     ap.add_argument("--repeats", default="1,2,3,4", help="synthetic CCDB 4v4 stage-order repeats, e.g. 1,2,3,4")
     ap.add_argument("--ledger", choices=["llm-sized", "offline"], default="llm-sized", help="tracker outputs feeding the agentic ledger")
+    ap.add_argument("--bp", type=Path, default=BP_DIR, help="PanelBench BP-Competition folder (default: ../shared/data/panelbench/BP-Competition; skipped when absent)")
     ap.add_argument("--json", dest="json_out", type=Path, help="also write every number as JSON here")
     args = ap.parse_args(argv)
     repeats = [int(r) for r in args.repeats.split(",") if r.strip()]
@@ -287,10 +333,11 @@ def main(argv: list[str] | None = None) -> int:
         print("Agentic tracker prompt tokens on that match, by part (approx.): "
               + ", ".join(f"{k.replace('_', ' ')} {_k(v)}" for k, v in parts.items())
               + f"; judges {_k(full['agentic']['judges'])} for three; {full['agentic']['clashes']} clashes in the final ledger.")
+    bp = bp_rows(args.bp, store, backend, count, args.max_tokens, args.ledger)
     print(f"[{time.monotonic() - t0:.1f}s]", file=sys.stderr)
     if args.json_out:
         args.json_out.write_text(json.dumps({"tokenizer": args.tokenizer, "max_tokens": args.max_tokens, "ledger": args.ledger,
-                                             "matches": [{k: v for k, v in r.items()} for r in results], "growth": growth}, indent=2), encoding="utf-8")
+                                             "matches": [{k: v for k, v in r.items()} for r in results], "growth": growth, "bp": bp}, indent=2), encoding="utf-8")
     return 0
 
 

@@ -185,3 +185,13 @@ def test_a_speech_out_of_bp_order_is_refused(panelbench_dir, tmp_path):
     speech.write_text(text.replace("speaker_name: Opening_Opposition_(OO)", "speaker_name: Closing_Opposition_(CO)", 1), encoding="utf-8")
     with pytest.raises(InputError, match=r"bp_110\.yml: speech 2 is by CO, but the LO speech belongs to OO"):
         convert_panelbench(src, tmp_path / "out")
+
+
+def test_competitors_for_a_pairwise_comparison(bundled_matches_dir):
+    m = parse_match(bp_data())
+    assert m.competitors("unit") == ["OG", "OO", "CG", "CO"]
+    # team-level speakers: each speech is one speaker's performance
+    assert m.competitors("speaker") == [f"s{k:02d}" for k in range(1, 9)]
+    two = load_match(bundled_matches_dir / "panelbench" / "debateart_0020.json")
+    assert two.competitors("unit") == ["affirmative", "negative"]
+    assert two.competitors("speaker") == ["Affirmative Speaker 1", "Negative Speaker 1"]

@@ -123,6 +123,9 @@ def test_bp_tasks_in_a_benchmark_report(tmp_path, capsys):
     assert (bp["advancing"]["n_matches"], bp["advancing"]["effective_n"]) == (2, 1)
     md = (run / "report.md").read_text()
     assert "## British Parliamentary tasks" in md and "E=5.000" in md
+    # the per-sample table has a row per BP sample, its winner fields null
+    rows = [json.loads(line) for line in (run / "samples.jsonl").read_text().splitlines()]
+    assert [r["sample_id"] for r in rows] == ["bp_a", "bp_b"] and all(r["p"] is None and r["status"] == "ok" for r in rows)
 
 
 def test_panelbench_bp_tasks_are_not_applicable_where_the_data_has_no_gold(tmp_path):

@@ -21,24 +21,28 @@ def _context_description(config: Any) -> tuple[dict[str, str], dict[str, str], b
     """(role -> model, template -> hash, is_llm) of the agentic arm under ``config``. Building the
     context makes no model call."""
     from adjudicator.api import build_context
+    from adjudicator.formats import FORMATS
 
     ctx = build_context(config)
     backends = [ctx.tracker, *ctx.judges.values()]
     hashes: dict[str, str] = {}
     for b in backends:
         hashes.update(b.prompt_hashes())
+        for name in (n for n, f in FORMATS.items() if f.templates):  # formats with their own templates (BP)
+            hashes.update(b.prompt_hashes(name))
     return ctx.model_names(), dict(sorted(hashes.items())), any(b.is_llm for b in backends)
 
 
 def _single_call_description(config: Any) -> tuple[dict[str, str], dict[str, str]]:
     """(role -> model, template -> hash) of the single-call arm: every task uses ``config.model``;
-    the hashes cover the Chinese and English templates."""
+    the hashes cover the Chinese and English templates and the BP tasks' templates."""
     from adjudicator.model.prompts import PromptStore
+    from adjudicator.single_call.ranking import ranking_template_hashes
     from adjudicator.single_call.tasks import template_hashes
 
     model = str(getattr(config, "model", "") or "")
     store = PromptStore()
-    hashes = {**template_hashes(store, "zh"), **template_hashes(store, "en")}
+    hashes = {**template_hashes(store, "zh"), **template_hashes(store, "en"), **ranking_template_hashes(store, "en")}
     return {"single-call": model}, dict(sorted(hashes.items()))
 
 

@@ -107,18 +107,20 @@ def _error(res: SampleResult | None) -> str | None:
     return f"{f.node} {f.key}: {f.reason}".replace("  ", " ") if f is not None else res.error
 
 
-def _row(arm: str, pr: ArmPredictions, gold: Gold, i: int, match: Match, res: SampleResult | None, result_file: str | None) -> dict[str, Any]:
+def _row(arm: str, pr: ArmPredictions, gold: Gold, i: int | None, match: Match, res: SampleResult | None, result_file: str | None) -> dict[str, Any]:
+    """One row; ``i`` is the match's index in ``gold`` and ``pr``, None for a match of a ranking
+    format (BP), which the winner predictions do not cover: its winner fields are null."""
     verdict = res.verdict if res is not None else None
-    p = _clean(float(pr.p[i]))
-    g = gold.winners[i]
+    p = _clean(float(pr.p[i])) if i is not None else None
+    g = gold.winners[i] if i is not None else None
     correct = None if p is None or g not in ("affirmative", "negative") else winner_from_p(p) == g
-    pv, gv = pr.votes[i], gold.votes[i]
+    pv, gv = (pr.votes[i], gold.votes[i]) if i is not None else (None, None)
     top1 = top1_credit(pv, gv) if pv is not None and gv is not None else None
     n_units, mse = _stage_errors(match, verdict)
     usage = res.usage if res is not None else None
     return {
         "sample_id": match.match_id, "arm": arm, "arm_label": pr.label, "motion": match.motion, "format": match.format, "language": match.language,
-        "status": "not-run" if res is None else res.status, "parse": pr.parse["task1"][i], "gold_winner": g, "p": p,
+        "status": "not-run" if res is None else res.status, "parse": pr.parse["task1"][i] if i is not None else ("not-run" if res is None else "unknown"), "gold_winner": g, "p": p,
         "predicted_winner": winner_from_p(p), "correct": correct,
         "split": ((verdict or {}).get("dissent") or {}).get("winner_split"),
         "stage_units": n_units, "stage_mse": mse, "best_debater_top1": top1, "escalated": escalation_of(verdict),
@@ -139,10 +141,11 @@ def sample_rows(matches: Sequence[Match], gold: Gold, preds: dict[str, ArmPredic
     :data:`FIELD_NAMES` order; ``escalated`` dropped when no verdict of the run has a ``review`` field.
     ``result_files`` arm -> match id -> result path relative to the run folder."""
     rows = []
+    index = {mid: i for i, mid in enumerate(gold.match_ids)}
     for arm, pr in preds.items():
-        for i, m in enumerate(matches):
+        for m in matches:
             res = results.get(arm, {}).get(m.match_id)
-            rows.append(_row(arm, pr, gold, i, m, res, result_files.get(arm, {}).get(m.match_id) if res is not None else None))
+            rows.append(_row(arm, pr, gold, index.get(m.match_id), m, res, result_files.get(arm, {}).get(m.match_id) if res is not None else None))
     order = {m.match_id: i for i, m in enumerate(matches)}
     arms = {a: k for k, a in enumerate(preds)}
     rows.sort(key=lambda r: (order[r["sample_id"]], arms[r["arm"]]))

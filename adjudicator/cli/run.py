@@ -48,7 +48,7 @@ def run_cmd(match_file: Path, out: Path | None, report: str | None, report_out: 
     _emit_verdict(verdict, out, report_path)
     if not verdict.decided():
         raise AdjudicationFailed(
-            "no winner tendency could be extracted (the winner task failed after its attempts)",
+            "no winner tendency or ranking could be extracted (the task failed after its attempts)",
             "the verdict lists each failure with its raw outputs; retry or use another model",
         )
 

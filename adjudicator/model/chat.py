@@ -34,7 +34,17 @@ class ChatRequest:
 #: node's output (a tracker's stage analysis, a judge's ballot with reasoning, a single-call task's
 #: short basis plus one number or vote map). A configured ``max_tokens`` overrides all of them
 #: (reasoning models need a larger budget).
-NODE_MAX_TOKENS: dict[str, int] = {"track_stage": 1280, "judge": 1536, "task1": 1024, "task2": 1024, "task3": 1024}
+NODE_MAX_TOKENS: dict[str, int] = {
+    "track_stage": 1280,
+    "judge": 1536,
+    "task1": 1024,
+    "task2": 1024,
+    "task3": 1024,
+    # single-call on BP (adjudicator.single_call.ranking): bare line answers, four or eight short lines
+    "bp_house_order": 256,
+    "bp_speaker_scores": 256,
+    "bp_speaker_ranks": 256,
+}
 
 
 @dataclass(frozen=True)
