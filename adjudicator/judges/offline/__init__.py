@@ -7,6 +7,9 @@ How it works, in two nodes; the modules in data-flow order:
 
 - :mod:`~adjudicator.judges.offline.text`: string-level primitives (content terms, stems, sentences,
   question / rebuttal / concession / evidence / weighing markers, Chinese phrases, coverage, novelty);
+- :mod:`~adjudicator.judges.offline.reading`: what has been read of the debate so far, as running counts
+  (vocabulary, sentences naming each unit, terms per side, what the other side said), so a stage
+  costs time in proportion to that stage and not to the debate before it;
 - :mod:`~adjudicator.judges.offline.transcript`: who said what (a side's text in a stage, the
   opponent's recent stages and comparable speech, questions put and answered);
 - :mod:`~adjudicator.judges.offline.ledger`: reading the clash map (the units a clash is about, the

@@ -7,13 +7,17 @@
 
 from __future__ import annotations
 
+import threading
 import time
+from collections import OrderedDict
 
 from adjudicator.battlefield import StageAnalysis
 from adjudicator.judges.base import JudgeRequest, NodeResult, StageRequest
 from adjudicator.judges.offline.ballot import MODEL_NAME, judge_ballot
 from adjudicator.judges.offline.ranking import ranking_ballot
+from adjudicator.judges.offline.reading import DebateReading
 from adjudicator.judges.offline.tracker import analyse
+from adjudicator.match import MatchView
 from adjudicator.records import CallRecord, FailureKind, NodeFailure
 from adjudicator.verdict import Ballot
 
@@ -24,11 +28,35 @@ class OfflineBackend:
     questions, answers, rebuttal / concession / evidence markers and speech lengths, applies the
     paper's structural stage priors, and maps the result onto the CCDB rubric (Table 5).
 
-    Stateless: every method is a pure function of its request, so one instance can serve the tracker
-    and all three judges from several threads at once. Same request, same result."""
+    Same request, same result: every method is a function of its request alone. To keep a stage's
+    cost in proportion to the stage, the tracker keeps a
+    :class:`~adjudicator.judges.offline.reading.DebateReading` (running counts) for each of the last
+    :data:`MAX_READINGS` matches it tracked (keyed by match id, language and motion; each behind its
+    own lock), which it advances by one stage when a request continues the stages it read and reads
+    afresh otherwise; a match's reading is dropped when its panel sits (tracking is over). One
+    instance can serve the tracker and all three judges of several matches from several threads at
+    once (live mode)."""
 
     name: str = MODEL_NAME
     is_llm: bool = False
+
+    def __init__(self) -> None:
+        self._readings: OrderedDict[tuple[str, str, str], DebateReading] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def _reading(self, request: StageRequest) -> DebateReading:
+        """The kept reading of the request's match (a new one if none; the oldest beyond
+        :data:`MAX_READINGS` is dropped)."""
+        key = _reading_key(request.match)
+        with self._lock:
+            reading = self._readings.get(key)
+            if reading is None:
+                reading = self._readings[key] = DebateReading(request.match)
+                while len(self._readings) > MAX_READINGS:
+                    self._readings.popitem(last=False)
+            else:
+                self._readings.move_to_end(key)
+            return reading
 
     # ---- tracker
 
@@ -37,7 +65,9 @@ class OfflineBackend:
         (node "track_stage", key = stage id, parse "native"); an unexpected error becomes a NodeFailure."""
         t0 = time.perf_counter()
         try:
-            value = analyse(request.match, request.stage, request.index, request.previous, request.clashes)
+            reading = self._reading(request)
+            with reading.lock:
+                value = analyse(request.match, request.stage, request.index, request.previous, request.clashes, reading)
         except Exception as exc:  # a bug, recorded rather than crashing the graph
             return _failed("track_stage", request.stage.stage_id, exc, t0)
         rec = CallRecord(node="track_stage", key=request.stage.stage_id, model=MODEL_NAME, parse="native", latency_s=round(time.perf_counter() - t0, 6))
@@ -50,6 +80,8 @@ class OfflineBackend:
         winner ballot, or a ranking ballot where the format ranks its units (BP). CallRecord node
         "judge", key = judge id."""
         t0 = time.perf_counter()
+        with self._lock:  # the panel sits: this match is tracked to the end
+            self._readings.pop(_reading_key(request.match), None)
         try:
             ballot = ranking_ballot(request) if request.match.spec().verdict == "ranking" else judge_ballot(request)
         except Exception as exc:
@@ -62,11 +94,20 @@ class OfflineBackend:
         return {}
 
 
+def _reading_key(match: MatchView) -> tuple[str, str, str]:
+    return (match.match_id, match.language, match.motion)
+
+
 def _failed(node: str, key: str, exc: Exception, t0: float) -> NodeResult:
     reason = f"offline judge error: {type(exc).__name__}: {exc}"
     rec = CallRecord(node=node, key=key, model=MODEL_NAME, parse="failed", error=reason, latency_s=round(time.perf_counter() - t0, 6))
     return NodeResult(value=None, calls=[rec], failure=NodeFailure(node=node, key=key, kind=FailureKind.ERROR, reason=reason))
 
+
+#: Matches whose running readings an :class:`OfflineBackend` keeps at once (live mode tracks several
+#: matches on one backend; a match beyond them is read afresh at its next stage, as correct, only
+#: slower). A reading holds a few MB for a full-length Chinese match, at most ~40 MB.
+MAX_READINGS = 8
 
 #: The name the rest of the package uses for the offline judge.
 OfflineJudge = OfflineBackend

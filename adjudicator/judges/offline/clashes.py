@@ -7,11 +7,11 @@ seed them), later stages those both sides take up; a side's position is its own 
 on the clash (never a question or a quotation of the opponent); a side "advances" a clash only when it
 engages it substantively and clearly more than the other side, otherwise the clash is "contested".
 
-Four readings cover the whole debate so far, so one stage costs time in proportion to the debate's
-length: the Chinese vocabulary (:func:`_vocabulary`), the side's earlier sentences
+Four inputs cover the whole debate so far: the Chinese vocabulary, the side's earlier sentences
 (:func:`_stage_sentences`), the sentence frequencies of background units (:func:`_background_damping`)
-and everything the opponent said (:func:`_opponent_said`). Each is one function of the stage and the
-stages before it, so it can be carried from stage to stage instead.
+and everything the opponent said (:func:`_side_work`). They come from a
+:class:`~adjudicator.judges.offline.reading.DebateReading`, which keeps them as running counts, so a
+stage costs time in proportion to that stage.
 """
 
 from __future__ import annotations
@@ -25,7 +25,9 @@ from typing import NamedTuple
 from adjudicator.battlefield import Clash, ClashEventKind, ClashUpdate
 from adjudicator.formats import SIDES, Side, other_side
 from adjudicator.judges.offline.ledger import clash_units
+from adjudicator.judges.offline.reading import DebateReading, norm_sentence, read_through, squash
 from adjudicator.judges.offline.text import (
+    PhraseCounter,
     content_terms,
     evidence_markers,
     has_concession,
@@ -33,10 +35,8 @@ from adjudicator.judges.offline.text import (
     is_attributed,
     is_question,
     own_sentences,
-    sentences,
     surface_forms,
     weighing_markers,
-    zh_phrases,
 )
 from adjudicator.judges.offline.transcript import opponent_history, side_text
 from adjudicator.match import MatchView, Stage
@@ -88,8 +88,16 @@ class _Work:
     sentences: int  # its sentences naming the clash
 
 
-def track_clashes(match: MatchView, stage: Stage, previous: list[Stage], clashes: dict[str, Clash], sides_quality: dict[str, float]) -> list[ClashUpdate]:
-    """Clash updates for one stage.
+def track_clashes(
+    match: MatchView,
+    stage: Stage,
+    previous: list[Stage],
+    clashes: dict[str, Clash],
+    sides_quality: dict[str, float],
+    reading: DebateReading | None = None,
+) -> list[ClashUpdate]:
+    """Clash updates for one stage. ``reading`` holds ``previous`` and ``stage`` read (see
+    :meth:`~adjudicator.judges.offline.reading.DebateReading.advance`); None reads them here.
 
     Units are recurring word-like phrases for Chinese (:func:`~adjudicator.judges.offline.text.zh_phrases`,
     which avoids cross-word fragments) and content-term stems for English.
@@ -115,22 +123,23 @@ def track_clashes(match: MatchView, stage: Stage, previous: list[Stage], clashes
     """
     lang = match.language
     evaluated = stage.evaluated_sides()
-    vocab = _vocabulary(match, stage, previous)
-    sents = {side: _stage_sentences(stage, previous, side, lang, vocab) for side in SIDES}
+    reading = reading if reading is not None else read_through(match, previous, stage)
+    vocab = reading.phrases
+    sents = {side: _stage_sentences(stage, reading.said_before(side), side, lang, vocab) for side in SIDES}
     all_sents = [x for side in SIDES for x in sents[side]]
     # 1. candidates, from the units each side uses in its own (unquoted) text and the opponent's recent ones
     counts = {side: _units("\n".join(x.text for x in sents[side]), lang, vocab) for side in SIDES}
     speaking = [s for s in evaluated if counts[s]]
     opp_counts = {side: _opponent_counts(side, counts, previous, lang, vocab) for side in speaking}
     topic = _topic_units(match, vocab)
-    damp = _background_damping(stage, previous, lang, vocab)
+    damp = _background_damping(reading)
     cand = _candidates(stage.type, speaking, counts, opp_counts, topic, damp)
     partners = _title_partners(cand, speaking, counts, damp)
     # 2. the clashes the stage touches: existing ones it mentions, then new ones
     touched, covered = _existing_clashes(clashes, all_sents, lang)
     touched += _new_clashes(cand, partners, covered, all_sents, len(clashes), lang, topic)
     # 3, 4. each side's work on each touched clash, and the clash's updates
-    opp_said = {side: _opponent_said(stage, previous, side) for side in evaluated}
+    opp_said = {side: reading.said_by_others(side) for side in evaluated}
     updates: list[ClashUpdate] = []
     for clash in touched:
         work = {side: _side_work(clash, side, stage, sents[side], clashes.get(clash.clash_id), opp_said[side], lang) for side in evaluated}
@@ -141,36 +150,23 @@ def track_clashes(match: MatchView, stage: Stage, previous: list[Stage], clashes
 # ---- sentences and units
 
 
-def _norm(sentence: str) -> str:
-    return " ".join(sentence.lower().split())
-
-
-def _vocabulary(match: MatchView, stage: Stage, previous: list[Stage]) -> dict[str, int] | None:
-    """Chinese: the recurring word-like phrases of the debate so far (:func:`~adjudicator.judges.offline.text.zh_phrases`) with
-    counts; English: None (units are content-term stems)."""
-    if match.language != "zh":
-        return None
-    texts = [match.motion] + [u.text for st in [*previous, stage] for u in st.utterances]
-    return zh_phrases(texts)
-
-
-def _units(text: str, lang: str, vocab: dict[str, int] | None) -> Counter[str]:
-    """Clash units of ``text`` with counts: vocabulary phrases (zh) or content-term stems (en)."""
+def _units(text: str, lang: str, vocab: PhraseCounter | None) -> Counter[str]:
+    """Clash units of ``text`` with counts: the debate's vocabulary phrases so far (zh, in order of first
+    occurrence; :func:`~adjudicator.judges.offline.text.zh_phrases`) or content-term stems (en)."""
     if lang == "zh":
-        return Counter({p: text.count(p) for p in (vocab or {}) if p in text})
+        return Counter({p: text.count(p) for p in (vocab.found_in(text) if vocab is not None else [])})
     return Counter(content_terms(text, lang))
 
 
-def _stage_sentences(stage: Stage, previous: list[Stage], side: Side, lang: str, vocab: dict[str, int] | None) -> list[_Sent]:
+def _stage_sentences(stage: Stage, said: set[str], side: Side, lang: str, vocab: PhraseCounter | None) -> list[_Sent]:
     """``side``'s sentences in ``stage`` outside quoted lines, skipping sentences it had already said
-    word for word in an earlier stage (repetition is not clash work)."""
-    said = {_norm(x) for st in previous for u in st.utterances if u.side == side for x in sentences(u.text)}
+    word for word in an earlier stage (``said``: those sentences, normalised; repetition is not clash work)."""
     out = []
     for u in stage.utterances:
         if u.side != side:
             continue
         for sent in own_sentences(u.text):
-            if _norm(sent) in said:
+            if norm_sentence(sent) in said:
                 continue
             out.append(_Sent(
                 speaker=u.speaker, text=sent, units=frozenset(_units(sent, lang, vocab)),
@@ -189,7 +185,7 @@ def _overlaps(a: str, b: str, lang: str) -> bool:
 # ---- step 1: candidates
 
 
-def _opponent_counts(side: Side, counts: dict[Side, Counter[str]], previous: list[Stage], lang: str, vocab: dict[str, int] | None) -> Counter[str]:
+def _opponent_counts(side: Side, counts: dict[Side, Counter[str]], previous: list[Stage], lang: str, vocab: PhraseCounter | None) -> Counter[str]:
     """Occurrences of each unit in what ``side``'s opponent said in this stage (``counts``: each side's
     own unquoted text here) and in its last two stages."""
     opp = other_side(side)
@@ -199,24 +195,23 @@ def _opponent_counts(side: Side, counts: dict[Side, Counter[str]], previous: lis
     return oc
 
 
-def _topic_units(match: MatchView, vocab: dict[str, int] | None) -> set[str]:
+def _topic_units(match: MatchView, vocab: PhraseCounter | None) -> set[str]:
     """The units of the motion and the two positions: vocabulary phrases they contain (zh), their
     content terms (en)."""
     topic_text = " ".join([match.motion, match.affirmative_position, match.negative_position])
     if match.language == "zh":
-        return {p for p in (vocab or {}) if p in topic_text}
+        return set(vocab.found_in(topic_text)) if vocab is not None else set()
     return set(content_terms(topic_text, match.language))
 
 
-def _background_damping(stage: Stage, previous: list[Stage], lang: str, vocab: dict[str, int] | None) -> Callable[[str], float]:
+def _background_damping(reading: DebateReading) -> Callable[[str], float]:
     """Unit -> salience factor in (0, 1]. Background units, named in more than ``BACKGROUND_DF`` of all
-    sentences so far (the debate's subject itself, e.g. 学生 in a debate about students), have their
-    salience scaled down by BACKGROUND_DF / df; every other unit keeps 1."""
-    doc = [frozenset(_units(x, lang, vocab)) for st in [*previous, stage] for u in st.utterances for x in own_sentences(u.text)]
-    df = Counter(t for d in doc for t in d)
+    sentences so far (this stage included; the debate's subject itself, e.g. 学生 in a debate about
+    students), have their salience scaled down by BACKGROUND_DF / df; every other unit keeps 1."""
+    total = reading.n_sentences
 
     def damp(t: str) -> float:
-        share = df.get(t, 0) / len(doc) if doc else 0.0
+        share = reading.sentences_naming(t) / total if total else 0.0
         return min(1.0, BACKGROUND_DF / share) if share > 0 else 1.0
 
     return damp
@@ -317,18 +312,7 @@ def _title(seed: str, cand: dict[str, float], covered: list[str], sents: list[_S
 # ---- steps 3 and 4: each side's work on a clash, and the clash's updates
 
 
-_NON_WORD = re.compile(r"[\W_]+", re.UNICODE)
 _LINKISH = re.compile(r"https?:|www\.|\w/\w|<|>")
-
-
-def _squash(text: str) -> str:
-    """Lower-case letters, digits and CJK only (to recognise a quoted sentence whatever its markup)."""
-    return _NON_WORD.sub("", (text or "").lower())
-
-
-def _opponent_said(stage: Stage, previous: list[Stage], side: Side) -> str:
-    """:func:`_squash` of everything said so far (this stage included) by anyone but ``side``."""
-    return _squash(" ".join(u.text for st in [*previous, stage] for u in st.utterances if u.side != side))
 
 
 def _side_work(clash: _Touched, side: Side, stage: Stage, side_sents: list[_Sent], old: Clash | None, opponent_text: str, lang: str) -> _Work:
@@ -355,7 +339,7 @@ def _position(sents: list[_Sent], units: list[str], opponent_text: str, lang: st
     go to the sentence nearest 60 characters, then the earliest. Skipped: questions, sentences that
     report the opponent (:func:`~adjudicator.judges.offline.text.is_attributed`), sentences found word for word in the
     opponent's speeches (a quotation without markup), links and fragments (fewer than 4 content
-    terms). "" when there is none. ``opponent_text`` is :func:`_squash` of everything the opponent said."""
+    terms). "" when there is none. ``opponent_text`` is :func:`~adjudicator.judges.offline.reading.squash` of everything the opponent said."""
     best = None
     for i, x in enumerate(sents):
         k = sum(1 for u in units if u in x.units)
@@ -365,7 +349,7 @@ def _position(sents: list[_Sent], units: list[str], opponent_text: str, lang: st
             continue
         if _LINKISH.search(x.text):
             continue
-        sq = _squash(x.text)
+        sq = squash(x.text)
         if len(sq) >= 12 and (sq in opponent_text or sq[:40] in opponent_text):
             continue
         key = (-k, abs(len(x.text) - 60), i)

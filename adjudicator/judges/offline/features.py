@@ -23,11 +23,11 @@ opponent's last two stages, and the side's own earlier stages (one function per 
 
 :mod:`adjudicator.judges.offline.rating` turns them into rubric levels.
 
-Three readings cover the whole debate so far, so one side's features cost time in proportion to the
-debate's length: the terms anyone has spoken (:func:`_spoken_terms`, for topicality), the side's own
-earlier terms (:func:`_own_earlier_terms`) and the opponent's terms in every stage
-(:func:`_broad_engagement`). Each is one function of the stages, so it can be carried from stage to
-stage instead.
+Three inputs cover the whole debate so far: the terms anyone has spoken (for topicality), the side's
+own earlier terms (novelty, engagement) and the opponent's terms in every stage
+(:func:`_broad_engagement`). They come from a
+:class:`~adjudicator.judges.offline.reading.DebateReading`, which keeps them as running counts, so one
+side's features cost time in proportion to the stage.
 """
 
 from __future__ import annotations
@@ -37,7 +37,8 @@ from dataclasses import dataclass
 from adjudicator.battlefield import Clash
 from adjudicator.formats import Side, other_side
 from adjudicator.judges.offline.ledger import clash_units, mentions_unit
-from adjudicator.judges.offline.text import content_terms, coverage, novelty, text_stats, weighing_markers
+from adjudicator.judges.offline.reading import DebateReading, read_through
+from adjudicator.judges.offline.text import content_terms, coverage, coverage_of_counts, novelty, text_stats, weighing_markers
 from adjudicator.judges.offline.transcript import comparable_opponent_terms, opponent_history, questions_answered, side_text
 from adjudicator.match import MatchView, Stage
 
@@ -109,9 +110,18 @@ def _linear(x: float, rng: tuple[float, float]) -> float:
     return min(1.0, max(0.0, (x - lo) / (hi - lo)))
 
 
-def side_features(match: MatchView, stage: Stage, previous: list[Stage], side: Side, clashes: dict[str, Clash] | None = None) -> SideFeatures:
+def side_features(
+    match: MatchView,
+    stage: Stage,
+    previous: list[Stage],
+    side: Side,
+    clashes: dict[str, Clash] | None = None,
+    reading: DebateReading | None = None,
+) -> SideFeatures:
     """Compute :class:`SideFeatures` for ``side`` in ``stage`` given the stages before it and the
-    clash ledger ``clashes`` (None or {}: no ledger yet).
+    clash ledger ``clashes`` (None or {}: no ledger yet). ``reading`` holds ``previous`` and
+    ``stage`` read (:meth:`~adjudicator.judges.offline.reading.DebateReading.advance`); None reads
+    them here.
 
     Reads only ``stage``, ``previous``, ``clashes`` and the match header (motion, positions, language).
     Engagement depends on the stage type: in case-building stages (constructive, supplementary) it is
@@ -119,13 +129,14 @@ def side_features(match: MatchView, stage: Stage, previous: list[Stage], side: S
     engagement); elsewhere the side is supposed to return to shared ground, so its own earlier terms
     count too."""
     lang = match.language
+    reading = reading if reading is not None else read_through(match, previous, stage)
     text = side_text(stage, side)
     stats = text_stats(text, lang)
     terms = list(stats.terms)
     n = stats.n_terms
     substance = _substance(stage, previous, side, lang, n, stats.forfeit)
-    topicality = _topicality(match, stage, previous, set(terms))
-    earlier = _own_earlier_terms(previous, side, lang)
+    topicality = _topicality(match, reading.spoken_terms, set(terms))
+    earlier = reading.terms_before(side)
     asked, answered = questions_answered(stage, side, lang)
     q_target = QUESTION_TARGET["questioner" if stage.role_of(side) == "questioner" else "other"]
     return SideFeatures(
@@ -145,7 +156,7 @@ def side_features(match: MatchView, stage: Stage, previous: list[Stage], side: S
         evidence_score=round(_linear(stats.evidence, EVIDENCE_RANGE), 4),
         synthesis=round(_synthesis(text, set(terms), clashes, lang, topicality), 4),
         weighing_score=round(_per_100_terms(weighing_markers(text, lang), n, WEIGHING_RANGE), 4),
-        broad_engagement=round(_broad_engagement(stage, previous, side, lang, terms, topicality), 4),
+        broad_engagement=round(_broad_engagement(reading, side, terms, topicality), 4),
     )
 
 
@@ -171,31 +182,14 @@ def _substance(stage: Stage, previous: list[Stage], side: Side, lang: str, n: in
     return substance
 
 
-def _spoken_terms(stage: Stage, previous: list[Stage], lang: str) -> set[str]:
-    """Every content term anyone has said in the debate so far (this stage included)."""
-    spoken: set[str] = set()
-    for st in [*previous, stage]:
-        for u in st.utterances:
-            spoken.update(content_terms(u.text, lang))
-    return spoken
-
-
-def _topicality(match: MatchView, stage: Stage, previous: list[Stage], term_set: set[str]) -> float:
+def _topicality(match: MatchView, spoken: set[str], term_set: set[str]) -> float:
     """Share of the motion's terms (motion and both positions) that the side uses (``term_set``),
     mapped by ``TOPICALITY_RANGE``; 0.0 when the motion has no such term. Only the motion's terms
-    that the debate actually uses count (drops cross-word fragments of the motion such as 市中 in
-    城市中心 that nobody says)."""
+    that the debate actually uses (``spoken``: every content term said so far, this stage included)
+    count (drops cross-word fragments of the motion such as 市中 in 城市中心 that nobody says)."""
     lang = match.language
-    topic_terms = set(content_terms(" ".join([match.motion, match.affirmative_position, match.negative_position]), lang)) & _spoken_terms(stage, previous, lang)
+    topic_terms = set(content_terms(" ".join([match.motion, match.affirmative_position, match.negative_position]), lang)) & spoken
     return _linear(sum(1 for t in topic_terms if t in term_set) / len(topic_terms), TOPICALITY_RANGE) if topic_terms else 0.0
-
-
-def _own_earlier_terms(previous: list[Stage], side: Side, lang: str) -> set[str]:
-    """The side's own content terms in its earlier stages."""
-    earlier: set[str] = set()
-    for st in previous:
-        earlier.update(content_terms(side_text(st, side), lang))
-    return earlier
 
 
 def _engagement(stage: Stage, previous: list[Stage], side: Side, lang: str, terms: list[str], earlier: set[str], topicality: float) -> float:
@@ -214,12 +208,12 @@ def _engagement(stage: Stage, previous: list[Stage], side: Side, lang: str, term
     return _linear(coverage(terms, opp_terms), ENGAGEMENT_FULL_RANGE)
 
 
-def _broad_engagement(stage: Stage, previous: list[Stage], side: Side, lang: str, terms: list[str], topicality: float) -> float:
+def _broad_engagement(reading: DebateReading, side: Side, terms: list[str], topicality: float) -> float:
     """Coverage by the side's ``terms`` of the opponent's 30 most frequent terms over the whole debate
-    so far, mapped by ``ENGAGEMENT_FULL_RANGE``; ``topicality`` when the opponent has said nothing."""
-    opp = other_side(side)
-    all_opp = [t for st in [*previous, stage] for t in content_terms(side_text(st, opp), lang)]
-    return _linear(coverage(terms, all_opp), ENGAGEMENT_FULL_RANGE) if all_opp else topicality
+    so far (this stage included), mapped by ``ENGAGEMENT_FULL_RANGE``; ``topicality`` when the
+    opponent has said nothing."""
+    opp_counts = reading.side_terms(other_side(side))
+    return _linear(coverage_of_counts(terms, opp_counts), ENGAGEMENT_FULL_RANGE) if opp_counts else topicality
 
 
 def _synthesis(text: str, term_set: set[str], clashes: dict[str, Clash] | None, lang: str, topicality: float) -> float:

@@ -321,38 +321,113 @@ def zh_phrases(texts: list[str], min_count: int = 2, max_len: int = 5) -> dict[s
       stop bigram (方说 from 对方说, 谢主 from 谢谢主席).
 
     Returns phrase -> count."""
-    counts: dict[str, int] = {}
-    broken: dict[str, int] = {}
+    counter = PhraseCounter(min_count, max_len)
     for text in texts:
+        counter.add(text)
+    return counter.phrases()
+
+
+def _ok_bigrams(run: str) -> list[bool]:
+    """For each bigram of a CJK run: whether a phrase may hold it (no stop bigram, no strong stop character)."""
+    return [not (run[i : i + 2] in _ZH_STOPBIGRAMS or run[i] in _ZH_STRONGSTOP or run[i + 1] in _ZH_STRONGSTOP) for i in range(len(run) - 1)]
+
+
+def zh_candidates(text: str, max_len: int = 5) -> set[str]:
+    """The distinct CJK substrings of 2..``max_len`` characters of ``text`` that a phrase of
+    :func:`zh_phrases` could be (every bigram inside allowed; ``text`` as given, URLs included). A
+    phrase occurs in ``text`` exactly when it is one of them."""
+    out: set[str] = set()
+    for run in _CJK_RUN.findall(text or ""):
+        ok = _ok_bigrams(run)
+        for i in range(len(run) - 1):
+            for n in range(2, max_len + 1):
+                if i + n > len(run) or not ok[i + n - 2]:
+                    break
+                out.add(run[i : i + n])
+    return out
+
+
+class PhraseCounter:
+    """The running counts behind :func:`zh_phrases`: texts are added one at a time and
+    :meth:`phrases` equals ``zh_phrases`` of every text added so far, in the same order (a phrase's
+    first occurrence), at a cost per added text in proportion to that text alone.
+
+    It keeps every candidate's occurrence count (and the count of occurrences broken by a stop
+    bigram), its largest one-character extension and the sum of its left extensions, and re-decides
+    only the candidates an added text touched (those it contains, and the sub-phrases one character
+    shorter of those); counts only grow, so the largest extension is a running maximum. Not
+    thread-safe (one reader per debate)."""
+
+    def __init__(self, min_count: int = 2, max_len: int = 5) -> None:
+        self.min_count = min_count
+        self.max_len = max_len
+        self._counts: dict[str, int] = {}  # insertion order: first occurrence
+        self._order: dict[str, int] = {}
+        self._broken: dict[str, int] = {}
+        self._top_ext: dict[str, int] = {}
+        self._left_sum: dict[str, int] = {}
+        self._kept: set[str] = set()
+
+    def add(self, text: str) -> None:
+        """Count the candidates of one more ``text`` (URLs removed) and re-decide those it touched."""
+        counts, broken = self._counts, self._broken
+        touched: dict[str, int] = {}
         for run in _CJK_RUN.findall(_URL.sub(" ", text or "")):
-            ok = [not (run[i : i + 2] in _ZH_STOPBIGRAMS or run[i] in _ZH_STRONGSTOP or run[i + 1] in _ZH_STRONGSTOP) for i in range(len(run) - 1)]
+            ok = _ok_bigrams(run)
             for i in range(len(run) - 1):
-                for n in range(2, max_len + 2):  # one beyond max_len to test closure of max_len phrases
+                for n in range(2, self.max_len + 2):  # one beyond max_len to test closure of max_len phrases
                     if i + n > len(run) or not ok[i + n - 2]:
                         break
                     g = run[i : i + n]
+                    if g not in counts:
+                        self._order[g] = len(self._order)
                     counts[g] = counts.get(g, 0) + 1
+                    touched[g] = touched.get(g, 0) + 1
                     if (i > 0 and run[i - 1 : i + 1] in _ZH_STOPBIGRAMS) or run[i + n - 1 : i + n + 1] in _ZH_STOPBIGRAMS:
                         broken[g] = broken.get(g, 0) + 1
-    top_ext: dict[str, int] = {}
-    left_sum: dict[str, int] = {}
-    for g, c in counts.items():
-        if len(g) >= 3:
-            top_ext[g[1:]] = max(top_ext.get(g[1:], 0), c)
-            top_ext[g[:-1]] = max(top_ext.get(g[:-1], 0), c)
-            left_sum[g[1:]] = left_sum.get(g[1:], 0) + c
-    out = {}
-    for g, c in counts.items():
-        if not (2 <= len(g) <= max_len and c >= min_count) or g in _ZH_GENERIC or all(ch in _ZH_WEAKCHARS for ch in g):
-            continue
+        affected = set(touched)
+        for g, added in touched.items():
+            if len(g) >= 3:
+                c = counts[g]
+                for part in (g[1:], g[:-1]):
+                    self._top_ext[part] = max(self._top_ext.get(part, 0), c)
+                    affected.add(part)
+                self._left_sum[g[1:]] = self._left_sum.get(g[1:], 0) + added
+        for g in affected:
+            if self._keeps(g):
+                self._kept.add(g)
+            else:
+                self._kept.discard(g)
+
+    def _keeps(self, g: str) -> bool:
+        """Whether ``g`` is a phrase now (the rules of :func:`zh_phrases`)."""
+        c = self._counts.get(g, 0)
+        if not (2 <= len(g) <= self.max_len and c >= self.min_count) or g in _ZH_GENERIC or all(ch in _ZH_WEAKCHARS for ch in g):
+            return False
         if g[-1] in _ZH_WEAKCHARS or g[-1] == "不" or g[0] in _ZH_BAD_START:
-            continue
-        if top_ext.get(g, 0) >= 0.8 * c or broken.get(g, 0) * 2 >= c:
-            continue
-        if len(g) >= 3 and left_sum.get(g, 0) >= 0.8 * c:
-            continue
-        out[g] = c
-    return out
+            return False
+        if self._top_ext.get(g, 0) >= 0.8 * c or self._broken.get(g, 0) * 2 >= c:
+            return False
+        return not (len(g) >= 3 and self._left_sum.get(g, 0) >= 0.8 * c)
+
+    def __contains__(self, phrase: object) -> bool:
+        return phrase in self._kept
+
+    def __len__(self) -> int:
+        return len(self._kept)
+
+    def phrases(self) -> dict[str, int]:
+        """Phrase -> count, in order of first occurrence (what :func:`zh_phrases` returns)."""
+        return {g: self._counts[g] for g in self.ordered(self._kept)}
+
+    def ordered(self, phrases: set[str]) -> list[str]:
+        """``phrases`` (counted candidates) in order of first occurrence."""
+        return sorted(phrases, key=self._order.__getitem__)
+
+    def found_in(self, text: str) -> list[str]:
+        """The phrases that occur in ``text`` (as given, URLs included), in order of first occurrence:
+        ``[p for p in self.phrases() if p in text]`` at a cost in proportion to ``text``."""
+        return self.ordered({g for g in zh_candidates(text, self.max_len) if g in self._kept})
 
 
 def evidence_markers(text: str, language: str) -> int:
@@ -400,7 +475,14 @@ def coverage(terms: list[str] | set[str], reference: list[str], top: int = 30, e
     Used as engagement: how many of the opponent's main terms this side takes up, excluding terms the
     side had already used itself (repeating one's own case is not engaging the opponent's). 0.0 when
     no reference term is left."""
-    ref = [t for t, _ in Counter(t for t in reference if t not in exclude).most_common(top)]
+    return coverage_of_counts(terms, Counter(t for t in reference if t not in exclude), top)
+
+
+def coverage_of_counts(terms: list[str] | set[str], counts: Counter[str], top: int = 30) -> float:
+    """:func:`coverage` against reference terms already counted: share in [0, 1] of the ``top``
+    most frequent terms of ``counts`` (ties: the Counter's order, i.e. first occurrence) that appear in
+    ``terms``; 0.0 when ``counts`` is empty."""
+    ref = [t for t, _ in counts.most_common(top)]
     if not ref:
         return 0.0
     have = set(terms)

@@ -16,26 +16,41 @@ from adjudicator.formats import Side
 from adjudicator.judges.offline.clashes import track_clashes
 from adjudicator.judges.offline.features import side_features
 from adjudicator.judges.offline.rating import rate
+from adjudicator.judges.offline.reading import DebateReading, read_through
 from adjudicator.judges.offline.text import content_terms
 from adjudicator.match import MatchView, Stage
 
 
-def analyse(match: MatchView, stage: Stage, index: int, previous: list[Stage], clashes: dict[str, Clash]) -> StageAnalysis:
-    """The offline :class:`StageAnalysis` of ``stage`` (pure function; see the module docstring, and
-    that of :mod:`adjudicator.judges.offline`). ``index`` is the stage's position in the match,
-    ``previous`` the stages before it and ``clashes`` the clash map as it stands before it."""
+def analyse(
+    match: MatchView,
+    stage: Stage,
+    index: int,
+    previous: list[Stage],
+    clashes: dict[str, Clash],
+    reading: DebateReading | None = None,
+) -> StageAnalysis:
+    """The offline :class:`StageAnalysis` of ``stage`` (a pure function of its arguments; see the module
+    docstring, and that of :mod:`adjudicator.judges.offline`). ``index`` is the stage's position in the
+    match, ``previous`` the stages before it and ``clashes`` the clash map as it stands before it.
+    ``reading`` is the match's :class:`~adjudicator.judges.offline.reading.DebateReading`, advanced
+    here to ``previous`` and ``stage`` (one stage read when it held ``previous``); None reads them
+    afresh. The analysis is the same either way."""
     lang = match.language
+    if reading is None:
+        reading = read_through(match, previous, stage)
+    else:
+        reading.advance(previous, stage)
     sides: list[SideAnalysis] = []
     quality: dict[str, float] = {}
     for side in stage.evaluated_sides():
         role = stage.role_of(side)
-        f = side_features(match, stage, previous, side, clashes)
+        f = side_features(match, stage, previous, side, clashes, reading)
         task, bf, adv, prior = rate(stage.type, role, f)
         rationale = f"offline features: {f.describe()}" + (f"; structural prior {prior:+.2f} ({role})" if prior else "")
         sa = SideAnalysis.rated(stage.stage_id, side, role, task, bf, adv, rationale=rationale, contributions=contributions(stage, side, lang))
         sides.append(sa)
         quality[side] = sa.suggested_score + f.substance
-    updates = track_clashes(match, stage, previous, clashes, quality)
+    updates = track_clashes(match, stage, previous, clashes, quality, reading)
     return StageAnalysis(stage_id=stage.stage_id, stage_index=index, sides=sides, clash_updates=updates, summary=_summary(stage, sides, updates))
 
 
