@@ -1,6 +1,9 @@
 """Golden outputs: what the redesign (and any change meant to be invisible) must leave byte-identical.
 
 - the full verdict JSON of every bundled match with the offline judge;
+- the SHA-256 of every stage analysis the offline tracker writes for every bundled match, walking the
+  match one stage at a time as the tracking graph does (recorded with the tracker that re-read the
+  whole debate at every stage, before it kept running counts);
 - the verdict JSON of two bundled matches (one English, one Chinese) adjudicated through the loopback
   OpenAI-compatible server, plus the SHA-256 of every request's messages and response format, so a
   changed prompt or schema shows up even when the scripted answers hide it;
@@ -66,6 +69,25 @@ def test_offline_verdict_of_every_bundled_match_is_unchanged(path, tmp_path, cap
     assert main([str(path), "--out", str(out)]) == 0
     capsys.readouterr()
     check(f"offline/{path.stem}.json", out.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("path", BUNDLED, ids=lambda p: p.stem)
+def test_offline_stage_analyses_of_every_bundled_match_are_unchanged(path):
+    from adjudicator.battlefield import apply_clash_updates, merge_clashes
+    from adjudicator.judges.base import StageRequest
+    from adjudicator.judges.offline import OfflineBackend
+    from adjudicator.match import load_match
+
+    view = load_match(path).view()
+    backend = OfflineBackend()
+    clashes: dict = {}
+    lines = []
+    for i, stage in enumerate(view.stages):
+        result = backend.analyse_stage(StageRequest(match=view, stage=stage, index=i, previous=list(view.stages[:i]), clashes=clashes, analyses=[]))
+        assert result.value is not None, result.failure
+        clashes = merge_clashes(clashes, apply_clash_updates(clashes, stage.stage_id, result.value.clash_updates))
+        lines.append(f"{stage.stage_id} {hashlib.sha256(result.value.model_dump_json().encode('utf-8')).hexdigest()[:16]}")
+    check(f"offline/{path.stem}.analyses.txt", "\n".join(lines) + "\n")
 
 
 @pytest.mark.parametrize("rel", LOOPBACK, ids=lambda r: Path(r).stem)

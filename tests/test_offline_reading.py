@@ -77,14 +77,36 @@ def test_every_reading_equals_the_full_rereading_at_every_stage(view):
             assert reading.terms_before(side) == {t for st in previous for u in st.utterances if u.side == side for t in F.content_terms(u.text, lang)}
 
 
-def test_the_phrase_counter_never_keeps_a_stale_decision():
-    """After every added text, re-deciding every candidate from scratch changes nothing: the counter
-    re-decided each candidate whose counts moved (its own, its extensions')."""
+def test_the_phrase_counter_equals_zh_phrases_after_every_added_text():
+    """After every added text the running counter holds exactly what zh_phrases of every text so far
+    returns (phrases, counts, first-occurrence order), and found_in agrees with a scan of that
+    vocabulary: no decision is left stale when a later text moves a candidate's or an extension's
+    counts. The first 80 utterances of the synthetic 4v4 match plus the motion."""
     view = synthetic_ccdb_view(1)
+    texts = [view.motion] + [u.text for st in view.stages for u in st.utterances][:80]
     counter = F.PhraseCounter()
-    for text in [view.motion] + [u.text for st in view.stages for u in st.utterances][:80]:
+    for i, text in enumerate(texts):
         counter.add(text)
-        assert counter.phrases() == {g: c for g, c in counter._counts.items() if counter._keeps(g)}
+        expected = F.zh_phrases(texts[: i + 1])
+        assert list(counter.phrases().items()) == list(expected.items())
+        assert counter.found_in(text) == [p for p in expected if p in text]
+    assert len(counter) > 50  # a real vocabulary, not an empty one agreeing with an empty one
+
+
+def test_the_phrase_counter_by_hand():
+    """A tiny case worked out by hand: 人工智能 alone, then inside 人工智能工具 and 使用人工智能.
+    After the first text every candidate occurs once (below min_count 2): no phrase. After all three,
+    人工智能, 人工智, 工智能, 人工, 工智 and 智能 each occur 3 times; each of the shorter ones has a
+    one-character extension with the same count (3 >= 0.8 * 3), so only the closed 人工智能 is kept:
+    its own extensions 人工智能工 and 用人工智能 occur once each (1 < 0.8 * 3, left sum 1 < 2.4)."""
+    counter = F.PhraseCounter()
+    counter.add("人工智能")
+    assert counter.phrases() == {}  # one occurrence: below min_count 2
+    counter.add("人工智能工具")
+    counter.add("使用人工智能")
+    assert counter.phrases() == {"人工智能": 3}
+    assert counter.found_in("我们讨论人工智能") == ["人工智能"]
+    assert counter.found_in("人工") == []
 
 
 def test_a_request_that_does_not_continue_the_reading_is_read_afresh():
@@ -140,3 +162,64 @@ def test_the_backend_answers_as_the_pure_function_for_interleaved_matches():
             clashes[v.match_id] = merge_clashes(clashes[v.match_id], apply_clash_updates(clashes[v.match_id], v.stages[i].stage_id, value.clash_updates))
             got[v.match_id].append(value.model_dump_json())
     assert got == expected
+
+
+def test_one_backend_tracking_matches_from_several_threads_answers_as_the_pure_function():
+    """Live mode: one backend serves several matches' pushes from several threads at once. Four
+    matches (two share a match id, so their readings share a key and must still tell their
+    transcripts apart), each walked on its own thread, give what a fresh reading of every stage gives."""
+    import threading
+
+    a = load_match(MATCHES / "panelbench" / "debateart_4389.json").view()
+    b = load_match(MATCHES / "panelbench" / "debateart_0750.json").view()
+    c = load_match(MATCHES / "synthetic" / "synthetic_2v2_01.json").view()
+    d = c.model_copy(update={"stages": list(reversed(c.stages))})  # same id, language and motion; other order
+    expected = [walk(v, None) for v in (a, b, c, d)]
+    backend = OfflineBackend()
+    got: list[list[str] | None] = [None] * 4
+
+    def run(k: int, v: MatchView) -> None:
+        got[k] = walk(v, backend)
+
+    threads = [threading.Thread(target=run, args=(k, v)) for k, v in enumerate((a, b, c, d))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert got == expected
+
+
+def test_readings_beyond_the_limit_are_dropped_and_read_afresh(monkeypatch):
+    """With room for one reading, two matches pushed in turn evict each other at every stage; every
+    stage is then read from the start, and the answers do not change."""
+    import adjudicator.judges.offline.backend as backend_module
+
+    monkeypatch.setattr(backend_module, "MAX_READINGS", 1)
+    a = load_match(MATCHES / "synthetic" / "synthetic_2v2_01.json").view()
+    b = load_match(MATCHES / "panelbench" / "debateart_4389.json").view()
+    expected = {v.match_id: walk(v, None) for v in (a, b)}
+    backend = OfflineBackend()
+    got: dict[str, list[str]] = {a.match_id: [], b.match_id: []}
+    clashes: dict = {a.match_id: {}, b.match_id: {}}
+    for i in range(max(len(a.stages), len(b.stages))):
+        for v in (a, b):
+            if i < len(v.stages):
+                req = StageRequest(match=v, stage=v.stages[i], index=i, previous=list(v.stages[:i]), clashes=clashes[v.match_id], analyses=[])
+                value = backend.analyse_stage(req).value
+                clashes[v.match_id] = merge_clashes(clashes[v.match_id], apply_clash_updates(clashes[v.match_id], v.stages[i].stage_id, value.clash_updates))
+                got[v.match_id].append(value.model_dump_json())
+                assert len(backend._readings) == 1
+    assert got == expected
+
+
+def test_the_reading_of_a_match_is_dropped_when_its_panel_sits():
+    from adjudicator.judges.base import JUDGE_PERSPECTIVES, JudgeRequest
+
+    view = load_match(MATCHES / "synthetic" / "synthetic_2v2_01.json").view()
+    backend = OfflineBackend()
+    walk(view, backend)
+    assert len(backend._readings) == 1
+    judge_id, perspective = next(iter(JUDGE_PERSPECTIVES.items()))
+    ballot = backend.judge(JudgeRequest(judge_id=judge_id, perspective=perspective, match=view, clashes={}, analyses=[]))
+    assert ballot.calls[0].node == "judge"
+    assert len(backend._readings) == 0

@@ -14,7 +14,7 @@ stage with that stage's utterances:
   (a quotation test for positions);
 - before the current stage: each side's sentences (repetition) and content terms (novelty, engagement).
 
-Every reading equals the full re-reading it replaces (``tests/test_offline.py`` compares them stage by
+Every reading equals the full re-reading it replaces (``tests/test_offline_reading.py`` compares them stage by
 stage, ``tests/test_golden.py`` holds the verdicts). :meth:`DebateReading.advance` makes the reading
 hold exactly the stages of a request: it reads one more stage when the request continues the stages
 read (compared by identity, else by value), and reads from the start otherwise, so a reading can
