@@ -1,11 +1,23 @@
 """Token cost of one match under each arm: the CCDB single-call protocol vs the agentic panel.
 
 A benchmark, not a test: it renders the exact requests each arm would send for a match -- nothing is
-sent -- and counts their prompt tokens with litellm's offline token counter (``--tokenizer``, default
-``gpt-4o``; tiktoken's o200k encoding ships with litellm, so no network is needed), plus the
-completion budget each request asks for (``max_tokens``: by default each node's own budget,
-:data:`adjudicator.model.llm.NODE_MAX_TOKENS`; ``--max-tokens N`` sets one budget for every request of both
-arms). One attempt per request (the protocol's re-asks are not counted for either arm).
+sent -- and counts what each request really carries:
+
+- **input** = the chat messages (litellm's ``token_counter``, its per-message overhead included) plus
+  the response schema sent with the request (the ``response_format`` the client builds in
+  ``--json-mode schema``, counted as its JSON text; a provider turns the schema into its own prompt
+  text, whose exact size it does not publish, so this is an estimate of that part);
+- **ceiling** = calls x the completion budget each request asks for (``max_tokens``: by default each
+  node's own, :data:`adjudicator.model.chat.NODE_MAX_TOKENS`; ``--max-tokens N`` one budget for all).
+  A ceiling, not spend: what a run really completes is read from a bench run with ``--run DIR``;
+- **cacheable prefix**: the share of an arm's input tokens that repeat, token for token, the start of
+  an earlier request of the same match (what a provider's prompt cache could serve), and the share
+  under OpenAI's rule (only prompts of 1,024 tokens or more; cached in steps of 128 tokens past 1,024).
+  The schema is left out of the prefix (where a provider places it in its prompt is not published).
+
+The tokenizer is ``--tokenizer`` (default ``gpt-4o``) as litellm's offline counter resolves it; the
+table's first line names the encoding (tiktoken's o200k_base for the gpt-4o family; it ships with
+litellm, so no network is needed). One attempt per request (re-asks are not counted for either arm).
 
 - single-call (:mod:`adjudicator.single_call`): Task 1 (one request with the whole transcript),
   Task 2 (one request per scored (stage, side) with the entire preceding transcript), Task 3 (one
@@ -24,16 +36,14 @@ English) and synthetic CCDB 4v4 matches (:mod:`synthetic_ccdb`) whose 14-stage o
 1x..4x (14-56 stages, ~21,400 Chinese characters per repeat). The growth section fits
 ``tokens = a + b*n + c*n^2`` over the stage count n for each arm.
 
-British Parliamentary rounds (``--bp``, default the PanelBench BP-Competition folder beside the
-repository, ``../shared/data/panelbench/BP-Competition``, converted in memory; skipped when absent):
-single-call = DebateBench's three tasks (house order, speaker scores, speaker ranks), one request each
-with the judging manual and all eight speeches (:mod:`adjudicator.single_call.ranking`); agentic =
-eight tracker requests (one per speech) and three ranking judges.
+Targets (issue 15), on input tokens: agentic at most 90% of single-call on each bundled DebateArt
+match and at most 35% on the 14-stage 4v4 match; the agentic arm's growth linear in the stages.
 
 Run from the repository root::
 
     .venv/bin/python benchmarks/tokens.py
     .venv/bin/python benchmarks/tokens.py --ledger offline --repeats 1,2,3,4,6 --json tokens.json
+    .venv/bin/python benchmarks/tokens.py --run runs/<run>   # also: completion tokens a real run spent
 """
 
 from __future__ import annotations
@@ -127,10 +137,13 @@ def tracker_requests(view: MatchView, ledger: str) -> tuple[list[StageRequest], 
 
 
 class Counter:
-    """Prompt-token counting with litellm's offline counter for one tokenizer model."""
+    """Token counting with litellm's offline counter for one tokenizer model; also the response
+    schema a request carries (as the client in ``--json-mode schema`` sends it) and token ids for
+    the cacheable-prefix measure."""
 
-    def __init__(self, tokenizer: str) -> None:
+    def __init__(self, tokenizer: str, client: LLMClient) -> None:
         self.tokenizer = tokenizer
+        self.client = client
         self.lit = litellm_module()
 
     def __call__(self, messages) -> int:
@@ -141,6 +154,61 @@ class Counter:
         """Tokens of a bare string."""
         return int(self.lit.token_counter(model=self.tokenizer, text=text)) if text else 0
 
+    def schema(self, chat) -> int:
+        """Tokens of the response format sent with ``chat`` (its JSON text; 0 without a schema)."""
+        rf = self.client.response_format(chat.schema, chat.schema_name)
+        return self.text(json.dumps(rf, ensure_ascii=False)) if rf else 0
+
+    def ids(self, messages) -> np.ndarray:
+        """Token ids of the messages written one after another (role, then content): the sequence
+        a prompt cache matches prefixes of."""
+        flat = "".join(f"{m['role']}\n{m['content']}\n" for m in messages)
+        return np.asarray(self.lit.encode(model=self.tokenizer, text=flat), dtype=np.int64)
+
+    def encoding(self) -> str:
+        """The name of the tokenizer litellm counts ``self.tokenizer`` with."""
+        try:
+            from litellm.litellm_core_utils.token_counter import openai_tokenizer_encoding_name
+            from litellm.utils import huggingface_tokenizer_kind
+
+            kind = huggingface_tokenizer_kind(self.tokenizer)
+            return f"Hugging Face {kind} tokenizer" if kind else f"tiktoken {openai_tokenizer_encoding_name(self.tokenizer)}"
+        except Exception:  # another litellm release: name what we can
+            return "litellm's choice for this model"
+
+
+#: OpenAI's prompt caching: prompts of at least this many tokens, cached in steps of CACHE_STEP beyond it.
+CACHE_MIN_TOKENS = 1024
+CACHE_STEP = 128
+
+
+class PrefixMeter:
+    """The cacheable prefix of a sequence of requests (one arm on one match, in sending order): for
+    each request, its longest token prefix shared with any earlier one."""
+
+    def __init__(self) -> None:
+        self.seen: list[np.ndarray] = []
+        self.tokens = 0
+        self.shared = 0
+        self.openai = 0
+
+    def add(self, ids: np.ndarray) -> None:
+        best = 0
+        for prev in self.seen:
+            n = min(len(prev), len(ids))
+            if n <= best:
+                continue
+            diff = np.flatnonzero(prev[:n] != ids[:n])
+            best = max(best, int(diff[0]) if diff.size else n)
+        self.seen.append(ids)
+        self.tokens += len(ids)
+        self.shared += best
+        if len(ids) >= CACHE_MIN_TOKENS and best >= CACHE_MIN_TOKENS:
+            self.openai += CACHE_MIN_TOKENS + (best - CACHE_MIN_TOKENS) // CACHE_STEP * CACHE_STEP
+
+    def shares(self) -> dict:
+        return {"prefix_share": self.shared / self.tokens if self.tokens else 0.0, "openai_cached_share": self.openai / self.tokens if self.tokens else 0.0}
+
 
 def request_budget(request, budget: int | None) -> int:
     """The completion budget a request asks for: ``budget`` when set, else its node's default."""
@@ -148,34 +216,42 @@ def request_budget(request, budget: int | None) -> int:
 
 
 def single_call_cost(view: MatchView, store: PromptStore, count: Counter, budget: int | None) -> dict:
-    """Prompt tokens per task and totals of the single-call protocol for ``view`` (tasks task1-3, or
-    a ranking format's three tasks)."""
-    out: dict = {"calls": 0, "budget": 0}
+    """Input tokens (messages; schema) per task and totals of the single-call protocol for ``view``
+    (tasks task1-3, or a ranking format's three tasks), the ceiling and the cacheable prefix."""
+    out: dict = {"calls": 0, "ceiling": 0, "schema": 0}
     tasks: dict[str, int] = {} if view.spec().verdict == "ranking" else {"task1": 0, "task2": 0, "task3": 0}
+    meter = PrefixMeter()
     for inst in task_instances(view, store):
-        tasks[inst.task] = tasks.get(inst.task, 0) + count(inst.request.messages)
+        schema = count.schema(inst.request)
+        tasks[inst.task] = tasks.get(inst.task, 0) + count(inst.request.messages) + schema
+        out["schema"] += schema
         out["calls"] += 1
-        out["budget"] += request_budget(inst.request, budget)
+        out["ceiling"] += request_budget(inst.request, budget)
+        meter.add(count.ids(inst.request.messages))
     out.update(tasks)
-    out["prompt"] = sum(tasks.values())
-    out["total"] = out["prompt"] + out["budget"]
+    out["input"] = sum(tasks.values())
+    out.update(meter.shares())
     return out
 
 
 def agentic_cost(view: MatchView, backend: LLMBackend, count: Counter, budget: int | None, ledger: str) -> dict:
-    """Prompt tokens of the agentic arm for ``view``: trackers (one per stage) and the three judges,
-    with an approximate split of the tracker prompts into system message, the stage's text, the
-    previous stage's text, the ledger and the rest of the user message (headings, task, fences)."""
+    """Input tokens (messages plus schema) of the agentic arm for ``view``: trackers (one per stage)
+    and the three judges, the ceiling and the cacheable prefix (trackers in stage order, then the
+    judges), with an approximate split of the tracker inputs into system message, the stage's text,
+    the previous stage's text, the ledger, the schema and the rest of the user message (headings,
+    task, fences)."""
     requests, clashes, analyses = tracker_requests(view, ledger)
     lang = view.language
-    parts = {"system": 0, "stage_text": 0, "previous_text": 0, "ledger": 0, "rest": 0}
+    parts = {"system": 0, "stage_text": 0, "previous_text": 0, "ledger": 0, "schema": 0, "rest": 0}
     track = 0
-    spent = 0
+    ceiling = 0
+    meter = PrefixMeter()
     for r in requests:
         chat = backend.stage_prompt(r)
-        spent += request_budget(chat, budget)
+        ceiling += request_budget(chat, budget)
         messages = chat.messages
         total = count(messages)
+        schema = count.schema(chat)
         system = count(messages[:1])
         stage_text = count.text(utterance_lines(r.stage.utterances))
         prev_text = count.text(excerpt(utterance_lines(r.previous[-1].utterances), PREVIOUS_STAGE_CHARS[lang])) if r.previous else 0
@@ -184,17 +260,42 @@ def agentic_cost(view: MatchView, backend: LLMBackend, count: Counter, budget: i
         parts["stage_text"] += stage_text
         parts["previous_text"] += prev_text
         parts["ledger"] += ledger_tokens
+        parts["schema"] += schema
         parts["rest"] += total - system - stage_text - prev_text - ledger_tokens
-        track += total
+        track += total + schema
+        meter.add(count.ids(messages))
     judges = 0
+    judge_schema = 0
     for judge_id, perspective in JUDGE_PERSPECTIVES.items():
         jr = JudgeRequest(judge_id=judge_id, perspective=perspective, match=view, clashes=clashes, analyses=analyses)
         chat = backend.judge_prompt(jr)
-        spent += request_budget(chat, budget)
-        judges += count(chat.messages)
+        ceiling += request_budget(chat, budget)
+        schema = count.schema(chat)
+        judge_schema += schema
+        judges += count(chat.messages) + schema
+        meter.add(count.ids(chat.messages))
     calls = len(requests) + len(JUDGE_PERSPECTIVES)
-    return {"track": track, "judges": judges, "calls": calls, "prompt": track + judges, "budget": spent,
-            "total": track + judges + spent, "clashes": len(clashes), "track_parts": parts}
+    return {"track": track, "judges": judges, "calls": calls, "input": track + judges, "schema": parts["schema"] + judge_schema,
+            "ceiling": ceiling, "clashes": len(clashes), "track_parts": parts, **meter.shares()}
+
+
+def run_completions(run_dir: Path) -> dict:
+    """Completion tokens a bench run really spent, per arm and node, from its per-sample results
+    (``results/<arm>/*.json``: every call record; a cache hit carries the original call's tokens):
+    calls, completion tokens and their mean per call."""
+    out: dict = {}
+    for arm_dir in sorted(p for p in (run_dir / "results").iterdir() if p.is_dir()):
+        nodes: dict[str, dict] = {}
+        for f in sorted(arm_dir.glob("*.json")):
+            for call in json.loads(f.read_text(encoding="utf-8")).get("calls", []):
+                n = nodes.setdefault(call["node"], {"calls": 0, "completion_tokens": 0, "prompt_tokens": 0})
+                n["calls"] += 1
+                n["completion_tokens"] += int(call.get("completion_tokens") or 0)
+                n["prompt_tokens"] += int(call.get("prompt_tokens") or 0)
+        for n in nodes.values():
+            n["mean_completion"] = n["completion_tokens"] / n["calls"] if n["calls"] else 0.0
+        out[arm_dir.name] = nodes
+    return out
 
 
 def fit_growth(n: list[int], y: list[int]) -> dict:
@@ -220,8 +321,8 @@ def fit_growth(n: list[int], y: list[int]) -> dict:
 
 def bp_rows(bp_dir: Path, store: PromptStore, backend: LLMBackend, count: Counter, budget: int | None, ledger: str) -> list[dict]:
     """Print and return the BP table: per round, the single-call arm's three tasks and the agentic
-    arm's trackers and judges (prompt tokens; totals with the completion budget). Empty when
-    ``bp_dir`` does not exist."""
+    arm's trackers and judges (input tokens, schema included; ceilings). Empty when ``bp_dir`` does
+    not exist."""
     from adjudicator.convert_bp import bp_matches, find_bp_dir
 
     found = find_bp_dir(bp_dir) if bp_dir.exists() else None
@@ -234,44 +335,64 @@ def bp_rows(bp_dir: Path, store: PromptStore, backend: LLMBackend, count: Counte
         sc = single_call_cost(view, store, count, budget)
         ag = agentic_cost(view, backend, count, budget, ledger)
         chars = sum(len(u.text) for s in view.stages for u in s.utterances)
-        rows.append({"match_id": view.match_id, "stages": len(view.stages), "chars": chars, "single_call": sc, "agentic": ag, "ratio_total": ag["total"] / sc["total"], "ratio_prompt": ag["prompt"] / sc["prompt"]})
-    print(f"\nBritish Parliamentary rounds ({found}): single-call = DebateBench's three tasks, agentic = 8 trackers + 3 ranking judges.")
-    head = (f"{'round':<10}{'speeches':>9}{'chars':>8} | {'SC order':>9}{'SC scores':>10}{'SC ranks':>9}{'SC calls':>9}{'SC total':>10}"
-            f" | {'AG track':>9}{'AG judges':>10}{'AG calls':>9}{'AG total':>10} | {'AG/SC prompt':>12}{'AG/SC total':>12}")
+        rows.append({"match_id": view.match_id, "stages": len(view.stages), "chars": chars, "single_call": sc, "agentic": ag,
+                     "ratio_input": ag["input"] / sc["input"], "ratio_ceiling": ag["ceiling"] / sc["ceiling"]})
+    print(f"\nBritish Parliamentary rounds ({found}): single-call = DebateBench's three tasks, agentic = 8 trackers + 3 ranking judges; input tokens.")
+    head = (f"{'round':<10}{'speeches':>9}{'chars':>8} | {'SC order':>9}{'SC scores':>10}{'SC ranks':>9}{'SC calls':>9}{'SC input':>10}"
+            f" | {'AG track':>9}{'AG judges':>10}{'AG calls':>9}{'AG input':>10} | {'AG/SC input':>12}{'AG/SC ceil':>11}")
     print(head)
     print("-" * len(head))
     for r in rows:
         sc, ag = r["single_call"], r["agentic"]
         print(f"{r['match_id']:<10}{r['stages']:>9}{r['chars']:>8} | {_k(sc['bp_house_order']):>9}{_k(sc['bp_speaker_scores']):>10}{_k(sc['bp_speaker_ranks']):>9}"
-              f"{sc['calls']:>9}{_k(sc['total']):>10} | {_k(ag['track']):>9}{_k(ag['judges']):>10}{ag['calls']:>9}{_k(ag['total']):>10}"
-              f" | {r['ratio_prompt']:>11.1%}{r['ratio_total']:>12.1%}")
+              f"{sc['calls']:>9}{_k(sc['input']):>10} | {_k(ag['track']):>9}{_k(ag['judges']):>10}{ag['calls']:>9}{_k(ag['input']):>10}"
+              f" | {r['ratio_input']:>11.1%}{r['ratio_ceiling']:>11.1%}")
     if rows:
-        sc_prompt = np.mean([r["single_call"]["prompt"] for r in rows])
-        ag_prompt = np.mean([r["agentic"]["prompt"] for r in rows])
-        print(f"mean over {len(rows)} rounds: single-call {_k(sc_prompt)} prompt tokens, agentic {_k(ag_prompt)} ({ag_prompt / sc_prompt:.1%}); totals with budget "
-              f"{_k(np.mean([r['single_call']['total'] for r in rows]))} vs {_k(np.mean([r['agentic']['total'] for r in rows]))}.")
+        sc_in = np.mean([r["single_call"]["input"] for r in rows])
+        ag_in = np.mean([r["agentic"]["input"] for r in rows])
+        print(f"mean over {len(rows)} rounds: single-call {_k(sc_in)} input tokens, agentic {_k(ag_in)} ({ag_in / sc_in:.1%}); ceilings "
+              f"{_k(np.mean([r['single_call']['ceiling'] for r in rows]))} vs {_k(np.mean([r['agentic']['ceiling'] for r in rows]))}.")
     return rows
+
+
+def print_run(run_dir: Path, budget: int | None) -> dict:
+    """Print the completion tokens a bench run spent per arm and node beside each node's budget."""
+    spent = run_completions(run_dir)
+    print(f"\nCompletion tokens spent in {run_dir} (from its call records; cache hits carry the original call's tokens):")
+    print(f"{'arm':<12}{'node':<20}{'calls':>7}{'completion':>12}{'mean/call':>11}{'budget':>8}{'share of ceiling':>18}")
+    for arm, nodes in spent.items():
+        for node, n in sorted(nodes.items()):
+            cap = budget if budget is not None else NODE_MAX_TOKENS.get(node)
+            share = f"{n['completion_tokens'] / (cap * n['calls']):.1%}" if cap and n["calls"] else "-"
+            print(f"{arm:<12}{node:<20}{n['calls']:>7}{n['completion_tokens']:>12,}{n['mean_completion']:>11.0f}{cap or '-':>8}{share:>18}")
+    return spent
 
 
 def _k(x: float) -> str:
     return f"{x / 1000:,.1f}k"
 
 
+def _met(ok: bool) -> str:
+    return "met" if ok else "NOT MET"
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--tokenizer", default="gpt-4o", help="litellm model whose tokenizer counts (offline), default gpt-4o")
-    ap.add_argument("--max-tokens", type=int, default=None, help="one completion budget for every request (default: each node's own, adjudicator.model.llm.NODE_MAX_TOKENS)")
+    ap.add_argument("--max-tokens", type=int, default=None, help="one completion budget for every request (default: each node's own, adjudicator.model.chat.NODE_MAX_TOKENS)")
     ap.add_argument("--repeats", default="1,2,3,4", help="synthetic CCDB 4v4 stage-order repeats, e.g. 1,2,3,4")
     ap.add_argument("--ledger", choices=["llm-sized", "offline"], default="llm-sized", help="tracker outputs feeding the agentic ledger")
     ap.add_argument("--bp", type=Path, default=BP_DIR, help="PanelBench BP-Competition folder (default: ../shared/data/panelbench/BP-Competition; skipped when absent)")
+    ap.add_argument("--run", type=Path, default=None, help="a bench run folder: also print the completion tokens its calls spent")
     ap.add_argument("--json", dest="json_out", type=Path, help="also write every number as JSON here")
     args = ap.parse_args(argv)
     repeats = [int(r) for r in args.repeats.split(",") if r.strip()]
 
     t0 = time.monotonic()
     store = PromptStore()
-    backend = LLMBackend(LLMClient(args.tokenizer, cache=NullCache()), store)
-    count = Counter(args.tokenizer)
+    client = LLMClient(args.tokenizer, cache=NullCache(), json_mode="schema")
+    backend = LLMBackend(client, store)
+    count = Counter(args.tokenizer, client)
     rows = []
     for path in sorted(REAL_MATCHES.glob("*.json")):
         view = load_match(path).view()
@@ -287,31 +408,42 @@ def main(argv: list[str] | None = None) -> int:
         chars = sum(len(u.text) for s in view.stages for u in s.utterances)
         results.append({"kind": kind, "match_id": view.match_id, "stages": n, "units": len(view.scored_units()), "chars": chars,
                         "single_call": sc, "agentic": ag,
-                        "ratio_total": ag["total"] / sc["total"], "ratio_prompt": ag["prompt"] / sc["prompt"]})
+                        "ratio_input": ag["input"] / sc["input"], "ratio_ceiling": ag["ceiling"] / sc["ceiling"]})
 
-    print(f"Tokens per match, counted offline with litellm.token_counter(model={args.tokenizer!r}); completion budget "
-          f"{args.max_tokens or 'per node ' + str(NODE_MAX_TOKENS)} per request; agentic ledger: {args.ledger}; nothing is sent.\n")
-    head = (f"{'match':<28}{'stages':>6}{'units':>6}{'chars':>8} | {'SC T1':>8}{'SC T2':>9}{'SC T3':>8}{'SC calls':>9}{'SC total':>10}"
-            f" | {'AG track':>9}{'AG judges':>10}{'AG calls':>9}{'AG total':>10} | {'AG/SC prompt':>12}{'AG/SC total':>12}")
+    print(f"Input tokens per match (messages + response schema), counted offline with litellm.token_counter(model={args.tokenizer!r}) = {count.encoding()};"
+          f" completion ceiling = calls x budget ({args.max_tokens or 'per node ' + str(NODE_MAX_TOKENS)}); agentic ledger: {args.ledger}; nothing is sent.\n")
+    head = (f"{'match':<24}{'stages':>6}{'units':>6}{'chars':>7} | {'SC T1':>7}{'SC T2':>9}{'SC T3':>7}{'calls':>6}{'SC in':>9}{'ceil':>7}{'cache':>6}"
+            f" | {'AG trk':>7}{'AG jdg':>7}{'calls':>6}{'schema':>7}{'AG in':>8}{'ceil':>7}{'cache':>6} | {'AG/SC in':>9}{'target':>7}{'ceil':>7}")
     print(head)
     print("-" * len(head))
+    verdicts = []
     for r in results:
         sc, ag = r["single_call"], r["agentic"]
-        print(f"{r['match_id']:<28}{r['stages']:>6}{r['units']:>6}{r['chars']:>8} | {_k(sc['task1']):>8}{_k(sc['task2']):>9}{_k(sc['task3']):>8}"
-              f"{sc['calls']:>9}{_k(sc['total']):>10} | {_k(ag['track']):>9}{_k(ag['judges']):>10}{ag['calls']:>9}{_k(ag['total']):>10}"
-              f" | {r['ratio_prompt']:>11.1%}{r['ratio_total']:>12.1%}")
-    print("\nSC = single-call protocol (T1/T2/T3 prompt tokens), AG = agentic panel (tracker and judge prompt tokens);"
-          " 'total' = prompt tokens + calls x completion budget.")
+        target = 0.90 if r["kind"] == "real" else (0.35 if r["stages"] == 14 else None)
+        if target is not None:
+            verdicts.append((r["match_id"], r["ratio_input"], target))
+        print(f"{r['match_id']:<24}{r['stages']:>6}{r['units']:>6}{r['chars']:>7} | {_k(sc['task1']):>7}{_k(sc['task2']):>9}{_k(sc['task3']):>7}"
+              f"{sc['calls']:>6}{_k(sc['input']):>9}{_k(sc['ceiling']):>7}{sc['openai_cached_share']:>6.0%} | {_k(ag['track']):>7}{_k(ag['judges']):>7}{ag['calls']:>6}"
+              f"{_k(ag['schema']):>7}{_k(ag['input']):>8}{_k(ag['ceiling']):>7}{ag['openai_cached_share']:>6.0%} | {r['ratio_input']:>9.1%}"
+              f"{(f'{target:.0%}' if target is not None else '-'):>7}{r['ratio_ceiling']:>7.0%}")
+    print("\nSC = single-call protocol (T1/T2/T3 input tokens), AG = agentic panel (tracker and judge input tokens, 'schema' of which the"
+          " response schemas); 'in' = messages + schema; 'ceil' = calls x completion budget (a ceiling, not spend: see --run);"
+          f" 'cache' = share of input tokens a prompt cache could serve under OpenAI's rule (prefix shared with an earlier request of the match,"
+          f" prompts >= {CACHE_MIN_TOKENS} tokens, steps of {CACHE_STEP}).")
+    print("Cacheable prefix without the 1,024-token rule: "
+          + "; ".join(f"{r['match_id']} SC {r['single_call']['prefix_share']:.0%} AG {r['agentic']['prefix_share']:.0%}" for r in results))
+    for mid, ratio, target in verdicts:
+        print(f"target {mid}: agentic input {ratio:.1%} of single-call, at most {target:.0%}: {_met(ratio <= target)}")
 
     synth = [r for r in results if r["kind"].startswith("ccdb")]
     growth = {}
     if len(synth) >= 3:
         n = [r["stages"] for r in synth]
         series = {
-            "single-call Task 2 prompt": [r["single_call"]["task2"] for r in synth],
-            "single-call all prompt": [r["single_call"]["prompt"] for r in synth],
-            "agentic all prompt": [r["agentic"]["prompt"] for r in synth],
-            "agentic tracker prompt": [r["agentic"]["track"] for r in synth],
+            "single-call Task 2 input": [r["single_call"]["task2"] for r in synth],
+            "single-call all input": [r["single_call"]["input"] for r in synth],
+            "agentic all input": [r["agentic"]["input"] for r in synth],
+            "agentic tracker input": [r["agentic"]["track"] for r in synth],
         }
         print(f"\nGrowth with the number of stages (synthetic CCDB, n = {', '.join(map(str, n))}); fit tokens = a + b*n + c*n^2:")
         print(f"{'series':<28}{'tokens at each n':>40}  {'c (per n^2)':>12}{'b (per n)':>11}{'R2 lin':>8}{'R2 quad':>8}{'c*n^2 share':>12}{'x growth':>9}")
@@ -321,23 +453,21 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name:<28}{' '.join(_k(v) for v in y):>40}  {g['quadratic']['c']:>12.1f}{g['quadratic']['b']:>11.0f}"
                   f"{g['linear']['r2']:>8.4f}{g['quadratic']['r2']:>8.4f}{g['quadratic_share_at_max']:>11.1%}{g['growth_first_to_last']:>8.1f}x")
         print(f"(stage count grows {n[-1] / n[0]:.0f}x: a linear series grows ~{n[-1] / n[0]:.0f}x, a quadratic one up to ~{(n[-1] / n[0]) ** 2:.0f}x)")
+        lin = growth["agentic all input"]["quadratic_share_at_max"]
+        print(f"target: agentic input linear in the stages (quadratic term {lin:.1%} of the total at n = {n[-1]}; at most 5%): {_met(abs(lin) <= 0.05)}")
 
     full = next((r for r in synth if r["stages"] == 14), None)
     if full:
-        verdict = "meets" if full["ratio_total"] <= 0.40 else "MISSES"
-        print(f"\nFull 4v4-length match (14 stages, {full['chars']:,} characters): agentic {full['agentic']['total']:,} vs single-call "
-              f"{full['single_call']['total']:,} tokens (prompt + budget) = {full['ratio_total']:.1%}; prompt only {full['ratio_prompt']:.1%}. "
-              f"Target <= 40%: {verdict}.")
-    if full:
         parts = full["agentic"]["track_parts"]
-        print("Agentic tracker prompt tokens on that match, by part (approx.): "
+        print(f"\nAgentic tracker input tokens on the 14-stage 4v4 match ({full['chars']:,} characters), by part (approx.): "
               + ", ".join(f"{k.replace('_', ' ')} {_k(v)}" for k, v in parts.items())
               + f"; judges {_k(full['agentic']['judges'])} for three; {full['agentic']['clashes']} clashes in the final ledger.")
     bp = bp_rows(args.bp, store, backend, count, args.max_tokens, args.ledger)
+    spent = print_run(args.run, args.max_tokens) if args.run else None
     print(f"[{time.monotonic() - t0:.1f}s]", file=sys.stderr)
     if args.json_out:
-        args.json_out.write_text(json.dumps({"tokenizer": args.tokenizer, "max_tokens": args.max_tokens, "ledger": args.ledger,
-                                             "matches": [{k: v for k, v in r.items()} for r in results], "growth": growth, "bp": bp}, indent=2), encoding="utf-8")
+        args.json_out.write_text(json.dumps({"tokenizer": args.tokenizer, "encoding": count.encoding(), "max_tokens": args.max_tokens, "ledger": args.ledger,
+                                             "matches": results, "growth": growth, "bp": bp, "run": spent}, indent=2), encoding="utf-8")
     return 0
 
 
