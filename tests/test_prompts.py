@@ -202,10 +202,33 @@ def test_judge_prompt_lists_units_labels_votes_and_perspective(backend):
     assert 'stage_id "s01"，side "affirmative"' in user
     assert 'stage_id "s02"，side "negative"' in user
     assert "共 4 个" in user and 's04' not in user.split("需要打分的单元")[1]
-    assert "恰好 3 票" in system and "战场选择" in system and "优先看战场选择" in system
+    assert "恰好 3 票" in system and "战场选择" in system
+    assert "优先看战场选择" in user.split("ANALYSES-")[-1] and "你是 judge-2" in user  # the emphasis comes after the shared part
     assert "Affirmative Speaker 2" in user and "<<<ANALYSES-" in user and "<<<LEDGER-" in user
     assert judge_variables(jr)["votes_total"] == 3
     assert set(chat.schema["properties"]["best_debater_votes"]["properties"]) == set(match.debater_labels())
+
+
+@pytest.mark.parametrize("make", [online_match, ccdb_2v2_match], ids=["en", "zh"])
+def test_the_three_judges_requests_are_identical_up_to_the_judge_and_its_emphasis(backend, make):
+    """Static-first: the system message is the same for the three judges, and the user message is the
+    same up to the line naming the judge; only the judge id and its emphasis follow (what a
+    provider's prompt cache can serve from the first judge's request to the others)."""
+    from adjudicator.judges.base import JUDGE_PERSPECTIVES
+
+    match = make().view()
+    chats = [backend.judge_prompt(JudgeRequest(judge_id=j, perspective=p, match=match, clashes={}, analyses=[])) for j, p in JUDGE_PERSPECTIVES.items()]
+    assert len({system_text(c) for c in chats}) == 1
+    users = [user_text(c) for c in chats]
+    marker = "You are judge-" if match.language == "en" else "你是 judge-"
+    heads = {u[: u.index(marker)] for u in users}
+    assert len(heads) == 1
+    head = heads.pop()
+    for (judge_id, _), u in zip(JUDGE_PERSPECTIVES.items(), users, strict=True):
+        tail = u[len(head):]
+        assert tail.startswith(marker) and judge_id in tail
+        assert "<<<" not in tail and "<<<LEDGER-" in head  # every fenced block (motion, ledger, analyses) is in the shared part
+    assert len({u[len(head):] for u in users}) == 3  # and it does differ: three emphases
 
 
 def test_no_gold_label_reaches_any_prompt(backend):
