@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -67,11 +68,57 @@ def test_offline_verdict_is_deterministic(capsys):
     assert first == second
 
 
-def test_schema_prints_both_formats(capsys):
+def test_schema_prints_one_json_schema_of_both_formats(capsys):
+    import jsonschema
+
     code, out, _ = run(["schema"], capsys)
     doc = json.loads(out)
-    assert code == 0 and set(doc) == {"match", "verdict"}
-    assert "labels" in doc["match"]["properties"] and "p" in doc["verdict"]["properties"]
+    assert code == 0 and doc["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    jsonschema.Draft202012Validator.check_schema(doc)  # itself a valid JSON Schema
+    assert doc["anyOf"] == [{"$ref": "#/$defs/Match"}, {"$ref": "#/$defs/Verdict"}]
+    assert "labels" in doc["$defs"]["Match"]["properties"] and "p" in doc["$defs"]["Verdict"]["properties"]
+    both = jsonschema.Draft202012Validator(doc)
+    match_only = jsonschema.Draft202012Validator(json.loads(run(["schema", "--which", "match"], capsys)[1]))
+    verdict_only = jsonschema.Draft202012Validator(json.loads(run(["schema", "--which", "verdict"], capsys)[1]))
+    match = json.loads(Path(SYNTH_4V4).read_text(encoding="utf-8"))
+    _, verdict_text, _ = run([SYNTH_4V4], capsys)
+    verdict = json.loads(verdict_text)
+    assert both.is_valid(match) and both.is_valid(verdict)
+    assert match_only.is_valid(match) and not match_only.is_valid(verdict)
+    assert verdict_only.is_valid(verdict) and not verdict_only.is_valid(match)
+    assert not both.is_valid({"match_id": "x"})
+
+
+def _commands(cmd, path):
+    """Every command under ``cmd`` (groups included) with its full name."""
+    import click
+
+    yield path, cmd
+    if isinstance(cmd, click.Group):
+        for name, sub in cmd.commands.items():
+            yield from _commands(sub, f"{path} {name}")
+
+
+def test_every_command_and_option_has_help_text():
+    import click
+
+    from adjudicator.cli import main_group
+
+    missing = []
+    for path, cmd in _commands(main_group, "adjudicate"):
+        if not (cmd.help or "").strip():
+            missing.append(path)
+        missing += [f"{path} {max(p.opts, key=len)}" for p in cmd.params if isinstance(p, click.Option) and not (p.help or "").strip()]
+    assert missing == []
+
+
+def test_the_live_help_lists_every_live_command(capsys):
+    from adjudicator.cli import main_group
+
+    code, out, _ = run(["live", "--help"], capsys)
+    assert code == 0
+    listed = set(re.findall(r"^\s+adjudicate live (\w+)", out, re.M))
+    assert listed == set(main_group.commands["live"].commands)
 
 
 @pytest.mark.parametrize(

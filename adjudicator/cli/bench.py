@@ -135,7 +135,7 @@ def _rebuild_reports(runs_dir: Path, run_name: str, seed: int | None, n_bootstra
 @click.command("splits")
 @click.argument("dataset", type=click.Path(path_type=Path))
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="write the folds JSON here instead of stdout")
-@click.option("--folds", type=int, default=3, show_default=True)
+@click.option("--folds", type=int, default=3, show_default=True, help="number of folds (each motion goes to one fold)")
 @click.option("--seed", type=int, default=0, show_default=True, help="breaks ties between motions of equal size")
 def splits_cmd(dataset: Path, out: Path | None, folds: int, seed: int) -> None:
     """Write the recommended folds of DATASET: grouped by motion, balanced by format, with a
@@ -168,8 +168,9 @@ def splits_cmd(dataset: Path, out: Path | None, folds: int, seed: int) -> None:
 @click.option("--arm-b", help="arm of RUN_B (default: its first)")
 @click.option("--runs-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("runs"), show_default=True, help="where run names are looked up")
 @click.option("--json", "as_json", is_flag=True, help="print JSON instead of a table")
-@click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--bootstrap", "n_bootstrap", type=click.IntRange(min=0), default=2000, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True, help="seed of the paired bootstrap's resampling")
+@click.option("--bootstrap", "n_bootstrap", type=click.IntRange(min=0), default=2000, show_default=True,
+              help="bootstrap resamples per paired test, 0 for none (then only exact McNemar is reported)")
 def compare_cmd(run_a: str, run_b: str, arm_a: str | None, arm_b: str | None, runs_dir: Path, as_json: bool, seed: int, n_bootstrap: int) -> None:
     """Paired comparison of RUN_A and RUN_B (folders or run names) on the matches finished in both,
     within those on the instances both parsed: exact McNemar for winner accuracy, paired

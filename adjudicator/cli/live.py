@@ -47,6 +47,7 @@ def live_group() -> None:
     adjudicate live serve                         start the server (prints organiser URL + token)
     adjudicate live create header.json            create a match (a match file; stages are not sent)
     adjudicate live push MATCH_ID stage.json      push one finished stage
+    adjudicate live status MATCH_ID               the match's board snapshot as JSON
     adjudicate live close MATCH_ID                run the panel; prints the verdict
     adjudicate live replay match.json --speed 10  replay a finished match at 10x real speed
 
@@ -70,7 +71,8 @@ def live_group() -> None:
 @click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True, help="TCP port (0 picks a free one)")
 @click.option("--state-dir", type=click.Path(file_okay=False, path_type=Path), envvar=LIVE_STATE_ENV, default=DEFAULT_STATE_DIR, show_default=True, help="folder for the SQLite checkpoints, access.json, verdicts and reports")
 @click.option("--max-body-kb", type=click.IntRange(1, 65536), default=1024, show_default=True, help="largest request body accepted (413 above)")
-@click.option("--log-level", type=click.Choice(["critical", "error", "warning", "info", "debug"]), default="info", show_default=True)
+@click.option("--log-level", type=click.Choice(["critical", "error", "warning", "info", "debug"]), default="info", show_default=True,
+              help="how much the server logs to stderr (uvicorn's log level)")
 @click.option("--context-factory", hidden=True, help="module:callable returning an AdjudicationContext (custom backends, tests)")
 @model_options
 def serve_cmd(host: str, port: int, state_dir: Path, max_body_kb: int, log_level: str, context_factory: str | None, **opts) -> None:

@@ -75,16 +75,40 @@ def _emit_verdict(verdict, out: Path | None, report_path: Path | None) -> None:
         echo_err(f"{len(verdict.failures)} node(s) failed: " + "; ".join(f"{f.node} {f.key}: {f.reason}" for f in verdict.failures))
 
 
-@click.command("schema")
-@click.option("--which", type=click.Choice(["all", "match", "verdict"]), default="all", show_default=True)
-def schema_cmd(which: str) -> None:
-    """Print the JSON Schema of the match (input) and verdict (output) formats."""
+#: The JSON Schema dialect of ``adjudicate schema`` (pydantic writes draft 2020-12).
+JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+
+
+def schema_document(which: str) -> dict:
+    """One JSON Schema document: the match format (``which="match"``, what ``adjudicate`` reads), the
+    verdict format (``"verdict"``, what it writes), or, for ``"all"``, both under ``$defs`` (as
+    ``Match`` and ``Verdict``, sharing their nested definitions) with a top-level ``anyOf`` of the
+    two, so the document itself validates either kind of file."""
+    from pydantic.json_schema import models_json_schema
+
     from adjudicator.match import Match
     from adjudicator.verdict import Verdict
 
-    schemas = {"match": Match.model_json_schema(), "verdict": Verdict.model_json_schema(mode="serialization")}
-    doc = schemas if which == "all" else schemas[which]
-    click.echo(json.dumps(doc, ensure_ascii=False, indent=2))
+    if which == "match":
+        return {"$schema": JSON_SCHEMA_DIALECT, **Match.model_json_schema()}
+    if which == "verdict":
+        return {"$schema": JSON_SCHEMA_DIALECT, **Verdict.model_json_schema(mode="serialization")}
+    refs, doc = models_json_schema([(Match, "validation"), (Verdict, "serialization")], ref_template="#/$defs/{model}")
+    return {
+        "$schema": JSON_SCHEMA_DIALECT,
+        "title": "adjudicator match and verdict formats",
+        "description": "A match file (input, $defs/Match) or a verdict (output, $defs/Verdict).",
+        "anyOf": list(refs.values()),
+        "$defs": doc["$defs"],
+    }
+
+
+@click.command("schema")
+@click.option("--which", type=click.Choice(["all", "match", "verdict"]), default="all", show_default=True,
+              help="the match format (input), the verdict format (output), or both in one document under $defs")
+def schema_cmd(which: str) -> None:
+    """Print one JSON Schema (draft 2020-12): of the match format, the verdict format, or both."""
+    click.echo(json.dumps(schema_document(which), ensure_ascii=False, indent=2))
 
 
 @click.group("convert")
