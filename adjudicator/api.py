@@ -26,24 +26,27 @@ from adjudicator.workflow.context import AdjudicationContext
 
 if TYPE_CHECKING:
     from adjudicator.workflow.nodes import PanelState
+    from adjudicator.workflow.progress import ProgressSink
 
 ARMS = ("agentic", "single-call")
 
 
-def adjudicate(match: Match, settings: ModelConfig | None = None, *, arm: str = "agentic") -> Verdict:
+def adjudicate(match: Match, settings: ModelConfig | None = None, *, arm: str = "agentic", progress: ProgressSink | None = None) -> Verdict:
     """Adjudicate ``match`` with ``arm`` (one of :data:`ARMS`) under ``settings`` (default: the
-    offline judge for every role). Raises :class:`~adjudicator.errors.InputError` for an unknown
-    arm, :class:`~adjudicator.errors.ConfigError` for an unusable model setting (before any call),
-    and :class:`~adjudicator.errors.AdjudicationFailed` when the arm could not produce a verdict
-    (it carries the partial verdict)."""
+    offline judge for every role); ``progress`` receives an event per finished stage and ballot
+    (single-call: per protocol instance). Raises :class:`~adjudicator.errors.InputError` for an
+    unknown arm, :class:`~adjudicator.errors.ConfigError` for an unusable model setting (before any
+    call), and :class:`~adjudicator.errors.AdjudicationFailed` when the arm could not produce a
+    verdict (it carries the partial verdict)."""
     settings = settings if settings is not None else ModelConfig()
     if arm == "agentic":
-        return adjudicate_with_context(match, build_context(settings))
+        return adjudicate_with_context(match, build_context(settings), progress=progress)
     if arm == "single-call":
-        return adjudicate_single_call(match, settings)
+        return adjudicate_single_call(match, settings, progress=progress)
     raise InputError(f"--arm: unknown arm {arm!r}", f"use one of {', '.join(ARMS)}")
 
-def adjudicate_single_call(match: Match | MatchView, settings: ModelConfig) -> Verdict:
+
+def adjudicate_single_call(match: Match | MatchView, settings: ModelConfig, *, progress: ProgressSink | None = None) -> Verdict:
     """Adjudicate ``match`` with the CCDB single-call protocol: ``settings.model`` answers every task
     (with its API base, timeout, decoding parameters, JSON mode, transport policy and cache).
 
@@ -58,7 +61,7 @@ def adjudicate_single_call(match: Match | MatchView, settings: ModelConfig) -> V
     if model is None or is_offline(model):
         raise InputError("--arm single-call needs an LLM; give --model", "e.g. --model deepseek/deepseek-chat, or --model openai/<name> --api-base URL")
     view = match.view() if isinstance(match, Match) else match
-    return run_single_call(view, make_client(settings, model))
+    return run_single_call(view, make_client(settings, model), progress=progress)
 
 
 def initial_state(view: MatchView) -> dict:
@@ -71,28 +74,48 @@ def run_config(view: MatchView, thread_id: str | None = None) -> dict:
     return {"recursion_limit": len(view.stages) + 16, "configurable": {"thread_id": thread_id or f"{view.match_id}-{uuid.uuid4().hex}"}}
 
 
-def run_agentic(match: Match | MatchView, context: AdjudicationContext) -> tuple[Verdict | None, PanelState]:
+def run_agentic(match: Match | MatchView, context: AdjudicationContext, progress: ProgressSink | None = None) -> tuple[Verdict | None, PanelState]:
     """Run the adjudication graph on ``match`` (labels are stripped first).
 
     Returns (verdict or None, final state). The verdict is None when the panel failed; the state then
     holds ``panel_error``, the failures and every call record (finished work is not lost).
+    ``progress`` receives a :class:`~adjudicator.workflow.progress.ProgressEvent` as each stage
+    analysis and each ballot finishes (read off the graph's update stream).
     """
     from adjudicator.workflow.adjudication import compiled
 
     view = match.view() if isinstance(match, Match) else match
-    state = cast("PanelState", compiled().invoke(initial_state(view), config=run_config(view), context=context))  # the final state, as a plain dict
-    return state.get("verdict"), state
+    graph, inputs, config = compiled(), initial_state(view), run_config(view)
+    if progress is None:
+        return _outcome(graph.invoke(inputs, config=config, context=context))
+    from adjudicator.workflow.progress import GraphProgress
+
+    steps = GraphProgress(view, {j: context.perspectives.get(j, "") for j in context.judges}, progress)
+    final: dict[str, Any] = {}
+    for mode, chunk in graph.stream(inputs, config=config, context=context, stream_mode=["updates", "values"]):
+        if mode == "values":
+            final = chunk
+        else:
+            for node, update in chunk.items():
+                steps.update(node, update)
+    return _outcome(final)
 
 
-def adjudicate_with_context(match: Match | MatchView, context: AdjudicationContext) -> Verdict:
-    """Adjudicate ``match`` with the agentic panel seated in ``context`` and return the verdict.
+def _outcome(state: Any) -> tuple[Verdict | None, PanelState]:
+    final = cast("PanelState", state)  # the final state, as a plain dict
+    return final.get("verdict"), final
+
+
+def adjudicate_with_context(match: Match | MatchView, context: AdjudicationContext, progress: ProgressSink | None = None) -> Verdict:
+    """Adjudicate ``match`` with the agentic panel seated in ``context`` and return the verdict
+    (``progress`` as in :func:`run_agentic`).
 
     Raises :class:`~adjudicator.errors.AdjudicationFailed` (exit code 1) when fewer than two judges
     produced a valid ballot; the exception carries the partial verdict (failures with raw outputs,
     valid ballots, clash map, provenance)."""
     from adjudicator.workflow.nodes import partial_verdict
 
-    verdict, state = run_agentic(match, context)
+    verdict, state = run_agentic(match, context, progress)
     if verdict is None:
         partial = partial_verdict(state, context)
         transport = [f for f in partial.failures if f.kind.unreachable]

@@ -19,12 +19,15 @@ from adjudicator.files import write_output
 @click.option("--report", type=click.Choice(["md"]), help="also write a readable report")
 @click.option("--report-out", type=click.Path(dir_okay=False, path_type=Path), help="report path (implies --report md; default: beside --out, else ./<match_id>.report.md)")
 @click.option("--arm", type=click.Choice(["agentic", "single-call"]), default="agentic", show_default=True, help="agentic panel or the CCDB single-call protocol")
+@click.option("--quiet", "-q", is_flag=True, help="print nothing on stderr but errors: no progress lines or bar, no summary")
 @model_options
-def run_cmd(match_file: Path, out: Path | None, report: str | None, report_out: Path | None, arm: str, **opts) -> None:
+def run_cmd(match_file: Path, out: Path | None, report: str | None, report_out: Path | None, arm: str, quiet: bool, **opts) -> None:
     """Adjudicate MATCH_FILE and print the verdict JSON.
 
-    When the adjudication fails (exit code 1), the partial verdict -- no winner, every failure with its
-    raw model outputs, whatever ballots and clash map did succeed -- is still written.
+    While it runs, stderr gets a line per analysed stage and per judge's ballot (a live bar under
+    them on a terminal); stdout gets the verdict only. When the adjudication fails (exit code 1), the
+    partial verdict -- no winner, every failure with its raw model outputs, whatever ballots and clash
+    map did succeed -- is still written.
     """
     from adjudicator.api import adjudicate
     from adjudicator.errors import AdjudicationFailed
@@ -40,12 +43,18 @@ def run_cmd(match_file: Path, out: Path | None, report: str | None, report_out: 
     report_path = (report_out or (out.with_suffix(".md") if out else Path(f"{match.match_id}.report.md"))) if report == "md" else None
     config = model_config_from_options(opts)
     try:
-        verdict = adjudicate(match, config, arm=arm)
+        if quiet:
+            verdict = adjudicate(match, config, arm=arm)
+        else:
+            from adjudicator.cli.progress import StderrProgress
+
+            with StderrProgress(f"{match.match_id} ({arm})") as progress:
+                verdict = adjudicate(match, config, arm=arm, progress=progress)
     except AdjudicationFailed as exc:
         if exc.verdict is not None:
-            _emit_verdict(exc.verdict, out, None)
+            _emit_verdict(exc.verdict, out, None, quiet)
         raise
-    _emit_verdict(verdict, out, report_path)
+    _emit_verdict(verdict, out, report_path, quiet)
     if not verdict.decided():
         raise AdjudicationFailed(
             "no winner tendency or ranking could be extracted (the task failed after its attempts)",
@@ -57,19 +66,23 @@ def _same_path(a: Path, b: Path) -> bool:
     return a.expanduser().resolve() == b.expanduser().resolve()
 
 
-def _emit_verdict(verdict, out: Path | None, report_path: Path | None) -> None:
-    """Write the verdict JSON (stdout or ``out``), the Markdown report, and the stderr summary."""
+def _emit_verdict(verdict, out: Path | None, report_path: Path | None, quiet: bool = False) -> None:
+    """Write the verdict JSON (stdout or ``out``), the Markdown report, and (unless ``quiet``) the
+    stderr summary."""
+    say = (lambda _msg: None) if quiet else echo_err
     text = json.dumps(json.loads(verdict.model_dump_json()), ensure_ascii=False, indent=2) + "\n"
     if out:
         write_output(out, text)
-        echo_err(f"verdict written to {out}")
+        say(f"verdict written to {out}")
     else:
         click.echo(text, nl=False)
     if report_path is not None:
         from adjudicator.report import verdict_markdown
 
         write_output(report_path, verdict_markdown(verdict))
-        echo_err(f"report written to {report_path}")
+        say(f"report written to {report_path}")
+    if quiet:
+        return
     echo_err(f"{models_text(verdict.provenance)}: {verdict.outcome_text()}; {usage_summary(verdict.calls)}")
     if verdict.failures:
         echo_err(f"{len(verdict.failures)} node(s) failed: " + "; ".join(f"{f.node} {f.key}: {f.reason}" for f in verdict.failures))

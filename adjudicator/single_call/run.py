@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -13,6 +14,7 @@ from adjudicator.model.prompts import PromptStore, prompt_language
 from adjudicator.single_call.tasks import TaskInstance, task_instances, template_hashes
 from adjudicator.single_call.verdict import build_verdict
 from adjudicator.verdict import Verdict
+from adjudicator.workflow.progress import ProgressSink, task_event
 
 #: Default number of concurrent requests of one match (the instances are independent).
 DEFAULT_CONCURRENCY = 4
@@ -25,6 +27,7 @@ def run_single_call(
     *,
     max_attempts: int = MAX_ATTEMPTS,
     concurrency: int = DEFAULT_CONCURRENCY,
+    progress: ProgressSink | None = None,
 ) -> Verdict:
     """Run every protocol instance of ``view`` through ``client`` and build the verdict.
 
@@ -32,12 +35,23 @@ def run_single_call(
     up to ``concurrency`` run at once; results are put back in instance order, so the verdict does
     not depend on completion order. A failed instance is recorded (status, failure with raw outputs)
     and excluded from the verdict's values; it never becomes a score. Never raises for model faults.
+    ``progress`` receives an event as each instance finishes (in completion order).
     """
     store = store or PromptStore()
     instances = task_instances(view, store)
+    lock = threading.Lock()
+    done = [0]
 
     def run(inst: TaskInstance) -> NodeResult[Any]:
-        return run_attempts(client, inst.request, inst.read, max_attempts=max_attempts)
+        result = run_attempts(client, inst.request, inst.read, max_attempts=max_attempts)
+        if progress is not None:
+            with lock:
+                done[0] += 1
+                n = done[0]
+            key = f"{inst.task} {inst.key}".strip()
+            detail = "ok" if result.failure is None else result.failure.reason
+            progress(task_event(n, len(instances), key, result.failure is None, detail, list(result.calls)))
+        return result
 
     if concurrency <= 1:
         results = [run(i) for i in instances]

@@ -1,0 +1,103 @@
+"""What a running adjudication reports as it goes: one :class:`ProgressEvent` per finished stage
+analysis and per judge's ballot (agentic arm), or per protocol instance (single-call arm).
+
+The events are read off the graph's update stream (:func:`events_of_update`); nothing here prints.
+The command line turns them into stderr lines and, on a terminal, a live bar
+(:mod:`adjudicator.cli.progress`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from adjudicator.match import MatchView
+from adjudicator.records import CallRecord
+
+StepKind = Literal["stage", "judge", "task"]
+
+
+@dataclass(frozen=True)
+class ProgressEvent:
+    """One finished step of an adjudication.
+
+    ``kind``: ``stage`` (a clash tracker analysed a stage), ``judge`` (a judge's ballot, or its
+    failure) or ``task`` (one single-call instance). ``done``/``total``: steps finished so far and
+    in all (stages + judges, or instances). ``key``: stage id, judge id or instance key; ``name``:
+    the stage's name or the judge's perspective. ``ok``: whether it produced a value; ``detail``:
+    what it produced in a few words, or the failure's reason. ``requests``/``cache_hits``: the
+    model requests it sent and the answers read from the cache; ``latency_s``: seconds its calls
+    took.
+    """
+
+    kind: StepKind
+    done: int
+    total: int
+    key: str
+    name: str
+    ok: bool
+    detail: str
+    requests: int = 0
+    cache_hits: int = 0
+    latency_s: float = 0.0
+
+
+#: A receiver of progress events (called from the thread that runs the step).
+ProgressSink = Callable[[ProgressEvent], None]
+
+
+def _usage(calls: list[CallRecord]) -> dict[str, Any]:
+    return {
+        "requests": sum(1 + c.transport_retries for c in calls if not c.cache_hit and c.parse != "native"),
+        "cache_hits": sum(c.cache_hit for c in calls),
+        "latency_s": round(sum(c.latency_s for c in calls), 3),
+    }
+
+
+class GraphProgress:
+    """Turns the agentic graph's update stream into :class:`ProgressEvent` s for one match
+    (``view``) with ``n_judges`` judges (perspectives in ``perspectives``)."""
+
+    def __init__(self, view: MatchView, perspectives: dict[str, str], sink: ProgressSink) -> None:
+        self.names = {s.stage_id: s.name for s in view.stages}
+        self.order = [s.stage_id for s in view.stages]
+        self.perspectives = perspectives
+        self.total = len(view.stages) + len(perspectives)
+        self.done = 0
+        self.sink = sink
+
+    def update(self, node: str, update: dict[str, Any] | None) -> None:
+        """Report the step ``node`` finished with ``update`` (other nodes are silent)."""
+        if node not in ("track_stage", "judge") or not update:
+            return
+        self.done += 1
+        calls = list(update.get("calls") or [])
+        failures = list(update.get("failures") or [])
+        if node == "track_stage":
+            i = int(update.get("next_stage", 1)) - 1
+            sid = self.order[i] if 0 <= i < len(self.order) else str(i)
+            analyses = update.get("analyses") or []
+            if analyses:
+                a = analyses[0]
+                scores = ", ".join(f"{s.side} {s.suggested_score}" for s in a.sides)
+                moves = len(a.clash_updates)
+                detail = f"{scores}; {moves} clash move{'' if moves == 1 else 's'}"
+            else:
+                detail = failures[0].reason if failures else "no analysis"
+            event = ProgressEvent("stage", self.done, self.total, sid, self.names.get(sid, ""), bool(analyses), detail, **_usage(calls))
+        else:
+            ballots = update.get("ballots") or []
+            if ballots:
+                b = ballots[0]
+                jid, detail = b.judge_id, f"{b.winner}, p = {b.p:.2f}"
+            else:
+                jid = failures[0].key if failures else (calls[0].key if calls else "")
+                detail = failures[0].reason if failures else "no ballot"
+            event = ProgressEvent("judge", self.done, self.total, jid, self.perspectives.get(jid, ""), bool(ballots), detail, **_usage(calls))
+        self.sink(event)
+
+
+def task_event(done: int, total: int, key: str, ok: bool, detail: str, calls: list[CallRecord]) -> ProgressEvent:
+    """The event of one finished single-call instance ``key`` (e.g. ``task1`` or ``task2 s03|affirmative``)."""
+    return ProgressEvent("task", done, total, key, "", ok, detail, **_usage(calls))
