@@ -1,113 +1,129 @@
-"""Readable Markdown report of a verdict: summary, battlefield map, stage table, ballots, failures."""
+"""The verdict report as Markdown (:func:`verdict_markdown`) or one self-contained HTML page
+(:func:`verdict_html`), in the match's language.
+
+Both lay out the sections :func:`adjudicator.reading.readable_verdict` composes: the match and its
+debaters, the result, the reason for decision (from the ballots), the dissent, the battlefield map
+(momentum explained once, where it first appears; each clash's history as stage, side, debater, move
+and note), the scores by stage, the ballots, failures and provenance. The HTML page has no script and
+no external file; jinja2's autoescape keeps debate text and model output from becoming markup.
+"""
 
 from __future__ import annotations
 
+import jinja2
+
+from adjudicator.match import MatchView
+from adjudicator.reading import ReadableVerdict, readable_verdict
 from adjudicator.verdict import Verdict
 
 
-def _esc(text: str) -> str:
+def _md(text: str) -> str:
+    """One line of table-cell text: whitespace collapsed, pipes escaped."""
     return " ".join(str(text).split()).replace("|", "\\|")
 
 
-def _bench_names(format_name: str) -> tuple[str, str]:
-    """The two sides' names in a format (``("Affirmative", "Negative")``, BP Government/Opposition)."""
-    from adjudicator.formats import FORMATS
-
-    spec = FORMATS.get(format_name)
-    return (spec.bench_name("affirmative"), spec.bench_name("negative")) if spec else ("Affirmative", "Negative")
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header), *("| " + " | ".join(_md(c) for c in r) + " |" for r in rows)]
 
 
-def _ranking_sections(verdict: Verdict) -> list[str]:
-    """The house ranking and speaker score tables of a ranking verdict (BP)."""
-    lines = ["## Ranking", "", "| Rank | House | Judges' ranks | Mean rank | Team points (judges) | Mean points |", "|---|---|---|---|---|---|"]
-    for r in verdict.ranking:
-        pts = "" if r.points is None else f"{r.points:.2f}"
-        lines.append(f"| {r.rank} | {r.name} ({r.unit}) | {' / '.join(map(str, r.judge_ranks))} | {r.mean_rank:.2f} | {' / '.join(map(str, r.judge_points))} | {pts} |")
-    if verdict.dissent and verdict.dissent.low_point_wins:
-        lines += ["", "Low-point wins in the panel's ranking: " + "; ".join(verdict.dissent.low_point_wins)]
-    lines += ["", "## Speaker scores", "", "| Speech | House | Judges' scores | Mean | Judges' ranks | Rank |", "|---|---|---|---|---|---|"]
-    for sp in verdict.speaker_scores:
-        mean = "" if sp.mean is None else f"{sp.mean:.2f}"
-        lines.append(f"| {sp.speech} ({sp.stage_id}) | {sp.unit} | {' / '.join(map(str, sp.judge_scores))} | {mean} | {' / '.join(map(str, sp.judge_ranks))} | {sp.rank or ''} |")
-    return lines + [""]
-
-
-def verdict_markdown(verdict: Verdict) -> str:
-    """Render ``verdict`` as Markdown (UTF-8 text, one document)."""
-    pv = verdict.provenance
-    lines: list[str] = []
-    lines.append(f"# Verdict: {verdict.match_id}")
-    lines.append("")
-    lines.append(f"**Motion:** {_esc(verdict.motion)}  ")
-    models = dict(pv.models or {})
-    model_text = pv.model if len(set(models.values())) <= 1 else ", ".join(f"{m} ({role})" for role, m in models.items())
-    lines.append(f"**Format:** {verdict.format} · **Arm:** {verdict.arm} · **Model:** {model_text}" + ("" if pv.is_llm else " (offline baseline, not an LLM)"))
-    lines.append("")
-    if verdict.ranking:
-        split = f" (first place {verdict.dissent.winner_split})" if verdict.dissent else ""
-        lines.append(f"**Ranking:** {' > '.join(r.unit for r in verdict.ranking)}{split}")
-    elif verdict.winner is not None:
-        split = f" ({verdict.dissent.winner_split})" if verdict.dissent else ""
-        lines.append(f"**Winner:** {verdict.winner}{split} · **winner tendency p = {verdict.p:.2f}** (above 0.5 favours the affirmative)")
+def render_markdown(r: ReadableVerdict) -> str:
+    """Markdown of a :class:`~adjudicator.reading.ReadableVerdict`."""
+    L = r.L
+    lines = [f"# {r.title}", ""]
+    lines += [f"**{k}:** {_md(v)}  " for k, v in r.facts]
+    if r.positions:
+        lines += ["", f"**{L['read.positions']}:**", ""] + [f"- {k}: {_md(v)}" for k, v in r.positions]
+    if r.debaters:
+        lines += ["", f"**{L['read.debaters']}:**", ""] + [f"- {k}: {_md(v)}" for k, v in r.debaters]
+    lines += ["", f"## {L['read.result']}", ""] + [f"{_md(x)}  " for x in r.result]
+    lines += ["", f"## {L['read.reason']}", ""]
+    lines += [f"{_md(r.reasons[0])}", ""] + [f"- {_md(x)}" for x in r.reasons[1:]]
+    if r.momentum_first_in == "reasons":
+        lines += ["", f"*{r.momentum_note}*"]
+    if r.dissent:
+        lines += ["", f"## {L['read.dissent']}", ""] + [f"- {_md(x)}" for x in r.dissent]
+    lines += ["", f"## {L['read.clashes']}", ""]
+    if r.clashes:
+        if r.momentum_first_in == "clashes":
+            lines += [f"*{r.momentum_note}*", ""]
+        for c in r.clashes:
+            lines += [f"### {_md(c.title)}", "", c.summary, ""]
+            lines += [f"- {k}: {_md(v)}" for k, v in c.positions]
+            if c.positions:
+                lines.append("")
+            header = [L["read.history.stage"], L["read.history.side"], L["read.history.debater"], L["read.history.move"], L["read.history.note"]]
+            lines += _table(header, [[h.stage, h.side, h.debater, h.move, h.note] for h in c.history]) + [""]
     else:
-        lines.append("**Winner:** not determined")
-    if verdict.best_debater_votes:
-        votes = ", ".join(f"{k} {v}" for k, v in verdict.best_debater_votes.items())
-        lines.append(f"**Best debater votes ({sum(verdict.best_debater_votes.values())}):** {votes}")
-    lines.append("")
-    lines.append("## Battlefield map")
-    lines.append("")
-    if verdict.battlefields:
-        aff, neg = _bench_names(verdict.format)
-        lines.append(f"| Clash | {aff} position | {neg} position | Momentum | Events |")
-        lines.append("|---|---|---|---|---|")
-        for c in verdict.battlefields:
-            events = "; ".join(f"{e.stage_id} {e.side} {e.kind}" for e in c.events)
-            lines.append(f"| {_esc(c.title)} | {_esc(c.affirmative_position)} | {_esc(c.negative_position)} | {c.momentum():+.2f} | {_esc(events)} |")
-    else:
-        lines.append("No clashes were recorded.")
-    lines.append("")
-    if verdict.ranking:
-        lines += _ranking_sections(verdict)
-    lines.append("## Stage scores")
-    lines.append("")
-    if verdict.ranking:
-        lines.append("Speeches are scored on the speaker scale above, not 1-10 per stage.")
-    elif verdict.stage_scores:
-        lines.append("| Stage | Type | Side | Role | Judges | Mean |")
-        lines.append("|---|---|---|---|---|---|")
-        for s in verdict.stage_scores:
-            lines.append(f"| {_esc(s.stage_name)} ({s.stage_id}) | {s.stage_type} | {s.side} | {s.role or ''} | {' / '.join(map(str, s.judge_scores))} | {s.mean:.2f} |")
-    else:
-        lines.append("No stage scores.")
-    lines.append("")
-    lines.append("## Ballots")
-    lines.append("")
-    for b in verdict.ballots:
-        votes = ", ".join(f"{k} {v}" for k, v in b.best_debater_votes.items())
-        lines.append(f"### {b.judge_id}" + (f" ({b.perspective})" if b.perspective else ""))
-        lines.append("")
-        if b.ranking:
-            scores = ", ".join(f"{x.speech or x.stage_id} {x.score}" for x in b.speaker_scores)
-            lines.append(f"- Ranking: {' > '.join(sorted(b.ranking, key=lambda u: b.ranking[u]))}; model {b.model}")
-            lines.append(f"- Speaker scores: {scores}")
-        else:
-            lines.append(f"- Winner: {b.winner}, p = {b.p:.2f}; model {b.model}")
-            lines.append(f"- Best-debater votes: {votes}")
-        if b.reasoning:
-            lines.append(f"- Reasoning: {_esc(b.reasoning)}")
-        lines.append("")
-    if verdict.failures:
-        lines.append("## Failures")
-        lines.append("")
-        for f in verdict.failures:
-            lines.append(f"- {f.node} {f.key}: {_esc(f.reason)} ({len(f.raw_outputs)} raw outputs kept)")
-        lines.append("")
-    lines.append("## Provenance")
-    lines.append("")
-    cost = "unknown" if pv.cost_usd is None else f"${pv.cost_usd:.4f}"
-    lines.append(f"- Calls: {pv.calls} ({pv.attempts} attempts); tokens: {pv.prompt_tokens} prompt + {pv.completion_tokens} completion; cost: {cost}")
-    lines.append(f"- Parsing: {pv.strict_json} strict JSON, {pv.recovered} recovered, {pv.parse_failures} failed")
-    if pv.models:
-        lines.append("- Models: " + ", ".join(f"{k}={v}" for k, v in pv.models.items()))
+        lines += [L["map.none"], ""]
+    lines += [f"## {L['read.scores']}", ""]
+    header = [L["read.scores.stage"], L["read.scores.type"], L["read.scores.side"], L["read.scores.judges"], L["read.scores.mean"], L["read.scores.band"]]
+    lines += (_table(header, [[s.stage, s.type, s.side, s.judges, s.mean, s.band] for s in r.scores]) if r.scores else [L["read.none"]]) + [""]
+    if r.ballots:
+        lines += [f"## {L['read.ballots']}", ""]
+        for b in r.ballots:
+            lines += [f"### {_md(b.heading)}", "", f"- {L['read.ballot.votes']}: {_md(b.votes)}"]
+            if b.reasoning:
+                lines.append(f"- {L['read.ballot.reasoning']}: {_md(b.reasoning)}")
+            lines.append("")
+    if r.failures:
+        lines += [f"## {L['read.failures']}", ""] + [f"- {_md(f)}" for f in r.failures] + [""]
+    lines += [f"## {L['read.provenance']}", ""] + [f"- {_md(p)}" for p in r.provenance]
     return "\n".join(lines) + "\n"
+
+
+_HTML = """<!DOCTYPE html>
+<html lang="{{ 'zh-CN' if r.language == 'zh' else 'en' }}"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{ r.title }}</title>
+<style>
+body{font-family:system-ui,-apple-system,"Segoe UI","Noto Sans","Noto Sans CJK SC","WenQuanYi Micro Hei","Microsoft YaHei",sans-serif;margin:2rem auto;max-width:1100px;padding:0 1rem;color:#1d2330;line-height:1.5}
+table{border-collapse:collapse;margin:.5rem 0 1.2rem;font-size:.9rem} th,td{border:1px solid #d5d9e2;padding:.3rem .55rem;text-align:left;vertical-align:top}
+th{background:#f3f5f9} .explain{color:#444;font-size:.9rem;max-width:60rem} .result{font-size:1.15rem} .muted{color:#6b7385}
+dl.facts{display:grid;grid-template-columns:max-content auto;gap:.2rem 1rem} dl.facts dt{font-weight:600} dl.facts dd{margin:0}
+</style></head><body>
+<h1>{{ r.title }}</h1>
+<dl class="facts">{% for k, v in r.facts %}<dt>{{ k }}</dt><dd>{{ v }}</dd>{% endfor %}
+{% for k, v in r.positions %}<dt>{{ k }}</dt><dd>{{ v }}</dd>{% endfor %}
+{% if r.debaters %}<dt>{{ L["read.debaters"] }}</dt><dd>{% for k, v in r.debaters %}{{ k }}: {{ v }}{% if not loop.last %}<br>{% endif %}{% endfor %}</dd>{% endif %}</dl>
+<h2>{{ L["read.result"] }}</h2>
+{% for x in r.result %}<p class="{{ 'result' if loop.first else '' }}">{{ x }}</p>{% endfor %}
+<h2>{{ L["read.reason"] }}</h2>
+<p>{{ r.reasons[0] }}</p>
+<ul>{% for x in r.reasons[1:] %}<li>{{ x }}</li>{% endfor %}</ul>
+{% if r.momentum_first_in == "reasons" %}<p class="explain">{{ r.momentum_note }}</p>{% endif %}
+{% if r.dissent %}<h2>{{ L["read.dissent"] }}</h2><ul>{% for x in r.dissent %}<li>{{ x }}</li>{% endfor %}</ul>{% endif %}
+<h2>{{ L["read.clashes"] }}</h2>
+{% if r.clashes %}{% if r.momentum_first_in == "clashes" %}<p class="explain">{{ r.momentum_note }}</p>{% endif %}
+{% for c in r.clashes %}<h3>{{ c.title }}</h3><p>{{ c.summary }}</p>
+{% if c.positions %}<ul>{% for k, v in c.positions %}<li><b>{{ k }}:</b> {{ v }}</li>{% endfor %}</ul>{% endif %}
+<table><tr><th>{{ L["read.history.stage"] }}</th><th>{{ L["read.history.side"] }}</th><th>{{ L["read.history.debater"] }}</th><th>{{ L["read.history.move"] }}</th><th>{{ L["read.history.note"] }}</th></tr>
+{% for h in c.history %}<tr><td>{{ h.stage }}</td><td>{{ h.side }}</td><td>{{ h.debater }}</td><td>{{ h.move }}</td><td>{{ h.note }}</td></tr>{% endfor %}</table>
+{% endfor %}{% else %}<p class="muted">{{ L["map.none"] }}</p>{% endif %}
+<h2>{{ L["read.scores"] }}</h2>
+{% if r.scores %}<table><tr><th>{{ L["read.scores.stage"] }}</th><th>{{ L["read.scores.type"] }}</th><th>{{ L["read.scores.side"] }}</th><th>{{ L["read.scores.judges"] }}</th><th>{{ L["read.scores.mean"] }}</th><th>{{ L["read.scores.band"] }}</th></tr>
+{% for s in r.scores %}<tr><td>{{ s.stage }}</td><td>{{ s.type }}</td><td>{{ s.side }}</td><td>{{ s.judges }}</td><td>{{ s.mean }}</td><td>{{ s.band }}</td></tr>{% endfor %}</table>{% else %}<p class="muted">{{ L["read.none"] }}</p>{% endif %}
+{% if r.ballots %}<h2>{{ L["read.ballots"] }}</h2>
+{% for b in r.ballots %}<h3>{{ b.heading }}</h3><p><b>{{ L["read.ballot.votes"] }}:</b> {{ b.votes }}</p>{% if b.reasoning %}<p><b>{{ L["read.ballot.reasoning"] }}:</b> {{ b.reasoning }}</p>{% endif %}{% endfor %}{% endif %}
+{% if r.failures %}<h2>{{ L["read.failures"] }}</h2><ul>{% for f in r.failures %}<li>{{ f }}</li>{% endfor %}</ul>{% endif %}
+<h2>{{ L["read.provenance"] }}</h2>
+<ul>{% for p in r.provenance %}<li>{{ p }}</li>{% endfor %}</ul>
+</body></html>
+"""
+
+_PAGE = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined, keep_trailing_newline=True).from_string(_HTML)
+
+
+def render_html(r: ReadableVerdict) -> str:
+    """One self-contained HTML page of a :class:`~adjudicator.reading.ReadableVerdict`."""
+    return _PAGE.render(r=r, L=r.L)
+
+
+def verdict_markdown(verdict: Verdict, view: MatchView | None = None, language: str | None = None) -> str:
+    """The verdict report of ``verdict`` as Markdown (UTF-8 text), in the match's language
+    (``view``: the match, for debater and stage names and positions; ``language`` overrides)."""
+    return render_markdown(readable_verdict(verdict, view, language))
+
+
+def verdict_html(verdict: Verdict, view: MatchView | None = None, language: str | None = None) -> str:
+    """The verdict report of ``verdict`` as one self-contained HTML page (arguments as :func:`verdict_markdown`)."""
+    return render_html(readable_verdict(verdict, view, language))

@@ -57,7 +57,7 @@ def test_out_and_markdown_report(tmp_path, capsys):
     assert code == 0 and out == ""
     report = out_file.with_suffix(".md").read_text(encoding="utf-8")
     assert report.startswith("# Verdict: debateart_0020")
-    for heading in ("## Battlefield map", "## Stage scores", "## Ballots", "## Provenance"):
+    for heading in ("## Reason for decision", "## Dissent", "## Battlefield map", "## Scores by stage", "## Ballots", "## How this verdict was made"):
         assert heading in report
     assert json.loads(out_file.read_text(encoding="utf-8"))["match_id"] == "debateart_0020"
 

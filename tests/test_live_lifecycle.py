@@ -12,9 +12,9 @@ from graph_fakes import RecordingBackend, tiny_match
 from adjudicator.api import adjudicate_with_context
 from adjudicator.battlefield import Clash, ClashEvent, SideAnalysis, StageAnalysis
 from adjudicator.formats import STAGE_TYPES
+from adjudicator.labels import TABLES, debater_name, stage_name
 from adjudicator.live import lifecycle
 from adjudicator.live.errors import Conflict, Unprocessable
-from adjudicator.live.labels import TABLES, debater_name, stage_name
 from adjudicator.live.lifecycle import SYSTEM, Actor, Automated, Decision, LogEntry, Override, check_override, visible
 from adjudicator.live.report_html import report_html
 from adjudicator.live.tabbycat import debater_scores, team_outcomes

@@ -16,8 +16,9 @@ from adjudicator.files import write_output
 @click.command("run")
 @click.argument("match_file", type=click.Path(path_type=Path))
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="write the verdict JSON here instead of stdout")
-@click.option("--report", type=click.Choice(["md"]), help="also write a readable report")
-@click.option("--report-out", type=click.Path(dir_okay=False, path_type=Path), help="report path (implies --report md; default: beside --out, else ./<match_id>.report.md)")
+@click.option("--report", type=click.Choice(["md", "html"]), help="also write the readable verdict report, in the match's language: Markdown or one self-contained HTML page")
+@click.option("--report-out", type=click.Path(dir_okay=False, path_type=Path),
+              help="report path (implies --report: html for a .html/.htm path, else md; default: beside --out, else ./<match_id>.report.<md|html>)")
 @click.option("--arm", type=click.Choice(["agentic", "single-call"]), default="agentic", show_default=True, help="agentic panel or the CCDB single-call protocol")
 @click.option("--quiet", "-q", is_flag=True, help="print nothing on stderr but errors: no progress lines or bar, no summary")
 @model_options
@@ -33,14 +34,15 @@ def run_cmd(match_file: Path, out: Path | None, report: str | None, report_out: 
     from adjudicator.errors import AdjudicationFailed
     from adjudicator.match import load_match
 
-    if report_out is not None:
-        report = "md"
-    if out is not None and report == "md" and _same_path(out, report_out or out.with_suffix(".md")):
+    if report_out is not None and report is None:
+        report = "html" if report_out.suffix.lower() in (".html", ".htm") else "md"
+    suffix = f".{report}"
+    if out is not None and report is not None and _same_path(out, report_out or out.with_suffix(suffix)):
         if report_out is not None:
             raise InputError(f"--report-out: {report_out} is also the --out verdict path", "give the report its own path")
-        raise InputError(f"--out: {out} would be overwritten by the Markdown report", "give the verdict a .json path or the report its own --report-out")
+        raise InputError(f"--out: {out} would be overwritten by the report", "give the verdict a .json path or the report its own --report-out")
     match = load_match(match_file)
-    report_path = (report_out or (out.with_suffix(".md") if out else Path(f"{match.match_id}.report.md"))) if report == "md" else None
+    report_path = (report_out or (out.with_suffix(suffix) if out else Path(f"{match.match_id}.report{suffix}"))) if report else None
     config = model_config_from_options(opts)
     try:
         if quiet:
@@ -52,9 +54,9 @@ def run_cmd(match_file: Path, out: Path | None, report: str | None, report_out: 
                 verdict = adjudicate(match, config, arm=arm, progress=progress)
     except AdjudicationFailed as exc:
         if exc.verdict is not None:
-            _emit_verdict(exc.verdict, out, None, quiet)
+            _emit_verdict(exc.verdict, out, report_path, quiet, match)
         raise
-    _emit_verdict(verdict, out, report_path, quiet)
+    _emit_verdict(verdict, out, report_path, quiet, match)
     if not verdict.decided():
         raise AdjudicationFailed(
             "no winner tendency or ranking could be extracted (the task failed after its attempts)",
@@ -66,8 +68,9 @@ def _same_path(a: Path, b: Path) -> bool:
     return a.expanduser().resolve() == b.expanduser().resolve()
 
 
-def _emit_verdict(verdict, out: Path | None, report_path: Path | None, quiet: bool = False) -> None:
-    """Write the verdict JSON (stdout or ``out``), the Markdown report, and (unless ``quiet``) the
+def _emit_verdict(verdict, out: Path | None, report_path: Path | None, quiet: bool = False, match=None) -> None:
+    """Write the verdict JSON (stdout or ``out``), the report (HTML for a ``.html``/``.htm``
+    ``report_path``, else Markdown; in the language of ``match``), and (unless ``quiet``) the
     stderr summary."""
     say = (lambda _msg: None) if quiet else echo_err
     text = json.dumps(json.loads(verdict.model_dump_json()), ensure_ascii=False, indent=2) + "\n"
@@ -77,9 +80,10 @@ def _emit_verdict(verdict, out: Path | None, report_path: Path | None, quiet: bo
     else:
         click.echo(text, nl=False)
     if report_path is not None:
-        from adjudicator.report import verdict_markdown
+        from adjudicator.report import verdict_html, verdict_markdown
 
-        write_output(report_path, verdict_markdown(verdict))
+        render = verdict_html if report_path.suffix.lower() in (".html", ".htm") else verdict_markdown
+        write_output(report_path, render(verdict, match.view() if match is not None else None))
         say(f"report written to {report_path}")
     if quiet:
         return

@@ -18,7 +18,6 @@ Modules, in data-flow order:
 - :mod:`.access`       the organiser's token, each room's chair token, public reads
 - :mod:`.tabbycat`     a room's ballot in the shape of Tabbycat's API v1 ballot submission
 - :mod:`.results_csv`  a round's results as CSV
-- :mod:`.labels`       the board's and the report's words, English and Chinese
 - :mod:`.report_html`  the verdict report as HTML in the match's language
 - :mod:`.tabroom`      tournaments over the live matches: creation, the human gate, who sees what, exports
 - :mod:`.events`       server-sent events: one latest-snapshot channel per match

@@ -15,7 +15,7 @@ from typing import Any
 
 from adjudicator.battlefield import Clash, StageAnalysis
 from adjudicator.formats import get_format, other_side
-from adjudicator.live.labels import stage_name
+from adjudicator.labels import stage_name
 from adjudicator.live.tendency import Tendency, clashes_before, provisional_tendency
 from adjudicator.live.turning_points import turning_points
 from adjudicator.match import MatchView, Stage

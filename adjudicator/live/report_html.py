@@ -19,7 +19,7 @@ import jinja2
 
 from adjudicator import __version__
 from adjudicator.battlefield import Clash
-from adjudicator.live.labels import debater_name, labels, stage_name
+from adjudicator.labels import debater_name, labels, stage_name
 from adjudicator.live.lifecycle import Decision
 from adjudicator.match import MatchView
 from adjudicator.rubric import band

@@ -39,7 +39,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 
-from adjudicator.live.labels import TABLES
+from adjudicator.labels import TABLES
 from adjudicator.live.routes import STATIC_DIR, Tabs, read_json_body, reader, require_actor
 
 pages = APIRouter()

@@ -1,0 +1,356 @@
+"""A verdict as people read it: every section of the verdict report composed in the match's language
+from the verdict's own data (the renderers in :mod:`adjudicator.report` only lay it out).
+
+- Who is who: each debater's position label with the debater's name beside it
+  (``Affirmative Speaker 1 (Ann)``, ``正方一辩（张三）``); stages by name.
+- The result in words, then the **reason for decision**, composed from the ballots: the majority's
+  judges one by one, each with what they said, then the clash that went most clearly the winner's
+  way and the panel's mean score per side; the **dissent** in words (who voted against the majority
+  and what they said, and how far the judges' scores spread).
+- The battlefield map: each clash with both positions, its momentum (explained in one sentence,
+  once, where it first appears) and its history as rows of stage name, side, debater and note.
+- Scores by stage with the rubric band in words, the ballots, failures and provenance.
+
+The competing units come from the format (:meth:`~adjudicator.match.MatchView.units`: two sides, or
+a format's houses), their names from the word table (``side.<unit>``, the unit's own name when there
+is none) and a clash's positions from the clash's ``<unit>_position`` fields, so a format with other
+units needs words, not a new report. Every word is in :mod:`adjudicator.labels` (``read.*``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from adjudicator.battlefield import Clash, event_balance
+from adjudicator.formats import get_format, position_label_zh
+from adjudicator.labels import labels, stage_name
+from adjudicator.match import MatchView
+from adjudicator.rubric import band
+from adjudicator.verdict import Ballot, Verdict
+
+#: Counted clash moves a clash needs before the reason for decision cites it.
+MIN_CITED_MOVES = 2
+
+
+@dataclass(frozen=True)
+class HistoryRow:
+    """One move in a clash's history: stage name, side, debater (label and name), move, note."""
+
+    stage: str
+    side: str
+    debater: str
+    move: str
+    note: str
+
+
+@dataclass(frozen=True)
+class ClashView:
+    """A clash as read: title, each unit's position, a summary (momentum and where it was raised), its history."""
+
+    title: str
+    positions: list[tuple[str, str]]
+    summary: str
+    history: list[HistoryRow]
+
+
+@dataclass(frozen=True)
+class BallotView:
+    """One judge's ballot as read: heading, best-debater votes with names, reasoning."""
+
+    heading: str
+    votes: str
+    reasoning: str
+
+
+@dataclass(frozen=True)
+class ScoreRow:
+    """One (stage, side) of the scores table."""
+
+    stage: str
+    type: str
+    side: str
+    judges: str
+    mean: str
+    band: str
+
+
+@dataclass(frozen=True)
+class ReadableVerdict:
+    """Every section of the verdict report, in the words of :attr:`language` (``L`` its word table).
+    ``momentum_note`` explains momentum once, in the section where it is first mentioned:
+    ``momentum_first_in`` is ``"reasons"`` (the reason for decision cites a clash's momentum) or
+    ``"clashes"``."""
+
+    language: str
+    L: dict[str, str]
+    title: str
+    facts: list[tuple[str, str]]
+    positions: list[tuple[str, str]]
+    debaters: list[tuple[str, str]]
+    result: list[str]
+    reasons: list[str]
+    dissent: list[str]
+    momentum_note: str
+    momentum_first_in: str
+    clashes: list[ClashView]
+    scores: list[ScoreRow]
+    ballots: list[BallotView]
+    failures: list[str]
+    provenance: list[str]
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class _Words:
+    """The word table of one language with the formatting helpers the sections share."""
+
+    def __init__(self, language: str, view: MatchView | None, verdict: Verdict) -> None:
+        self.lang = language
+        self.L = labels(language)
+        self.names = {view.label_of(d): d.name for d in view.debaters if d.name} if view else {}
+        self.stages = {s.stage_id: s.name for s in view.stages} if view else {}
+        for s in verdict.stage_scores:
+            self.stages.setdefault(s.stage_id, s.stage_name)
+
+    def t(self, key: str, **kw: Any) -> str:
+        return self.L[key].format(**kw)
+
+    def side(self, unit: str | None) -> str:
+        return self.L.get(f"side.{unit}", str(unit)) if unit else self.L["read.none"]
+
+    def side_title(self, unit: str) -> str:
+        return self.L.get(f"side_title.{unit}", unit)
+
+    def debater(self, label: str | None) -> str:
+        """A position label in this language with the debater's name beside it."""
+        if not label:
+            return ""
+        base = (position_label_zh(label) or label) if self.lang == "zh" else label
+        name = self.names.get(label)
+        if not name:
+            return base
+        return f"{base}（{name}）" if self.lang == "zh" else f"{base} ({name})"
+
+    def stage(self, stage_id: str) -> str:
+        name = self.stages.get(stage_id)
+        return stage_name(name, self.lang) if name else stage_id
+
+    def perspective(self, p: str) -> str:
+        return self.L.get(f"perspective.{p}", p)
+
+    def votes(self, votes: dict[str, int]) -> str:
+        sep = "，" if self.lang == "zh" else ", "
+        return sep.join(f"{self.debater(k)} {v}" for k, v in sorted(votes.items(), key=lambda kv: -kv[1]) if v) or self.L["read.none"]
+
+    def join(self, items: list[str]) -> str:
+        if self.lang == "zh":
+            return "、".join(items)
+        return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _units(view: MatchView | None, verdict: Verdict) -> list[str]:
+    if view is not None:
+        return view.units()
+    return get_format(verdict.format).unit_ids()
+
+
+def clash_positions(clash: Clash, units: list[str]) -> list[tuple[str, str]]:
+    """(unit, position) of every unit with a stated position on ``clash`` (read from the clash's
+    ``positions`` mapping when it has one, else from its ``<unit>_position`` fields)."""
+    mapping = getattr(clash, "positions", None)
+    out = []
+    for u in units:
+        text = mapping.get(u, "") if isinstance(mapping, dict) else getattr(clash, f"{u}_position", "")
+        out.append((u, text or ""))
+    return out
+
+
+def _momentum_text(w: _Words, clash: Clash) -> str:
+    """``Momentum +0.14 (toward the affirmative). Raised in <stage>.`` in the report's language."""
+    m = clash.momentum()
+    toward = w.t("read.clash.toward", side=w.side("affirmative" if m > 0 else "negative")) if m else w.L["read.clash.even"]
+    momentum = w.t("read.clash.momentum", momentum=f"{m:+.2f}")
+    opened = w.t("read.clash.opened", stage=w.stage(clash.opened_in))
+    return f"{momentum}（{toward}）。{opened}" if w.lang == "zh" else f"{momentum} ({toward}). {opened}"
+
+
+def _clash_view(w: _Words, clash: Clash, units: list[str]) -> ClashView:
+    history = [
+        HistoryRow(stage=w.stage(e.stage_id), side=w.side(e.side), debater=w.debater(e.debater), move=w.L.get(f"kind.{e.kind}", e.kind), note=e.note)
+        for e in clash.events
+    ]
+    return ClashView(
+        title=clash.title, positions=[(w.side_title(u), text) for u, text in clash_positions(clash, units) if text],
+        summary=_momentum_text(w, clash), history=history,
+    )
+
+
+def _judge_text(w: _Words, b: Ballot) -> str:
+    who = w.t("read.reason.judge", judge=b.judge_id, perspective=w.perspective(b.perspective), side=w.side(b.winner), p=f"{b.p:.2f}")
+    reasoning = " ".join((b.reasoning or "").split())
+    return w.t("read.reason.said", who=who, reasoning=reasoning) if reasoning else w.t("read.reason.silent", who=who)
+
+
+def _best_clash(w: _Words, verdict: Verdict) -> str | None:
+    """The clash with the strongest momentum toward the winner over at least :data:`MIN_CITED_MOVES` counted moves."""
+    if verdict.winner is None:
+        return None
+    sign = 1.0 if verdict.winner == "affirmative" else -1.0
+    best = None
+    for c in verdict.battlefields:
+        _, n = event_balance(c.events)
+        m = c.momentum() * sign
+        if n >= MIN_CITED_MOVES and m > 0 and (best is None or (m, n) > best[0]):
+            best = ((m, n), c)
+    if best is None:
+        return None
+    (_, n), c = best
+    return w.t("read.reason.best_clash", side=w.side(verdict.winner), title=c.title, momentum=f"{c.momentum():+.2f}", n=n)
+
+
+def _score_summary(w: _Words, verdict: Verdict, units: list[str]) -> str | None:
+    items = []
+    for u in units:
+        means = [s.mean for s in verdict.stage_scores if s.side == u]
+        if means:
+            items.append(w.t("read.reason.score_item", side=w.side(u), mean=f"{sum(means) / len(means):.2f}", n=len(means)))
+    sep = "；" if w.lang == "zh" else "; "
+    return w.t("read.reason.scores", scores=sep.join(items)) if items else None
+
+
+def _reasons(w: _Words, verdict: Verdict, units: list[str]) -> list[str]:
+    out = []
+    if verdict.winner is None:
+        out.append(w.L["read.reason.opening_none"])
+    elif verdict.ballots:
+        out.append(w.t("read.reason.opening", side=w.side(verdict.winner), split=verdict.dissent.winner_split if verdict.dissent else ""))
+    else:
+        out.append(w.t("read.reason.opening_single", side=w.side(verdict.winner)))
+    majority = [b for b in verdict.ballots if verdict.winner is None or b.winner == verdict.winner]
+    out += [_judge_text(w, b) for b in majority]
+    if not verdict.ballots:
+        out.append(w.L["read.reason.no_ballots"])
+    out += [x for x in (_best_clash(w, verdict), _score_summary(w, verdict, units)) if x]
+    return out
+
+
+def _dissent(w: _Words, verdict: Verdict) -> list[str]:
+    if not verdict.ballots:
+        return []
+    if len(verdict.ballots) < 2:
+        return [w.L["read.dissent.none"]]
+    out = []
+    against = [b for b in verdict.ballots if verdict.winner is not None and b.winner != verdict.winner]
+    split = verdict.dissent.winner_split if verdict.dissent else ""
+    if verdict.winner is not None and not against:
+        out.append(w.t("read.dissent.unanimous", n=len(verdict.ballots), side=w.side(verdict.winner)))
+    for side in dict.fromkeys(b.winner for b in against):
+        who = [b.judge_id for b in against if b.winner == side]
+        out.append(w.t("read.dissent.split", split=split, judges=w.join(who), side=w.side(side)))
+        out += [_judge_text(w, b) for b in against if b.winner == side]
+    spread = [(max(s.judge_scores) - min(s.judge_scores), s) for s in verdict.stage_scores if len(s.judge_scores) > 1]
+    if spread:
+        widest, s = max(spread, key=lambda x: x[0])
+        wide = sum(r >= 3 for r, _ in spread)
+        if wide:
+            unit = f"{w.stage(s.stage_id)} · {w.side(s.side)}"
+            out.append(w.t("read.dissent.scores_wide", n=wide, unit=unit, scores=" / ".join(map(str, s.judge_scores))))
+        else:
+            points = f"{widest} 分" if w.lang == "zh" else f"{widest} point{'' if widest == 1 else 's'}"
+            out.append(w.t("read.dissent.scores_close", points=points))
+    return out
+
+
+def _facts(w: _Words, verdict: Verdict) -> list[tuple[str, str]]:
+    return [
+        (w.L["read.motion"], verdict.motion),
+        (w.L["read.format"], verdict.format),
+        (w.L["read.method"], w.L.get(f"read.method.{verdict.arm}", verdict.arm)),
+    ]
+
+
+def _positions(w: _Words, view: MatchView | None, units: list[str]) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    if view is None:
+        return [], []
+    teams = {t.unit: t.name for t in view.teams if t.name}
+    positions = []
+    for u in units:
+        text = getattr(view, f"{u}_position", "") or ""
+        if teams.get(u):
+            text += f" ({w.t('read.team', team=teams[u])})" if w.lang != "zh" else f"（{w.t('read.team', team=teams[u])}）"
+        if text:
+            positions.append((w.side_title(u), text))
+    debaters = []
+    for u in units:
+        labels_u = [view.label_of(d) for d in sorted(view.debaters, key=lambda d: d.position) if d.side == u]
+        if labels_u:
+            debaters.append((w.side_title(u), ("、" if w.lang == "zh" else ", ").join(w.debater(lab) for lab in labels_u)))
+    return positions, debaters
+
+
+def _result(w: _Words, verdict: Verdict) -> list[str]:
+    out = [w.t("read.winner", side=w.side(verdict.winner)) if verdict.winner else w.L["read.no_winner"]]
+    if verdict.p is not None:
+        out.append(w.t("read.tendency", p=f"{verdict.p:.2f}"))
+    votes = verdict.best_debater_votes
+    if votes:
+        top = max(votes.values())
+        best = list(verdict.best_debaters) or [k for k, v in votes.items() if v == top]
+        out.append(w.t("read.best", names=w.join([w.debater(b) for b in best]), votes=top, total=sum(votes.values())))
+        out.append(w.t("read.votes", votes=w.votes(votes)))
+    return out
+
+
+def _scores(w: _Words, verdict: Verdict) -> list[ScoreRow]:
+    rows = []
+    for s in verdict.stage_scores:
+        side = w.side(s.side) + (f" ({w.L.get('role.' + s.role, s.role)})" if s.role else "")
+        rows.append(ScoreRow(
+            stage=w.stage(s.stage_id), type=w.L.get(f"stage_type.{s.stage_type}", s.stage_type), side=side,
+            judges=" / ".join(map(str, s.judge_scores)), mean=f"{s.mean:.2f}", band=w.L[f"band.{band(int(round(s.mean)))}"],
+        ))
+    return rows
+
+
+def _ballots(w: _Words, verdict: Verdict) -> list[BallotView]:
+    out = []
+    for b in verdict.ballots:
+        heading = f"{b.judge_id} ({w.perspective(b.perspective)}) · {w.t('read.ballot.model', model=b.model)}: {w.side(b.winner)}, p = {b.p:.2f}"
+        out.append(BallotView(heading=heading, votes=w.votes(dict(b.best_debater_votes)), reasoning=" ".join((b.reasoning or "").split())))
+    return out
+
+
+def _provenance(w: _Words, verdict: Verdict) -> list[str]:
+    pv = verdict.provenance
+    models = dict(pv.models or {})
+    model = pv.model if len(set(models.values())) <= 1 else ", ".join(f"{m} ({role})" for role, m in models.items())
+    if not pv.is_llm:
+        model = f"{model} ({w.L['read.provenance.offline']})"
+    cost = w.L["read.cost_unknown"] if pv.cost_usd is None else f"${pv.cost_usd:.4f}"
+    return [
+        w.t("read.provenance.model", model=model),
+        w.t("read.provenance.calls", calls=pv.calls, attempts=pv.attempts, prompt=pv.prompt_tokens, completion=pv.completion_tokens, cost=cost),
+        w.t("read.provenance.parsing", strict=pv.strict_json, recovered=pv.recovered, failed=pv.parse_failures),
+    ]
+
+
+def readable_verdict(verdict: Verdict, view: MatchView | None = None, language: str | None = None) -> ReadableVerdict:
+    """Compose every section of the verdict report (module docstring) for ``verdict``. ``view``: the
+    match (debater names, stage names, positions); without it the report names positions by label.
+    ``language``: ``"en"`` or ``"zh"``, by default the match's (or its format's)."""
+    lang = language or (view.language if view is not None else get_format(verdict.format).language)
+    w = _Words(lang, view, verdict)
+    units = _units(view, verdict)
+    positions, debaters = _positions(w, view, units)
+    reasons = _reasons(w, verdict, units)
+    # momentum is explained where the word first appears: a judge's quoted reasoning or the cited clash
+    words = {"momentum", w.L["read.clash.momentum"].split("{")[0].strip().lower()}
+    in_reasons = any(word in text.lower() for text in reasons for word in words)
+    return ReadableVerdict(
+        language=lang, L=w.L, title=f"{w.L['read.title']}: {verdict.match_id}", facts=_facts(w, verdict), positions=positions, debaters=debaters,
+        result=_result(w, verdict), reasons=reasons, dissent=_dissent(w, verdict),
+        momentum_note=w.L["read.momentum"], momentum_first_in="reasons" if in_reasons else "clashes",
+        clashes=[_clash_view(w, c, units) for c in verdict.battlefields], scores=_scores(w, verdict), ballots=_ballots(w, verdict),
+        failures=[w.t("read.failure", node=f.node, key=f.key, reason=f.reason, n=len(f.raw_outputs)) for f in verdict.failures],
+        provenance=_provenance(w, verdict),
+    )
