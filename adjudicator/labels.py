@@ -144,6 +144,20 @@ _EN: dict[str, str] = {
     "read.cost_unknown": "unknown (no price for this model)",
     "perspective.task": "stage tasks first", "perspective.battlefield": "battlefield judgement first", "perspective.advancement": "advancement first",
     "read.none": "none",
+    "read.ranked": "Ranking: {ranking}.",
+    "read.reason.opening_ranked": "The panel ranked the houses {ranking} (first place {split}).",
+    "read.reason.judge_ranked": "{judge} ({perspective}) ranked {ranking}",
+    "read.reason.points": "Mean team points: {points}.",
+    "read.dissent.unanimous_first": "Every judge ({n}) put the {side} first.",
+    "read.dissent.split_first": "First place {split}: {judges} put the {side} first.",
+    "read.dissent.rank_error": "How far each judge's ranking is from the panel's (sum of rank differences, 0 = the same): {errors}.",
+    "read.dissent.low_point": "Low-point wins in the panel's ranking: {pairs}.",
+    "read.ranking": "Ranking", "read.ranking.rank": "Rank", "read.ranking.house": "House", "read.ranking.judge_ranks": "Judges' ranks",
+    "read.ranking.mean_rank": "Mean rank", "read.ranking.judge_points": "Team points (judges)", "read.ranking.points": "Mean points",
+    "read.speeches": "Speaker scores", "read.speeches.speech": "Speech", "read.speeches.house": "House", "read.speeches.scores": "Judges' scores",
+    "read.speeches.mean": "Mean", "read.speeches.ranks": "Judges' ranks", "read.speeches.rank": "Rank",
+    "read.ballot.speaker_scores": "Speaker scores",
+    "side.OG": "Opening Government", "side.OO": "Opening Opposition", "side.CG": "Closing Government", "side.CO": "Closing Opposition",
 }
 
 _ZH: dict[str, str] = {
@@ -261,6 +275,20 @@ _ZH: dict[str, str] = {
     "read.cost_unknown": "未知（该模型无价格）",
     "perspective.task": "侧重环节任务", "perspective.battlefield": "侧重战场选择", "perspective.advancement": "侧重推进程度",
     "read.none": "无",
+    "read.ranked": "排名：{ranking}。",
+    "read.reason.opening_ranked": "评审团的排名为 {ranking}（第一名票型 {split}）。",
+    "read.reason.judge_ranked": "{judge}（{perspective}）排名 {ranking}",
+    "read.reason.points": "平均队伍得分：{points}。",
+    "read.dissent.unanimous_first": "{n} 位评委都把{side}排在第一。",
+    "read.dissent.split_first": "第一名票型 {split}：{judges} 把{side}排在第一。",
+    "read.dissent.rank_error": "各评委排名与评审团排名的距离（名次差之和，0 表示相同）：{errors}。",
+    "read.dissent.low_point": "评审团排名中的低分高名次：{pairs}。",
+    "read.ranking": "排名", "read.ranking.rank": "名次", "read.ranking.house": "队伍", "read.ranking.judge_ranks": "各评委名次",
+    "read.ranking.mean_rank": "平均名次", "read.ranking.judge_points": "队伍得分（各评委）", "read.ranking.points": "平均得分",
+    "read.speeches": "辩手得分", "read.speeches.speech": "发言", "read.speeches.house": "队伍", "read.speeches.scores": "各评委得分",
+    "read.speeches.mean": "平均", "read.speeches.ranks": "各评委名次", "read.speeches.rank": "名次",
+    "read.ballot.speaker_scores": "辩手得分",
+    "side.OG": "开场政府", "side.OO": "开场反对", "side.CG": "闭场政府", "side.CO": "闭场反对",
 }
 
 # rubric levels (the tooltips of a score), from the rubric's own wording

@@ -56,9 +56,11 @@ class ClashView:
 
 @dataclass(frozen=True)
 class BallotView:
-    """One judge's ballot as read: heading, best-debater votes with names, reasoning."""
+    """One judge's ballot as read: heading (its outcome), its votes or speaker scores (``label``
+    names which), reasoning."""
 
     heading: str
+    label: str
     votes: str
     reasoning: str
 
@@ -78,7 +80,8 @@ class ScoreRow:
 @dataclass(frozen=True)
 class ReadableVerdict:
     """Every section of the verdict report, in the words of :attr:`language` (``L`` its word table).
-    ``momentum_note`` explains momentum once, in the section where it is first mentioned:
+    ``ranking`` and ``speeches`` are the rows of a ranking format's house ranking and speaker scores
+    (empty otherwise). ``momentum_note`` explains momentum once, in the section where it is first mentioned:
     ``momentum_first_in`` is ``"reasons"`` (the reason for decision cites a clash's momentum) or
     ``"clashes"``."""
 
@@ -95,6 +98,8 @@ class ReadableVerdict:
     momentum_first_in: str
     clashes: list[ClashView]
     scores: list[ScoreRow]
+    ranking: list[list[str]]
+    speeches: list[list[str]]
     ballots: list[BallotView]
     failures: list[str]
     provenance: list[str]
@@ -111,15 +116,25 @@ class _Words:
         self.stages = {s.stage_id: s.name for s in view.stages} if view else {}
         for s in verdict.stage_scores:
             self.stages.setdefault(s.stage_id, s.stage_name)
+        spec = get_format(view.format if view is not None else verdict.format)
+        self.unit_names = {u.unit_id: u.name for u in spec.units}
+        self.speech = {sid: abbr for sid, _, abbr in view.speeches()} if view is not None else {}
 
-    def t(self, key: str, **kw: Any) -> str:
-        return self.L[key].format(**kw)
+    def t(self, word: str, /, **kw: Any) -> str:
+        return self.L[word].format(**kw)
 
     def side(self, unit: str | None) -> str:
-        return self.L.get(f"side.{unit}", str(unit)) if unit else self.L["read.none"]
+        """A unit (side or house) as the sentences name it: the word table's, else the format's name."""
+        if not unit:
+            return self.L["read.none"]
+        return self.L.get(f"side.{unit}") or self.unit_names.get(unit, unit)
 
     def side_title(self, unit: str) -> str:
-        return self.L.get(f"side_title.{unit}", unit)
+        return self.L.get(f"side_title.{unit}") or self.unit_names.get(unit, unit)
+
+    def ranking(self, ranks: dict[str, int]) -> str:
+        """``{"OG": 2, "CO": 1, ...}`` as ``Closing Opposition > Opening Government > ...``."""
+        return " > ".join(self.side(u) for u in sorted(ranks, key=lambda u: ranks[u]))
 
     def debater(self, label: str | None) -> str:
         """A position label in this language with the debater's name beside it."""
@@ -158,11 +173,11 @@ def clash_positions(clash: Clash, units: list[str]) -> list[tuple[str, str]]:
     """(unit, position) of every unit with a stated position on ``clash`` (read from the clash's
     ``positions`` mapping when it has one, else from its ``<unit>_position`` fields)."""
     mapping = getattr(clash, "positions", None)
-    out = []
-    for u in units:
-        text = mapping.get(u, "") if isinstance(mapping, dict) else getattr(clash, f"{u}_position", "")
-        out.append((u, text or ""))
-    return out
+    if isinstance(mapping, dict):
+        return [(u, mapping.get(u, "") or "") for u in units]
+    if not any(hasattr(clash, f"{u}_position") for u in units):
+        units = ["affirmative", "negative"]  # a clash of a house format is fought between the two benches
+    return [(u, getattr(clash, f"{u}_position", "") or "") for u in units]
 
 
 def _momentum_text(w: _Words, clash: Clash) -> str:
@@ -186,9 +201,25 @@ def _clash_view(w: _Words, clash: Clash, units: list[str]) -> ClashView:
 
 
 def _judge_text(w: _Words, b: Ballot) -> str:
-    who = w.t("read.reason.judge", judge=b.judge_id, perspective=w.perspective(b.perspective), side=w.side(b.winner), p=f"{b.p:.2f}")
+    if b.ranking:
+        who = w.t("read.reason.judge_ranked", judge=b.judge_id, perspective=w.perspective(b.perspective), ranking=w.ranking(b.ranking))
+    else:
+        who = w.t("read.reason.judge", judge=b.judge_id, perspective=w.perspective(b.perspective), side=w.side(b.winner), p=_p(b.p))
     reasoning = " ".join((b.reasoning or "").split())
     return w.t("read.reason.said", who=who, reasoning=reasoning) if reasoning else w.t("read.reason.silent", who=who)
+
+
+def _p(p: float | None) -> str:
+    return "–" if p is None else f"{p:.2f}"
+
+
+def _first(b: Ballot) -> str | None:
+    """The unit a ballot puts first: its winner, or its first-ranked house."""
+    return min(b.ranking, key=lambda u: b.ranking[u]) if b.ranking else b.winner
+
+
+def _panel_first(verdict: Verdict) -> str | None:
+    return min(verdict.ranking, key=lambda r: r.rank).unit if verdict.ranking else verdict.winner
 
 
 def _best_clash(w: _Words, verdict: Verdict) -> str | None:
@@ -218,19 +249,30 @@ def _score_summary(w: _Words, verdict: Verdict, units: list[str]) -> str | None:
     return w.t("read.reason.scores", scores=sep.join(items)) if items else None
 
 
+def _points_summary(w: _Words, verdict: Verdict) -> str | None:
+    items = [f"{w.side(r.unit)} {r.points:.2f}" for r in sorted(verdict.ranking, key=lambda r: r.rank) if r.points is not None]
+    sep = "；" if w.lang == "zh" else "; "
+    return w.t("read.reason.points", points=sep.join(items)) if items else None
+
+
 def _reasons(w: _Words, verdict: Verdict, units: list[str]) -> list[str]:
     out = []
-    if verdict.winner is None:
+    split = verdict.dissent.winner_split if verdict.dissent else ""
+    first = _panel_first(verdict)
+    if verdict.ranking:
+        out.append(w.t("read.reason.opening_ranked", ranking=w.ranking({r.unit: r.rank for r in verdict.ranking}), split=split))
+    elif verdict.winner is None:
         out.append(w.L["read.reason.opening_none"])
     elif verdict.ballots:
-        out.append(w.t("read.reason.opening", side=w.side(verdict.winner), split=verdict.dissent.winner_split if verdict.dissent else ""))
+        out.append(w.t("read.reason.opening", side=w.side(verdict.winner), split=split))
     else:
         out.append(w.t("read.reason.opening_single", side=w.side(verdict.winner)))
-    majority = [b for b in verdict.ballots if verdict.winner is None or b.winner == verdict.winner]
+    majority = [b for b in verdict.ballots if first is None or _first(b) == first]
     out += [_judge_text(w, b) for b in majority]
     if not verdict.ballots:
         out.append(w.L["read.reason.no_ballots"])
-    out += [x for x in (_best_clash(w, verdict), _score_summary(w, verdict, units)) if x]
+    summary = _points_summary(w, verdict) if verdict.ranking else _score_summary(w, verdict, units)
+    out += [x for x in (None if verdict.ranking else _best_clash(w, verdict), summary) if x]
     return out
 
 
@@ -240,21 +282,29 @@ def _dissent(w: _Words, verdict: Verdict) -> list[str]:
     if len(verdict.ballots) < 2:
         return [w.L["read.dissent.none"]]
     out = []
-    against = [b for b in verdict.ballots if verdict.winner is not None and b.winner != verdict.winner]
+    first = _panel_first(verdict)
+    against = [b for b in verdict.ballots if first is not None and _first(b) != first]
     split = verdict.dissent.winner_split if verdict.dissent else ""
-    if verdict.winner is not None and not against:
-        out.append(w.t("read.dissent.unanimous", n=len(verdict.ballots), side=w.side(verdict.winner)))
-    for side in dict.fromkeys(b.winner for b in against):
-        who = [b.judge_id for b in against if b.winner == side]
-        out.append(w.t("read.dissent.split", split=split, judges=w.join(who), side=w.side(side)))
-        out += [_judge_text(w, b) for b in against if b.winner == side]
-    spread = [(max(s.judge_scores) - min(s.judge_scores), s) for s in verdict.stage_scores if len(s.judge_scores) > 1]
+    if first is not None and not against:
+        key = "read.dissent.unanimous_first" if verdict.ranking else "read.dissent.unanimous"
+        out.append(w.t(key, n=len(verdict.ballots), side=w.side(first)))
+    for side in dict.fromkeys(_first(b) for b in against):
+        who = [b.judge_id for b in against if _first(b) == side]
+        key = "read.dissent.split_first" if verdict.ranking else "read.dissent.split"
+        out.append(w.t(key, split=split, judges=w.join(who), side=w.side(side)))
+        out += [_judge_text(w, b) for b in against if _first(b) == side]
+    if verdict.dissent and verdict.dissent.rank_error:
+        errors = [f"{j} {e}" for j, e in verdict.dissent.rank_error.items()]
+        out.append(w.t("read.dissent.rank_error", errors=w.join(errors)))
+    if verdict.dissent and verdict.dissent.low_point_wins:
+        out.append(w.t("read.dissent.low_point", pairs=w.join(list(verdict.dissent.low_point_wins))))
+    spread = [(max(s.judge_scores) - min(s.judge_scores), f"{w.stage(s.stage_id)} · {w.side(s.side)}", s.judge_scores) for s in verdict.stage_scores if len(s.judge_scores) > 1]
+    spread += [(max(s.judge_scores) - min(s.judge_scores), f"{w.stage(s.stage_id)} · {w.side(s.unit)}", s.judge_scores) for s in verdict.speaker_scores if len(s.judge_scores) > 1]
     if spread:
-        widest, s = max(spread, key=lambda x: x[0])
-        wide = sum(r >= 3 for r, _ in spread)
+        widest, unit, scores = max(spread, key=lambda x: x[0])
+        wide = sum(r >= 3 for r, _, _ in spread)
         if wide:
-            unit = f"{w.stage(s.stage_id)} · {w.side(s.side)}"
-            out.append(w.t("read.dissent.scores_wide", n=wide, unit=unit, scores=" / ".join(map(str, s.judge_scores))))
+            out.append(w.t("read.dissent.scores_wide", n=wide, unit=unit, scores=" / ".join(map(str, scores))))
         else:
             points = f"{widest} 分" if w.lang == "zh" else f"{widest} point{'' if widest == 1 else 's'}"
             out.append(w.t("read.dissent.scores_close", points=points))
@@ -270,25 +320,32 @@ def _facts(w: _Words, verdict: Verdict) -> list[tuple[str, str]]:
 
 
 def _positions(w: _Words, view: MatchView | None, units: list[str]) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """(unit, position) of the match's stated positions (a house format states its two benches'),
+    each with its team where the match names one; (unit, debaters) of every unit with debaters."""
     if view is None:
         return [], []
     teams = {t.unit: t.name for t in view.teams if t.name}
+    sides = units if any(hasattr(view, f"{u}_position") for u in units) else ["affirmative", "negative"]
     positions = []
-    for u in units:
+    for u in sides:
         text = getattr(view, f"{u}_position", "") or ""
-        if teams.get(u):
-            text += f" ({w.t('read.team', team=teams[u])})" if w.lang != "zh" else f"（{w.t('read.team', team=teams[u])}）"
         if text:
             positions.append((w.side_title(u), text))
     debaters = []
     for u in units:
-        labels_u = [view.label_of(d) for d in sorted(view.debaters, key=lambda d: d.position) if d.side == u]
-        if labels_u:
-            debaters.append((w.side_title(u), ("、" if w.lang == "zh" else ", ").join(w.debater(lab) for lab in labels_u)))
+        labels_u = [lab for lab in view.debater_labels() if (view.unit_of(lab) or view.side_of(lab)) == u]
+        names = ("、" if w.lang == "zh" else ", ").join(w.debater(lab) for lab in labels_u)
+        if teams.get(u):
+            team = w.t("read.team", team=teams[u])
+            names = f"{names}（{team}）" if w.lang == "zh" else (f"{names} ({team})" if names else team)
+        if names:
+            debaters.append((w.side_title(u), names))
     return positions, debaters
 
 
 def _result(w: _Words, verdict: Verdict) -> list[str]:
+    if verdict.ranking:
+        return [w.t("read.ranked", ranking=w.ranking({r.unit: r.rank for r in verdict.ranking}))]
     out = [w.t("read.winner", side=w.side(verdict.winner)) if verdict.winner else w.L["read.no_winner"]]
     if verdict.p is not None:
         out.append(w.t("read.tendency", p=f"{verdict.p:.2f}"))
@@ -315,9 +372,32 @@ def _scores(w: _Words, verdict: Verdict) -> list[ScoreRow]:
 def _ballots(w: _Words, verdict: Verdict) -> list[BallotView]:
     out = []
     for b in verdict.ballots:
-        heading = f"{b.judge_id} ({w.perspective(b.perspective)}) · {w.t('read.ballot.model', model=b.model)}: {w.side(b.winner)}, p = {b.p:.2f}"
-        out.append(BallotView(heading=heading, votes=w.votes(dict(b.best_debater_votes)), reasoning=" ".join((b.reasoning or "").split())))
+        outcome = w.ranking(b.ranking) if b.ranking else f"{w.side(b.winner)}, p = {_p(b.p)}"
+        heading = f"{b.judge_id} ({w.perspective(b.perspective)}) · {w.t('read.ballot.model', model=b.model)}: {outcome}"
+        if b.speaker_scores:
+            sep = "，" if w.lang == "zh" else ", "
+            votes = sep.join(f"{x.speech or w.speech.get(x.stage_id) or x.stage_id} {x.score}" for x in b.speaker_scores)
+            label = w.L["read.ballot.speaker_scores"]
+        else:
+            votes, label = w.votes(dict(b.best_debater_votes)), w.L["read.ballot.votes"]
+        out.append(BallotView(heading=heading, label=label, votes=votes, reasoning=" ".join((b.reasoning or "").split())))
     return out
+
+
+def _ranking_rows(w: _Words, verdict: Verdict) -> list[list[str]]:
+    return [
+        [str(r.rank), f"{w.side(r.unit)} ({r.unit})" + (f" · {r.name}" if r.name and r.name != w.unit_names.get(r.unit) else ""), " / ".join(map(str, r.judge_ranks)),
+         f"{r.mean_rank:.2f}", " / ".join(map(str, r.judge_points)) or "—", "—" if r.points is None else f"{r.points:.2f}"]
+        for r in sorted(verdict.ranking, key=lambda r: r.rank)
+    ]
+
+
+def _speech_rows(w: _Words, verdict: Verdict) -> list[list[str]]:
+    return [
+        [f"{w.stage(s.stage_id)} ({s.speech})" if s.speech else w.stage(s.stage_id), w.side(s.unit), " / ".join(map(str, s.judge_scores)), f"{s.mean:.2f}",
+         " / ".join(map(str, s.judge_ranks)), str(s.rank)]
+        for s in verdict.speaker_scores
+    ]
 
 
 def _provenance(w: _Words, verdict: Verdict) -> list[str]:
@@ -350,7 +430,8 @@ def readable_verdict(verdict: Verdict, view: MatchView | None = None, language: 
         language=lang, L=w.L, title=f"{w.L['read.title']}: {verdict.match_id}", facts=_facts(w, verdict), positions=positions, debaters=debaters,
         result=_result(w, verdict), reasons=reasons, dissent=_dissent(w, verdict),
         momentum_note=w.L["read.momentum"], momentum_first_in="reasons" if in_reasons else "clashes",
-        clashes=[_clash_view(w, c, units) for c in verdict.battlefields], scores=_scores(w, verdict), ballots=_ballots(w, verdict),
+        clashes=[_clash_view(w, c, units) for c in verdict.battlefields], scores=_scores(w, verdict),
+        ranking=_ranking_rows(w, verdict), speeches=_speech_rows(w, verdict), ballots=_ballots(w, verdict),
         failures=[w.t("read.failure", node=f.node, key=f.key, reason=f.reason, n=len(f.raw_outputs)) for f in verdict.failures],
         provenance=_provenance(w, verdict),
     )

@@ -16,6 +16,10 @@ from adjudicator.match import MatchView
 from adjudicator.reading import ReadableVerdict, readable_verdict
 from adjudicator.verdict import Verdict
 
+#: The columns of a ranking format's tables (word keys ``read.ranking.*`` and ``read.speeches.*``).
+RANKING_COLUMNS = ("rank", "house", "judge_ranks", "mean_rank", "judge_points", "points")
+SPEECH_COLUMNS = ("speech", "house", "scores", "mean", "ranks", "rank")
+
 
 def _md(text: str) -> str:
     """One line of table-cell text: whitespace collapsed, pipes escaped."""
@@ -55,13 +59,18 @@ def render_markdown(r: ReadableVerdict) -> str:
             lines += _table(header, [[h.stage, h.side, h.debater, h.move, h.note] for h in c.history]) + [""]
     else:
         lines += [L["map.none"], ""]
-    lines += [f"## {L['read.scores']}", ""]
-    header = [L["read.scores.stage"], L["read.scores.type"], L["read.scores.side"], L["read.scores.judges"], L["read.scores.mean"], L["read.scores.band"]]
-    lines += (_table(header, [[s.stage, s.type, s.side, s.judges, s.mean, s.band] for s in r.scores]) if r.scores else [L["read.none"]]) + [""]
+    if r.ranking:
+        lines += [f"## {L['read.ranking']}", ""] + _table([L[f"read.ranking.{k}"] for k in RANKING_COLUMNS], r.ranking) + [""]
+    if r.speeches:
+        lines += [f"## {L['read.speeches']}", ""] + _table([L[f"read.speeches.{k}"] for k in SPEECH_COLUMNS], r.speeches) + [""]
+    if r.scores or not r.ranking:
+        lines += [f"## {L['read.scores']}", ""]
+        header = [L["read.scores.stage"], L["read.scores.type"], L["read.scores.side"], L["read.scores.judges"], L["read.scores.mean"], L["read.scores.band"]]
+        lines += (_table(header, [[s.stage, s.type, s.side, s.judges, s.mean, s.band] for s in r.scores]) if r.scores else [L["read.none"]]) + [""]
     if r.ballots:
         lines += [f"## {L['read.ballots']}", ""]
         for b in r.ballots:
-            lines += [f"### {_md(b.heading)}", "", f"- {L['read.ballot.votes']}: {_md(b.votes)}"]
+            lines += [f"### {_md(b.heading)}", "", f"- {b.label}: {_md(b.votes)}"]
             if b.reasoning:
                 lines.append(f"- {L['read.ballot.reasoning']}: {_md(b.reasoning)}")
             lines.append("")
@@ -99,11 +108,15 @@ dl.facts{display:grid;grid-template-columns:max-content auto;gap:.2rem 1rem} dl.
 <table><tr><th>{{ L["read.history.stage"] }}</th><th>{{ L["read.history.side"] }}</th><th>{{ L["read.history.debater"] }}</th><th>{{ L["read.history.move"] }}</th><th>{{ L["read.history.note"] }}</th></tr>
 {% for h in c.history %}<tr><td>{{ h.stage }}</td><td>{{ h.side }}</td><td>{{ h.debater }}</td><td>{{ h.move }}</td><td>{{ h.note }}</td></tr>{% endfor %}</table>
 {% endfor %}{% else %}<p class="muted">{{ L["map.none"] }}</p>{% endif %}
-<h2>{{ L["read.scores"] }}</h2>
+{% if r.ranking %}<h2>{{ L["read.ranking"] }}</h2><table><tr>{% for k in ranking_columns %}<th>{{ L["read.ranking." ~ k] }}</th>{% endfor %}</tr>
+{% for row in r.ranking %}<tr>{% for c in row %}<td>{{ c }}</td>{% endfor %}</tr>{% endfor %}</table>{% endif %}
+{% if r.speeches %}<h2>{{ L["read.speeches"] }}</h2><table><tr>{% for k in speech_columns %}<th>{{ L["read.speeches." ~ k] }}</th>{% endfor %}</tr>
+{% for row in r.speeches %}<tr>{% for c in row %}<td>{{ c }}</td>{% endfor %}</tr>{% endfor %}</table>{% endif %}
+{% if r.scores or not r.ranking %}<h2>{{ L["read.scores"] }}</h2>
 {% if r.scores %}<table><tr><th>{{ L["read.scores.stage"] }}</th><th>{{ L["read.scores.type"] }}</th><th>{{ L["read.scores.side"] }}</th><th>{{ L["read.scores.judges"] }}</th><th>{{ L["read.scores.mean"] }}</th><th>{{ L["read.scores.band"] }}</th></tr>
-{% for s in r.scores %}<tr><td>{{ s.stage }}</td><td>{{ s.type }}</td><td>{{ s.side }}</td><td>{{ s.judges }}</td><td>{{ s.mean }}</td><td>{{ s.band }}</td></tr>{% endfor %}</table>{% else %}<p class="muted">{{ L["read.none"] }}</p>{% endif %}
+{% for s in r.scores %}<tr><td>{{ s.stage }}</td><td>{{ s.type }}</td><td>{{ s.side }}</td><td>{{ s.judges }}</td><td>{{ s.mean }}</td><td>{{ s.band }}</td></tr>{% endfor %}</table>{% else %}<p class="muted">{{ L["read.none"] }}</p>{% endif %}{% endif %}
 {% if r.ballots %}<h2>{{ L["read.ballots"] }}</h2>
-{% for b in r.ballots %}<h3>{{ b.heading }}</h3><p><b>{{ L["read.ballot.votes"] }}:</b> {{ b.votes }}</p>{% if b.reasoning %}<p><b>{{ L["read.ballot.reasoning"] }}:</b> {{ b.reasoning }}</p>{% endif %}{% endfor %}{% endif %}
+{% for b in r.ballots %}<h3>{{ b.heading }}</h3><p><b>{{ b.label }}:</b> {{ b.votes }}</p>{% if b.reasoning %}<p><b>{{ L["read.ballot.reasoning"] }}:</b> {{ b.reasoning }}</p>{% endif %}{% endfor %}{% endif %}
 {% if r.failures %}<h2>{{ L["read.failures"] }}</h2><ul>{% for f in r.failures %}<li>{{ f }}</li>{% endfor %}</ul>{% endif %}
 <h2>{{ L["read.provenance"] }}</h2>
 <ul>{% for p in r.provenance %}<li>{{ p }}</li>{% endfor %}</ul>
@@ -115,7 +128,7 @@ _PAGE = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined, ke
 
 def render_html(r: ReadableVerdict) -> str:
     """One self-contained HTML page of a :class:`~adjudicator.reading.ReadableVerdict`."""
-    return _PAGE.render(r=r, L=r.L)
+    return _PAGE.render(r=r, L=r.L, ranking_columns=RANKING_COLUMNS, speech_columns=SPEECH_COLUMNS)
 
 
 def verdict_markdown(verdict: Verdict, view: MatchView | None = None, language: str | None = None) -> str:

@@ -124,3 +124,34 @@ def test_units_and_positions_come_from_the_data():
     match = load_match(EN)
     r = readable_verdict(adjudicate(match))  # no match view: labels without names, the format's language
     assert r.language == "en" and r.debaters == [] and "Affirmative Speaker 1" in " ".join(r.result)
+
+
+def test_a_house_format_reads_its_ranking_from_the_verdict(tmp_path):
+    from bp_helpers import bp_data, write_bp
+
+    match = load_match(write_bp(tmp_path, bp_data()))
+    v = adjudicate(match)
+    md = verdict_markdown(v, match.view())
+    sec = _sections(md)
+    assert list(sec) == ["Result", "Reason for decision", "Dissent", "Battlefield map", "Ranking", "Speaker scores", "Ballots", "How this verdict was made"]
+    order = " > ".join(EN_WORDS[f"side.{r.unit}"] for r in sorted(v.ranking, key=lambda r: r.rank))
+    assert sec["Result"].strip() == f"Ranking: {order}."
+    for b in v.ballots:
+        ranked = " > ".join(EN_WORDS[f"side.{u}"] for u in sorted(b.ranking, key=lambda u: b.ranking[u]))
+        assert f"{b.judge_id} ({EN_WORDS['perspective.' + b.perspective]}) ranked {ranked}" in md
+    for r in v.ranking:
+        assert f"| {r.rank} | {EN_WORDS['side.' + r.unit]} ({r.unit}) | {' / '.join(map(str, r.judge_ranks))} | {r.mean_rank:.2f} |" in sec["Ranking"]
+    assert [line.split(" | ")[0].split("(")[-1].rstrip(")") for line in sec["Speaker scores"].splitlines() if line.startswith("| ") and "(" in line] == [
+        s.speech for s in v.speaker_scores
+    ]
+    assert "- Affirmative: " in md and "Scores by stage" not in md  # the benches' positions; no 1-10 stage table
+
+
+def test_failures_are_listed_with_their_node_key_and_reason():
+    from adjudicator.records import FailureKind, NodeFailure
+
+    match = load_match(EN)
+    v = adjudicate(match)
+    failed = v.model_copy(update={"failures": [NodeFailure(node="judge", key="judge-2", kind=FailureKind.UNPARSEABLE, reason="no JSON object found", raw_outputs=["x", "y"])]})
+    sec = _sections(verdict_markdown(failed, match.view()))
+    assert sec["Failures"].strip() == "- judge judge-2: no JSON object found (2 raw outputs kept in the verdict file)"

@@ -235,7 +235,8 @@ def _detail(row: dict[str, Any], match: Match, res: SampleResult | None) -> dict
         "p_text": _num(row["p"]), "correct_text": "—" if row["correct"] is None else ("yes" if row["correct"] else "no"),
         "escalated": row.get("escalated"),
         "ballots": [
-            {"judge": b["judge_id"] + (f" ({b['perspective']})" if b.get("perspective") else ""), "model": b.get("model", ""), "winner": b.get("winner"),
+            {"judge": b["judge_id"] + (f" ({b['perspective']})" if b.get("perspective") else ""), "model": b.get("model", ""),
+             "winner": " > ".join(sorted(b["ranking"], key=lambda u: b["ranking"][u])) if b.get("ranking") else (b.get("winner") or "—"),
              "p": _num(b.get("p")), "votes": _votes(b.get("best_debater_votes") or {}, names), "reasoning": b.get("reasoning") or ""}
             for b in verdict.get("ballots") or []
         ],

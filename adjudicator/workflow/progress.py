@@ -90,7 +90,8 @@ class GraphProgress:
             ballots = update.get("ballots") or []
             if ballots:
                 b = ballots[0]
-                jid, detail = b.judge_id, f"{b.winner}, p = {b.p:.2f}"
+                ranked = " > ".join(sorted(b.ranking, key=lambda u: b.ranking[u]))
+                jid, detail = b.judge_id, f"ranking {ranked}" if b.ranking else f"{b.winner}, p = {b.p:.2f}"
             else:
                 jid = failures[0].key if failures else (calls[0].key if calls else "")
                 detail = failures[0].reason if failures else "no ballot"
