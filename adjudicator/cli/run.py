@@ -40,7 +40,8 @@ def run_cmd(match_file: Path, out: Path | None, report: str | None, report_out: 
     if out is not None and report is not None and _same_path(out, report_out or out.with_suffix(suffix)):
         if report_out is not None:
             raise InputError(f"--report-out: {report_out} is also the --out verdict path", "give the report its own path")
-        raise InputError(f"--out: {out} would be overwritten by the report", "give the verdict a .json path or the report its own --report-out")
+        kind = "Markdown" if report == "md" else "HTML"
+        raise InputError(f"--out: {out} would be overwritten by the {kind} report", "give the verdict a .json path or the report its own --report-out")
     match = load_match(match_file)
     report_path = (report_out or (out.with_suffix(suffix) if out else Path(f"{match.match_id}.report{suffix}"))) if report else None
     config = model_config_from_options(opts)
