@@ -118,6 +118,7 @@ class _Words:
             self.stages.setdefault(s.stage_id, s.stage_name)
         spec = get_format(view.format if view is not None else verdict.format)
         self.unit_names = {u.unit_id: u.name for u in spec.units}
+        self.bench_names: dict[str, str] = dict(spec.bench_names) if language == "en" else {}  # BP: Government / Opposition
         self.speech = {sid: abbr for sid, _, abbr in view.speeches()} if view is not None else {}
 
     def t(self, word: str, /, **kw: Any) -> str:
@@ -130,7 +131,7 @@ class _Words:
         return self.L.get(f"side.{unit}") or self.unit_names.get(unit, unit)
 
     def side_title(self, unit: str) -> str:
-        return self.L.get(f"side_title.{unit}") or self.unit_names.get(unit, unit)
+        return self.bench_names.get(unit) or self.L.get(f"side_title.{unit}") or self.unit_names.get(unit, unit)
 
     def ranking(self, ranks: dict[str, int]) -> str:
         """``{"OG": 2, "CO": 1, ...}`` as ``Closing Opposition > Opening Government > ...``."""

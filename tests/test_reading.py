@@ -144,7 +144,7 @@ def test_a_house_format_reads_its_ranking_from_the_verdict(tmp_path):
     assert [line.split(" | ")[0].split("(")[-1].rstrip(")") for line in sec["Speaker scores"].splitlines() if line.startswith("| ") and "(" in line] == [
         s.speech for s in v.speaker_scores
     ]
-    assert "- Affirmative: " in md and "Scores by stage" not in md  # the benches' positions; no 1-10 stage table
+    assert "- Government: " in md and "Scores by stage" not in md  # the benches' positions under their BP names; no 1-10 stage table
 
 
 def test_failures_are_listed_with_their_node_key_and_reason():
