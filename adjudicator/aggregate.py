@@ -31,10 +31,12 @@ Ranking formats (BP; :func:`panel_ranking`), where each ballot ranks the units a
 from __future__ import annotations
 
 from adjudicator.battlefield import Clash
+from adjudicator.dimensions import dimension_decision, panel_dimensions
 from adjudicator.errors import AdjudicationFailed
 from adjudicator.formats import Side
 from adjudicator.match import MatchView
 from adjudicator.records import CallRecord, NodeFailure
+from adjudicator.rubric import Rubric
 from adjudicator.verdict import Arm, Ballot, Dissent, Provenance, SpeechResult, StageScore, UnitResult, Verdict
 
 MIN_BALLOTS = 2
@@ -87,11 +89,14 @@ def aggregate(
     failures: list[NodeFailure],
     calls: list[CallRecord],
     provenance: Provenance,
+    rubric: Rubric | None = None,
 ) -> Verdict:
     """Build the :class:`Verdict` from the valid ballots of a panel.
 
     ``ballots`` are ordered by judge id before aggregation, so the result does not depend on the order
     in which concurrent judges finished. Raises :class:`AdjudicationFailed` with fewer than two ballots.
+    Under a dimensional ``rubric`` the verdict also carries the panel's per-dimension results and the
+    decision they give (:func:`adjudicator.dimensions.panel_dimensions`, :func:`~adjudicator.dimensions.dimension_decision`).
     """
     ballots = sorted(ballots, key=lambda b: b.judge_id)
     if len(ballots) < MIN_BALLOTS:
@@ -121,6 +126,7 @@ def aggregate(
     stage_scores = panel_stage_scores(match, ballots)
     winner = panel_winner(ballots, {(s.stage_id, s.side): s.mean for s in stage_scores})
     votes, best = panel_votes(match, ballots)
+    dims = panel_dimensions(rubric, {b.judge_id: b.dimensions for b in ballots}) if rubric is not None and rubric.dimensional else []
     return Verdict(
         match_id=match.match_id,
         format=match.format,
@@ -128,6 +134,9 @@ def aggregate(
         arm="agentic",
         winner=winner,
         p=panel_p(ballots, winner),
+        rubric=rubric.name if dims and rubric is not None else "",
+        dimensions=dims,
+        dimension_decision=dimension_decision(rubric, dims) if dims and rubric is not None else None,
         stage_scores=stage_scores,
         best_debater_votes=votes,
         best_debaters=best,

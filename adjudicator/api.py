@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, cast
 
 from adjudicator.config import ModelConfig, is_offline
@@ -21,6 +22,7 @@ from adjudicator.config import api_key as config_api_key
 from adjudicator.errors import AdjudicationFailed, ConfigError, InputError
 from adjudicator.judges.base import Backend
 from adjudicator.match import Match, MatchView
+from adjudicator.rubric import Rubric
 from adjudicator.verdict import Verdict
 from adjudicator.workflow.context import AdjudicationContext
 
@@ -113,8 +115,11 @@ def adjudicate_with_context(match: Match | MatchView, context: AdjudicationConte
     Raises :class:`~adjudicator.errors.AdjudicationFailed` (exit code 1) when fewer than two judges
     produced a valid ballot; the exception carries the partial verdict (failures with raw outputs,
     valid ballots, clash map, provenance)."""
+    from adjudicator.rubric import check_rubric_format
     from adjudicator.workflow.nodes import partial_verdict
 
+    if context.rubric is not None:
+        check_rubric_format(context.rubric, match.format)
     verdict, state = run_agentic(match, context, progress)
     if verdict is None:
         partial = partial_verdict(state, context)
@@ -214,8 +219,9 @@ def build_context(
             offline = OfflineJudge()
         return offline
 
+    rubric, evidence = judging_rubric(config)
     if config.is_offline:
-        return AdjudicationContext.single(offline_judge())
+        return replace(AdjudicationContext.single(offline_judge()), rubric=rubric, evidence=evidence)
 
     from adjudicator.judges.llm.backend import LLMBackend
     from adjudicator.model.llm import PreflightGate
@@ -237,4 +243,19 @@ def build_context(
     judges = {j: backend_for(m) for j, m in config.judges().items()}
     if check_models:
         gate.ensure()
-    return AdjudicationContext(tracker=tracker, judges=judges)
+    return AdjudicationContext(tracker=tracker, judges=judges, rubric=rubric, evidence=evidence)
+
+
+def judging_rubric(config: ModelConfig) -> tuple[Rubric | None, Any]:
+    """The rubric ``config.rubric`` names (None for ccdb, the default) and the evidence source
+    ``config.evidence`` names (opened only under a rubric with a fact-authenticity dimension).
+    Raises InputError (exit code 2, nothing sent) for an unknown rubric, a bad rubric file, or a
+    missing or empty evidence folder."""
+    from adjudicator.evidence import open_source
+    from adjudicator.rubric import load_rubric
+
+    rubric = load_rubric(config.rubric)
+    if not rubric.dimensional:
+        return None, None
+    wants_evidence = any(d.check == "fact_authenticity" for d in rubric.dimensions)
+    return rubric, open_source(config.evidence) if wants_evidence else None

@@ -16,6 +16,7 @@ from typing import Annotated, Literal, get_args
 from pydantic import Field
 from typing_extensions import TypedDict
 
+from adjudicator.dimensions import DimensionRating
 from adjudicator.formats import Role, Side
 from adjudicator.frozen import FrozenModel
 from adjudicator.match import MatchView, Stage
@@ -89,7 +90,8 @@ class SideAnalysis(FrozenModel):
 
     ``suggested_score`` is 1-10, read from the rubric table for the three levels unless the analyst
     overrides it. ``contributions`` maps debater position labels to a share in [0, 1] of this side's
-    work in the stage.
+    work in the stage. ``dimensions``: the side's rating on every dimension of a dimensional rubric
+    (:mod:`adjudicator.dimensions`; empty, and left out of the JSON, under the ccdb rubric).
     """
 
     stage_id: str
@@ -101,6 +103,7 @@ class SideAnalysis(FrozenModel):
     suggested_score: int = Field(ge=1, le=10)
     rationale: str = ""
     contributions: dict[str, float] = Field(default_factory=dict)
+    dimensions: list[DimensionRating] = Field(default_factory=list, exclude_if=lambda v: not v)
 
     @classmethod
     def rated(cls, stage_id: str, side: Side, role: Role | None, task: str, battlefield: str, advancement: str, **kw) -> "SideAnalysis":

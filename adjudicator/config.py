@@ -70,7 +70,7 @@ LIVE_STATE_ENV = "ADJUDICATOR_LIVE_STATE"
 #: The model settings a variable or a config file may set (``config_file`` is chosen, not set).
 _SETTINGS = (
     "model", "api_base", "tracker_model", "judge_models", "no_cache", "cache_dir", "timeout_s", "json_mode",
-    "temperature", "max_tokens", "transport_retries", "backoff_base_s",
+    "temperature", "max_tokens", "transport_retries", "backoff_base_s", "rubric", "evidence",
 )  # fmt: skip
 
 #: Environment variable -> setting.
@@ -165,7 +165,10 @@ class ModelConfig(BaseSettings):
     (auto/schema/object/none). Settable from the environment or the config file only:
     ``temperature`` (default 0), ``max_tokens`` (completion budget per call),
     ``transport_retries`` (re-sends after a transport fault, 0-10) and ``backoff_base_s`` (first
-    backoff wait, seconds).
+    backoff wait, seconds). Judging settings: ``rubric`` (``--rubric``: a preset name of
+    :data:`adjudicator.rubric.PRESETS` or a rubric file; None = ``ccdb``) and ``evidence``
+    (``--evidence``: a folder of documents the fact-authenticity check reads, or ``transcript`` for
+    the passages the debaters quoted; None = fact authenticity not assessed).
 
     Build it with :meth:`resolve` (flags, environment, file; errors name their source).
     ``ModelConfig(**values)`` reads the environment and the default config file below the given
@@ -187,6 +190,8 @@ class ModelConfig(BaseSettings):
     max_tokens: int | None = Field(default=None, ge=1)
     transport_retries: int = Field(default=4, ge=0, le=10)
     backoff_base_s: float = Field(default=1.0, ge=0.0)
+    rubric: str | None = None
+    evidence: str | None = None
 
     @classmethod
     def settings_customise_sources(
@@ -289,13 +294,15 @@ class ModelConfig(BaseSettings):
         cache_dir: str | os.PathLike[str] | None = None,
         timeout_s: float | None = None,
         json_mode: str | None = None,
+        rubric: str | None = None,
+        evidence: str | None = None,
         env: Mapping[str, str] | None = None,
     ) -> ModelConfig:
         """Resolve flags > ``ADJUDICATOR_*`` environment > config file > defaults.
 
         Arguments are the CLI flags (``--model``, ``--api-base``, ``--tracker-model``, ``--judge-model``
         (repeatable) as ``judge_models``, ``--config`` as ``config_file``, ``--no-cache``,
-        ``--cache-dir``, ``--timeout-s``, ``--json-mode``); None, or an empty ``judge_models``
+        ``--cache-dir``, ``--timeout-s``, ``--json-mode``, ``--rubric``, ``--evidence``); None, or an empty ``judge_models``
         sequence, means the flag was not given (``no_cache=False`` from a flag that defaults to off
         should be passed as None). ``env`` replaces ``os.environ`` (tests). Raises
         :class:`~adjudicator.errors.ConfigError` (exit code 2, one line naming the source and
@@ -312,6 +319,8 @@ class ModelConfig(BaseSettings):
             "cache_dir": cache_dir,
             "timeout_s": timeout_s,
             "json_mode": json_mode,
+            "rubric": rubric,
+            "evidence": evidence,
         }
         given = {k: v for k, v in flags.items() if v is not None}
         resolution = _Resolution(env=env, path=_config_path(config_file, env))

@@ -24,8 +24,9 @@ Mapping (one match per debate, ``debateart_NNNN.json``):
   structure) is kept and a reader sees that the debater posted nothing.
 - ``info`` is the info slide unless it is ``"No information"``.
 - Labels: ``outcome`` from ``gold/final.csv`` (0.5 -> tie; 1.0 and 0.0 per the label convention
-  below), ``vote_count``, and a ``note`` naming the audience-vote origin, the convention, and the
-  per-dimension audience labels from ``gold/dimension.csv`` (the Labels model has no field for them).
+  below), ``vote_count``, ``dimensions`` (the per-dimension audience outcomes of
+  ``gold/dimension.csv``, dimension -> affirmative / negative / tie, read under the same convention),
+  and a ``note`` naming the audience-vote origin and the convention.
 
 Label convention. PROVENANCE.md states the upstream convention as 1.0 = pro won, 0.0 = con won.
 The debates themselves contradict it: where the better side is beyond doubt, the label points to
@@ -185,14 +186,17 @@ def _labels(did: int, final: dict[int, dict[str, str]], dims: dict[int, dict[str
         vote_count = int(float(row["vote_count"]))
     except ValueError:
         raise InputError(f"{dart_dir / 'gold' / 'final.csv'}: vote_count {row['vote_count']!r} of dart_id {did} is not a number") from None
-    dim = dims.get(did, {})
-    dim_text = ", ".join(f"{k}={v}" for k, v in dim.items()) if dim else "none given"
+    dim = dict(sorted(dims.get(did, {}).items()))
     note = (
         f"Audience vote on debateart.com ({vote_count} voter{'s' if vote_count != 1 else ''}), taken from PanelBench "
-        f"gold/final.csv; upstream label {row['label']} read under the '{row['convention']}' convention (see adjudicator/convert.py) as outcome {row['outcome']}. Per-dimension audience labels from gold/dimension.csv: {dim_text}. "
+        f"gold/final.csv; upstream label {row['label']} read under the '{row['convention']}' convention (see adjudicator/convert.py) as outcome {row['outcome']}. "
+        f"Per-dimension audience outcomes (labels.dimensions) from gold/dimension.csv under the same convention. "
         f"Upstream flags: is_many_round={row['is_many_round']}, is_long={row['is_long']}."
     )
-    return {"outcome": row["outcome"], "vote_count": vote_count, "note": note}
+    out: dict = {"outcome": row["outcome"], "vote_count": vote_count, "note": note}
+    if dim:
+        out["dimensions"] = dim
+    return out
 
 
 def debateart_match(dart_dir: Path, debate_id: str, gold: tuple[dict, dict] | None = None) -> Match:

@@ -203,6 +203,10 @@ class Labels(_Strict):
     ``speaker_ranks`` stage id -> rank 1..(speeches) without ties, and ``advanced`` the units that
     went through to the next round (PanelBench BP: two in quarter- and semi-finals, the winner of a
     final). Each must agree with the others where both are given (no low-point wins).
+
+    ``dimensions`` maps a rubric dimension's gold name to the audience's outcome on it (two-sided
+    formats; PanelBench DebateArt: argument, source, language from ``gold/dimension.csv``, ``"tie"``
+    where the voters split evenly or gave no points); bench scores per-dimension winners against it.
     """
 
     judges: list[JudgeLabel] = Field(default_factory=list)
@@ -214,6 +218,7 @@ class Labels(_Strict):
     speaker_scores: dict[str, float] = Field(default_factory=dict)
     speaker_ranks: dict[str, int] = Field(default_factory=dict)
     advanced: list[str] = Field(default_factory=list)
+    dimensions: dict[str, Side | Literal["tie"]] = Field(default_factory=dict)
 
     def gold_winner(self) -> Side | Literal["tie"] | None:
         """The gold winner: majority of the original judges' votes when they exist, else ``outcome``."""

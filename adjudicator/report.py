@@ -133,10 +133,43 @@ def render_html(r: ReadableVerdict) -> str:
 
 def verdict_markdown(verdict: Verdict, view: MatchView | None = None, language: str | None = None) -> str:
     """The verdict report of ``verdict`` as Markdown (UTF-8 text), in the match's language
-    (``view``: the match, for debater and stage names and positions; ``language`` overrides)."""
-    return render_markdown(readable_verdict(verdict, view, language))
+    (``view``: the match, for debater and stage names and positions; ``language`` overrides). A
+    dimensional rubric's verdict ends with its per-dimension table (:func:`dimension_markdown`)."""
+    text = render_markdown(readable_verdict(verdict, view, language))
+    dims = dimension_markdown(verdict)
+    return text + ("\n" + dims if dims else "")
 
 
 def verdict_html(verdict: Verdict, view: MatchView | None = None, language: str | None = None) -> str:
     """The verdict report of ``verdict`` as one self-contained HTML page (arguments as :func:`verdict_markdown`)."""
     return render_html(readable_verdict(verdict, view, language))
+
+
+def dimension_markdown(verdict: Verdict) -> str:
+    """The per-dimension section of a dimensional rubric's verdict as Markdown (English): the
+    panel's winner per dimension, the judges' split (affirmative-negative-tie), the mean score per
+    side, and the decision the rubric's rule derives; "" under the ccdb rubric."""
+    if not verdict.dimensions:
+        return ""
+    rows = []
+    for d in verdict.dimensions:
+        aff, neg = (f"{d.mean_scores[s]:.2f}" if s in d.mean_scores else "-" for s in ("affirmative", "negative"))
+        winner = str(d.winner) if d.assessed else f"not assessed ({d.note.removeprefix('not assessed: ')})"
+        rows.append([d.name, d.kind, f"{d.weight:g}", winner, d.split or "-", aff, neg])
+    lines = [f"## Dimensions ({verdict.rubric})", ""] + _table(["Dimension", "Kind", "Weight", "Winner", "Judges (aff-neg-tie)", "Affirmative", "Negative"], rows)
+    dd = verdict.dimension_decision
+    if dd is not None:
+        pts = ", ".join(f"{k} {v:g}" for k, v in dd.points.items())
+        lines += ["", f"**Decision from the dimensions ({dd.rule}):** {dd.winner or 'none'} ({pts}); the panel's direct winner: {verdict.winner}"]
+    return "\n".join(lines) + "\n"
+
+
+def dimensions_line(verdict: Verdict) -> str:
+    """One stderr line of a dimensional verdict, e.g. ``dimensions (debateart): argument affirmative
+    3-0-0, source tie 0-0-3, language tie 0-0-3; decision affirmative (weighted_points)``; "" under ccdb."""
+    if not verdict.dimensions:
+        return ""
+    parts = [f"{d.dimension} {d.winner} {d.split}" if d.assessed else f"{d.dimension} not assessed" for d in verdict.dimensions]
+    dd = verdict.dimension_decision
+    tail = f"; decision {dd.winner or 'none'} ({dd.rule})" if dd is not None else ""
+    return f"dimensions ({verdict.rubric}): " + ", ".join(parts) + tail

@@ -20,6 +20,7 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 
 from adjudicator.battlefield import Clash
+from adjudicator.dimensions import DimensionDecision, DimensionResult, DimensionVote
 from adjudicator.formats import Role, Side
 from adjudicator.frozen import FrozenModel
 from adjudicator.match import check_no_low_point_wins, check_ranks
@@ -71,6 +72,9 @@ class Ballot(FrozenModel):
     speaker points (no low-point wins). ``winner`` and ``p`` are None and there are no 1-10 stage
     scores or best-debater votes. Which units and speeches a match has is checked where the ballot
     is built (the judge's parser), not here.
+
+    ``dimensions`` (dimensional rubrics, :mod:`adjudicator.dimensions`): one vote per rubric
+    dimension, each side's score and the dimension's winner or a tie; empty under the ccdb rubric.
     """
 
     judge_id: str
@@ -83,6 +87,7 @@ class Ballot(FrozenModel):
     reasoning: str = ""
     ranking: dict[str, int] = Field(default_factory=dict, exclude_if=_empty)
     speaker_scores: list[SpeakerScore] = Field(default_factory=list, exclude_if=_empty)
+    dimensions: list[DimensionVote] = Field(default_factory=list, exclude_if=_empty)
 
     @field_validator("best_debater_votes")
     @classmethod
@@ -245,6 +250,10 @@ class Verdict(FrozenModel):
     - Ranking formats (BP): ``ranking`` one :class:`UnitResult` per unit in rank order and
       ``speaker_scores`` one :class:`SpeechResult` per speech in speaking order; ``winner`` and ``p``
       are None, ``stage_scores`` and ``best_debater_votes`` empty. Left out of the JSON when empty.
+    - Dimensional rubrics (``--rubric debateart``, ``inspire``, a file): ``rubric`` its name,
+      ``dimensions`` the panel's :class:`~adjudicator.dimensions.DimensionResult` per dimension and
+      ``dimension_decision`` the winner those results give by the rubric's rule, beside the panel's
+      direct ``winner``. Left out of the JSON under the ccdb rubric.
     """
 
     match_id: str
@@ -255,6 +264,9 @@ class Verdict(FrozenModel):
     p: float | None = Field(default=None, ge=0.0, le=1.0)
     ranking: list[UnitResult] = Field(default_factory=list, exclude_if=_empty)
     speaker_scores: list[SpeechResult] = Field(default_factory=list, exclude_if=_empty)
+    rubric: str = Field(default="", exclude_if=_empty)
+    dimensions: list[DimensionResult] = Field(default_factory=list, exclude_if=_empty)
+    dimension_decision: DimensionDecision | None = Field(default=None, exclude_if=_empty)
     stage_scores: list[StageScore] = Field(default_factory=list)
     best_debater_votes: dict[str, int] = Field(default_factory=dict)
     best_debaters: list[str] = Field(default_factory=list)

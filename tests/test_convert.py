@@ -38,6 +38,11 @@ def test_real_folder_gives_61_loadable_files(converted: list[Path], panelbench_d
         outcomes.append(m.labels.outcome)
     # gold/final.csv: 35 rows with label 1.0, 24 with 0.0, 2 with 0.5 (769 and 3842)
     assert (outcomes.count("affirmative"), outcomes.count("negative"), outcomes.count("tie")) == (24, 35, 2)  # 1.0 = con win
+    # gold/dimension.csv counted by label (1.0 / 0.0 / 0.5): argument 37/19/5, source 12/7/42, language 16/7/38
+    dims = [load_match(p).labels.dimensions for p in converted]
+    for name, (neg, aff, tie) in {"argument": (37, 19, 5), "source": (12, 7, 42), "language": (16, 7, 38)}.items():
+        got = [d[name] for d in dims]
+        assert (got.count("negative"), got.count("affirmative"), got.count("tie")) == (neg, aff, tie), name
 
 
 def test_spot_check_negative_first_debate(converted: list[Path]) -> None:
@@ -62,7 +67,7 @@ def test_spot_check_negative_first_debate(converted: list[Path]) -> None:
     assert m.stages[0].utterances[0].text.startswith("Increased automation and use of robots")
     assert m.info is not None and m.info.startswith("Below are extra information provided by zing_book")
     assert m.labels.outcome == "affirmative" and m.labels.vote_count == 4  # label 0.0, content convention
-    assert "argument=affirmative, source=tie, language=tie" in m.labels.note
+    assert m.labels.dimensions == {"argument": "affirmative", "language": "tie", "source": "tie"}
     assert "audience vote" in m.labels.note.lower()
 
 
@@ -148,7 +153,8 @@ def test_empty_speeches_become_a_forfeit_marker(tmp_path: Path) -> None:
     assert m.stages[2].utterances[0].text == NO_SPEECH_TEXT  # content: (null)
     assert m.stages[3].utterances[0].text == "Cats are independent."
     assert m.labels.outcome == "negative" and m.labels.vote_count == 3  # label 1.0, content convention
-    assert "argument=affirmative" in m.labels.note
+    assert m.labels.dimensions == {"argument": "affirmative"}  # dimension.csv "1,...,argument,0.0": 0.0 = pro (content convention)
+    assert "labels.dimensions" in m.labels.note
 
 
 def test_files_are_utf8_json_with_final_newline(tmp_path: Path) -> None:

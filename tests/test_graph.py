@@ -90,7 +90,8 @@ def test_each_judge_receives_only_its_own_request():
     assert perspectives == {"judge-1": "task", "judge-2": "battlefield", "judge-3": "advancement"}
     for r in backend.judge_requests:
         # a request holds the battlefield and the label-free match, nothing of another judge
-        assert set(r.model_dump()) == {"judge_id", "perspective", "match", "clashes", "analyses"}
+        assert set(r.model_dump()) == {"judge_id", "perspective", "match", "clashes", "analyses", "rubric"}
+        assert r.rubric is None  # the ccdb rubric: no dimensions to decide
         assert len(r.match.stages) == 4
 
 

@@ -40,6 +40,8 @@ def with_planted_labels(match: Match) -> Match:
     for group in ("judges", "appeal_judges"):
         for i, j in enumerate(labels.get(group) or []):
             j["judge_id"] = f"{MARKER}-{group}-{i}"
+    if match.format != "bp":  # per-dimension outcomes (issue 13): a planted dimension name next to the real ones
+        labels["dimensions"] = {**(labels.get("dimensions") or {}), f"{MARKER}-dimension": "negative"}
     if not labels.get("judges") and not labels.get("outcome"):
         labels["outcome"] = "affirmative"
     data["labels"] = labels

@@ -25,6 +25,8 @@ def model_options(f):
         click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), help="response cache folder"),
         click.option("--timeout-s", type=float, help="per-request timeout in seconds"),
         click.option("--json-mode", type=click.Choice(["auto", "schema", "object", "none"]), help="structured-output mode"),
+        click.option("--rubric", help="rubric preset (ccdb, debateart, inspire) or a rubric file (YAML/JSON/TOML); default ccdb"),
+        click.option("--evidence", help="evidence source for the fact-authenticity dimension: a folder of documents (info pack), or 'transcript' (the passages the debaters quoted); default: not assessed"),
     ]
     for opt in reversed(options):
         f = opt(f)
@@ -45,6 +47,8 @@ def model_config_from_options(opts: dict):
         cache_dir=opts.get("cache_dir"),
         timeout_s=opts.get("timeout_s"),
         json_mode=opts.get("json_mode"),
+        rubric=opts.get("rubric"),
+        evidence=opts.get("evidence"),
     )
 
 

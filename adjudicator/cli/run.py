@@ -89,6 +89,10 @@ def _emit_verdict(verdict, out: Path | None, report_path: Path | None, quiet: bo
     if quiet:
         return
     echo_err(f"{models_text(verdict.provenance)}: {verdict.outcome_text()}; {usage_summary(verdict.calls)}")
+    from adjudicator.report import dimensions_line
+
+    if verdict.dimensions:
+        echo_err(dimensions_line(verdict))
     if verdict.failures:
         echo_err(f"{len(verdict.failures)} node(s) failed: " + "; ".join(f"{f.node} {f.key}: {f.reason}" for f in verdict.failures))
 

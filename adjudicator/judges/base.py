@@ -9,7 +9,7 @@ so gold labels cannot reach a backend.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Generic, Protocol, TypeVar, runtime_checkable
+from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 from pydantic import ConfigDict, Field
 
@@ -18,6 +18,7 @@ from adjudicator.config import JUDGE_IDS
 from adjudicator.frozen import FrozenModel
 from adjudicator.match import MatchView, Stage
 from adjudicator.records import CallRecord, NodeFailure
+from adjudicator.rubric import Rubric
 from adjudicator.verdict import Ballot
 
 T = TypeVar("T")
@@ -28,7 +29,10 @@ class StageRequest(FrozenModel):
 
     ``match`` is the label-free header; ``stage`` the stage to analyse; ``index`` its 0-based
     position; ``previous`` the stages before it (a backend should read only what it needs, e.g. the
-    last opposing stage, plus ``clashes``/``analyses``: the accumulated ledger).
+    last opposing stage, plus ``clashes``/``analyses``: the accumulated ledger). ``rubric``: a
+    dimensional rubric whose dimensions the tracker rates per side (None or ccdb: the CCDB levels
+    only); ``evidence``: the run's evidence source for fact authenticity (an
+    :class:`~adjudicator.evidence.EvidenceSource`, ``"transcript"``, or None = not assessed).
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -39,17 +43,21 @@ class StageRequest(FrozenModel):
     previous: list[Stage] = Field(default_factory=list)
     clashes: dict[str, Clash] = Field(default_factory=dict)
     analyses: list[StageAnalysis] = Field(default_factory=list)
+    rubric: Rubric | None = None
+    evidence: Any = None
 
 
 class JudgeRequest(FrozenModel):
     """Input of one judge: its id and perspective, the label-free match, and the final battlefield
-    state. Each judge receives its own request and nothing of the other judges."""
+    state. Each judge receives its own request and nothing of the other judges. ``rubric``: the
+    dimensional rubric whose dimensions the ballot decides (None or ccdb: none)."""
 
     judge_id: str
     perspective: str
     match: MatchView
     clashes: dict[str, Clash]
     analyses: list[StageAnalysis]
+    rubric: Rubric | None = None
 
 
 @dataclass

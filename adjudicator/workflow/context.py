@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
 from adjudicator.judges.base import JUDGE_PERSPECTIVES, Backend
+from adjudicator.rubric import Rubric
 
 
 class Backends(Protocol):
@@ -45,11 +46,16 @@ class Backends(Protocol):
 @dataclass(frozen=True)
 class AdjudicationContext:
     """``tracker`` runs the clash-tracking node; ``judges`` maps judge id -> backend (a mixed panel
-    may use a different model per judge); ``perspectives`` judge id -> perspective name."""
+    may use a different model per judge); ``perspectives`` judge id -> perspective name;
+    ``rubric`` the active rubric (None = ccdb) and ``evidence`` the fact-authenticity source (an
+    :class:`~adjudicator.evidence.EvidenceSource`, ``"transcript"``, or None), which nodes read with
+    :func:`rubric_of` / :func:`evidence_of` (a context without them judges on the ccdb rubric)."""
 
     tracker: Backend
     judges: dict[str, Backend]
     perspectives: dict[str, str] = field(default_factory=lambda: dict(JUDGE_PERSPECTIVES))
+    rubric: Rubric | None = None
+    evidence: Any = None
 
     @classmethod
     def single(cls, backend: Backend) -> "AdjudicationContext":
@@ -59,3 +65,14 @@ class AdjudicationContext:
     def model_names(self) -> dict[str, str]:
         """Role -> model name, e.g. {"tracker": "offline", "judge-1": "offline", ...}."""
         return {"tracker": self.tracker.name, **{j: b.name for j, b in self.judges.items()}}
+
+
+def rubric_of(ctx: object) -> Rubric | None:
+    """The context's dimensional rubric, or None (no rubric, or the ccdb rubric)."""
+    rubric = getattr(ctx, "rubric", None)
+    return rubric if isinstance(rubric, Rubric) and rubric.dimensional else None
+
+
+def evidence_of(ctx: object) -> Any:
+    """The context's evidence source, or None."""
+    return getattr(ctx, "evidence", None)

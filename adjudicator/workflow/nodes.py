@@ -22,7 +22,7 @@ from adjudicator.judges.base import JudgeRequest, StageRequest
 from adjudicator.match import MatchView
 from adjudicator.records import CallRecord, NodeFailure
 from adjudicator.verdict import Ballot, Provenance, Verdict
-from adjudicator.workflow.context import Backends
+from adjudicator.workflow.context import Backends, evidence_of, rubric_of
 
 
 def track_stage(state: BattlefieldState, runtime: Runtime[Backends]) -> dict[str, Any]:
@@ -43,6 +43,8 @@ def track_stage(state: BattlefieldState, runtime: Runtime[Backends]) -> dict[str
         previous=list(stages[:i]),
         clashes=clashes,
         analyses=list(state.get("analyses") or []),
+        rubric=rubric_of(runtime.context),
+        evidence=evidence_of(runtime.context),
     )
     result = runtime.context.tracker.analyse_stage(request)
     update: dict[str, Any] = {"next_stage": i + 1, "calls": list(result.calls)}
@@ -94,6 +96,9 @@ def judge_tasks(state: PanelState) -> list[JudgeTask]:
 def judge(task: JudgeTask, runtime: Runtime[Backends]) -> dict[str, Any]:
     """Run one judge on its own request; returns its ballot (or failure) and call records."""
     request = task["request"]
+    rubric = rubric_of(runtime.context)
+    if rubric is not None:
+        request = request.model_copy(update={"rubric": rubric})
     backend = runtime.context.judges[request.judge_id]
     result = backend.judge(request)
     update: dict[str, Any] = {"calls": list(result.calls)}
@@ -165,6 +170,7 @@ def aggregate_panel(state: PanelState, runtime: Runtime[Backends]) -> dict[str, 
             sorted_failures(state),
             calls,
             state_provenance(calls, runtime.context, view.format),
+            rubric=rubric_of(runtime.context),
         )
     except AdjudicationFailed as exc:
         return {"verdict": None, "panel_error": exc.one_line()}

@@ -67,7 +67,7 @@ class OfflineBackend:
         try:
             reading = self._reading(request)
             with reading.lock:
-                value = analyse(request.match, request.stage, request.index, request.previous, request.clashes, reading)
+                value = analyse(request.match, request.stage, request.index, request.previous, request.clashes, reading, request.rubric, request.evidence)
         except Exception as exc:  # a bug, recorded rather than crashing the graph
             return _failed("track_stage", request.stage.stage_id, exc, t0)
         rec = CallRecord(node="track_stage", key=request.stage.stage_id, model=MODEL_NAME, parse="native", latency_s=round(time.perf_counter() - t0, 6))

@@ -19,6 +19,7 @@ import hashlib
 import math
 
 from adjudicator.battlefield import Clash, SideAnalysis
+from adjudicator.dimensions import DimensionRating, DimensionVote, votes_from_ratings
 from adjudicator.formats import Side
 from adjudicator.judges.base import JudgeRequest
 from adjudicator.judges.offline.ledger import ledger_before
@@ -179,7 +180,20 @@ def judge_ballot(request: JudgeRequest) -> Ballot:
         stage_scores=scores,
         best_debater_votes=votes,
         reasoning=reasoning,
+        dimensions=dimension_votes(request, by_unit),
     )
+
+
+def dimension_votes(request: JudgeRequest, by_unit: dict[tuple[str, Side], SideAnalysis]) -> list[DimensionVote]:
+    """The ballot's per-dimension votes under a dimensional ``request.rubric`` ([] otherwise): the
+    tracker's stage ratings of each side combined by :func:`adjudicator.dimensions.votes_from_ratings`
+    (the same for every perspective: the offline judge's perspectives weigh the CCDB levels only)."""
+    if request.rubric is None or not request.rubric.dimensional:
+        return []
+    ratings: dict[Side, list[DimensionRating]] = {"affirmative": [], "negative": []}
+    for (_, side), a in sorted(by_unit.items()):
+        ratings[side].extend(a.dimensions)
+    return votes_from_ratings(request.rubric, ratings)
 
 
 def _analyses_by_unit(request: JudgeRequest) -> dict[tuple[str, Side], SideAnalysis]:

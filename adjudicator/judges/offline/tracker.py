@@ -10,15 +10,19 @@ each side's stage quality (suggested score + substance) to break engagement ties
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
 from adjudicator.battlefield import Clash, ClashUpdate, SideAnalysis, StageAnalysis
+from adjudicator.evidence import source_for_match
 from adjudicator.formats import Side
 from adjudicator.judges.offline.clashes import track_clashes
+from adjudicator.judges.offline.dimensions import rate_dimensions
 from adjudicator.judges.offline.features import side_features
 from adjudicator.judges.offline.rating import rate
 from adjudicator.judges.offline.reading import DebateReading, read_through
 from adjudicator.judges.offline.text import content_terms
 from adjudicator.match import MatchView, Stage
+from adjudicator.rubric import Rubric
 
 
 def analyse(
@@ -28,18 +32,26 @@ def analyse(
     previous: list[Stage],
     clashes: dict[str, Clash],
     reading: DebateReading | None = None,
+    rubric: Rubric | None = None,
+    evidence: Any = None,
 ) -> StageAnalysis:
     """The offline :class:`StageAnalysis` of ``stage`` (a pure function of its arguments; see the module
     docstring, and that of :mod:`adjudicator.judges.offline`). ``index`` is the stage's position in the
     match, ``previous`` the stages before it and ``clashes`` the clash map as it stands before it.
     ``reading`` is the match's :class:`~adjudicator.judges.offline.reading.DebateReading`, advanced
     here to ``previous`` and ``stage`` (one stage read when it held ``previous``); None reads them
-    afresh. The analysis is the same either way."""
+    afresh. The analysis is the same either way. Under a dimensional ``rubric`` each side also gets
+    its dimension ratings (:func:`adjudicator.judges.offline.dimensions.rate_dimensions`), fact
+    authenticity checked against ``evidence`` (a source, ``"transcript"`` for the quotations up to
+    this stage, or None)."""
     lang = match.language
     if reading is None:
         reading = read_through(match, previous, stage)
     else:
         reading.advance(previous, stage)
+    source = None
+    if rubric is not None and rubric.dimensional and evidence is not None:
+        source = source_for_match(evidence, [(s.stage_id, "\n".join(u.text for u in s.utterances)) for s in [*previous, stage]])
     sides: list[SideAnalysis] = []
     quality: dict[str, float] = {}
     for side in stage.evaluated_sides():
@@ -48,6 +60,8 @@ def analyse(
         task, bf, adv, prior = rate(stage.type, role, f)
         rationale = f"offline features: {f.describe()}" + (f"; structural prior {prior:+.2f} ({role})" if prior else "")
         sa = SideAnalysis.rated(stage.stage_id, side, role, task, bf, adv, rationale=rationale, contributions=contributions(stage, side, lang))
+        if rubric is not None and rubric.dimensional:
+            sa = sa.model_copy(update={"dimensions": rate_dimensions(rubric, match, stage, previous, side, sa.suggested_score, source)})
         sides.append(sa)
         quality[side] = sa.suggested_score + f.substance
     updates = track_clashes(match, stage, previous, clashes, quality, reading)
