@@ -66,6 +66,7 @@ DEBUG_ENV = "ADJUDICATOR_DEBUG"
 LIVE_URL_ENV = "ADJUDICATOR_LIVE_URL"
 LIVE_TOKEN_ENV = "ADJUDICATOR_LIVE_TOKEN"
 LIVE_STATE_ENV = "ADJUDICATOR_LIVE_STATE"
+LIVE_STORE_ENV = "ADJUDICATOR_LIVE_STORE"
 
 #: The model settings a variable or a config file may set (``config_file`` is chosen, not set).
 _SETTINGS = (

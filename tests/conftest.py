@@ -1,8 +1,12 @@
-"""Shared test set-up: make tests/ importable for helper modules (graph_fakes, fake_openai), and
-fixtures for where the bundled match files and the real PanelBench data live."""
+"""Shared test set-up: make tests/ importable for helper modules (graph_fakes, fake_openai), fixtures
+for where the bundled match files and the real PanelBench data live, and the throwaway PostgreSQL
+cluster (``pg_url``: a fresh database per test; ``live_store``: each live test once per store)."""
 
 from __future__ import annotations
 
+import itertools
+import os
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -12,7 +16,9 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from env_isolation import isolate_process  # noqa: E402  (tests/ is on sys.path just above)
+from pg_cluster import URL_ENV, PgCluster, find_bin_dir, new_database  # noqa: E402
 
+CI_POSTGRES_URL = os.environ.get(URL_ENV)  # a cluster .ci/run started (read before the isolation removes it)
 isolate_process(Path(tempfile.mkdtemp(prefix="adjudicator-tests-home-")))
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -32,3 +38,40 @@ def panelbench_dir() -> Path:
     if not (PANELBENCH_DIR / "DebateArt" / "motion").is_dir():
         pytest.skip(f"real PanelBench data not found at {PANELBENCH_DIR}")
     return PANELBENCH_DIR
+
+
+@pytest.fixture(scope="session")
+def pg_cluster_url():
+    """The admin URL of a PostgreSQL cluster for this session: the one ``.ci/run`` started, else a
+    throwaway one (tests/pg_cluster.py), stopped at the end. Skips where the binaries are absent."""
+    if CI_POSTGRES_URL:
+        yield CI_POSTGRES_URL
+        return
+    if find_bin_dir() is None:
+        pytest.skip("PostgreSQL binaries (initdb, pg_ctl, postgres) are not installed: .ci/run installs Debian's postgresql package")
+    cluster = PgCluster().start()
+    try:
+        yield cluster.url
+    finally:
+        cluster.stop()
+
+
+_db_counter = itertools.count(1)
+
+
+@pytest.fixture
+def pg_url(pg_cluster_url, request) -> str:
+    """The URL of a new, empty database on the session's cluster, named after the test."""
+    name = re.sub(r"[^a-z0-9_]", "_", request.node.name.lower())[:40]
+    return new_database(pg_cluster_url, f"t{next(_db_counter)}_{name}")
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def live_store(request, monkeypatch):
+    """Run a live test once per store: None (SQLite in the state folder) or a fresh PostgreSQL
+    database's URL, which ``live_fakes.start_server`` then passes to every server it starts."""
+    import live_fakes
+
+    url = None if request.param == "sqlite" else request.getfixturevalue("pg_url")
+    monkeypatch.setattr(live_fakes, "STORE", url)
+    return url

@@ -16,6 +16,7 @@ from adjudicator.live.server import LiveServer
 from adjudicator.workflow.context import AdjudicationContext
 
 TOKEN = "test-token-0123456789abcdef"
+STORE: str | None = None  # the store start_server uses unless told (conftest's live_store sets it)
 
 
 def online_match(match_id: str = "tiny", n_stages: int = 4, topic: str = "school uniforms"):
@@ -64,6 +65,7 @@ def ccdb_stage(k: int, text: str = "我方认为这个观点成立，因为证�
 
 def start_server(state_dir: Path, context: AdjudicationContext, **kw) -> LiveServer:
     """A started LiveServer on 127.0.0.1 and a free port (stop it with .stop())."""
+    kw.setdefault("store", STORE)
     app = create_app(state_dir, context, TOKEN, **kw)
     return LiveServer(app).start()
 

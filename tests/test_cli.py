@@ -179,3 +179,14 @@ def test_a_failed_panel_still_writes_the_partial_verdict(tmp_path, capsys):
     assert len(judge_failures) == 3 and all(f["raw_outputs"] == ["I cannot judge this."] * 3 for f in judge_failures)
     assert v["provenance"]["attempts"] == 4 + 9  # four tracker calls, three attempts per judge
     assert "at least 2 valid ballots, got 0" in err.splitlines()[-1]
+
+
+def test_live_serve_refuses_a_bad_store_or_token_in_one_line(tmp_path, capsys):
+    state = str(tmp_path / "state")
+    code, _, err = run(["live", "serve", "--port", "0", "--state-dir", state, "--store", "mysql://x/y"], capsys)
+    assert code == 2 and err.strip() == "adjudicate: error: --store: 'mysql://x/y' is neither 'sqlite' nor a postgresql:// URL; use --store sqlite (the default) or --store postgresql://user@host/db"
+    # a port nothing listens on: refused at once, one line, no traceback
+    code, _, err = run(["live", "serve", "--port", "0", "--state-dir", state, "--store", "postgresql://nobody@127.0.0.1:1/db"], capsys)
+    assert code == 2 and len(err.strip().splitlines()) == 1 and err.startswith("adjudicate: error: --store: cannot connect to PostgreSQL (") and "Traceback" not in err
+    code, _, err = run(["live", "serve", "--port", "0", "--state-dir", state, "--token", "short"], capsys)
+    assert code == 2 and err.startswith("adjudicate: error: --token: the access token must have at least 16 characters")

@@ -29,6 +29,8 @@ from adjudicator.workflow.context import AdjudicationContext
 
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 
+pytestmark = pytest.mark.usefixtures("live_store")  # every test once on SQLite, once on PostgreSQL
+
 
 @pytest.fixture
 def live(tmp_path):
@@ -85,9 +87,10 @@ def test_create_push_close_round_trip(live):
     # the three scripted judges vote affirmative with p 0.7 and score 7 / 6
     assert (verdict["match_id"], verdict["winner"], verdict["p"]) == ("m1", "affirmative", 0.7)
     assert [(s["stage_id"], s["mean"]) for s in verdict["stage_scores"]] == [("s1", 7.0), ("s2", 6.0), ("s3", 7.0), ("s4", 6.0)]
-    stored = json.loads((live.state / "verdicts" / "m1.json").read_text(encoding="utf-8"))
+    stored_files = live.server.app.state.store.verdicts  # verdicts/<id>.json and reports/<id>.md, or their PostgreSQL table
+    stored = json.loads(stored_files.verdict_json("m1").decode("utf-8"))
     assert stored == verdict
-    report = (live.state / "reports" / "m1.md").read_text(encoding="utf-8")
+    report = stored_files.report_text("m1")
     assert report.startswith("# Verdict: m1") and live.http.get("/api/matches/m1/report").text == report
     assert live.http.get("/api/matches/m1/verdict").json() == verdict
 

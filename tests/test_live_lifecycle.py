@@ -189,11 +189,15 @@ def test_the_html_report_speaks_the_match_language_and_escapes_text():
 # The tournament store contract (every implementation)
 
 
-def sqlite_store(tmp_path):
-    return SqliteTournamentStore(tmp_path / "tournaments.sqlite")
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def make(request):
+    """A factory of tournament stores over one place (calling it again reconnects to the same data)."""
+    if request.param == "sqlite":
+        return lambda tmp_path: SqliteTournamentStore(tmp_path / "tournaments.sqlite")
+    from adjudicator.live.tournament_postgres import PostgresTournamentStore
 
-
-STORES = [sqlite_store]
+    url = request.getfixturevalue("pg_url")
+    return lambda tmp_path: PostgresTournamentStore.open(url)
 
 
 def entry(kind, **kw) -> LogEntry:
@@ -211,7 +215,6 @@ def seeded(store):
     return store
 
 
-@pytest.mark.parametrize("make", STORES)
 def test_store_registry_reads_what_it_wrote_and_refuses_duplicates(tmp_path, make):
     store = seeded(make(tmp_path))
     try:
@@ -229,7 +232,6 @@ def test_store_registry_reads_what_it_wrote_and_refuses_duplicates(tmp_path, mak
         store.close()
 
 
-@pytest.mark.parametrize("make", STORES)
 def test_store_decisions_are_compare_and_set_and_all_or_nothing(tmp_path, make):
     store = seeded(make(tmp_path))
     try:

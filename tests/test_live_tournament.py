@@ -38,6 +38,9 @@ def ids_of(round_no: int, k: int) -> dict:
     return {"debate": n, "teams": {"affirmative": n + 1, "negative": n + 2}, "speakers": {"Affirmative Speaker 1": n + 3, "Negative Speaker 1": n + 4}, "motion": round_no}
 
 
+pytestmark = pytest.mark.usefixtures("live_store")  # every test once on SQLite, once on PostgreSQL
+
+
 @pytest.fixture
 def cup(tmp_path):
     """A server with tournament "spring": rounds r1 and r2, rooms a, b, c in each, every stage pushed by

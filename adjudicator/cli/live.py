@@ -18,7 +18,7 @@ from pathlib import Path
 import click
 
 from adjudicator.cli.options import echo_err, model_config_from_options, model_options
-from adjudicator.config import LIVE_STATE_ENV
+from adjudicator.config import LIVE_STATE_ENV, LIVE_STORE_ENV
 from adjudicator.errors import InputError
 
 DEFAULT_STATE_DIR = ".adjudicator-live"
@@ -70,25 +70,33 @@ def live_group() -> None:
 @click.option("--host", default="127.0.0.1", show_default=True, help="address to listen on (loopback by default)")
 @click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True, help="TCP port (0 picks a free one)")
 @click.option("--state-dir", type=click.Path(file_okay=False, path_type=Path), envvar=LIVE_STATE_ENV, default=DEFAULT_STATE_DIR, show_default=True, help="folder for the SQLite checkpoints, access.json, verdicts and reports")
+@click.option("--store", envvar=LIVE_STORE_ENV, default="sqlite", show_default=True,
+              help="where matches, checkpoints, verdicts and tournaments live: 'sqlite' (files in --state-dir) or a postgresql:// URL that several server processes share")
+@click.option("--pool-size", type=click.IntRange(1, 256), default=None, help="PostgreSQL only: data connections per process (default 8; held match locks get twice as many)")
+@click.option("--token", "serve_token", default=None,
+              help="organiser access token (at least 16 characters; give every process of one database the same one); default: the one in --state-dir's access.json, else a new one")
 @click.option("--max-body-kb", type=click.IntRange(1, 65536), default=1024, show_default=True, help="largest request body accepted (413 above)")
 @click.option("--log-level", type=click.Choice(["critical", "error", "warning", "info", "debug"]), default="info", show_default=True,
               help="how much the server logs to stderr (uvicorn's log level)")
 @click.option("--context-factory", hidden=True, help="module:callable returning an AdjudicationContext (custom backends, tests)")
 @model_options
-def serve_cmd(host: str, port: int, state_dir: Path, max_body_kb: int, log_level: str, context_factory: str | None, **opts) -> None:
+def serve_cmd(host: str, port: int, state_dir: Path, store: str, pool_size: int | None, serve_token: str | None, max_body_kb: int, log_level: str, context_factory: str | None, **opts) -> None:
     """Start the live server and print the organiser URL and access token."""
     from adjudicator.live.app import create_app
     from adjudicator.live.server import base_url_of, load_or_create_token, serve_forever, urls, warn_if_exposed, write_access
 
+    if serve_token is not None and len(serve_token) < 16:
+        raise InputError("--token: the access token must have at least 16 characters", "use a longer random token, e.g. `python -c 'import secrets; print(secrets.token_urlsafe(32))'`")
     context = _serving_context(context_factory, opts)
     _make_state_dir(state_dir)
-    token = load_or_create_token(state_dir)
+    token = serve_token or load_or_create_token(state_dir)
     sock = _listen(host, port)
     base = base_url_of(sock)
-    app = create_app(state_dir, context, token, max_body_bytes=max_body_kb * 1024)
+    app = create_app(state_dir, context, token, max_body_bytes=max_body_kb * 1024, store=store, pool_size=pool_size)
     path = write_access(state_dir, base, token)
     _print_access(urls(base, token), path)
-    echo_err(f"adjudicate live: model {context.tracker.name}; state in {state_dir}; Ctrl+C to stop")
+    where = f"state in {state_dir}" if store == "sqlite" else f"store {_redacted(store)}; access file in {state_dir}"
+    echo_err(f"adjudicate live: model {context.tracker.name}; {where}; Ctrl+C to stop")
     warn_if_exposed(host)
     serve_forever(app, sock, log_level)
 
@@ -100,6 +108,13 @@ def _serving_context(context_factory: str | None, opts: dict):
     from adjudicator.api import build_context
 
     return build_context(model_config_from_options(opts), check_models=True)  # a key missing fails now, not at the first push
+
+
+def _redacted(url: str) -> str:
+    """A database URL without its password (``postgresql://user:***@host/db``)."""
+    import re
+
+    return re.sub(r"(://[^:/@]+):[^@]*@", r"\1:***@", url)
 
 
 def load_context_factory(spec: str):

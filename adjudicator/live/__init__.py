@@ -7,6 +7,11 @@ Modules, in data-flow order:
 - :mod:`.registry`     the ``live_matches`` rows: header, status (open, closing, closed), panel attempts
 - :mod:`.checkpoints`  the SQLite checkpointer: serializer allowlist, thread ids and configs, pruning
 - :mod:`.verdicts`     the files of closed matches: verdicts/<id>.json and reports/<id>.md
+- :mod:`.storage`      the storage interface of the live store (checkpointer, registry, verdicts, a lock
+  and a board revision per match) and its SQLite implementation (the default)
+- :mod:`.pgconn`       PostgreSQL connection pools, advisory-lock keys and the migration step at start
+- :mod:`.postgres`     the PostgreSQL storage: one database shared by several server processes
+  (LangGraph's Postgres checkpointer, advisory locks per match, revisions, LISTEN/NOTIFY)
 - :mod:`.store`        one tracking thread per match over those parts: create, receive, analyse, close, recover
 - :mod:`.tendency`     the provisional tendency (score gap and clash momentum, before the panel)
 - :mod:`.turning_points` the stages where the provisional tendency crossed 0.5, and what moved it
@@ -15,6 +20,7 @@ Modules, in data-flow order:
 - :mod:`.lifecycle`    a room's verdict states: draft -> confirmed (override beside the original) -> released, log entries
 - :mod:`.tournament_store` the storage interface of the registry, the verdict states and the log
 - :mod:`.tournament_sqlite` its SQLite implementation (``tournaments.sqlite``, one transaction per transition)
+- :mod:`.tournament_postgres` its PostgreSQL implementation (the same tables, ``jsonb`` bodies)
 - :mod:`.access`       the organiser's token, each room's chair token, public reads
 - :mod:`.tabbycat`     a room's ballot in the shape of Tabbycat's API v1 ballot submission
 - :mod:`.results_csv`  a round's results as CSV

@@ -31,10 +31,12 @@ from adjudicator.live.access import Gate
 from adjudicator.live.errors import LiveRequestError
 from adjudicator.live.events import Hub
 from adjudicator.live.routes import MAX_BODY_BYTES, STATIC_DIR
+from adjudicator.live.storage import SqliteStorage, open_storage
 from adjudicator.live.store import LiveStore
 from adjudicator.live.tabroom import TabRoom
 from adjudicator.live.tournament_sqlite import DB_NAME as TOURNAMENT_DB_NAME
 from adjudicator.live.tournament_sqlite import SqliteTournamentStore
+from adjudicator.live.tournament_store import TournamentStore
 from adjudicator.verdict import Verdict
 from adjudicator.workflow.context import AdjudicationContext
 
@@ -46,6 +48,8 @@ def create_app(
     *,
     max_body_bytes: int = MAX_BODY_BYTES,
     recover_on_start: bool = True,
+    store: str | None = None,
+    pool_size: int | None = None,
 ) -> FastAPI:
     """The live app over the state directory ``state_dir``, adjudicating with ``context``.
 
@@ -55,6 +59,12 @@ def create_app(
     (``app.state.gate``) and its :class:`Hub` (``app.state.hub``): at startup it repairs the rooms and
     resumes interrupted work in a background thread (``recover_on_start``); at shutdown it ends the
     event streams and closes both stores.
+
+    ``store`` picks the storage (:func:`adjudicator.live.storage.open_storage`): None or ``"sqlite"``
+    for ``STATE_DIR/live.sqlite`` and ``STATE_DIR/tournaments.sqlite``, a ``postgresql://`` URL for one
+    database that several server processes share (matches, checkpoints, verdicts and tournaments all
+    there; the state folder then holds only ``access.json``). ``pool_size`` bounds its data pool (the
+    lock pool gets twice as many). Raises :class:`~adjudicator.errors.InputError` for a bad store.
     """
     if not token:
         raise ValueError("an access token is required")
@@ -66,11 +76,26 @@ def create_app(
     def closed(match_id: str, verdict: Verdict) -> None:
         tabroom.record_draft(match_id, verdict)
 
-    store = LiveStore(state_dir, context, on_change=publish, on_closed=closed)
-    tournaments = SqliteTournamentStore(store.state_dir / TOURNAMENT_DB_NAME)
-    tabroom = TabRoom(tournaments, store)
-    app = FastAPI(title="adjudicator live", lifespan=_lifespan(store, tabroom, hub, recover_on_start), docs_url=None, redoc_url=None, openapi_url=None)
-    app.state.store = store
+    state = Path(state_dir)
+    state.mkdir(parents=True, exist_ok=True)
+    storage = open_storage(store, state, pool_size=pool_size, lock_pool_size=None if pool_size is None else 2 * pool_size)
+    live = LiveStore(state, context, on_change=publish, on_closed=closed, storage=storage)
+    tournaments: TournamentStore
+    if isinstance(storage, SqliteStorage):
+        tournaments = SqliteTournamentStore(state / TOURNAMENT_DB_NAME)
+    else:
+        from adjudicator.live.tournament_postgres import PostgresTournamentStore
+
+        tournaments = PostgresTournamentStore(storage.pool)  # type: ignore[attr-defined]
+
+    def elsewhere(match_id: str, revision: int) -> None:  # another process changed a match: tell the boards here
+        if hub.subscribers(match_id):
+            live.changed_elsewhere(match_id, revision)
+
+    tabroom = TabRoom(tournaments, live)
+    storage.listen(elsewhere)
+    app = FastAPI(title="adjudicator live", lifespan=_lifespan(live, tabroom, hub, recover_on_start), docs_url=None, redoc_url=None, openapi_url=None)
+    app.state.store = live
     app.state.tabroom = tabroom
     app.state.gate = Gate(token, tournaments.room_of_token)
     app.state.hub = hub

@@ -154,11 +154,11 @@ async def _body(request: Request) -> Any:
     return await read_json_body(request, request.app.state.max_body_bytes)
 
 
-def _closed_file(store: LiveStore, match_id: str, path: Path, what: str) -> Path:
+def _closed(store: LiveStore, match_id: str, stored: Any, what: str) -> Any:
     """The stored ``what`` of a closed match (404 for an unknown match, or before close)."""
-    if store.row(match_id).status != "closed" or not path.exists():
+    if store.row(match_id).status != "closed" or stored is None:
         raise NotFound(f"match {match_id!r} has no {what} yet", "close the match first")
-    return path
+    return stored
 
 
 # ---------------------------------------------------------------------------------------------
@@ -228,21 +228,21 @@ async def events(match_id: str, request: Request, store: Store, tabs: Tabs) -> S
 
 @reads.get("/api/matches/{match_id}/verdict")
 async def get_verdict(match_id: str, request: Request, store: Store, tabs: Tabs) -> Response:
-    path = _closed_file(store, match_id, store.verdicts.verdict_path(match_id), "verdict")
+    body = _closed(store, match_id, await run_in_threadpool(store.verdicts.verdict_json, match_id), "verdict")
     check_verdict_access(tabs, match_id, reader(request))
-    return Response(path.read_bytes(), media_type="application/json")
+    return Response(body, media_type="application/json")
 
 
 @reads.get("/api/matches/{match_id}/report")
 async def get_report(match_id: str, request: Request, store: Store, tabs: Tabs) -> PlainTextResponse:
-    path = _closed_file(store, match_id, store.verdicts.report_path(match_id), "report")
+    text = _closed(store, match_id, await run_in_threadpool(store.verdicts.report_text, match_id), "report")
     check_verdict_access(tabs, match_id, reader(request))
-    return PlainTextResponse(path.read_text(encoding="utf-8"), media_type="text/markdown; charset=utf-8")
+    return PlainTextResponse(text, media_type="text/markdown; charset=utf-8")
 
 
 @reads.get("/api/matches/{match_id}/report.html")
 async def get_report_html(match_id: str, request: Request, store: Store, tabs: Tabs) -> HTMLResponse:
-    _closed_file(store, match_id, store.verdicts.verdict_path(match_id), "report")
+    _closed(store, match_id, await run_in_threadpool(store.verdict, match_id), "report")
     check_verdict_access(tabs, match_id, reader(request))
     html = await run_in_threadpool(tabs.report, match_id)
     return HTMLResponse(html, headers={"Cache-Control": "no-store", "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'"})
@@ -279,4 +279,4 @@ async def close_match(match_id: str, request: Request, store: Store) -> Response
     require_match_writer(request, match_id, "closing a match")
     store.row(match_id)
     await run_in_threadpool(store.close_match, match_id)
-    return Response(store.verdicts.verdict_path(match_id).read_bytes(), media_type="application/json")
+    return Response(await run_in_threadpool(store.verdicts.verdict_json, match_id), media_type="application/json")

@@ -1,6 +1,7 @@
 """The live store: one clash-tracking thread per live match and, at close, its panel, orchestrated over
-the match registry (:mod:`.registry`), the SQLite checkpointer (:mod:`.checkpoints`), the validation
-of what is pushed (:mod:`.validation`) and the files of closed matches (:mod:`.verdicts`).
+a :class:`~adjudicator.live.storage.LiveStorage` (checkpointer, match registry, verdicts, a lock and a
+board revision per match: SQLite in the state folder by default, or PostgreSQL shared by several server
+processes, :mod:`.postgres`) and the validation of what is pushed (:mod:`.validation`).
 
 State directory layout (``STATE_DIR``)::
 
@@ -28,8 +29,12 @@ crash during the panel resumes the judges that had not finished.
 Checkpoint history is pruned: each thread keeps only its latest checkpoint and that checkpoint's pending
 writes (:mod:`adjudicator.live.checkpoints` says why that is enough and when it happens).
 
-Pushes to one match are serialised (a per-match lock); different matches share nothing but the
-compiled graphs, the SQLite file and the backends, which are stateless or thread-safe.
+Pushes to one match are serialised (the storage's per-match lock: a ``threading.RLock`` on SQLite, a
+PostgreSQL advisory lock across processes); different matches share nothing but the compiled graphs,
+the database and the backends, which are stateless or thread-safe. Over a shared (PostgreSQL) storage
+the store caches a match's state only while it holds the match's lock (the cache is dropped at every
+acquisition, since another process may have changed the match in between), and a board snapshot is
+reused only while the match's stored revision is unchanged.
 """
 
 from __future__ import annotations
@@ -43,11 +48,11 @@ from typing import Any
 
 from adjudicator.errors import AdjudicationFailed
 from adjudicator.live.board import board_snapshot, match_summary, push_reply
-from adjudicator.live.checkpoints import DB_NAME, keeps_full_values, open_checkpointer, panel_thread_id, prune_threads, thread_config
+from adjudicator.live.checkpoints import DB_NAME, keeps_full_values, panel_thread_id, thread_config
 from adjudicator.live.errors import Conflict
-from adjudicator.live.registry import MatchRegistry, MatchRow
+from adjudicator.live.registry import MatchRow
+from adjudicator.live.storage import LiveStorage, MatchLock, SqliteStorage
 from adjudicator.live.validation import resent_stage, validate_complete, validate_header, validate_push
-from adjudicator.live.verdicts import VerdictFiles
 from adjudicator.match import Stage
 from adjudicator.verdict import Verdict
 from adjudicator.workflow.context import AdjudicationContext
@@ -66,6 +71,9 @@ class LiveStore:
     Methods raise :class:`~adjudicator.live.errors.LiveRequestError` subclasses for bad requests and
     :class:`~adjudicator.errors.AdjudicationFailed` when a backend fault stops an analysis or the panel
     (finished work stays in the checkpoints).
+
+    ``storage`` is where the state lives (default: :class:`~adjudicator.live.storage.SqliteStorage`
+    in ``state_dir``); the store closes it in :meth:`close`.
     """
 
     def __init__(
@@ -74,6 +82,7 @@ class LiveStore:
         context: AdjudicationContext,
         on_change: Callable[[str, dict], None] | None = None,
         on_closed: Callable[[str, Verdict], None] | None = None,
+        storage: LiveStorage | None = None,
     ) -> None:
         from adjudicator.workflow import panel as panel_graph
         from adjudicator.workflow import tracking as tracking_graph
@@ -84,19 +93,19 @@ class LiveStore:
         self.on_change = on_change
         self.on_closed = on_closed
         self.db_path = self.state_dir / DB_NAME
-        self.saver = open_checkpointer(self.db_path)
-        self.registry = MatchRegistry(self.saver.conn, self.saver.lock)
-        self.verdicts = VerdictFiles(self.state_dir)
+        self.storage: LiveStorage = storage if storage is not None else SqliteStorage(self.state_dir)
+        self.shared = self.storage.shared
+        self.saver = self.storage.saver
+        self.registry = self.storage.registry
+        self.verdicts = self.storage.verdicts
         self.tracking = tracking_graph.build(checkpointer=self.saver)
         self.panel = panel_graph.build(checkpointer=self.saver)
         # keep-latest pruning needs every channel's full value in each checkpoint (see prune_thread)
         self.prune_history = keeps_full_values(self.tracking) and keeps_full_values(self.panel)
-        self._guard = threading.Lock()
         self._create_lock = threading.Lock()
-        self._locks: dict[str, threading.RLock] = {}
         self._values: dict[str, dict[str, Any]] = {}  # match id -> tracking state as last committed
         self._snapshots: dict[str, dict[str, Any]] = {}
-        self._revision: dict[str, int] = {}
+        self._published: dict[str, int] = {}  # match id -> the latest revision handed to on_change
         self._errors: dict[str, str] = {}  # match id -> the last analysis or panel fault, shown on the board
         self._executor = ThreadPoolExecutor(max_workers=4, thread_name_prefix="live-analyse")
         self._closed = False
@@ -108,10 +117,14 @@ class LiveStore:
         """The registry row of ``match_id``. Raises :class:`NotFound` (404)."""
         return self.registry.get(match_id)
 
-    def lock(self, match_id: str) -> threading.RLock:
-        """The lock that serialises every change to one match."""
-        with self._guard:
-            return self._locks.setdefault(match_id, threading.RLock())
+    def lock(self, match_id: str) -> MatchLock:
+        """The lock that serialises every change to one match (across processes on a shared storage)."""
+        return self.storage.lock(match_id, on_acquire=(lambda: self._forget(match_id)) if self.shared else None)
+
+    def _forget(self, match_id: str) -> None:
+        """Drop what this process cached of a match (a shared storage: another process may have changed it)."""
+        self._values.pop(match_id, None)
+        self._snapshots.pop(match_id, None)
 
     def match_ids(self) -> list[str]:
         """Every live match id, in creation order."""
@@ -157,7 +170,7 @@ class LiveStore:
     def _prune(self, *thread_ids: str) -> None:
         """Drop the superseded checkpoints of these threads (see :mod:`adjudicator.live.checkpoints`)."""
         if self.prune_history:
-            prune_threads(self.saver, thread_ids)
+            self.storage.prune(thread_ids)
 
     # ---- snapshots
 
@@ -165,7 +178,7 @@ class LiveStore:
         ctx = self.context
         return ctx.tracker.name, any(b.is_llm for b in (ctx.tracker, *ctx.judges.values()))
 
-    def _build_snapshot(self, match_id: str, values: dict[str, Any] | None = None) -> dict[str, Any]:
+    def _build_snapshot(self, match_id: str, values: dict[str, Any] | None = None, revision: int | None = None) -> dict[str, Any]:
         row = self.row(match_id)
         model, is_llm = self._model()
         return board_snapshot(
@@ -177,19 +190,33 @@ class LiveStore:
             verdict=self.verdict(match_id) if row.status == "closed" else None,
             panel_error=row.panel_error,
             error=self._errors.get(match_id),
-            revision=self._revision.get(match_id, 0),
+            revision=self.storage.revision(match_id) if revision is None else revision,
         )
 
     def _changed(self, match_id: str) -> dict[str, Any]:
-        self._revision[match_id] = self._revision.get(match_id, 0) + 1
-        snap = self._build_snapshot(match_id)
+        rev = self.storage.bump_revision(match_id)
+        snap = self._build_snapshot(match_id, revision=rev)
         self._snapshots[match_id] = snap
+        self._publish(match_id, snap)
+        return snap
+
+    def _publish(self, match_id: str, snap: dict[str, Any]) -> None:
+        """Hand ``snap`` to ``on_change`` unless a newer revision was handed already."""
+        rev = int(snap.get("revision") or 0)
+        if rev < self._published.get(match_id, 0):
+            return
+        self._published[match_id] = rev
         if self.on_change is not None:
             try:
                 self.on_change(match_id, snap)
             except Exception:  # a broken subscriber must not undo a committed change
                 log.exception("live: publishing the board of %s failed", match_id)
-        return snap
+
+    def changed_elsewhere(self, match_id: str, revision: int) -> None:
+        """Another process committed revision ``revision`` of ``match_id`` (a shared storage's
+        notification): publish the new snapshot here unless this process already has."""
+        if revision > self._published.get(match_id, 0):
+            self._publish(match_id, self.snapshot(match_id))
 
     def touch(self, match_id: str) -> dict[str, Any]:
         """Publish the match's board again with a new revision (something outside the match changed
@@ -201,6 +228,8 @@ class LiveStore:
     def stages(self, match_id: str) -> list[Stage]:
         """The stages received so far (the exporter reads who spoke in each). Raises :class:`NotFound`."""
         self.row(match_id)
+        if self.shared:
+            return list(self.tracking.get_state(thread_config(match_id)).values.get("stages") or [])
         return list(self._tracking_values(match_id).get("stages") or [])
 
     def snapshot(self, match_id: str) -> dict[str, Any]:
@@ -208,6 +237,8 @@ class LiveStore:
         Never waits for a long analysis: while one holds the match, the snapshot is built from the
         last committed checkpoint. Raises :class:`NotFound`."""
         self.row(match_id)
+        if self.shared:
+            return self._shared_snapshot(match_id)
         snap = self._snapshots.get(match_id)
         if snap is not None:
             return snap
@@ -221,6 +252,21 @@ class LiveStore:
         finally:
             lock.release()
 
+    def _shared_snapshot(self, match_id: str) -> dict[str, Any]:
+        """The snapshot over a shared storage: the cached one while the stored revision is unchanged,
+        else built from the last committed checkpoint without taking the match's lock."""
+        rev = self.storage.revision(match_id)
+        snap = self._snapshots.get(match_id)
+        if snap is not None and snap.get("revision") == rev:
+            return snap
+        values = dict(self.tracking.get_state(thread_config(match_id)).values)
+        if not values:  # created, but its thread not yet started (or a crash left it without one)
+            with self.lock(match_id):
+                return self._build_snapshot(match_id, revision=rev)
+        snap = self._build_snapshot(match_id, values, revision=rev)
+        self._snapshots[match_id] = snap
+        return snap
+
     def list_matches(self) -> list[dict[str, Any]]:
         """One summary per live match: id, motion, format, status, stages received and analysed."""
         return [match_summary(self.snapshot(mid), self.row(mid).created_at) for mid in self.match_ids()]
@@ -233,7 +279,7 @@ class LiveStore:
         is taken."""
         header = validate_header(data)
         with self._create_lock:
-            if header.match_id in self.registry:
+            if header.match_id in self.registry:  # another process may still take it first: insert raises Conflict then
                 raise Conflict(f"match {header.match_id!r} already exists", "choose another match_id, or push to the existing match", field="match_id")
             row = MatchRow.new(header)
             with self.lock(row.match_id):
@@ -404,8 +450,7 @@ class LiveStore:
         return resumed
 
     def close(self) -> None:
-        """Stop the background analyses and close the SQLite connection."""
+        """Stop the background analyses and close the storage."""
         self._closed = True
         self._executor.shutdown(wait=True, cancel_futures=True)  # queued analyses resume at the next start
-        with self.saver.lock:
-            self.saver.conn.close()
+        self.storage.close()

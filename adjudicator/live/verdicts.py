@@ -37,11 +37,26 @@ class VerdictFiles:
                 self._cache[match_id] = v
         return v
 
+    def verdict_json(self, match_id: str) -> bytes | None:
+        """The stored verdict file's bytes (indented UTF-8 JSON), or None before close."""
+        path = self.verdict_path(match_id)
+        return path.read_bytes() if path.exists() else None
+
+    def report_text(self, match_id: str) -> str | None:
+        """The stored Markdown report, or None before close."""
+        path = self.report_path(match_id)
+        return path.read_text(encoding="utf-8") if path.exists() else None
+
     def write(self, match_id: str, verdict: Verdict) -> None:
         """Write the verdict JSON, then the Markdown report, each atomically. Raises OSError."""
-        from adjudicator.report import verdict_markdown
-
-        text = json.dumps(json.loads(verdict.model_dump_json()), ensure_ascii=False, indent=2) + "\n"
+        text, report = verdict_texts(verdict)
         atomic_write_text(self.verdict_path(match_id), text)
-        atomic_write_text(self.report_path(match_id), verdict_markdown(verdict))
+        atomic_write_text(self.report_path(match_id), report)
         self._cache[match_id] = verdict
+
+
+def verdict_texts(verdict: Verdict) -> tuple[str, str]:
+    """The stored forms of a verdict: (indented UTF-8 JSON with a final newline, Markdown report)."""
+    from adjudicator.report import verdict_markdown
+
+    return json.dumps(json.loads(verdict.model_dump_json()), ensure_ascii=False, indent=2) + "\n", verdict_markdown(verdict)

@@ -1,0 +1,126 @@
+"""Where the live store keeps its state: the storage interface and its embedded SQLite implementation.
+
+:class:`LiveStorage` is everything :class:`~adjudicator.live.store.LiveStore` needs from a database:
+the LangGraph checkpointer, the match registry, the verdicts of closed matches, a lock per match, a
+revision counter per match (the board's event id) and the pruning of superseded checkpoints.
+
+- :class:`SqliteStorage` (the default, zero set-up): ``STATE_DIR/live.sqlite`` and the verdict files
+  of :mod:`.verdicts`, for one server process; a match's lock is a ``threading.RLock``.
+- :class:`~adjudicator.live.postgres.PostgresStorage`: one PostgreSQL database shared by any number of
+  server processes (``shared = True``); a match's lock is a PostgreSQL advisory lock, revisions live in
+  the registry table and every change is announced with ``NOTIFY``.
+
+:func:`open_storage` picks one from ``--store`` / ``ADJUDICATOR_LIVE_STORE``: ``sqlite`` (or empty) for
+the state folder, a ``postgresql://`` URL for PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any, Protocol
+
+from adjudicator.errors import InputError
+from adjudicator.live.checkpoints import DB_NAME, open_checkpointer, prune_threads
+from adjudicator.live.registry import MatchRegistry
+from adjudicator.live.verdicts import VerdictFiles
+
+
+class MatchLock(Protocol):
+    """A re-entrant lock over one match (``with lock:`` or ``acquire(timeout=...)``/``release()``):
+    ``threading.RLock`` or :class:`~adjudicator.live.postgres.AdvisoryLock`."""
+
+    def acquire(self, blocking: bool = ..., timeout: float = ...) -> bool: ...
+
+    def release(self) -> None: ...
+
+    def __enter__(self) -> Any: ...
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any, /) -> Any: ...
+
+
+class LiveStorage(Protocol):
+    """The state of the live matches (module docstring). ``shared``: other processes write the same
+    state, so nothing read outside a match's lock may be cached across calls."""
+
+    shared: bool
+    saver: Any  # a LangGraph BaseCheckpointSaver
+    registry: Any  # MatchRegistry or its PostgreSQL twin
+    verdicts: Any  # VerdictFiles or its PostgreSQL twin
+
+    def lock(self, match_id: str, on_acquire: Callable[[], None] | None = None) -> MatchLock:
+        """The lock that serialises every change to ``match_id``; ``on_acquire`` runs each time the
+        outermost acquisition succeeds (a shared store drops its caches of the match there)."""
+        ...
+
+    def bump_revision(self, match_id: str) -> int:
+        """Advance the match's board revision by one and announce it; returns the new revision."""
+        ...
+
+    def revision(self, match_id: str) -> int:
+        """The match's current board revision (0 before its first change)."""
+        ...
+
+    def prune(self, thread_ids: Iterable[str]) -> None:
+        """Drop the superseded checkpoints of these threads (logged, never raised)."""
+        ...
+
+    def listen(self, callback: Callable[[str, int], None]) -> None:
+        """Call ``callback(match_id, revision)`` for changes made by other processes (no-op when not shared)."""
+        ...
+
+    def close(self) -> None:
+        """Release connections and stop listening."""
+        ...
+
+
+class SqliteStorage:
+    """:class:`LiveStorage` on ``STATE_DIR/live.sqlite`` and the verdict files, for one process."""
+
+    shared = False
+
+    def __init__(self, state_dir: Path) -> None:
+        self.saver = open_checkpointer(state_dir / DB_NAME)
+        self.registry = MatchRegistry(self.saver.conn, self.saver.lock)
+        self.verdicts = VerdictFiles(state_dir)
+        self._guard = threading.Lock()
+        self._locks: dict[str, threading.RLock] = {}
+        self._revision: dict[str, int] = {}
+
+    def lock(self, match_id: str, on_acquire: Callable[[], None] | None = None) -> threading.RLock:
+        with self._guard:
+            return self._locks.setdefault(match_id, threading.RLock())
+
+    def bump_revision(self, match_id: str) -> int:
+        with self._guard:
+            self._revision[match_id] = self._revision.get(match_id, 0) + 1
+            return self._revision[match_id]
+
+    def revision(self, match_id: str) -> int:
+        with self._guard:
+            return self._revision.get(match_id, 0)
+
+    def prune(self, thread_ids: Iterable[str]) -> None:
+        prune_threads(self.saver, thread_ids)
+
+    def listen(self, callback: Callable[[str, int], None]) -> None:
+        return None
+
+    def close(self) -> None:
+        with self.saver.lock:
+            self.saver.conn.close()
+
+
+def open_storage(store: str | None, state_dir: Path, *, pool_size: int | None = None, lock_pool_size: int | None = None) -> LiveStorage:
+    """The storage named by ``store``: None, ``""`` or ``"sqlite"`` -> :class:`SqliteStorage` in
+    ``state_dir``; ``postgresql://...`` (or ``postgres://``) -> :class:`PostgresStorage` with those
+    pool sizes (None: its defaults). Raises :class:`InputError` for anything else or a database
+    that cannot be reached."""
+    if not store or store == "sqlite":
+        return SqliteStorage(state_dir)
+    if store.startswith(("postgresql://", "postgres://")):
+        from adjudicator.live.postgres import LOCK_POOL_SIZE, POOL_SIZE, PostgresStorage  # psycopg only where PostgreSQL is used
+
+        return PostgresStorage(store, pool_size=pool_size or POOL_SIZE, lock_pool_size=lock_pool_size or LOCK_POOL_SIZE)
+    raise InputError(f"--store: {store!r} is neither 'sqlite' nor a postgresql:// URL", "use --store sqlite (the default) or --store postgresql://user@host/db")
