@@ -79,8 +79,10 @@ def live_group() -> None:
 @click.option("--log-level", type=click.Choice(["critical", "error", "warning", "info", "debug"]), default="info", show_default=True,
               help="how much the server logs to stderr (uvicorn's log level)")
 @click.option("--context-factory", hidden=True, help="module:callable returning an AdjudicationContext (custom backends, tests)")
+@click.option("--keep-saver-lock", is_flag=True, hidden=True, help="PostgreSQL: keep LangGraph's per-saver lock (benchmarks/live_scale.py --saver-lock)")
 @model_options
-def serve_cmd(host: str, port: int, state_dir: Path, store: str, pool_size: int | None, serve_token: str | None, max_body_kb: int, log_level: str, context_factory: str | None, **opts) -> None:
+def serve_cmd(host: str, port: int, state_dir: Path, store: str, pool_size: int | None, serve_token: str | None, max_body_kb: int, log_level: str,
+              context_factory: str | None, keep_saver_lock: bool, **opts) -> None:
     """Start the live server and print the organiser URL and access token."""
     from adjudicator.live.app import create_app
     from adjudicator.live.server import base_url_of, load_or_create_token, serve_forever, urls, warn_if_exposed, write_access
@@ -92,7 +94,7 @@ def serve_cmd(host: str, port: int, state_dir: Path, store: str, pool_size: int 
     token = serve_token or load_or_create_token(state_dir)
     sock = _listen(host, port)
     base = base_url_of(sock)
-    app = create_app(state_dir, context, token, max_body_bytes=max_body_kb * 1024, store=store, pool_size=pool_size)
+    app = create_app(state_dir, context, token, max_body_bytes=max_body_kb * 1024, store=store, pool_size=pool_size, keep_saver_lock=keep_saver_lock)
     path = write_access(state_dir, base, token)
     _print_access(urls(base, token), path)
     where = f"state in {state_dir}" if store == "sqlite" else f"store {_redacted(store)}; access file in {state_dir}"

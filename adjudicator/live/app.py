@@ -50,6 +50,7 @@ def create_app(
     recover_on_start: bool = True,
     store: str | None = None,
     pool_size: int | None = None,
+    keep_saver_lock: bool = False,
 ) -> FastAPI:
     """The live app over the state directory ``state_dir``, adjudicating with ``context``.
 
@@ -64,7 +65,8 @@ def create_app(
     for ``STATE_DIR/live.sqlite`` and ``STATE_DIR/tournaments.sqlite``, a ``postgresql://`` URL for one
     database that several server processes share (matches, checkpoints, verdicts and tournaments all
     there; the state folder then holds only ``access.json``). ``pool_size`` bounds its data pool (the
-    lock pool gets twice as many). Raises :class:`~adjudicator.errors.InputError` for a bad store.
+    lock pool gets twice as many); ``keep_saver_lock`` keeps LangGraph's per-saver lock (for
+    measurements). Raises :class:`~adjudicator.errors.InputError` for a bad store.
     """
     if not token:
         raise ValueError("an access token is required")
@@ -78,7 +80,7 @@ def create_app(
 
     state = Path(state_dir)
     state.mkdir(parents=True, exist_ok=True)
-    storage = open_storage(store, state, pool_size=pool_size, lock_pool_size=None if pool_size is None else 2 * pool_size)
+    storage = open_storage(store, state, pool_size=pool_size, lock_pool_size=None if pool_size is None else 2 * pool_size, keep_saver_lock=keep_saver_lock)
     live = LiveStore(state, context, on_change=publish, on_closed=closed, storage=storage)
     tournaments: TournamentStore
     if isinstance(storage, SqliteStorage):

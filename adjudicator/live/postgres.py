@@ -62,6 +62,7 @@ log = logging.getLogger("adjudicator.live")
 CHANNEL = "adjudicator_live_board"
 POOL_SIZE = 8
 LOCK_POOL_SIZE = 16
+PRUNE_EVERY = 4  # prune a tracking thread at every 4th committed step (and every thread at close)
 
 #: (component, version, SQL), applied in order, each once (``adjudicator_migrations``).
 MIGRATIONS: list[tuple[str, int, str]] = [
@@ -288,6 +289,7 @@ class PostgresStorage:
         self.verdicts = PgVerdicts(self.pool)
         self._guard = threading.Lock()
         self._locks: dict[str, AdvisoryLock] = {}
+        self._prune_calls: dict[str, int] = {}
         self._stop = threading.Event()
         self._listener: threading.Thread | None = None
 
@@ -311,10 +313,23 @@ class PostgresStorage:
         return 0 if r is None else int(r["revision"])
 
     def prune(self, thread_ids: Iterable[str]) -> None:
+        """Keep only the latest checkpoint of these threads: a tracking thread alone every
+        :data:`PRUNE_EVERY` calls (each prune is a few statements per thread, and PostgresSaver stores
+        only the channels that changed, so history grows slowly), any list with a panel thread (a
+        close) at once."""
+        ids = list(thread_ids)
+        if not any(":panel:" in t for t in ids):
+            with self._guard:
+                due = [t for t in ids if self._prune_calls.setdefault(t, 0) % PRUNE_EVERY == PRUNE_EVERY - 1]
+                for t in ids:
+                    self._prune_calls[t] += 1
+            ids = due
+        if not ids:
+            return
         try:
-            self.saver.prune(list(thread_ids), strategy="keep_latest")
+            self.saver.prune(ids, strategy="keep_latest")
         except (psycopg.Error, NotImplementedError):
-            log.exception("live: pruning the checkpoints of %s failed", list(thread_ids))
+            log.exception("live: pruning the checkpoints of %s failed", ids)
 
     # ---- board updates from other processes
 

@@ -112,15 +112,15 @@ class SqliteStorage:
             self.saver.conn.close()
 
 
-def open_storage(store: str | None, state_dir: Path, *, pool_size: int | None = None, lock_pool_size: int | None = None) -> LiveStorage:
+def open_storage(store: str | None, state_dir: Path, *, pool_size: int | None = None, lock_pool_size: int | None = None, keep_saver_lock: bool = False) -> LiveStorage:
     """The storage named by ``store``: None, ``""`` or ``"sqlite"`` -> :class:`SqliteStorage` in
     ``state_dir``; ``postgresql://...`` (or ``postgres://``) -> :class:`PostgresStorage` with those
-    pool sizes (None: its defaults). Raises :class:`InputError` for anything else or a database
+    pool sizes (None: its defaults; ``keep_saver_lock``: see :class:`~adjudicator.live.postgres.PooledPostgresSaver`). Raises :class:`InputError` for anything else or a database
     that cannot be reached."""
     if not store or store == "sqlite":
         return SqliteStorage(state_dir)
     if store.startswith(("postgresql://", "postgres://")):
         from adjudicator.live.postgres import LOCK_POOL_SIZE, POOL_SIZE, PostgresStorage  # psycopg only where PostgreSQL is used
 
-        return PostgresStorage(store, pool_size=pool_size or POOL_SIZE, lock_pool_size=lock_pool_size or LOCK_POOL_SIZE)
+        return PostgresStorage(store, pool_size=pool_size or POOL_SIZE, lock_pool_size=lock_pool_size or LOCK_POOL_SIZE, keep_saver_lock=keep_saver_lock)
     raise InputError(f"--store: {store!r} is neither 'sqlite' nor a postgresql:// URL", "use --store sqlite (the default) or --store postgresql://user@host/db")

@@ -393,7 +393,7 @@ class LiveStore:
                 raise AdjudicationFailed(f"match {match_id!r}: {err}", "close the match again to retry the panel")
             self.verdicts.write(match_id, verdict)
             self.registry.update(row.closed())
-            self._prune(*(panel_thread_id(match_id, k) for k in range(1, row.panel_attempt + 1)))
+            self._prune(match_id, *(panel_thread_id(match_id, k) for k in range(1, row.panel_attempt + 1)))
             if self.on_closed is not None:
                 try:
                     self.on_closed(match_id, verdict)
