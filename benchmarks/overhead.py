@@ -125,8 +125,11 @@ def litellm_import_s(repeats: int, env: dict[str, str], work: Path) -> float:
 
 def bench(server: FakeOpenAI, model: str, n: int, work: Path, env: dict[str, str]) -> dict:
     """Cold and cached wall times of ``adjudicate bench`` on ``n`` PanelBench debates."""
-    data = work / "pb"
-    timed(adjudicate("convert", "panelbench", PANELBENCH, "--out", data), env, work)
+    converted, data = work / "pb-all", work / "pb"
+    timed(adjudicate("convert", "panelbench", PANELBENCH, "--out", converted), env, work)
+    data.mkdir()
+    for f in sorted(converted.glob("debateart_*.json")):  # the converter also writes the BP-Competition rounds
+        f.rename(data / f.name)
     llm = ["--model", model, "--api-base", server.base_url, "--cache-dir", work / "bench-cache", "--no-progress", "--limit", n]
     before = server.count
     cold, _ = timed(adjudicate("bench", data, "--name", "cold", *llm), env, work)
