@@ -159,6 +159,22 @@ def test_missing_usage_is_counted_offline(fake_openai):
     assert resp.prompt_tokens > 0 and resp.completion_tokens > 0
 
 
+def test_missing_usage_of_a_llama_named_model_is_counted_without_fetching_a_tokenizer(fake_openai, monkeypatch):
+    """litellm's counter picks a Hugging Face tokenizer for llama-3 names and would download it (offline:
+    about a minute of retries); the client counts with tiktoken instead (cl100k_base, its default for
+    a name it does not know). By hand, cl100k_base: prompt = per message 3 + role 1 + content
+    ("You judge." 3, "Decide." 3), plus 3 priming the reply = (3 + 1 + 3) + (3 + 1 + 3) + 3 = 17;
+    completion '{"p": 0.7}' = 8 ('{"', 'p', '":', ' ', '0', '.', '7', '}')."""
+    import litellm.utils
+
+    fetched: list[str] = []
+    monkeypatch.setattr(litellm.utils, "_return_huggingface_tokenizer", lambda model: fetched.append(model))
+    fake_openai.push(Reply(content='{"p": 0.7}', usage=None))
+    resp = client(fake_openai, model="openai/llama-3.2-1b-instruct").complete(request())
+    assert fetched == []
+    assert (resp.prompt_tokens, resp.completion_tokens) == (17, 8)
+
+
 def test_refusal_text_is_kept_as_the_raw_output(fake_openai):
     fake_openai.push(Reply(content=None, refusal="I cannot judge this."))
     resp = client(fake_openai).complete(request())

@@ -55,7 +55,7 @@ _LITELLM_LOCK = threading.Lock()
 
 def litellm_module() -> Any:
     """Import and configure litellm once (thread-safe): no debug printing to stdout, no telemetry,
-    no litellm cache. ``LITELLM_LOCAL_MODEL_COST_MAP`` is already set by the package's
+    no litellm cache, no tokenizer downloads. ``LITELLM_LOCAL_MODEL_COST_MAP`` is already set by the package's
     ``__init__`` (which runs before this module can be imported), so the import reads no network.
     Callers outside this module should not need it."""
     global _LITELLM
@@ -68,6 +68,10 @@ def litellm_module() -> Any:
                 litellm.telemetry = False
                 litellm.cache = None
                 litellm.num_retries = 0
+                # litellm's token counter would otherwise fetch a tokenizer from Hugging Face for
+                # some model names (llama-2/3, cohere): a download at run time, and offline a stall of
+                # about a minute of retries; it counts with tiktoken instead.
+                litellm.disable_hf_tokenizer_download = True
                 logging.getLogger("LiteLLM").setLevel(logging.ERROR)
                 _LITELLM = litellm
     return _LITELLM
