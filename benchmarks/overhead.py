@@ -173,17 +173,22 @@ def main(argv: list[str] | None = None) -> int:
     print(head)
     print("-" * len(head))
     per_call_ok = cached_ok = True
+    noisy = False
     for r in rows:
         r["framework_per_call_s"] = (r["cold_s"] - r["cached_s"] - lit) / max(1, r["requests"])
         r["cached_vs_offline"] = r["cached_s"] / r["offline_s"]
         per_call_ok &= r["framework_per_call_s"] <= TARGET_PER_CALL_S
+        noisy |= r["framework_per_call_s"] < 0  # the cold run took less than the cached one plus litellm's import: noise
         cached_ok &= r["cached_vs_offline"] <= TARGET_CACHED_VS_OFFLINE
         print(f"{r['match']:<40}{r['calls']:>6}{r['offline_s']:>11.2f}{r['cold_s']:>9.2f}{r['cached_s']:>10.2f}{r['cold_s'] / r['calls']:>13.3f}"
               f"{r['cached_vs_offline']:>15.2f}x{r['framework_per_call_s'] * 1000:>19.1f}")
     print(f"\nlitellm import in a fresh process: {lit:.2f} s (paid once by a run that sends a request; never by a cached run).")
     print("framework ms/call = (cold - cached - litellm import) / requests: sending a request against serving it from the cache.")
     print(f"Target: cached single match within {TARGET_CACHED_VS_OFFLINE}x of the offline judge: {verdict(cached_ok)}.")
-    print(f"Target: framework cost per call at most {TARGET_PER_CALL_S * 1000:.0f} ms: {verdict(per_call_ok)}.")
+    per_call = "NOT MEASURED (a negative cost: the machine's load varied more than the effect; rerun on a quiet machine)" if noisy else verdict(per_call_ok)
+    print(f"Target: framework cost per call at most {TARGET_PER_CALL_S * 1000:.0f} ms: {per_call}.")
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"(load average over the last minute at the end: {load:.1f} on {os.cpu_count()} cores; every number here is a wall time)")
 
     if not args.skip_bench:
         if not (PANELBENCH / "DebateArt").is_dir():
