@@ -196,7 +196,8 @@ def build_context(
 ) -> AdjudicationContext:
     """The :class:`~adjudicator.workflow.context.AdjudicationContext` for ``config``.
 
-    All roles offline -> ``AdjudicationContext.single(OfflineJudge())``. Otherwise one
+    All roles offline -> ``AdjudicationContext.single(OfflineJudge())``. The context's panel mode is
+    ``config.panel``. Otherwise one
     :class:`~adjudicator.judges.llm.backend.LLMBackend` per distinct model (all sharing one response cache,
     unless ``no_cache``) and one :class:`~adjudicator.judges.offline.OfflineJudge` for any offline role.
     ``api_key`` (default ``$ADJUDICATOR_API_KEY``) is passed to every model; without it litellm
@@ -221,7 +222,7 @@ def build_context(
 
     rubric, evidence = judging_rubric(config)
     if config.is_offline:
-        return replace(AdjudicationContext.single(offline_judge()), rubric=rubric, evidence=evidence)
+        return replace(AdjudicationContext.single(offline_judge(), config.panel), rubric=rubric, evidence=evidence)
 
     from adjudicator.judges.llm.backend import LLMBackend
     from adjudicator.model.llm import PreflightGate
@@ -243,7 +244,7 @@ def build_context(
     judges = {j: backend_for(m) for j, m in config.judges().items()}
     if check_models:
         gate.ensure()
-    return AdjudicationContext(tracker=tracker, judges=judges, rubric=rubric, evidence=evidence)
+    return AdjudicationContext(tracker=tracker, judges=judges, rubric=rubric, evidence=evidence, panel_mode=config.panel)
 
 
 def judging_rubric(config: ModelConfig) -> tuple[Rubric | None, Any]:

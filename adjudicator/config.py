@@ -56,6 +56,12 @@ JUDGE_IDS: tuple[str, ...] = ("judge-1", "judge-2", "judge-3")
 JsonMode = Literal["auto", "schema", "object", "none"]
 JSON_MODES: tuple[str, ...] = ("auto", "schema", "object", "none")
 
+#: How the panel's judges judge: ``"scoring"`` (each writes a ballot: scores, winner, votes or a
+#: house ranking) or ``"pairwise"`` (each compares pairs in both orders; Bradley-Terry strengths,
+#: :mod:`adjudicator.pairwise`).
+PanelMode = Literal["scoring", "pairwise"]
+PANEL_MODES: tuple[str, ...] = ("scoring", "pairwise")
+
 OFFLINE_NAMES = frozenset({"offline", "none", ""})
 
 ENV_PREFIX = "ADJUDICATOR_"
@@ -71,7 +77,7 @@ LIVE_STORE_ENV = "ADJUDICATOR_LIVE_STORE"
 #: The model settings a variable or a config file may set (``config_file`` is chosen, not set).
 _SETTINGS = (
     "model", "api_base", "tracker_model", "judge_models", "no_cache", "cache_dir", "timeout_s", "json_mode",
-    "temperature", "max_tokens", "transport_retries", "backoff_base_s", "rubric", "evidence",
+    "temperature", "max_tokens", "transport_retries", "backoff_base_s", "rubric", "evidence", "panel",
 )  # fmt: skip
 
 #: Environment variable -> setting.
@@ -163,7 +169,7 @@ class ModelConfig(BaseSettings):
     Fields matching the CLI flags: ``model`` (default model; None = offline), ``api_base``,
     ``tracker_model``, ``judge_models`` (mixed panel), ``config_file`` (the file read, if any),
     ``no_cache``, ``cache_dir``, ``timeout_s`` (per request, seconds, > 0), ``json_mode``
-    (auto/schema/object/none). Settable from the environment or the config file only:
+    (auto/schema/object/none), ``panel`` (:data:`PanelMode`: scoring or pairwise). Settable from the environment or the config file only:
     ``temperature`` (default 0), ``max_tokens`` (completion budget per call),
     ``transport_retries`` (re-sends after a transport fault, 0-10) and ``backoff_base_s`` (first
     backoff wait, seconds). Judging settings: ``rubric`` (``--rubric``: a preset name of
@@ -193,6 +199,7 @@ class ModelConfig(BaseSettings):
     backoff_base_s: float = Field(default=1.0, ge=0.0)
     rubric: str | None = None
     evidence: str | None = None
+    panel: PanelMode = "scoring"
 
     @classmethod
     def settings_customise_sources(
@@ -297,13 +304,14 @@ class ModelConfig(BaseSettings):
         json_mode: str | None = None,
         rubric: str | None = None,
         evidence: str | None = None,
+        panel: str | None = None,
         env: Mapping[str, str] | None = None,
     ) -> ModelConfig:
         """Resolve flags > ``ADJUDICATOR_*`` environment > config file > defaults.
 
         Arguments are the CLI flags (``--model``, ``--api-base``, ``--tracker-model``, ``--judge-model``
         (repeatable) as ``judge_models``, ``--config`` as ``config_file``, ``--no-cache``,
-        ``--cache-dir``, ``--timeout-s``, ``--json-mode``, ``--rubric``, ``--evidence``); None, or an empty ``judge_models``
+        ``--cache-dir``, ``--timeout-s``, ``--json-mode``, ``--rubric``, ``--evidence``, ``--panel``); None, or an empty ``judge_models``
         sequence, means the flag was not given (``no_cache=False`` from a flag that defaults to off
         should be passed as None). ``env`` replaces ``os.environ`` (tests). Raises
         :class:`~adjudicator.errors.ConfigError` (exit code 2, one line naming the source and
@@ -322,6 +330,7 @@ class ModelConfig(BaseSettings):
             "json_mode": json_mode,
             "rubric": rubric,
             "evidence": evidence,
+            "panel": panel,
         }
         given = {k: v for k, v in flags.items() if v is not None}
         resolution = _Resolution(env=env, path=_config_path(config_file, env))
@@ -337,7 +346,8 @@ class ModelConfig(BaseSettings):
         """One line for stderr: the models of each role and the cache (never a key)."""
         judges = ", ".join(f"{j}={m or 'offline'}" for j, m in self.judges().items())
         cache = "off" if self.no_cache else str(self.cache_dir)
-        return f"tracker={self.tracker or 'offline'}, {judges}, api_base={self.api_base or '-'}, cache={cache}"
+        panel = "" if self.panel == "scoring" else f", panel={self.panel}"
+        return f"tracker={self.tracker or 'offline'}, {judges}{panel}, api_base={self.api_base or '-'}, cache={cache}"
 
 
 def _config_error(exc: ValidationError, flags: dict[str, Any], resolution: _Resolution) -> ConfigError:

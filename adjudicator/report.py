@@ -134,10 +134,12 @@ def render_html(r: ReadableVerdict) -> str:
 def verdict_markdown(verdict: Verdict, view: MatchView | None = None, language: str | None = None) -> str:
     """The verdict report of ``verdict`` as Markdown (UTF-8 text), in the match's language
     (``view``: the match, for debater and stage names and positions; ``language`` overrides). A
-    dimensional rubric's verdict ends with its per-dimension table (:func:`dimension_markdown`)."""
+    dimensional rubric's verdict ends with its per-dimension table (:func:`dimension_markdown`), a
+    pairwise panel's with its comparisons (:func:`pairwise_markdown`)."""
     text = render_markdown(readable_verdict(verdict, view, language))
     dims = dimension_markdown(verdict)
-    return text + ("\n" + dims if dims else "")
+    pair = pairwise_markdown(verdict)
+    return text + ("\n" + dims if dims else "") + ("\n" + pair if pair else "")
 
 
 def verdict_html(verdict: Verdict, view: MatchView | None = None, language: str | None = None) -> str:
@@ -173,3 +175,26 @@ def dimensions_line(verdict: Verdict) -> str:
     dd = verdict.dimension_decision
     tail = f"; decision {dd.winner or 'none'} ({dd.rule})" if dd is not None else ""
     return f"dimensions ({verdict.rubric}): " + ", ".join(parts) + tail
+
+
+def _fmt(x: float | None, digits: int = 2) -> str:
+    return "n/a" if x is None else f"{x:.{digits}f}"
+
+
+def pairwise_markdown(verdict: Verdict) -> str:
+    """The comparisons of a pairwise panel's verdict as Markdown (English): per level the pairs
+    judged, the order-inconsistent ones, agreement and Cohen's kappa between judges; the fitted
+    strengths of each level; the rules that read the result off them. "" for a scoring panel."""
+    rec = verdict.pairwise
+    if rec is None:
+        return ""
+    rows = [[a.level, str(a.results), f"{a.inconsistent} ({_fmt(a.inconsistent_share)})", _fmt(a.agreement), _fmt(a.kappa)] for a in rec.agreement]
+    lines = ["## Pairwise comparisons (Bradley-Terry)", ""] + _table(["Level", "Pairs judged", "Order-inconsistent", "Agreement between judges", "Cohen's kappa"], rows)
+    for level, f in rec.fits.items():
+        if not f.comparisons:
+            continue
+        strengths = [[str(r), item, f"{f.theta(item):+.3f}", f"{sum(f.wins[f.items.index(item)]):g}"] for r, item in enumerate(f.order(), start=1)]
+        lines += ["", f"Strengths at the {level} level ({f.comparisons} results, prior precision {f.alpha}):", ""]
+        lines += _table(["Rank", "Competitor", "log-strength", "Wins (ties as halves)"], strengths)
+    lines += ["", "Rules: " + "; ".join(rec.rules) + "."]
+    return "\n".join(lines) + "\n"

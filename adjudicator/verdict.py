@@ -24,6 +24,7 @@ from adjudicator.dimensions import DimensionDecision, DimensionResult, Dimension
 from adjudicator.formats import Role, Side
 from adjudicator.frozen import FrozenModel
 from adjudicator.match import check_no_low_point_wins, check_ranks
+from adjudicator.pairwise.record import PairwiseRecord
 from adjudicator.records import CallRecord, NodeFailure
 
 BALLOT_VOTES = 3
@@ -254,6 +255,9 @@ class Verdict(FrozenModel):
       ``dimensions`` the panel's :class:`~adjudicator.dimensions.DimensionResult` per dimension and
       ``dimension_decision`` the winner those results give by the rubric's rule, beside the panel's
       direct ``winner``. Left out of the JSON under the ccdb rubric.
+    - ``pairwise``: a pairwise panel's working (``--panel pairwise``: every comparison, the
+      Bradley-Terry fits' inputs and outputs, agreement figures; :mod:`adjudicator.pairwise`); left
+      out of the JSON for a scoring panel. Such a verdict has no 1-10 stage scores or speaker scores.
     """
 
     match_id: str
@@ -275,6 +279,7 @@ class Verdict(FrozenModel):
     ballots: list[Ballot] = Field(default_factory=list)
     failures: list[NodeFailure] = Field(default_factory=list)
     tasks: list[TaskStatus] = Field(default_factory=list)
+    pairwise: PairwiseRecord | None = Field(default=None, exclude_if=_empty)
     provenance: Provenance
     calls: list[CallRecord] = Field(default_factory=list, exclude=True)
 

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from adjudicator.api import build_context
-from adjudicator.config import JsonMode, ModelConfig
+from adjudicator.config import JsonMode, ModelConfig, PanelMode
 from adjudicator.errors import ConfigError
 from adjudicator.judges.base import Backend
 from adjudicator.workflow.context import AdjudicationContext
@@ -38,6 +38,7 @@ class GraphSettings:
     json_mode: JsonMode | None = None
     timeout_s: float | None = None
     no_cache: bool | None = None
+    panel: PanelMode | None = None
 
     @functools.cached_property
     def context(self) -> AdjudicationContext:
@@ -45,7 +46,7 @@ class GraphSettings:
         try:
             config = ModelConfig.resolve(
                 model=self.model, tracker_model=self.tracker_model, judge_models=list(self.judge_models) or None, api_base=self.api_base,
-                json_mode=self.json_mode, timeout_s=self.timeout_s, no_cache=self.no_cache,
+                json_mode=self.json_mode, timeout_s=self.timeout_s, no_cache=self.no_cache, panel=self.panel,
             )  # fmt: skip
             return build_context(config, check_models=True)  # a bad model or missing key stops the run before any request
         except ConfigError as exc:
@@ -62,6 +63,10 @@ class GraphSettings:
     @property
     def perspectives(self) -> Mapping[str, str]:
         return self.context.perspectives
+
+    @property
+    def panel_mode(self) -> PanelMode:
+        return self.context.panel_mode
 
     def model_names(self) -> dict[str, str]:
         """Role -> model name, e.g. {"tracker": "offline", "judge-1": "offline", ...}."""

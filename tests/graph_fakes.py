@@ -32,7 +32,7 @@ class RecordingBackend:
         self.failing_judges = set(failing_judges)
         self._lock = threading.Lock()
 
-    def prompt_hashes(self, format_name=None):
+    def prompt_hashes(self, format_name=None, panel="scoring"):
         return {"recording": "0"}
 
     def analyse_stage(self, request: StageRequest):

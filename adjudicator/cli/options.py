@@ -27,6 +27,7 @@ def model_options(f):
         click.option("--json-mode", type=click.Choice(["auto", "schema", "object", "none"]), help="structured-output mode"),
         click.option("--rubric", help="rubric preset (ccdb, debateart, inspire) or a rubric file (YAML/JSON/TOML); default ccdb"),
         click.option("--evidence", help="evidence source for the fact-authenticity dimension: a folder of documents (info pack), or 'transcript' (the passages the debaters quoted); default: not assessed"),
+        click.option("--panel", type=click.Choice(["scoring", "pairwise"]), help="how the judges judge: scoring ballots (default) or pairwise comparisons with Bradley-Terry strengths"),
     ]
     for opt in reversed(options):
         f = opt(f)
@@ -49,6 +50,7 @@ def model_config_from_options(opts: dict):
         json_mode=opts.get("json_mode"),
         rubric=opts.get("rubric"),
         evidence=opts.get("evidence"),
+        panel=opts.get("panel"),
     )
 
 

@@ -17,6 +17,7 @@ from adjudicator.battlefield import Clash, StageAnalysis
 from adjudicator.config import JUDGE_IDS
 from adjudicator.frozen import FrozenModel
 from adjudicator.match import MatchView, Stage
+from adjudicator.pairwise.comparisons import Level, PairChoice
 from adjudicator.records import CallRecord, NodeFailure
 from adjudicator.rubric import Rubric
 from adjudicator.verdict import Ballot
@@ -60,6 +61,30 @@ class JudgeRequest(FrozenModel):
     rubric: Rubric | None = None
 
 
+class CompareRequest(FrozenModel):
+    """Input of one pairwise comparison (a judge of a pairwise panel): the judge's id and
+    perspective, the label-free match, the final battlefield state, the ``level`` (``"unit"`` or
+    ``"speaker"``) and the two competitors, ``a`` shown first (as "A") and ``b`` second."""
+
+    judge_id: str
+    perspective: str
+    match: MatchView
+    clashes: dict[str, Clash]
+    analyses: list[StageAnalysis]
+    level: Level
+    a: str
+    b: str
+
+    @property
+    def key(self) -> str:
+        """The call key: ``"judge-1|unit|OG|OO"`` (unique per judge and ordered pair)."""
+        return f"{self.judge_id}|{self.level}|{self.a}|{self.b}"
+
+    def judge_request(self) -> JudgeRequest:
+        """The judge's whole input without the pair (what a scoring judge would see)."""
+        return JudgeRequest(judge_id=self.judge_id, perspective=self.perspective, match=self.match, clashes=self.clashes, analyses=self.analyses)
+
+
 @dataclass
 class NodeResult(Generic[T]):
     """What a backend returns for one node run: the value (None when it failed), the call records of
@@ -83,9 +108,14 @@ class Backend(Protocol):
 
     def judge(self, request: JudgeRequest) -> NodeResult[Ballot]: ...
 
-    def prompt_hashes(self, format_name: str | None = None) -> dict[str, str]:
+    def compare(self, request: CompareRequest) -> NodeResult[PairChoice]:
+        """One ordered pairwise comparison (a pairwise panel's judge): "A", "B" or "tie"."""
+        ...
+
+    def prompt_hashes(self, format_name: str | None = None, panel: str = "scoring") -> dict[str, str]:
         """Template name -> content hash of the prompts the backend renders (for ``format_name``'s
-        own templates where it declares them)."""
+        own templates where it declares them; a ``"pairwise"`` panel's judges render the compare
+        template instead of the judge template)."""
         ...
 
 

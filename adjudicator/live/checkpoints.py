@@ -35,13 +35,17 @@ def live_serde() -> JsonPlusSerializer:
     otherwise warns that unregistered types will be blocked when read back)."""
     from adjudicator import battlefield, match, records, verdict
     from adjudicator.judges import base as backend
+    from adjudicator.pairwise import agreement, bradley_terry, comparisons, record
 
     types = [
         match.MatchView, match.Debater, match.Stage, match.Utterance, match.Exchange,
         battlefield.Clash, battlefield.ClashEvent, battlefield.ClashUpdate, battlefield.SideAnalysis, battlefield.StageAnalysis,
         records.CallRecord, records.NodeFailure,
         verdict.Ballot, verdict.BallotScore, verdict.Verdict, verdict.StageScore, verdict.Dissent, verdict.Provenance, verdict.TaskStatus,
+        verdict.SpeakerScore, verdict.UnitResult, verdict.SpeechResult,
         backend.JudgeRequest,
+        comparisons.PairChoice, comparisons.PairResult, bradley_terry.BradleyTerryFit, agreement.LevelAgreement, agreement.JudgePairAgreement,
+        record.PairwiseRecord,
     ]
     return JsonPlusSerializer(allowed_msgpack_modules=types)
 

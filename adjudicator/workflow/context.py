@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
+from adjudicator.config import PanelMode
 from adjudicator.judges.base import JUDGE_PERSPECTIVES, Backend
 from adjudicator.rubric import Rubric
 
@@ -24,7 +25,8 @@ from adjudicator.rubric import Rubric
 class Backends(Protocol):
     """What a node needs from its runtime context: ``tracker`` (the clash-tracking backend),
     ``judges`` (judge id -> backend, in seating order), ``perspectives`` (judge id -> perspective
-    name) and :meth:`model_names`. Both kinds are dataclasses, as LangGraph requires of a context
+    name), ``panel_mode`` (``"scoring"``: each judge writes a ballot; ``"pairwise"``: each judge
+    compares pairs, :mod:`adjudicator.pairwise`) and :meth:`model_names`. Both kinds are dataclasses, as LangGraph requires of a context
     type (hence ``__dataclass_fields__``)."""
 
     __dataclass_fields__: ClassVar[dict[str, Any]]
@@ -38,6 +40,9 @@ class Backends(Protocol):
     @property
     def perspectives(self) -> Mapping[str, str]: ...
 
+    @property
+    def panel_mode(self) -> PanelMode: ...
+
     def model_names(self) -> dict[str, str]:
         """Role -> model name, e.g. {"tracker": "offline", "judge-1": "offline", ...}."""
         ...
@@ -49,18 +54,20 @@ class AdjudicationContext:
     may use a different model per judge); ``perspectives`` judge id -> perspective name;
     ``rubric`` the active rubric (None = ccdb) and ``evidence`` the fact-authenticity source (an
     :class:`~adjudicator.evidence.EvidenceSource`, ``"transcript"``, or None), which nodes read with
-    :func:`rubric_of` / :func:`evidence_of` (a context without them judges on the ccdb rubric)."""
+    :func:`rubric_of` / :func:`evidence_of` (a context without them judges on the ccdb rubric);
+    ``panel_mode`` how the judges judge (``"scoring"`` ballots, or ``"pairwise"`` comparisons)."""
 
     tracker: Backend
     judges: dict[str, Backend]
     perspectives: dict[str, str] = field(default_factory=lambda: dict(JUDGE_PERSPECTIVES))
     rubric: Rubric | None = None
     evidence: Any = None
+    panel_mode: PanelMode = "scoring"
 
     @classmethod
-    def single(cls, backend: Backend) -> "AdjudicationContext":
+    def single(cls, backend: Backend, panel_mode: PanelMode = "scoring") -> "AdjudicationContext":
         """One backend for the tracker and all three judges."""
-        return cls(tracker=backend, judges={j: backend for j in JUDGE_PERSPECTIVES})
+        return cls(tracker=backend, judges={j: backend for j in JUDGE_PERSPECTIVES}, panel_mode=panel_mode)
 
     def model_names(self) -> dict[str, str]:
         """Role -> model name, e.g. {"tracker": "offline", "judge-1": "offline", ...}."""

@@ -18,9 +18,11 @@ from adjudicator import __version__
 from adjudicator.aggregate import aggregate, provenance_of
 from adjudicator.battlefield import BattlefieldState, Clash, StageAnalysis, apply_clash_updates, merge_clashes
 from adjudicator.errors import AdjudicationFailed
-from adjudicator.judges.base import JudgeRequest, StageRequest
+from adjudicator.judges.base import Backend, CompareRequest, JudgeRequest, StageRequest
 from adjudicator.match import MatchView
-from adjudicator.records import CallRecord, NodeFailure
+from adjudicator.pairwise.comparisons import PairChoice, schedule
+from adjudicator.pairwise.panel import aggregate_pairwise
+from adjudicator.records import CallRecord, FailureKind, NodeFailure
 from adjudicator.verdict import Ballot, Provenance, Verdict
 from adjudicator.workflow.context import Backends, evidence_of, rubric_of
 
@@ -63,10 +65,12 @@ class JudgeTask(TypedDict):
 
 
 class PanelState(BattlefieldState, total=False):
-    """Battlefield state plus the panel's outputs. ``ballots`` is a fan-in key (reducer: concatenation)."""
+    """Battlefield state plus the panel's outputs. ``ballots`` (a scoring panel) and
+    ``pair_choices`` (a pairwise panel: every judge's answers) are fan-in keys (reducer: concatenation)."""
 
     panel: list[tuple[str, str]]
     ballots: Annotated[list[Ballot], operator.add]
+    pair_choices: Annotated[list[PairChoice], operator.add]
     verdict: Verdict | None
     panel_error: str | None
 
@@ -94,12 +98,15 @@ def judge_tasks(state: PanelState) -> list[JudgeTask]:
 
 
 def judge(task: JudgeTask, runtime: Runtime[Backends]) -> dict[str, Any]:
-    """Run one judge on its own request; returns its ballot (or failure) and call records."""
+    """Run one judge on its own request; returns its ballot (or failure) and call records. On a
+    pairwise panel the judge makes its comparisons instead (:func:`compare_all`)."""
     request = task["request"]
     rubric = rubric_of(runtime.context)
     if rubric is not None:
         request = request.model_copy(update={"rubric": rubric})
     backend = runtime.context.judges[request.judge_id]
+    if runtime.context.panel_mode == "pairwise":
+        return compare_all(request, backend)
     result = backend.judge(request)
     update: dict[str, Any] = {"calls": list(result.calls)}
     if result.value is not None:
@@ -109,13 +116,35 @@ def judge(task: JudgeTask, runtime: Runtime[Backends]) -> dict[str, Any]:
     return update
 
 
+def compare_all(request: JudgeRequest, backend: Backend) -> dict[str, Any]:
+    """One pairwise judge's comparisons: every ordered pair of :func:`~adjudicator.pairwise.comparisons.schedule`,
+    one after the other. Returns its answers (``pair_choices``), call records and failures; a failed
+    comparison is recorded and the judge goes on with the next. No stage analysis at all means no
+    evidence: one ``no_evidence`` failure and no request."""
+    if not request.analyses:
+        reason = "no stage analysis succeeded, so there is nothing to compare from"
+        return {"calls": [], "failures": [NodeFailure(node="compare", key=request.judge_id, kind=FailureKind.NO_EVIDENCE, reason=reason)]}
+    choices: list[PairChoice] = []
+    calls: list[CallRecord] = []
+    failures: list[NodeFailure] = []
+    for level, a, b in schedule(request.match):
+        req = CompareRequest(judge_id=request.judge_id, perspective=request.perspective, match=request.match, clashes=request.clashes, analyses=request.analyses, level=level, a=a, b=b)
+        result = backend.compare(req)
+        calls += result.calls
+        if result.value is not None:
+            choices.append(result.value)
+        if result.failure is not None:
+            failures.append(result.failure)
+    return {"calls": calls, "pair_choices": choices, "failures": failures}
+
+
 def state_provenance(calls: list[CallRecord], ctx: Backends, format_name: str | None = None) -> Provenance:
     """The deterministic provenance of ``calls`` (a state's :func:`sorted_calls`) under context ``ctx``;
     the prompt hashes are those of ``format_name``'s templates."""
     backends = [ctx.tracker, *ctx.judges.values()]
     hashes: dict[str, str] = {}
     for b in backends:
-        hashes.update(b.prompt_hashes(format_name))
+        hashes.update(b.prompt_hashes(format_name, ctx.panel_mode))
     return provenance_of(
         "agentic",
         ctx.tracker.name,
@@ -162,7 +191,20 @@ def aggregate_panel(state: PanelState, runtime: Runtime[Backends]) -> dict[str, 
     update carries ``panel_error`` instead, so finished work stays in the state."""
     calls = sorted_calls(state)
     view = full_view(state)
+    ctx = runtime.context
     try:
+        if ctx.panel_mode == "pairwise":
+            verdict = aggregate_pairwise(
+                view,
+                list(state.get("pair_choices") or []),
+                list(state.get("panel") or []),
+                {j: b.name for j, b in ctx.judges.items()},
+                state.get("clashes") or {},
+                sorted_failures(state),
+                calls,
+                state_provenance(calls, ctx, view.format),
+            )
+            return {"verdict": verdict, "panel_error": None}
         verdict = aggregate(
             view,
             list(state.get("ballots") or []),

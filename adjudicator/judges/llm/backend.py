@@ -18,7 +18,8 @@ from functools import partial
 
 from adjudicator.battlefield import StageAnalysis
 from adjudicator.formats import get_format
-from adjudicator.judges.base import JudgeRequest, NodeResult, StageRequest
+from adjudicator.judges.base import CompareRequest, JudgeRequest, NodeResult, StageRequest
+from adjudicator.judges.llm.compare import compare_schema, compare_variables, read_choice, recover_choice
 from adjudicator.judges.llm.outputs import judge_schema, stage_schema
 from adjudicator.judges.llm.ranking import ranking_judge_variables, ranking_schema, read_ranking_ballot, recover_ranking_ballot
 from adjudicator.judges.llm.recovery import read_ballot, read_stage_analysis, recover_ballot, recover_stage_analysis
@@ -28,11 +29,13 @@ from adjudicator.model.chat import ChatRequest
 from adjudicator.model.llm import LLMClient
 from adjudicator.model.parsing import parse_output
 from adjudicator.model.prompts import PromptStore, prompt_language
+from adjudicator.pairwise.comparisons import PairChoice
 from adjudicator.records import FailureKind, NodeFailure
 from adjudicator.verdict import Ballot
 
 TRACK_NODE = "track_stage"
 JUDGE_NODE = "judge"
+COMPARE_NODE = "compare"
 
 
 def template_name(node: str, language: str, format_name: str | None = None) -> str:
@@ -61,13 +64,15 @@ class LLMBackend:
     def __repr__(self) -> str:
         return f"LLMBackend({self.client!r})"
 
-    def prompt_hashes(self, format_name: str | None = None) -> dict[str, str]:
+    def prompt_hashes(self, format_name: str | None = None, panel: str = "scoring") -> dict[str, str]:
         """Content hashes of the templates this backend renders (tracker and judge, zh and en); with
-        ``format_name``, those of that format (a format with its own templates, BP, in its language)."""
-        if format_name is not None and get_format(format_name).templates:
+        ``format_name``, those of that format (a format with its own templates, BP, in its language);
+        a ``"pairwise"`` panel's judges render the compare template instead of the judge template."""
+        nodes = (TRACK_NODE, COMPARE_NODE if panel == "pairwise" else JUDGE_NODE)
+        if format_name is not None and (get_format(format_name).templates or panel == "pairwise"):
             lang = get_format(format_name).language
-            return self.prompts.hashes([template_name(n, lang, format_name) for n in (TRACK_NODE, JUDGE_NODE)])
-        names = [template_name(n, lang) for n in (TRACK_NODE, JUDGE_NODE) for lang in ("zh", "en")]
+            return self.prompts.hashes([template_name(n, lang, format_name) for n in nodes])
+        names = [template_name(n, lang) for n in nodes for lang in ("zh", "en")]
         return self.prompts.hashes(names)
 
     def stage_prompt(self, request: StageRequest) -> ChatRequest:
@@ -96,6 +101,27 @@ class LLMBackend:
             schema=ranking_schema(request) if ranking else judge_schema(request),
             schema_name="ranking_ballot" if ranking else "ballot",
         )
+
+    def compare_prompt(self, request: CompareRequest) -> ChatRequest:
+        """The chat request of one ordered comparison (exposed for tests and token counting)."""
+        name = template_name(COMPARE_NODE, prompt_language(request.match.format), request.match.format)
+        rendered = self.prompts.render(name, compare_variables(request))
+        return ChatRequest(
+            messages=rendered.messages(),
+            node=COMPARE_NODE,
+            key=request.key,
+            template_hash=rendered.template_hash,
+            schema=compare_schema(),
+            schema_name="pair_choice",
+        )
+
+    def compare(self, request: CompareRequest) -> NodeResult[PairChoice]:
+        """One ordered comparison: up to three attempts; a :class:`NodeFailure` with every raw output
+        when none could be read (the pair then drops out of the fit; it is never a tie). Never
+        raises for model faults."""
+        chat = self.compare_prompt(request)
+        read = partial(parse_output, validate=partial(read_choice, request=request), recover=recover_choice)
+        return run_attempts(self.client, chat, read, max_attempts=self.max_attempts)
 
     def analyse_stage(self, request: StageRequest) -> NodeResult[StageAnalysis]:
         """Track one stage: up to three attempts; a :class:`NodeFailure` with every raw output when

@@ -12,12 +12,14 @@ import time
 from collections import OrderedDict
 
 from adjudicator.battlefield import StageAnalysis
-from adjudicator.judges.base import JudgeRequest, NodeResult, StageRequest
+from adjudicator.judges.base import CompareRequest, JudgeRequest, NodeResult, StageRequest
 from adjudicator.judges.offline.ballot import MODEL_NAME, judge_ballot
+from adjudicator.judges.offline.compare import compare_pair
 from adjudicator.judges.offline.ranking import ranking_ballot
 from adjudicator.judges.offline.reading import DebateReading
 from adjudicator.judges.offline.tracker import analyse
 from adjudicator.match import MatchView
+from adjudicator.pairwise.comparisons import PairChoice
 from adjudicator.records import CallRecord, FailureKind, NodeFailure
 from adjudicator.verdict import Ballot
 
@@ -89,7 +91,23 @@ class OfflineBackend:
         rec = CallRecord(node="judge", key=request.judge_id, model=MODEL_NAME, parse="native", latency_s=round(time.perf_counter() - t0, 6))
         return NodeResult(value=ballot, calls=[rec])
 
-    def prompt_hashes(self, format_name: str | None = None) -> dict[str, str]:
+    # ---- pairwise comparison
+
+    def compare(self, request: CompareRequest) -> NodeResult[PairChoice]:
+        """One ordered comparison (:func:`~adjudicator.judges.offline.compare.compare_pair`).
+        CallRecord node "compare", key = :attr:`CompareRequest.key`."""
+        t0 = time.perf_counter()
+        with self._lock:  # the panel sits: this match is tracked to the end
+            self._readings.pop(_reading_key(request.match), None)
+        try:
+            answer, reasoning = compare_pair(request)
+            choice = PairChoice(judge_id=request.judge_id, level=request.level, a=request.a, b=request.b, answer=answer, reasoning=reasoning)  # type: ignore[arg-type]
+        except Exception as exc:
+            return _failed("compare", request.key, exc, t0)
+        rec = CallRecord(node="compare", key=request.key, model=MODEL_NAME, parse="native", latency_s=round(time.perf_counter() - t0, 6))
+        return NodeResult(value=choice, calls=[rec])
+
+    def prompt_hashes(self, format_name: str | None = None, panel: str = "scoring") -> dict[str, str]:
         """The offline judge uses no prompts."""
         return {}
 

@@ -250,19 +250,14 @@ def _probability(d: float, match_id: str, judge_id: str) -> float:
     return p
 
 
-def best_debater_votes(request: JudgeRequest, by_unit: dict[tuple[str, Side], SideAnalysis], values: dict[tuple[str, Side], float], winner: Side) -> dict[str, int]:
-    """A judge's 3 best-debater votes (pure function).
-
-    Debater weight = sum over scored units of contribution share x ``VOTE_STAGE_WEIGHT[(type, role)]``
-    x max(0, unit value - ``VOTE_SCORE_FLOOR``) x (1 + late-stage boost x stage position in [0, 1]),
-    plus the perspective's credit per clash the debater opened or advanced; the ballot's winning side is
-    multiplied by the perspective's winning-side factor (``VOTE_STYLE``). The weights are raised to the
-    perspective's concentration exponent gamma and 3 votes apportioned by highest averages (D'Hondt),
-    so the top debater takes a 2nd vote when its weight exceeds the runner-up's by 2^(1/gamma) and a
-    3rd when by 3^(1/gamma) over the next. Falls back to the winning side's debaters equally when
-    no weight is positive."""
+def debater_weights(request: JudgeRequest, by_unit: dict[tuple[str, Side], SideAnalysis], values: dict[tuple[str, Side], float]) -> dict[str, float]:
+    """Debater label -> weight before the winning-side factor and the concentration exponent: sum
+    over scored units of contribution share x ``VOTE_STAGE_WEIGHT[(type, role)]`` x max(0, unit value
+    - ``VOTE_SCORE_FLOOR``) x (1 + late-stage boost x stage position in [0, 1]), plus the
+    perspective's credit per clash the debater opened or advanced (``VOTE_STYLE``). May hold labels
+    the match does not know (a tracker's slip); callers filter."""
     match = request.match
-    factor, gamma, clash_credit, late = VOTE_STYLE.get(request.perspective, (1.25, 2.0, 0.0, 0.0))
+    _, _, clash_credit, late = VOTE_STYLE.get(request.perspective, (1.25, 2.0, 0.0, 0.0))
     stage_index = {s.stage_id: i for i, s in enumerate(match.stages)}
     n_stages = max(1, len(match.stages) - 1)
     weight: dict[str, float] = {}
@@ -279,6 +274,21 @@ def best_debater_votes(request: JudgeRequest, by_unit: dict[tuple[str, Side], Si
             for e in c.events:
                 if e.debater and e.kind in ("opened", "advanced", "defended"):
                     weight[e.debater] = weight.get(e.debater, 0.0) + clash_credit
+    return weight
+
+
+def best_debater_votes(request: JudgeRequest, by_unit: dict[tuple[str, Side], SideAnalysis], values: dict[tuple[str, Side], float], winner: Side) -> dict[str, int]:
+    """A judge's 3 best-debater votes (pure function).
+
+    Debater weights from :func:`debater_weights`; the ballot's winning side is multiplied by the
+    perspective's winning-side factor (``VOTE_STYLE``). The weights are raised to the
+    perspective's concentration exponent gamma and 3 votes apportioned by highest averages (D'Hondt),
+    so the top debater takes a 2nd vote when its weight exceeds the runner-up's by 2^(1/gamma) and a
+    3rd when by 3^(1/gamma) over the next. Falls back to the winning side's debaters equally when
+    no weight is positive."""
+    match = request.match
+    factor, gamma, _, _ = VOTE_STYLE.get(request.perspective, (1.25, 2.0, 0.0, 0.0))
+    weight = debater_weights(request, by_unit, values)
     labels = match.debater_labels()
     known = set(labels)
     weight = {k: (w * factor if k.lower().startswith(winner) else w) ** gamma for k, w in weight.items() if k in known and w > 0}
@@ -287,4 +297,3 @@ def best_debater_votes(request: JudgeRequest, by_unit: dict[tuple[str, Side], Si
         team = [lab for lab in labels if lab.lower().startswith(winner)] or labels
         votes = _apportion({lab: 1.0 for lab in team}, BALLOT_VOTES)
     return votes
-
