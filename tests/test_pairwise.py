@@ -285,3 +285,51 @@ def test_compare_prompt_is_bounded():
     req = CompareRequest(judge_id="judge-1", perspective="task", match=m.view(), clashes={}, analyses=[], level="unit", a="affirmative", b="negative")
     a = compare_variables(req)["a"]
     assert len(a["excerpt"]) <= EXCERPT_CHARS["en"] + len("\n[...]\n") + len("Affirmative Speaker 1: ")
+
+
+# ---- the bench report's pairwise section
+
+
+def test_strength_correlations_by_hand():
+    from adjudicator.evaluation.ranking_metrics import strength_correlations
+
+    # strengths 3, 2, 1, 0 against an advanced (1) / eliminated (0) split 1, 1, 0, 0: of the 6 pairs the 4
+    # across the split are concordant, none discordant, 2 tied in gold only:
+    # tau-b = 4 / sqrt(6 * (6 - 2)) = 4 / sqrt(24) = 0.816497.
+    # Spearman on mid-ranks: x 4, 3, 2, 1 and y 3.5, 3.5, 1.5, 1.5, centred (1.5, .5, -.5, -1.5) and
+    # (1, 1, -1, -1): rho = 4 / sqrt(5 * 4) = 0.894427
+    tau, rho = strength_correlations([3.0, 2.0, 1.0, 0.0], [1.0, 1.0, 0.0, 0.0])
+    assert (tau, rho) == (pytest.approx(0.816497, abs=1e-6), pytest.approx(0.894427, abs=1e-6))
+    assert all(math.isnan(x) for x in strength_correlations([1.0, 2.0], [1.0, 0.0]))  # two items
+    assert all(math.isnan(x) for x in strength_correlations([1.0, 2.0, 3.0], [1.0, 1.0, 1.0]))  # constant gold
+
+
+def test_bench_reports_the_pairwise_panel(tmp_path, capsys):
+    from adjudicator.cli import main
+
+    data = tmp_path / "data"
+    data.mkdir()
+    full = {"ranking": {"OG": 2, "OO": 1, "CG": 4, "CO": 3}, "advanced": ["OO", "OG"]}
+    (data / "bp_a.json").write_text(json.dumps(bp_data("bp_a", labels=full)), encoding="utf-8")
+    (data / "bp_b.json").write_text(json.dumps(bp_data("bp_b", labels={"advanced": ["CO"]})), encoding="utf-8")
+    runs = tmp_path / "runs"
+    assert main(["bench", str(data), "--name", "pw", "--runs-dir", str(runs), "--no-progress", "--bootstrap", "0", "--panel", "pairwise"]) == 0
+    run = next(runs.iterdir())
+    report = json.loads((run / "report.json").read_text())
+    row = report["tasks"]["pairwise"]["rows"][0]
+    assert row["label"] == "agentic (pairwise) · offline"
+    unit = row["levels"]["unit"]
+    assert (unit["results"], unit["inconsistent"], unit["inconsistent_share"]) == (36, 0, 0.0)  # 2 matches x 3 judges x 6 pairs
+    # the correlations are those of each verdict's own fit against its gold, averaged
+    from adjudicator.evaluation.ranking_metrics import strength_correlations
+
+    taus = []
+    for mid, gold in (("bp_a", {"OG": -2.0, "OO": -1.0, "CG": -4.0, "CO": -3.0}), ("bp_b", {"OG": 0.0, "OO": 0.0, "CG": 0.0, "CO": 1.0})):
+        fit_ = json.loads((run / "results" / "agentic" / f"{mid}.json").read_text())["verdict"]["pairwise"]["fits"]["unit"]
+        taus.append(strength_correlations(fit_["log_strengths"], [gold[u] for u in fit_["items"]])[0])
+    taus = [t for t in taus if not math.isnan(t)]
+    assert unit["kendall_tau"] == {"value": round(sum(taus) / len(taus), 4) if taus else None, "n": len(taus)}
+    assert "speaker" in row["levels"] and row["levels"]["speaker"]["kendall_tau"]["n"] == 0  # no gold speaker scores
+    assert "## Pairwise panel (Bradley-Terry)" in (run / "report.md").read_text()
+    # the BP tasks score the pairwise ranking like any other (house order: bp_a has a gold ranking)
+    assert report["tasks"]["bp"]["house_order"]["rows"][0]["metrics"]["error"]["n"] == 1

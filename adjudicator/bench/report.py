@@ -25,12 +25,15 @@ from adjudicator.evaluation.reliability_report import reliability_from_matches
 from adjudicator.files import atomic_write_text
 
 
-def arm_label(arm: str, models: dict[str, str]) -> str:
+def arm_label(arm: str, models: dict[str, str], panel: str = "scoring") -> str:
     """Display name of an arm: ``"agentic · offline"`` when every role uses one model, else every
     role's model as :func:`~adjudicator.bench.report_md.models_text` writes it, e.g.
-    ``"agentic · tracker openai/t; judges openai/a x3"``."""
+    ``"agentic · tracker openai/t; judges openai/a x3"``; the agentic arm of a pairwise panel is
+    ``"agentic (pairwise) · ..."``."""
     from adjudicator.bench.report_md import models_text
 
+    if arm == "agentic" and panel == "pairwise":
+        arm = "agentic (pairwise)"
     distinct = list(dict.fromkeys(m for m in models.values() if m))
     if len(distinct) == 1:
         return f"{arm} · {distinct[0]}"
@@ -142,7 +145,7 @@ def build_report(run_dir: Path, *, samples: Sequence[Sample] | None = None, n_bo
     n_bootstrap = int(manifest.options.get("n_bootstrap", 2000)) if n_bootstrap is None else n_bootstrap
     arms = list(manifest.arms)
     results = load_results(run_dir, arms, samples)
-    labels = {a: arm_label(a, manifest.models.get(a, {})) for a in arms}
+    labels = {a: arm_label(a, manifest.models.get(a, {}), str(manifest.config.get("panel") or "scoring")) for a in arms}
     matches = [s.match for s in samples]
     prov = provenance(matches)
     warnings = [data_warning(prov)] if prov["synthetic"] else []

@@ -332,6 +332,23 @@ def _ranking_section(bp: dict[str, Any]) -> list[str]:
     return L
 
 
+def _pairwise_section(pw: dict[str, Any]) -> list[str]:
+    """The pairwise panel (report.json ``tasks.pairwise``): per arm and level, order inconsistency,
+    agreement and kappa between judges, and the strengths' rank correlations with gold."""
+    L = ["## Pairwise panel (Bradley-Terry)", "", f"{pw['metric']}.", ""]
+    L.append("| Arm | Level | Pairs judged | Order-inconsistent | Agreement (n) | Kappa (n) | Kendall tau (n) | Spearman rho (n) |")
+    L.append("|---|---|---|---|---|---|---|---|")
+
+    def m(leaf: dict[str, Any]) -> str:
+        return "n/a" if leaf.get("value") is None else f"{leaf['value']:.3f} ({leaf['n']})"
+
+    for row in pw["rows"]:
+        for level, x in row["levels"].items():
+            share = "n/a" if x["inconsistent_share"] is None else f"{x['inconsistent_share']:.3f}"
+            L.append(f"| {_esc(row['label'])} | {level} | {x['results']} | {x['inconsistent']} ({share}) | {m(x['agreement'])} | {m(x['kappa'])} | {m(x['kendall_tau'])} | {m(x['spearman_rho'])} |")
+    return L + [""]
+
+
 def render_markdown(report: dict[str, Any]) -> str:
     """The whole Markdown report: header, samples, parsing, failures, one section per task,
     calibration, paired tests, label reliability."""
@@ -340,6 +357,8 @@ def render_markdown(report: dict[str, Any]) -> str:
         L += _task_section(report, task)
     if "bp" in report["tasks"]:
         L += _ranking_section(report["tasks"]["bp"])
+    if "pairwise" in report["tasks"]:
+        L += _pairwise_section(report["tasks"]["pairwise"])
     L += _calibration_section(report) + _paired_section(report)
     synthetic = bool((report["run"]["dataset"].get("provenance") or {}).get("synthetic"))
     L += _reliability_section(report.get("reliability") or {}, synthetic=synthetic)

@@ -20,6 +20,8 @@ CG, CO), speeches in speaking order.
   per team, advance/eliminate correct (predicted rank <= k iff the house advanced), over 4 teams a
   match. Teams of one match are not independent, so the per-team value's effective n is the number
   of matches.
+- Strength correlations (the pairwise panel, seed 004 section 5.1): Kendall tau-b and Spearman rho
+  between fitted Bradley-Terry strengths and a gold measure (:func:`strength_correlations`).
 """
 
 from __future__ import annotations
@@ -171,3 +173,21 @@ def expected_random_advancing_team(n_units: int, k: int) -> float:
     advanced is predicted to advance with chance k/n, one that did not is predicted out with chance
     (n-k)/n, so the mean over units is (k^2 + (n-k)^2) / n^2. n = 4: k = 2 -> 0.5, k = 1 -> 0.625."""
     return (k * k + (n_units - k) ** 2) / (n_units * n_units)
+
+
+def strength_correlations(strengths: Sequence[float], gold: Sequence[float]) -> tuple[float, float]:
+    """Kendall's tau-b and Spearman's rho between fitted strengths and a gold measure of the same
+    competitors (both "higher is better": a gold rank must be negated first), as seed 004 section
+    5.1 compares Bradley-Terry scores with human ones. Ties in either list are handled (tau-b;
+    Spearman on mid-ranks), so a partial gold ranking such as PanelBench's advanced / eliminated
+    split works. Returns (NaN, NaN) when fewer than 3 competitors or either list is constant.
+    Raises InputError when the lengths differ."""
+    from scipy.stats import kendalltau, spearmanr
+
+    x = np.asarray(strengths, dtype=float)
+    y = np.asarray(gold, dtype=float)
+    if x.shape != y.shape:
+        raise InputError(f"strength correlations: {x.size} strengths and {y.size} gold values")
+    if x.size < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
+        return float("nan"), float("nan")
+    return float(kendalltau(x, y).statistic), float(spearmanr(x, y).statistic)

@@ -44,6 +44,8 @@ NODE_MAX_TOKENS: dict[str, int] = {
     "bp_house_order": 256,
     "bp_speaker_scores": 256,
     "bp_speaker_ranks": 256,
+    # a pairwise panel's comparison (adjudicator.judges.llm.compare): one or two sentences and A, B or tie
+    "compare": 256,
 }
 
 

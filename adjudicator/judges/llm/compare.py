@@ -2,7 +2,8 @@
 and how it is read (the ``compare`` node of a pairwise panel, ``prompts/compare.<lang>.j2``).
 
 What a comparison sees (issue 12: the tracker's work plus bounded excerpts, never the whole
-transcript per pair): the match header, the battlefield ledger, and per competitor (shown as A or
+transcript per pair): the match header, the battlefield ledger's clashes (compact, the latest
+:data:`COMPARE_LEDGER_EVENTS` events each, no stage lines), and per competitor (shown as A or
 B) its kind (side, house, debater or speech), the tracker's analysis lines of the stages it acts in
 (stage, suggested 1-10 rating, rationale cut to :data:`RATIONALE_CHARS`) and one excerpt of its own
 words cut to :data:`EXCERPT_CHARS` characters (first and last halves,
@@ -34,8 +35,12 @@ ANSWERS = ("A", "B", "tie")
 _ALIASES = {"a": "A", "b": "B", "tie": "tie", "draw": "tie", "equal": "tie", "平": "tie", "平局": "tie"}
 #: Characters of each competitor's own words a comparison sees (Chinese runs at about one token per
 #: 1-1.5 characters, English about four characters per token: both about 300-400 tokens).
-EXCERPT_CHARS: dict[str, int] = {"zh": 400, "en": 1400}
+EXCERPT_CHARS: dict[str, int] = {"zh": 400, "en": 1000}
 RATIONALE_CHARS = 240
+#: A comparison reads the ledger's clashes with their latest events only, in compact form, and no
+#: stage lines (the two competitors' own stage analyses come with them): a judge makes n(n-1)
+#: comparisons, so every token here is paid 68 times per judge on a BP round.
+COMPARE_LEDGER_EVENTS = 2
 
 
 def competitor_kind(match: MatchView, level: str) -> str:
@@ -112,7 +117,7 @@ def compare_variables(request: CompareRequest) -> dict[str, Any]:
         "perspective": request.perspective,
         "kind": competitor_kind(request.match, request.level),
         "level": request.level,
-        "ledger": ledger_view(request.clashes, request.analyses),
+        "ledger": ledger_view(request.clashes, request.analyses, max_events=COMPARE_LEDGER_EVENTS, max_stages=0, compact=True),
         "a": dossier(request, request.a),
         "b": dossier(request, request.b),
     }
