@@ -36,6 +36,13 @@ English) and synthetic CCDB 4v4 matches (:mod:`synthetic_ccdb`) whose 14-stage o
 1x..4x (14-56 stages, ~21,400 Chinese characters per repeat). The growth section fits
 ``tokens = a + b*n + c*n^2`` over the stage count n for each arm.
 
+British Parliamentary rounds (``--bp``, default ``../shared/data/panelbench/BP-Competition``,
+converted in memory; skipped when absent): single-call = DebateBench's three tasks, one request each
+with all eight speeches; agentic = eight trackers and three ranking judges; pairwise = the same eight
+trackers and a pairwise panel (``--panel pairwise``: three judges x 68 ordered comparisons, 12 of
+houses and 56 of speeches, each with the compact ledger, both competitors' analyses and bounded
+excerpts).
+
 Targets (issue 15), on input tokens: agentic at most 90% of single-call on each bundled DebateArt
 match and at most 35% on the 14-stage 4v4 match; the agentic arm's growth linear in the stages.
 
@@ -62,7 +69,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from synthetic_ccdb import synthetic_ccdb_view  # noqa: E402
 
 from adjudicator.battlefield import Clash, StageAnalysis, apply_clash_updates, merge_clashes  # noqa: E402
-from adjudicator.judges.base import JUDGE_PERSPECTIVES, JudgeRequest, StageRequest  # noqa: E402
+from adjudicator.judges.base import JUDGE_PERSPECTIVES, CompareRequest, JudgeRequest, StageRequest  # noqa: E402
 from adjudicator.judges.llm.backend import LLMBackend  # noqa: E402
 from adjudicator.judges.llm.ledger import ledger_text  # noqa: E402
 from adjudicator.judges.llm.variables import PREVIOUS_STAGE_CHARS, excerpt, tracker_ledger  # noqa: E402
@@ -72,6 +79,7 @@ from adjudicator.model.cache import NullCache  # noqa: E402
 from adjudicator.model.chat import NODE_MAX_TOKENS  # noqa: E402
 from adjudicator.model.llm import LLMClient, litellm_module  # noqa: E402
 from adjudicator.model.prompts import PromptStore, utterance_lines  # noqa: E402
+from adjudicator.pairwise.comparisons import schedule  # noqa: E402
 from adjudicator.single_call.tasks import task_instances  # noqa: E402
 
 REAL_MATCHES = ROOT / "adjudicator" / "data" / "matches" / "panelbench"
@@ -279,6 +287,27 @@ def agentic_cost(view: MatchView, backend: LLMBackend, count: Counter, budget: i
             "ceiling": ceiling, "clashes": len(clashes), "track_parts": parts, **meter.shares()}
 
 
+def pairwise_cost(view: MatchView, backend: LLMBackend, count: Counter, budget: int | None, ledger: str) -> dict:
+    """Input tokens (messages plus schema) of a pairwise panel for ``view``: the same trackers as the
+    agentic arm, then every judge's ordered comparisons (:func:`~adjudicator.pairwise.comparisons.schedule`),
+    and the ceiling."""
+    requests, clashes, analyses = tracker_requests(view, ledger)
+    track = ceiling = 0
+    for r in requests:
+        chat = backend.stage_prompt(r)
+        ceiling += request_budget(chat, budget)
+        track += count(chat.messages) + count.schema(chat)
+    compares = n = 0
+    for judge_id, perspective in JUDGE_PERSPECTIVES.items():
+        for level, a, b in schedule(view):
+            req = CompareRequest(judge_id=judge_id, perspective=perspective, match=view, clashes=clashes, analyses=analyses, level=level, a=a, b=b)
+            chat = backend.compare_prompt(req)
+            ceiling += request_budget(chat, budget)
+            compares += count(chat.messages) + count.schema(chat)
+            n += 1
+    return {"track": track, "compares": compares, "calls": len(requests) + n, "input": track + compares, "ceiling": ceiling}
+
+
 def run_completions(run_dir: Path) -> dict:
     """Completion tokens a bench run really spent, per arm and node, from its per-sample results
     (``results/<arm>/*.json``: every call record; a cache hit carries the original call's tokens):
@@ -334,24 +363,29 @@ def bp_rows(bp_dir: Path, store: PromptStore, backend: LLMBackend, count: Counte
         view = match.view()
         sc = single_call_cost(view, store, count, budget)
         ag = agentic_cost(view, backend, count, budget, ledger)
+        pw = pairwise_cost(view, backend, count, budget, ledger)
         chars = sum(len(u.text) for s in view.stages for u in s.utterances)
-        rows.append({"match_id": view.match_id, "stages": len(view.stages), "chars": chars, "single_call": sc, "agentic": ag,
+        rows.append({"match_id": view.match_id, "stages": len(view.stages), "chars": chars, "single_call": sc, "agentic": ag, "pairwise": pw,
                      "ratio_input": ag["input"] / sc["input"], "ratio_ceiling": ag["ceiling"] / sc["ceiling"]})
-    print(f"\nBritish Parliamentary rounds ({found}): single-call = DebateBench's three tasks, agentic = 8 trackers + 3 ranking judges; input tokens.")
+    print(f"\nBritish Parliamentary rounds ({found}): single-call = DebateBench's three tasks, agentic = 8 trackers + 3 ranking judges,"
+          " pairwise = 8 trackers + 3 judges x 68 comparisons; input tokens.")
     head = (f"{'round':<10}{'speeches':>9}{'chars':>8} | {'SC order':>9}{'SC scores':>10}{'SC ranks':>9}{'SC calls':>9}{'SC input':>10}"
-            f" | {'AG track':>9}{'AG judges':>10}{'AG calls':>9}{'AG input':>10} | {'AG/SC input':>12}{'AG/SC ceil':>11}")
+            f" | {'AG track':>9}{'AG judges':>10}{'AG calls':>9}{'AG input':>10} | {'PW compare':>11}{'PW calls':>9}{'PW input':>10}"
+            f" | {'AG/SC input':>12}{'AG/SC ceil':>11}{'PW/AG input':>12}")
     print(head)
     print("-" * len(head))
     for r in rows:
-        sc, ag = r["single_call"], r["agentic"]
+        sc, ag, pw = r["single_call"], r["agentic"], r["pairwise"]
         print(f"{r['match_id']:<10}{r['stages']:>9}{r['chars']:>8} | {_k(sc['bp_house_order']):>9}{_k(sc['bp_speaker_scores']):>10}{_k(sc['bp_speaker_ranks']):>9}"
               f"{sc['calls']:>9}{_k(sc['input']):>10} | {_k(ag['track']):>9}{_k(ag['judges']):>10}{ag['calls']:>9}{_k(ag['input']):>10}"
-              f" | {r['ratio_input']:>11.1%}{r['ratio_ceiling']:>11.1%}")
+              f" | {_k(pw['compares']):>11}{pw['calls']:>9}{_k(pw['input']):>10}"
+              f" | {r['ratio_input']:>11.1%}{r['ratio_ceiling']:>11.1%}{pw['input'] / ag['input']:>12.1%}")
     if rows:
         sc_in = np.mean([r["single_call"]["input"] for r in rows])
         ag_in = np.mean([r["agentic"]["input"] for r in rows])
         print(f"mean over {len(rows)} rounds: single-call {_k(sc_in)} input tokens, agentic {_k(ag_in)} ({ag_in / sc_in:.1%}); ceilings "
-              f"{_k(np.mean([r['single_call']['ceiling'] for r in rows]))} vs {_k(np.mean([r['agentic']['ceiling'] for r in rows]))}.")
+              f"{_k(np.mean([r['single_call']['ceiling'] for r in rows]))} vs {_k(np.mean([r['agentic']['ceiling'] for r in rows]))}; "
+              f"pairwise panel {_k(np.mean([r['pairwise']['input'] for r in rows]))} input tokens, ceiling {_k(np.mean([r['pairwise']['ceiling'] for r in rows]))}.")
     return rows
 
 
