@@ -331,5 +331,29 @@ def test_bench_reports_the_pairwise_panel(tmp_path, capsys):
     assert unit["kendall_tau"] == {"value": round(sum(taus) / len(taus), 4) if taus else None, "n": len(taus)}
     assert "speaker" in row["levels"] and row["levels"]["speaker"]["kendall_tau"]["n"] == 0  # no gold speaker scores
     assert "## Pairwise panel (Bradley-Terry)" in (run / "report.md").read_text()
+    html = (run / "report.html").read_text()
+    assert "<h2>Pairwise panel (Bradley-Terry)</h2>" in html and "<h2>British Parliamentary tasks</h2>" in html
     # the BP tasks score the pairwise ranking like any other (house order: bp_a has a gold ranking)
     assert report["tasks"]["bp"]["house_order"]["rows"][0]["metrics"]["error"]["n"] == 1
+
+
+def test_compare_prompts_render_in_the_formats_language():
+    from llm_helpers import ccdb_2v2_match
+
+    from adjudicator.api import run_agentic
+    from adjudicator.judges.base import CompareRequest
+    from adjudicator.judges.llm.compare import compare_variables
+    from adjudicator.model.prompts import PromptStore
+
+    m = ccdb_2v2_match()
+    _, state = run_agentic(m, build_context(ModelConfig.model_validate({})))
+    req = CompareRequest(judge_id="judge-1", perspective="task", match=m.view(), clashes=state["clashes"], analyses=state["analyses"], level="speaker", a="Affirmative Speaker 1", b="Negative Speaker 2")
+    user = PromptStore().render("compare.zh.j2", compare_variables(req)).messages()[-1]["content"]
+    assert "谁表现更好：A（Affirmative Speaker 1）还是 B（Negative Speaker 2）？" in user
+    assert "建议分" in user and "贡献 1.0" in user  # the tracker's rating and the debater's share, in Chinese
+    bp = parse_match(bp_data())
+    _, state = run_agentic(bp, build_context(ModelConfig.model_validate({})))
+    req = CompareRequest(judge_id="judge-2", perspective="battlefield", match=bp.view(), clashes=state["clashes"], analyses=state["analyses"], level="speaker", a="s05", b="s06")
+    user = PromptStore().render("compare.en.j2", compare_variables(req)).messages()[-1]["content"]
+    assert "Which did better: A (s05 (MG, Closing Government, extension)) or B (s06 (MO, Closing Opposition, extension))?" in user
+    assert "s05 " in user and "| suggested " in user

@@ -13,7 +13,7 @@ from markupsafe import Markup
 
 from adjudicator.bench.ledger import cost_text
 from adjudicator.bench.plots import cost_note, cost_plot, reliability_plot, stage_scatter
-from adjudicator.bench.report_md import COLUMNS, cause_text, cell, counts_text, fmt, label_convention_text, models_text, ordered, ranked_by_text, ranked_label, reference_heading
+from adjudicator.bench.report_md import BP_TASKS, COLUMNS, cause_text, cell, counts_text, fmt, label_convention_text, models_text, ordered, ranked_by_text, ranked_label, reference_heading
 from adjudicator.bench.report_samples import CSS as SAMPLES_CSS
 from adjudicator.bench.report_samples import samples_section
 
@@ -69,6 +69,18 @@ th{background:#f3f3f3} tr.ref td{color:#666;font-style:italic} tr.baseline td{ba
 {% if task == "task1" and plots.reliability %}<img alt="reliability curve" src="data:image/png;base64,{{ plots.reliability }}">{% endif %}
 {% if task == "task2" and plots.scatter %}<img alt="predicted vs human stage scores" src="data:image/png;base64,{{ plots.scatter }}">{% endif %}
 {% endif %}{% endfor %}
+{% if tasks.bp is defined %}<h2>British Parliamentary tasks</h2>
+{% for key, title, cols in bp_tasks %}{% set t = tasks.bp[key] %}<h3>{{ title }}</h3>
+{% if not t.get("rows") %}<p class="na">{{ t.get("reason", "not applicable") }}.</p>{% else %}
+<p class="note">{{ t.metric }}; {{ t.n_matches }} matches, effective n {{ t.effective_n }} (distinct motions){% if t.get("n_speeches") %}; {{ t.n_speeches }} speeches{% endif %}. E = a baseline's exact expectation.</p>
+<table><tr><th>Row</th><th>kind</th>{% for k, c in cols %}<th>{{ c }}</th>{% endfor %}</tr>
+{% for row in t.rows %}<tr><td>{{ row.label }}</td><td>{{ row.kind }}</td>{% for k, c in cols %}{% set leaf = row.metrics.get(k) %}<td>{% if leaf and leaf.get("expected") %}E={{ fmt(leaf.value) }} (n={{ leaf.n }}){% else %}{{ cell(leaf) }}{% endif %}</td>{% endfor %}</tr>{% endfor %}
+</table>{% endif %}{% endfor %}{% endif %}
+{% if tasks.pairwise is defined %}<h2>Pairwise panel (Bradley-Terry)</h2>
+<p class="note">{{ tasks.pairwise.metric }}.</p>
+<table><tr><th>Arm</th><th>Level</th><th>Pairs judged</th><th>Order-inconsistent</th><th>Agreement (n)</th><th>Kappa (n)</th><th>Kendall tau (n)</th><th>Spearman rho (n)</th></tr>
+{% for row in tasks.pairwise.rows %}{% for level, x in row.levels.items() %}<tr><td>{{ row.label }}</td><td>{{ level }}</td><td>{{ x.results }}</td><td>{{ x.inconsistent }} ({{ fmt(x.inconsistent_share) }})</td>{% for k in ["agreement", "kappa", "kendall_tau", "spearman_rho"] %}<td>{{ fmt(x[k].value) }} ({{ x[k].n }})</td>{% endfor %}</tr>{% endfor %}{% endfor %}
+</table>{% endif %}
 {% if task_2_na %}<p class="note">Predicted-versus-human stage-score plot: not applicable (no judge stage scores in this dataset).</p>{% endif %}
 
 {% if calibration %}<h2>Calibration of p</h2>
@@ -144,6 +156,7 @@ def render_html(report: dict[str, Any]) -> str:
         fmt=fmt, cell=cell, table=_table_html, leaf_text=_leaf_text, sub=lambda a, b: None if a is None or b is None else a - b,
         models_text=models_text, counts_text=counts_text, ordered=ordered, reference_heading=reference_heading,
         cost_text=cost_text, cause_text=cause_text, ranked_by_text=ranked_by_text, ranked_label=ranked_label,
+        bp_tasks=BP_TASKS,
     )
     tpl = env.from_string(_TEMPLATE)
     return tpl.render(

@@ -300,7 +300,7 @@ def _paired_section(report: dict[str, Any]) -> list[str]:
     return L
 
 
-_BP_TASKS = (
+BP_TASKS = (
     ("house_order", "House order (DebateBench)", [("error", "Error")]),
     ("speaker_scores", "Speaker scores (DebateBench)", [("mae", "MAE"), ("within_2", "within 2"), ("within_5", "within 5"), ("within_9", "within 9")]),
     ("speaker_ranks", "Speaker ranks (DebateBench)", [("error", "Error")]),
@@ -312,7 +312,7 @@ def _ranking_section(bp: dict[str, Any]) -> list[str]:
     """The British Parliamentary tasks (report.json ``tasks.bp``): one table per task, arms then
     baselines; a baseline's exact expectation is marked E."""
     L = ["## British Parliamentary tasks", ""]
-    for key, title, cols in _BP_TASKS:
+    for key, title, cols in BP_TASKS:
         t = bp.get(key) or {}
         L += [f"### {title}", ""]
         if not t.get("rows"):

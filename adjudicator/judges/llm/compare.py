@@ -76,23 +76,30 @@ def _words(match: MatchView, level: str, who: str, stage_ids: list[str]) -> str:
     return utterance_lines(out)
 
 
-def _name(match: MatchView, level: str, who: str) -> str:
+def _naming(match: MatchView, level: str, who: str) -> dict[str, str]:
+    """How a competitor is named: its id, and for a house its name, for a speech its short name,
+    house name and role (empty strings otherwise); the template writes them out."""
     kind = competitor_kind(match, level)
+    out = {"id": who, "house_name": "", "abbr": "", "role": ""}
     if kind == "house":
-        return f"{who} ({match.spec().unit(who).name})"
-    if kind == "speech":
+        out["house_name"] = match.spec().unit(who).name
+    elif kind == "speech":
         slot = match.slot_of(who)
-        return f"{who} ({slot.abbr}, {match.spec().unit(slot.unit).name}, {slot.speech_role})" if slot and slot.unit else who
-    return who
+        if slot is not None and slot.unit:
+            out.update(abbr=slot.abbr, house_name=match.spec().unit(slot.unit).name, role=slot.speech_role)
+    return out
 
 
 def dossier(request: CompareRequest, who: str) -> dict[str, Any]:
-    """What the judge sees of one competitor (module docstring)."""
+    """What the judge sees of one competitor (module docstring): its naming (:func:`_naming`), the
+    tracker's analysis of each stage it acts in (stage id and name, side, suggested rating or None,
+    the competitor's contribution share for a debater, rationale) and the excerpt of its words."""
     match = request.match
     lang = prompt_language(match.format)
+    kind = competitor_kind(match, request.level)
     stage_ids = _stages_of(match, request.level, who)
     by_unit: dict[tuple[str, str], SideAnalysis] = {(s.stage_id, s.side): s for a in request.analyses for s in a.sides}
-    lines = []
+    rows = []
     for sid in stage_ids:
         st = match.stage(sid)
         for side in st.evaluated_sides():
@@ -101,12 +108,11 @@ def dossier(request: CompareRequest, who: str) -> dict[str, Any]:
                 continue
             if request.level == "unit" and match.spec().verdict != "ranking" and side != who:
                 continue
-            share = sa.contributions.get(who) if competitor_kind(match, request.level) == "debater" else None
-            if competitor_kind(match, request.level) == "debater" and not share and match.side_of(who) != side:
+            share = sa.contributions.get(who) if kind == "debater" else None
+            if kind == "debater" and not share and match.side_of(who) != side:
                 continue
-            rating = sa.suggested_score if sa.suggested_score is not None else "n/a"
-            lines.append(f"{sid} {st.name} ({side}) | suggested {rating}" + (f" | share {share:.2f}" if share else "") + f" | {sa.rationale[:RATIONALE_CHARS]}")
-    return {"id": who, "name": _name(match, request.level, who), "analyses": lines, "excerpt": excerpt(_words(match, request.level, who, stage_ids), EXCERPT_CHARS[lang])}
+            rows.append({"stage_id": sid, "stage_name": st.name, "side": side, "rating": sa.suggested_score, "share": round(share, 2) if share else None, "rationale": sa.rationale[:RATIONALE_CHARS]})
+    return {**_naming(match, request.level, who), "analyses": rows, "excerpt": excerpt(_words(match, request.level, who, stage_ids), EXCERPT_CHARS[lang])}
 
 
 def compare_variables(request: CompareRequest) -> dict[str, Any]:
