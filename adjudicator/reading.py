@@ -395,8 +395,8 @@ def _ranking_rows(w: _Words, verdict: Verdict) -> list[list[str]]:
 
 def _speech_rows(w: _Words, verdict: Verdict) -> list[list[str]]:
     return [
-        [f"{w.stage(s.stage_id)} ({s.speech})" if s.speech else w.stage(s.stage_id), w.side(s.unit), " / ".join(map(str, s.judge_scores)), f"{s.mean:.2f}",
-         " / ".join(map(str, s.judge_ranks)), str(s.rank)]
+        [f"{w.stage(s.stage_id)} ({s.speech})" if s.speech else w.stage(s.stage_id), w.side(s.unit), " / ".join(map(str, s.judge_scores)) or "—",
+         "—" if s.mean is None else f"{s.mean:.2f}", " / ".join(map(str, s.judge_ranks)) or "—", "—" if s.rank is None else str(s.rank)]
         for s in verdict.speaker_scores
     ]
 

@@ -196,6 +196,11 @@ def test_offline_pairwise_panel_on_bp_and_online(tmp_path):
     assert len(v.ranking) == 4 and v.pairwise is not None and len(v.ballots) == 3
     assert len(v.pairwise.choices) == 3 * 68 and v.provenance.calls == 8 + 3 * 68
     assert all(a.inconsistent == 0 for a in v.pairwise.agreement)  # the offline judge has no position bias
+    from adjudicator.report import verdict_html, verdict_markdown
+
+    md = verdict_markdown(v, bp.view())
+    assert "## Pairwise comparisons (Bradley-Terry)" in md and "Strengths at the unit level (18 results" in md
+    assert "<h2>" in verdict_html(v, bp.view())  # speeches without scores render as dashes, not an error
     online = adjudicate(online_match(), ModelConfig.model_validate({"panel": "pairwise"}))
     assert online.winner in ("affirmative", "negative") and online.p != 0.5 and sum(online.best_debater_votes.values()) == 9
     scoring = adjudicate(online_match(), ModelConfig.model_validate({}))

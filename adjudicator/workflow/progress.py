@@ -86,6 +86,11 @@ class GraphProgress:
             else:
                 detail = failures[0].reason if failures else "no analysis"
             event = ProgressEvent("stage", self.done, self.total, sid, self.names.get(sid, ""), bool(analyses), detail, **_usage(calls))
+        elif "pair_choices" in update:  # a pairwise panel's judge: its comparisons
+            choices = update.get("pair_choices") or []
+            jid = choices[0].judge_id if choices else (failures[0].key.split("|")[0] if failures else "")
+            detail = f"{len(choices)} comparisons" + (f", {len(failures)} failed" if failures else "")
+            event = ProgressEvent("judge", self.done, self.total, jid, self.perspectives.get(jid, ""), bool(choices), detail, **_usage(calls))
         else:
             ballots = update.get("ballots") or []
             if ballots:
