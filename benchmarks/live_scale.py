@@ -89,22 +89,29 @@ class Server:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self) -> Server:
+    def start(self, wait_recovered: bool = True) -> Server:
+        """Start the process; return once it answers (and, ``wait_recovered``, has finished its
+        start-up recovery). Raises RuntimeError with the end of its stderr (``STATE/serve.log``)."""
+        self.state.mkdir(parents=True, exist_ok=True)
+        log = self.state / "serve.log"
         cmd = [sys.executable, "-m", "adjudicator.cli", "live", "serve", "--port", str(self.port), "--state-dir", str(self.state),
                "--store", self.store_url, "--token", TOKEN, "--model", "offline", "--log-level", "warning"]
         if self.keep_saver_lock:
             cmd.append("--keep-saver-lock")
-        self.proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 60
+        with log.open("a", encoding="utf-8") as err:
+            self.proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=err)
+        deadline = time.monotonic() + 180
         while True:
             try:
-                if httpx.get(f"{self.url}/api/health", timeout=2, trust_env=False).json().get("recovered"):
+                health = httpx.get(f"{self.url}/api/health", timeout=5, trust_env=False).json()
+                if health.get("recovered") or not wait_recovered:
                     return self
             except (httpx.TransportError, ValueError):
                 pass
             if self.proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"server on port {self.port} did not start")
-            time.sleep(0.1)
+                tail = log.read_text(encoding="utf-8", errors="replace")[-600:]
+                raise RuntimeError(f"server on port {self.port} did not start: {tail}")
+            time.sleep(0.2)
 
     def kill(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
@@ -145,24 +152,30 @@ def run_load(store_url: str, n_procs: int, n_rooms: int, match: Match, *, kill: 
     half = threading.Event()
     latencies: list[float] = []
     retries = [0]
+    retry_reasons: dict[str, int] = {}
     errors: list[str] = []
 
-    def post(path: str, body: dict | None, first: int) -> httpx.Response:
-        """POST to server ``first``, then each next one, until one answers 2xx (4xx: an error)."""
+    def post(path: str, body: dict | None, first: int, create: bool = False) -> httpx.Response | None:
+        """POST to server ``first``, then each next one, until one answers 2xx (4xx: an error, except
+        a 409 to a retried create, whose first attempt committed)."""
         k = first
-        for _attempt in range(60):
+        for attempt in range(60):
             srv = servers[k % n_procs]
             try:
-                with httpx.Client(base_url=srv.url, timeout=60, trust_env=False) as http:
+                with httpx.Client(base_url=srv.url, timeout=120, trust_env=False) as http:
                     r = http.post(path, json=body, headers=AUTH)
                 if r.status_code < 300:
                     return r
+                if create and attempt > 0 and r.status_code == 409:
+                    return None
                 if r.status_code < 500:
                     raise RuntimeError(f"{path}: {r.status_code} {r.text[:200]}")
-            except httpx.TransportError:
-                pass
+                reason = f"HTTP {r.status_code}"
+            except httpx.TransportError as exc:
+                reason = type(exc).__name__
             with lock:
                 retries[0] += 1
+                retry_reasons[reason] = retry_reasons.get(reason, 0) + 1
             k += 1
             time.sleep(0.1)
         raise RuntimeError(f"{path}: no server answered")
@@ -170,14 +183,16 @@ def run_load(store_url: str, n_procs: int, n_rooms: int, match: Match, *, kill: 
     def room(r: int) -> None:
         mid = f"scale-{r + 1:03d}"
         try:
-            post("/api/matches", {**header, "match_id": mid}, r)
+            post("/api/matches", {**header, "match_id": mid}, r, create=True)
             start.wait()
             offset = random.Random(r).uniform(0, pace_s) if pace_s > 0 else 0.0
             for i, body in enumerate(bodies):
                 if pace_s > 0:
                     time.sleep(max(0.0, t_start + offset + i * pace_s - time.perf_counter()))
                 t0 = time.perf_counter()
-                reply = post(f"/api/matches/{mid}/stages", body, r + i).json()
+                resp = post(f"/api/matches/{mid}/stages", body, r + i)
+                assert resp is not None
+                reply = resp.json()
                 dt = time.perf_counter() - t0
                 if reply["received"] != i + 1 or reply["analysed"] != i + 1:
                     errors.append(f"{mid} stage {i + 1}: received {reply['received']}, analysed {reply['analysed']}")
@@ -203,7 +218,10 @@ def run_load(store_url: str, n_procs: int, n_rooms: int, match: Match, *, kill: 
         victim = servers[n_procs - 1]
         victim.kill()
         killed = victim.port
-        victim.start()
+        try:
+            victim.start(wait_recovered=False)  # its recovery runs in the background, as in production
+        except RuntimeError as exc:
+            errors.append(f"restart: {exc}")
     for t in threads:
         t.join()
     wall_s = time.perf_counter() - t_start
@@ -218,7 +236,7 @@ def run_load(store_url: str, n_procs: int, n_rooms: int, match: Match, *, kill: 
     for s in servers:
         s.stop()
     check = check_database(store_url, n_rooms, [b["stage_id"] for b in bodies])
-    return {"pace_s": pace_s, "processes": n_procs, "latencies": latencies, "wall_s": wall_s, "pushes": len(latencies), "retries": retries[0],
+    return {"pace_s": pace_s, "processes": n_procs, "latencies": latencies, "wall_s": wall_s, "pushes": len(latencies), "retries": retries[0], "retry_reasons": retry_reasons,
             "errors": errors, "killed": killed, "close_s": close_s, "check": check}
 
 
@@ -268,7 +286,8 @@ def print_run(label: str, res: dict, n_stages: int) -> None:
     print(f"{'push max ms':<44} {max(lat) * 1e3 if lat else float('nan'):>12.1f}")
     print(f"{'throughput pushes/s':<44} {res['pushes'] / res['wall_s']:>12.1f}")
     print(f"{'push phase wall s':<44} {res['wall_s']:>12.1f}")
-    print(f"{'retried requests (drops, server down)':<44} {res['retries']:>12}")
+    why = ", ".join(f"{k} {v}" for k, v in sorted(res["retry_reasons"].items()))
+    print(f"{'retried requests':<44} {res['retries']:>12}" + (f"  ({why})" if why else ""))
     print(f"{'close all rooms s':<44} {res['close_s']:>12.1f}")
     print(f"{'rooms in the database':<44} {c['matches']:>12}")
     print(f"{'rooms closed':<44} {c['closed']:>12}")

@@ -62,6 +62,7 @@ log = logging.getLogger("adjudicator.live")
 CHANNEL = "adjudicator_live_board"
 POOL_SIZE = 8
 LOCK_POOL_SIZE = 16
+LOCK_CONNECTION_WAIT_S = 600.0  # how long an operation waits for a free lock connection (backpressure, not an error)
 PRUNE_EVERY = 4  # prune a tracking thread at every 4th committed step (and every thread at close)
 
 #: (component, version, SQL), applied in order, each once (``adjudicator_migrations``).
@@ -139,7 +140,7 @@ class AdvisoryLock:
         return True
 
     def _take(self, deadline: float | None) -> bool:
-        conn = self._pool.getconn(None if deadline is None else max(0.01, deadline - time.monotonic()))
+        conn = self._pool.getconn(LOCK_CONNECTION_WAIT_S if deadline is None else max(0.01, deadline - time.monotonic()))
         self._conn = conn
         if deadline is None:
             conn.execute("SELECT pg_advisory_lock(%s)", (self._key,))
