@@ -193,6 +193,7 @@ def build_context(
     prompts: Any | None = None,
     sleep: Callable[[float], None] | None = None,
     check_models: bool = False,
+    tracker: Backend | None = None,
 ) -> AdjudicationContext:
     """The :class:`~adjudicator.workflow.context.AdjudicationContext` for ``config``.
 
@@ -209,6 +210,10 @@ def build_context(
     when a model string names no known provider or its key is missing (see
     :func:`adjudicator.model.llm.preflight`). ``check_models=True`` checks them now instead (a
     long-running server should fail at start, not at its first request).
+
+    ``tracker``, when given, takes the tracker's seat instead of a backend for ``config.tracker``
+    (no client is built for that model, so it needs no key): ``bench --rejudge`` seats a
+    :class:`~adjudicator.judges.reused.ReusedTracker` there, and only the judges come from ``config``.
     """
     offline: Backend | None = None
 
@@ -221,8 +226,11 @@ def build_context(
         return offline
 
     rubric, evidence = judging_rubric(config)
-    if config.is_offline:
+    if tracker is None and config.is_offline:
         return replace(AdjudicationContext.single(offline_judge(), config.panel), rubric=rubric, evidence=evidence)
+    if tracker is not None and all(m is None for m in config.judges().values()):
+        judges = {j: offline_judge() for j in config.judges()}
+        return AdjudicationContext(tracker=tracker, judges=judges, rubric=rubric, evidence=evidence, panel_mode=config.panel)
 
     from adjudicator.judges.llm.backend import LLMBackend
     from adjudicator.model.llm import PreflightGate
@@ -240,11 +248,11 @@ def build_context(
             backends[model] = LLMBackend(make_client(config, model, cache=cache, api_key=api_key, sleep=sleep, gate=gate), store)
         return backends[model]
 
-    tracker = backend_for(config.tracker)
+    seated = tracker if tracker is not None else backend_for(config.tracker)
     judges = {j: backend_for(m) for j, m in config.judges().items()}
     if check_models:
         gate.ensure()
-    return AdjudicationContext(tracker=tracker, judges=judges, rubric=rubric, evidence=evidence, panel_mode=config.panel)
+    return AdjudicationContext(tracker=seated, judges=judges, rubric=rubric, evidence=evidence, panel_mode=config.panel)
 
 
 def judging_rubric(config: ModelConfig) -> tuple[Rubric | None, Any]:

@@ -3,7 +3,8 @@
 Modules, in data-flow order:
 
 - :mod:`.dataset`      a folder of labelled match files, or upstream PanelBench converted on the fly
-- :mod:`.splits`       the recommended folds grouped by motion (``adjudicate splits``)
+- :mod:`.splits`       the recommended folds grouped by motion (``adjudicate splits``); one fold as a run's selection (``--fold``)
+- :mod:`.rejudge`      a new panel on a frozen run's tracker outputs (``--rejudge``)
 - :mod:`.layout`       the run folder: names of its files and folders
 - :mod:`.arms`         each arm's models, prompt hashes and LLM flag, as the manifest records them
 - :mod:`.manifest`     ``manifest.json``: what defines a run, and the resumed run's adopted settings

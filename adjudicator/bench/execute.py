@@ -15,11 +15,14 @@ from __future__ import annotations
 
 import time
 import traceback as tb
+from dataclasses import dataclass, field
 from typing import Any
 
+from adjudicator.battlefield import StageAnalysis
 from adjudicator.bench.layout import iso, utc_now
 from adjudicator.bench.results import SampleResult, SampleStatus
 from adjudicator.errors import AdjudicatorError, ConfigError
+from adjudicator.judges.base import Backend
 from adjudicator.match import Match
 from adjudicator.records import CallRecord, NodeFailure, Usage
 from adjudicator.verdict import Verdict
@@ -29,25 +32,40 @@ def _one_line(text: str) -> str:
     return " ".join(str(text).split())[:2000]
 
 
-def run_arm(match: Match, arm: str, config: Any) -> tuple[Verdict | None, list[CallRecord], list[NodeFailure], str | None]:
-    """Adjudicate ``match`` with ``arm``; returns ``(verdict or None, calls, failures, error)``.
+@dataclass
+class ArmOutcome:
+    """What one arm left for one sample: the verdict (None when it produced none), every call
+    record, the failures, the error line (None when it produced a verdict) and, for the agentic
+    arm, the tracker's stage analyses."""
+
+    verdict: Verdict | None
+    calls: list[CallRecord]
+    failures: list[NodeFailure]
+    error: str | None = None
+    analyses: list[StageAnalysis] = field(default_factory=list)
+
+
+def run_arm(match: Match, arm: str, config: Any, tracker: Backend | None = None) -> ArmOutcome:
+    """Adjudicate ``match`` with ``arm`` and return its :class:`ArmOutcome`.
 
     The agentic arm is run through :func:`adjudicator.api.run_agentic` on a context built for
-    this sample alone, so that a panel failure still returns the graph's call records and failures
-    (:func:`adjudicator.api.adjudicate` would raise and lose them). Other arms go through
-    :func:`adjudicator.api.adjudicate`; if their AdjudicationFailed carries ``calls`` or
-    ``failures`` attributes, those are kept. Raises ConfigError; other AdjudicatorErrors become the
-    ``error`` string.
+    this sample alone (``tracker``, when given, takes the tracker's seat: a re-judge run's
+    :class:`~adjudicator.judges.reused.ReusedTracker`), so that a panel failure still returns the
+    graph's call records, failures and analyses (:func:`adjudicator.api.adjudicate` would raise
+    and lose them). Other arms go through :func:`adjudicator.api.adjudicate`; if their
+    AdjudicationFailed carries ``calls`` or ``failures`` attributes, those are kept. Raises
+    ConfigError; other AdjudicatorErrors become the ``error`` string.
     """
     if arm == "agentic":
         from adjudicator.api import build_context, run_agentic
 
-        verdict, state = run_agentic(match, build_context(config))
+        verdict, state = run_agentic(match, build_context(config, tracker=tracker))
+        analyses = list(state.get("analyses") or [])
         if verdict is not None:
-            return verdict, list(verdict.calls), list(verdict.failures), None
+            return ArmOutcome(verdict, list(verdict.calls), list(verdict.failures), None, analyses)
         calls = sorted(state.get("calls") or [], key=lambda c: (c.node, c.key, c.attempt))
         failures = sorted(state.get("failures") or [], key=lambda f: (f.node, f.key))
-        return None, calls, failures, state.get("panel_error") or "the panel produced no verdict"
+        return ArmOutcome(None, calls, failures, state.get("panel_error") or "the panel produced no verdict", analyses)
     from adjudicator.api import adjudicate
 
     try:
@@ -55,8 +73,8 @@ def run_arm(match: Match, arm: str, config: Any) -> tuple[Verdict | None, list[C
     except ConfigError:
         raise
     except AdjudicatorError as exc:
-        return None, list(getattr(exc, "calls", None) or []), list(getattr(exc, "failures", None) or []), exc.one_line()
-    return verdict, list(verdict.calls), list(verdict.failures), None
+        return ArmOutcome(None, list(getattr(exc, "calls", None) or []), list(getattr(exc, "failures", None) or []), exc.one_line())
+    return ArmOutcome(verdict, list(verdict.calls), list(verdict.failures))
 
 
 def _status(verdict: Verdict | None, failures: list[NodeFailure], error: str | None, error_type: str | None) -> tuple[SampleStatus, str | None, str | None]:
@@ -73,20 +91,30 @@ def _status(verdict: Verdict | None, failures: list[NodeFailure], error: str | N
     return "partial", _one_line(f"{len(bad)} failed: " + ", ".join(bad[:10]) + (" ..." if len(bad) > 10 else "")), "PartialFailure"
 
 
-def execute_sample(match: Match, arm: str, config: Any, *, sample_sha256: str, session: int, superseded: list[str] | None = None) -> SampleResult:
+def execute_sample(
+    match: Match, arm: str, config: Any, *, sample_sha256: str, session: int, superseded: list[str] | None = None,
+    tracker: Backend | None = None, not_run: str | None = None,
+) -> SampleResult:
     """Run ``arm`` on ``match`` and return its :class:`SampleResult`. Never raises for a model fault
     or an unexpected exception inside the arm (both become a failed sample); re-raises ConfigError
-    and KeyboardInterrupt."""
+    and KeyboardInterrupt. ``tracker`` as in :func:`run_arm`; ``not_run`` a reason the sample
+    cannot be run at all (a re-judge run whose parent has no result for it): the result is then
+    ``failed`` with that error (type ``NoParentResult``) and nothing is sent."""
     started = utc_now()
     t0 = time.monotonic()
     verdict = None
     calls: list[CallRecord] = []
     failures: list[NodeFailure] = []
+    analyses: list[StageAnalysis] = []
     error = error_type = trace = None
     try:
-        verdict, calls, failures, error = run_arm(match, arm, config)
-        if error is not None:
-            error_type = "AdjudicationFailed"
+        if not_run is not None:
+            error, error_type = not_run, "NoParentResult"
+        else:
+            outcome = run_arm(match, arm, config, tracker)
+            verdict, calls, failures, error, analyses = outcome.verdict, outcome.calls, outcome.failures, outcome.error, outcome.analyses
+            if error is not None:
+                error_type = "AdjudicationFailed"
     except (ConfigError, KeyboardInterrupt):
         raise
     except AdjudicatorError as exc:
@@ -106,6 +134,7 @@ def execute_sample(match: Match, arm: str, config: Any, *, sample_sha256: str, s
         verdict=None if verdict is None else verdict.model_dump(mode="json"),
         calls=calls,
         failures=failures,
+        analyses=analyses,
         usage=Usage.of(calls),
         session=session,
         superseded=list(superseded or []),

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from adjudicator.bench.dataset import Sample
 from adjudicator.bench.ledger import Ledger
@@ -32,6 +32,9 @@ from adjudicator.bench.status import log_session_event, write_status
 from adjudicator.bench.stops import SessionTally
 from adjudicator.errors import InputError
 from adjudicator.files import move_file
+
+if TYPE_CHECKING:
+    from adjudicator.bench.rejudge import Parent
 
 BUDGET_WARNING = "warning: some requests have no known price; --budget-usd counts priced requests only"
 
@@ -80,8 +83,11 @@ def opening_ledger(run_dir: Path, arms: list[str], existing: dict[tuple[str, str
     return ledger
 
 
-def run_task(run_dir: Path, task: Task, config: Any, session: int) -> SampleResult:
-    """Run one task and write its result file (moving a replaced failed result to superseded/)."""
+def run_task(run_dir: Path, task: Task, config: Any, session: int, parent: Parent | None = None) -> SampleResult:
+    """Run one task and write its result file (moving a replaced failed result to superseded/).
+    In a re-judge run (``parent``), the tracker's seat goes to the parent's tracker outputs for the
+    sample (:func:`~adjudicator.bench.rejudge.reused_tracker`); a sample the parent has no result
+    for fails without a request."""
     from adjudicator.bench.execute import execute_sample
 
     path = result_path(run_dir, task.arm, task.sample.stem)
@@ -94,7 +100,18 @@ def run_task(run_dir: Path, task: Task, config: Any, session: int) -> SampleResu
         target = sdir / f"{task.sample.stem}.{k}.json"
         prior = read_result(old)
         moved = [*(prior.superseded if prior else []), str(target.relative_to(run_dir))]
-    result = execute_sample(task.sample.match, task.arm, config, sample_sha256=task.sample.sha256, session=session, superseded=moved)
+    tracker, not_run = None, None
+    if parent is not None:
+        from adjudicator.bench.rejudge import parent_result, reused_tracker
+
+        prior_run = parent_result(parent, task.sample.stem)
+        if prior_run is None:
+            not_run = f"no agentic result in parent run {parent.run_dir.name} for this sample; finish the parent (--resume) first, then --retry-errors here"
+        else:
+            tracker = reused_tracker(parent, prior_run)
+    result = execute_sample(
+        task.sample.match, task.arm, config, sample_sha256=task.sample.sha256, session=session, superseded=moved, tracker=tracker, not_run=not_run
+    )
     if old is not None and target is not None:
         move_file(old, target)
     write_result(path, result)
@@ -112,17 +129,19 @@ class SampleLoop:
     bar), folding each result into ``ledger`` and a :class:`~adjudicator.bench.stops.SessionTally`.
 
     ``warned``: the unpriced-requests warning was already shown; ``on_result`` is called with each
-    result as it finishes (in the calling thread)."""
+    result as it finishes (in the calling thread); ``parent`` the run a re-judge run reuses the
+    tracker outputs of (see :func:`run_task`)."""
 
     def __init__(
         self, run_dir: Path, tasks: list[Task], config: Any, session: int, opts: BenchOptions, ledger: Ledger,
-        *, warned: bool = False, on_result: Callable[[SampleResult], None] | None = None,
+        *, warned: bool = False, on_result: Callable[[SampleResult], None] | None = None, parent: Parent | None = None,
     ) -> None:
         self.run_dir, self.config, self.session, self.opts, self.ledger = run_dir, config, session, opts, ledger
         self.total = len(tasks)
         self.queue = list(tasks)
         self.warned = warned
         self.on_result = on_result
+        self.parent = parent
         self.tally = SessionTally()
         self.in_flight: set[Future[SampleResult]] = set()
 
@@ -136,7 +155,7 @@ class SampleLoop:
             if self.ledger.over_budget(self.opts.budget_usd):
                 self.tally.reason = "budget"
                 return
-            self.in_flight.add(ex.submit(run_task, self.run_dir, self.queue.pop(0), self.config, self.session))
+            self.in_flight.add(ex.submit(run_task, self.run_dir, self.queue.pop(0), self.config, self.session, self.parent))
 
     def _finished(self, result: SampleResult, bar: Any) -> None:
         """Fold one finished sample in: ledger, tally (and its ``failed:`` line), the unpriced

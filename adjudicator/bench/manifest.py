@@ -51,7 +51,11 @@ class Manifest(FrozenModel):
     ``models`` arm -> role -> model name; ``prompt_hashes`` arm -> template name -> hash;
     ``prompt_files`` file name -> SHA-256 of every file under ``prompts/``; ``seeds`` name -> int;
     ``limit`` the first N samples (None: all), the current value when a resume raised it;
-    ``amendments`` every change made after the run started (see module docstring), oldest first."""
+    ``amendments`` every change made after the run started (see module docstring), oldest first;
+    ``fold`` the fold a ``--fold K`` run selects (:func:`adjudicator.bench.splits.choose_fold`: fold,
+    folds, seed, splits file, its test and train file names), None for the whole dataset;
+    ``parent`` the run a ``--rejudge`` run reuses the tracker outputs of (run id, folder, manifest
+    SHA-256, tracker model; :mod:`adjudicator.bench.rejudge`), None for an ordinary run."""
 
     schema_version: int = MANIFEST_SCHEMA
     run_id: str
@@ -73,6 +77,8 @@ class Manifest(FrozenModel):
     platform: str = ""
     git: dict[str, Any] | None = None
     amendments: list[dict[str, Any]] = Field(default_factory=list)
+    fold: dict[str, Any] | None = None
+    parent: dict[str, Any] | None = None
 
 
 def _is_secret(name: str) -> bool:

@@ -93,11 +93,14 @@ def data_warning(prov: dict[str, Any]) -> str:
 
 def run_samples(run_dir: Path, limit: int | None = None) -> list[Sample]:
     """The samples of a run's dataset (its ``dataset/`` copy for converted PanelBench, else the folder
-    recorded in the manifest), first ``limit`` only when given."""
+    recorded in the manifest), those of its fold only when it has one (``--fold``), the first
+    ``limit`` of them only when given."""
+    from adjudicator.bench.splits import selected_samples
+
     manifest = read_manifest(run_dir)
     folder = run_dir / DATASET if (run_dir / DATASET).is_dir() else Path(manifest.dataset["folder"])
     ds = load_folder(folder, kind=manifest.dataset.get("kind", "match-folder"))
-    return ds.limited(limit)
+    return selected_samples(ds.samples, manifest.fold, limit)
 
 
 def load_results(run_dir: Path, arms: Sequence[str], samples: Sequence[Sample]) -> dict[str, dict[str, SampleResult]]:
@@ -126,6 +129,29 @@ def report_ledger(run_dir: Path, arms: Sequence[str], results: dict[str, dict[st
             if old is not None and old.sample_id in results[arm]:
                 ledger.add(old, superseded=True)
     return ledger
+
+
+def _selection(manifest: Any) -> dict[str, Any]:
+    """The run section's ``fold`` (``--fold``: fold, folds, seed, splits file, test/train counts and
+    the line the reports print) and ``parent`` (``--rejudge``: the re-judged run and its tracker)
+    keys, each only when the run has one (so an ordinary run's report.json is unchanged)."""
+    from adjudicator.bench.splits import fold_text
+
+    out: dict[str, Any] = {}
+    if manifest.fold:
+        f = manifest.fold
+        out["fold"] = {
+            "fold": f["fold"], "folds": f["folds"], "seed": f.get("seed"), "splits_file": f.get("splits_file"),
+            "n_test": len(f["test"]), "n_train": len(f["train"]), "text": fold_text(f),
+        }
+    if manifest.parent:
+        p = manifest.parent
+        out["parent"] = {
+            **p,
+            "text": f"Re-judged from run {p['run_id']}: its tracker outputs ({p['tracker']}) are reused for every sample, no tracker request was sent; "
+            "only the panel ran, under this run's judges",
+        }
+    return out
 
 
 def _status_counts(results: dict[str, SampleResult], n_samples: int) -> dict[str, int]:
@@ -179,6 +205,7 @@ def build_report(run_dir: Path, *, samples: Sequence[Sample] | None = None, n_bo
             "n_bootstrap": n_bootstrap,
             "git": manifest.git,
             "packages": manifest.packages,
+            **_selection(manifest),
         },
         "samples": {"selected": len(samples), "per_arm": per_arm},
         "ledger": ledger.as_dict(),

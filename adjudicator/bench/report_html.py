@@ -33,6 +33,8 @@ th{background:#f3f3f3} tr.ref td{color:#666;font-style:italic} tr.baseline td{ba
 {% endfor %}<ul>
 <li><b>State:</b> {{ run.state or "unknown" }}{% if run.reason %} ({{ run.reason }}){% endif %}{% if run.get("message") %}: {{ run.message.removeprefix("stopped: ") }}{% endif %}</li>
 <li><b>Dataset:</b> {{ run.dataset.source }} ({{ run.dataset.kind }}, {{ run.dataset.n_matches }} matches, formats {{ counts_text(run.dataset.get("formats")) }}), sha256 <code>{{ run.dataset.sha256[:16] }}…</code>{% if convention %}; {{ convention }}{% endif %}</li>
+{% if run.get("fold") %}<li><b>Fold:</b> {{ run.fold.text }}</li>{% endif %}
+{% if run.get("parent") %}<li><b>{{ run.parent.text }}.</b></li>{% endif %}
 {% for arm in run.arms %}<li><b>Arm</b> {{ arm }}: models {{ models_text(run.models.get(arm)) }}{% if not run.is_llm.get(arm, True) %} — offline judge, a non-LLM baseline{% endif %}</li>{% endfor %}
 {% for c in caveats %}<li class="caveat"><b>Caveat:</b> {{ c }}.</li>{% endfor %}
 <li><b>Seeds:</b> baselines {{ run.seeds.baselines }}, bootstrap {{ run.seeds.bootstrap }} ({{ run.n_bootstrap }} resamples){% if run.git %}; git {{ run.git.commit }}{% if run.git.dirty %} (dirty){% endif %}{% endif %}</li>

@@ -207,6 +207,10 @@ def _header(report: dict[str, Any]) -> list[str]:
         f"- **Dataset:** {_esc(ds.get('source'))} ({ds.get('kind')}, {ds.get('n_matches')} matches, formats {counts_text(ds.get('formats'))}), "
         f"sha256 `{ds.get('sha256', '')[:16]}…`" + (f"; {_esc(conv)}" if conv else "")
     )
+    if run.get("fold"):
+        L.append(f"- **Fold:** {_esc(run['fold']['text'])}")
+    if run.get("parent"):
+        L.append(f"- **{_esc(run['parent']['text'])}.**")
     for arm in run["arms"]:
         llm = "" if run["is_llm"].get(arm, True) else " — offline judge, a non-LLM baseline"
         L.append(f"- **Arm** {arm}: models {_esc(models_text(run['models'].get(arm)))}{llm}")

@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from adjudicator.battlefield import StageAnalysis
 from adjudicator.bench.layout import RESULTS, SUPERSEDED
 from adjudicator.files import atomic_write_json, read_json
 from adjudicator.frozen import FrozenModel
@@ -34,6 +35,10 @@ class SampleResult(FrozenModel):
     - ``verdict``: the verdict as JSON (``Verdict.model_dump(mode="json")``), None when failed.
     - ``calls``: every :class:`CallRecord` of the sample (all attempts, raw outputs included);
       ``failures``: every node that failed after its attempts.
+    - ``analyses``: the agentic arm's tracker outputs, one
+      :class:`~adjudicator.battlefield.StageAnalysis` per analysed stage in stage order (what the
+      judges read; ``bench --rejudge`` reuses them); empty for the other arms and in result files
+      written before they were stored.
     - ``error`` / ``error_type``: why the sample failed (one line), None when ok; ``traceback`` only
       for an unexpected exception (a bug, not a model fault).
     - ``usage``: the calls summed (requests, cache hits, tokens, cost_usd).
@@ -53,6 +58,7 @@ class SampleResult(FrozenModel):
     verdict: dict[str, Any] | None = None
     calls: list[CallRecord] = Field(default_factory=list)
     failures: list[NodeFailure] = Field(default_factory=list)
+    analyses: list[StageAnalysis] = Field(default_factory=list)
     usage: Usage = Field(default_factory=lambda: Usage.model_validate({}))
     session: int = 1
     superseded: list[str] = Field(default_factory=list)

@@ -81,7 +81,7 @@ def run_bench(opts: BenchOptions, *, on_result: Callable[[SampleResult], None] |
     after writing the status, the summary on stderr and the reports; InputError (exit 2) for bad
     options or data before any model call."""
     s = open_session(opts)
-    samples = s.dataset.limited(s.settings.limit)
+    samples = s.samples()
     todo, skipped, existing = plan(s.run_dir, samples, s.arms, opts.retry_errors)
     ledger = opening_ledger(s.run_dir, s.arms, existing, opts.retry_errors)
     _log_start(s, opts, todo, skipped, len(samples))
@@ -89,7 +89,7 @@ def run_bench(opts: BenchOptions, *, on_result: Callable[[SampleResult], None] |
     if warned:
         echo(BUDGET_WARNING)
 
-    tally = SampleLoop(s.run_dir, todo, s.config, s.number, opts, ledger, warned=warned, on_result=on_result).run()
+    tally = SampleLoop(s.run_dir, todo, s.config, s.number, opts, ledger, warned=warned, on_result=on_result, parent=s.parent).run()
 
     end = end_state(tally, s.arms, len(todo) - tally.ran, s.run_dir, budget_usd=opts.budget_usd, spent_usd=ledger.total_cost_usd, max_errors=opts.max_errors)
     _log_end(s, end, tally.ran, tally.failed_now, ledger)
@@ -102,7 +102,8 @@ def run_bench(opts: BenchOptions, *, on_result: Callable[[SampleResult], None] |
         status = {"state": end.state, "reason": end.reason, "pending": end.pending, "message": end.message or None}
         outcome.reports = write_reports(s.run_dir, samples=samples, n_bootstrap=s.settings.n_bootstrap, seed=s.settings.seed, status=status)
         echo("reports: " + ", ".join(str(p) for p in outcome.reports.values()))
-    error = stop_error(end, f"adjudicate bench {opts.dataset} --name {opts.name}")
+    source = str(opts.dataset) if opts.dataset is not None else f"--rejudge {opts.rejudge}"
+    error = stop_error(end, f"adjudicate bench {source} --name {opts.name}")
     if error is not None:
         raise error
     return outcome

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from adjudicator.bench.arms import ArmDescriptions, describe_arms
-from adjudicator.bench.dataset import Dataset, is_upstream_panelbench, load_dataset
+from adjudicator.bench.dataset import Dataset, Sample, is_upstream_panelbench, load_dataset
 from adjudicator.bench.layout import DATASET, check_run_name, iso, latest_run_dir, new_run_dir, utc_now
 from adjudicator.bench.manifest import (
     Manifest,
@@ -36,6 +36,8 @@ from adjudicator.bench.manifest import (
     runtime_description,
     write_manifest,
 )
+from adjudicator.bench.rejudge import Parent, check_arms, open_parent, parent_dataset, parent_of, rejudge_config
+from adjudicator.bench.splits import selected_samples
 from adjudicator.bench.status import echo, session_number
 from adjudicator.errors import InputError
 from adjudicator.files import remove_stale_temp_files
@@ -59,13 +61,18 @@ class BenchOptions:
     ``limit``, ``seed`` and ``n_bootstrap`` None mean "not given": a new run then uses all samples,
     seed 0 and 2000 resamples, and a resumed run keeps its manifest's values (see :func:`resumed_settings`).
 
+    ``fold`` (0-based) runs only that fold of ``splits_file`` (a folds JSON of ``adjudicate splits
+    --out``; None: computed as ``adjudicate splits`` does), see :func:`~adjudicator.bench.splits.choose_fold`;
+    ``rejudge`` a run folder or name whose tracker outputs a new run reuses
+    (:mod:`adjudicator.bench.rejudge`; ``dataset`` is then the parent's).
+
     ``explicit_model_fields``: the configuration fields given as command-line options (e.g.
     ``{"model", "api_base"}``); a resumed run takes every other answer-shaping field from its
     manifest (:func:`~adjudicator.bench.manifest.adopt_manifest_config`). None means every field of
     ``config`` is explicit (nothing is adopted; a differing configuration is refused).
     """
 
-    dataset: Path
+    dataset: Path | None
     name: str
     config: Any
     runs_dir: Path = Path("runs")
@@ -83,6 +90,9 @@ class BenchOptions:
     label_convention: str | None = None
     command: list[str] = field(default_factory=list)
     explicit_model_fields: frozenset[str] | None = None
+    fold: int | None = None
+    splits_file: Path | None = None
+    rejudge: str | Path | None = None
 
 
 @dataclass(frozen=True)
@@ -101,7 +111,8 @@ class RunSettings:
 class Session:
     """An opened session: the run folder, its manifest, the dataset, the arms, the session ``number``
     (1 = a new run), the :class:`RunSettings` and ``config``, the model configuration the session runs
-    with (a resumed run's adopts its manifest's settings, see :class:`BenchOptions`)."""
+    with (a resumed run's adopts its manifest's settings, see :class:`BenchOptions`), and ``parent``,
+    the run a re-judge run reuses the tracker outputs of (None for an ordinary run)."""
 
     run_dir: Path
     manifest: Manifest
@@ -110,6 +121,11 @@ class Session:
     number: int
     settings: RunSettings
     config: Any
+    parent: Parent | None = None
+
+    def samples(self) -> list[Sample]:
+        """The session's selection: the run's fold (all samples without one), then its limit."""
+        return selected_samples(self.dataset.samples, self.manifest.fold, self.settings.limit)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -182,6 +198,12 @@ def check_options(opts: BenchOptions) -> None:
         raise InputError(f"--budget-usd: must be 0 or more, got {opts.budget_usd}")
     if opts.max_errors is not None and opts.max_errors < 1:
         raise InputError(f"--max-errors: must be at least 1, got {opts.max_errors}")
+    if opts.fold is not None and opts.fold < 0:
+        raise InputError(f"--fold: must be 0 or more, got {opts.fold}", "folds are numbered from 0, as adjudicate splits prints them")
+    if opts.rejudge is not None and (opts.fold is not None or opts.splits_file is not None):
+        raise InputError("--fold: a re-judge run keeps the parent's selection (its fold and samples)", "drop --fold and --splits")
+    if opts.splits_file is not None and opts.fold is None:
+        raise InputError("--splits: says which folds --fold picks from, but no --fold was given", "add --fold K")
 
 
 def open_session(opts: BenchOptions) -> Session:
@@ -201,6 +223,15 @@ def resume_session(opts: BenchOptions) -> Session:
     if run_dir is None:
         raise InputError(f"--resume: no run named {opts.name!r} under {opts.runs_dir}", "start it first without --resume (or check --runs-dir)")
     manifest = read_manifest(run_dir)
+    parent = parent_of(manifest)
+    if opts.rejudge is not None:
+        named = open_parent(opts.rejudge, opts.runs_dir)
+        if parent is None or named.run_dir.resolve() != parent.run_dir.resolve():
+            what = f"re-judges run {parent.manifest.run_id}" if parent is not None else "is not a re-judge run"
+            raise InputError(f"--rejudge: run {run_dir.name} {what}", "resume it without --rejudge, or with its own parent")
+    if opts.fold is not None and (manifest.fold or {}).get("fold") != opts.fold:
+        was = f"fold {manifest.fold['fold']}" if manifest.fold else "the whole dataset"
+        raise InputError(f"--fold: run {run_dir.name} runs {was}; a resumed run keeps its selection (got --fold {opts.fold})", "drop --fold, or start a new run with another --name")
     arms = list(opts.arms) if opts.arms else list(manifest.arms)
     if arms != list(manifest.arms):
         raise InputError(f"--arm: run {run_dir.name} was started with arms {', '.join(manifest.arms)}", "resume with the same --arm options, or start a new run with another --name")
@@ -212,7 +243,12 @@ def resume_session(opts: BenchOptions) -> Session:
             f"--resume: the model configuration differs from run {run_dir.name} in {diff!r} ({manifest.config.get(diff)!r} then, {cfg.get(diff)!r} now)",
             "resume with the same model options (or none: the run's own are used), or start a new run with another --name",
         )
-    dataset = load_dataset(opts.dataset, convert_into=run_dir / DATASET, reuse=True, label_convention=opts.label_convention)
+    if parent is not None:
+        dataset = parent_dataset(parent)
+    elif opts.dataset is None:
+        raise InputError("DATASET: missing", f"give the dataset run {run_dir.name} was started on")
+    else:
+        dataset = load_dataset(opts.dataset, convert_into=run_dir / DATASET, reuse=True, label_convention=opts.label_convention)
     if dataset.sha256 != manifest.dataset.get("sha256"):
         raise InputError(f"{opts.dataset}: the dataset changed since run {run_dir.name} started (hash differs)", "resume with the same dataset, or start a new run")
     describe_arms(arms, config)  # same validation as a new run
@@ -220,18 +256,22 @@ def resume_session(opts: BenchOptions) -> Session:
         taken = ", ".join(f"{k} {v['to']!r}" for k, v in adopted.items())
         echo(f"note: using the run's model settings from manifest.json: {taken} (give the option explicitly to check it instead)")
     number = session_number(run_dir)
-    settings = resumed_settings(manifest, opts, len(dataset.samples), run_dir)
+    settings = resumed_settings(manifest, opts, len(selected_samples(dataset.samples, manifest.fold, None)), run_dir)
     remove_stale_temp_files(run_dir)
     if "limit" in settings.changed:  # the run grows: the manifest says so before any new call
         entry = {"session": number, "at": iso(utc_now()), "field": "limit", **settings.changed["limit"]}
         manifest = manifest.model_copy(update={"limit": settings.limit, "amendments": [*manifest.amendments, entry]})
         write_manifest(run_dir, manifest)
-    return Session(run_dir, manifest, dataset, arms, number, settings, config)
+    return Session(run_dir, manifest, dataset, arms, number, settings, config, parent)
 
 
-def _new_manifest(opts: BenchOptions, run_dir: Path, arms: list[str], cfg: dict[str, Any], described: ArmDescriptions, dataset: Dataset, settings: RunSettings) -> Manifest:
+def _new_manifest(
+    opts: BenchOptions, run_dir: Path, arms: list[str], cfg: dict[str, Any], described: ArmDescriptions, dataset: Dataset, settings: RunSettings,
+    fold: dict[str, Any] | None = None, parent: Parent | None = None,
+) -> Manifest:
     """The manifest of a new run (see :mod:`adjudicator.bench.manifest`); ``described`` is
-    :func:`~adjudicator.bench.arms.describe_arms` of ``arms``."""
+    :func:`~adjudicator.bench.arms.describe_arms` of ``arms``; ``fold`` and ``parent`` the run's
+    fold entry and re-judged run, if any."""
     models, hashes, is_llm = described
     python, plat = runtime_description()
     return Manifest(
@@ -246,7 +286,7 @@ def _new_manifest(opts: BenchOptions, run_dir: Path, arms: list[str], cfg: dict[
         prompt_hashes=hashes,
         prompt_files=prompt_file_hashes(),
         dataset=dataset.describe(),
-        limit=opts.limit,
+        limit=settings.limit,
         options={
             "concurrency": opts.concurrency,
             "budget_usd": opts.budget_usd,
@@ -259,36 +299,59 @@ def _new_manifest(opts: BenchOptions, run_dir: Path, arms: list[str], cfg: dict[
         python=python,
         platform=plat,
         git=git_info(),
+        fold=fold,
+        parent=None if parent is None else parent.record(),
     )
 
 
 def new_session(opts: BenchOptions) -> Session:
-    """Create a new run: validate the arms and the dataset first (upstream PanelBench is converted
-    into the new run's ``dataset/``), then the run folder and its manifest; a failure while creating
-    them removes the half-made folder."""
-    cfg = config_dict(opts.config)
+    """Create a new run: validate the arms, the dataset and the fold first (upstream PanelBench is
+    converted into the new run's ``dataset/``), then the run folder and its manifest; a failure
+    while creating them removes the half-made folder. A re-judge run (``opts.rejudge``) takes its
+    dataset, fold and (unless given) limit from the parent, and its configuration from
+    :func:`~adjudicator.bench.rejudge.rejudge_config`."""
+    parent = open_parent(opts.rejudge, opts.runs_dir) if opts.rejudge is not None else None
+    config = opts.config if parent is None else rejudge_config(opts.config, parent, opts.explicit_model_fields)
+    cfg = config_dict(config)
+    limit = parent.manifest.limit if parent is not None and opts.limit is None else opts.limit
     settings = RunSettings(
-        opts.limit,
+        limit,
         DEFAULT_SEED if opts.seed is None else opts.seed,
         DEFAULT_BOOTSTRAP if opts.n_bootstrap is None else opts.n_bootstrap,
     )
-    arms = list(opts.arms) if opts.arms else list(DEFAULT_ARMS)
+    arms = check_arms(opts.arms) if parent is not None else (list(opts.arms) if opts.arms else list(DEFAULT_ARMS))
     if len(set(arms)) != len(arms):
         raise InputError("--arm: an arm is listed twice", "give each arm once")
-    described = describe_arms(arms, opts.config)
+    described = describe_arms(arms, config)
     # validate the dataset before creating anything (upstream PanelBench is converted in the run folder)
-    src = Path(opts.dataset)
-    upstream = src.is_dir() and is_upstream_panelbench(src)
-    if not upstream:
+    src = Path(opts.dataset) if opts.dataset is not None else Path()
+    upstream = parent is None and src.is_dir() and is_upstream_panelbench(src)
+    fold = parent.manifest.fold if parent is not None else None
+    if parent is not None:
+        dataset = parent_dataset(parent)
+    elif not upstream:
         dataset = load_dataset(src, label_convention=opts.label_convention)
+        fold = _fold_of(opts, dataset)
     run_dir = new_run_dir(opts.runs_dir, opts.name)
     try:
         if upstream:
             dataset = load_dataset(src, convert_into=run_dir / DATASET, label_convention=opts.label_convention)
-        manifest = _new_manifest(opts, run_dir, arms, cfg, described, dataset, settings)
+            fold = _fold_of(opts, dataset)
+        manifest = _new_manifest(opts, run_dir, arms, cfg, described, dataset, settings, fold, parent)
         write_manifest(run_dir, manifest)
     except BaseException:
         # nothing was run: do not leave a half-made run folder behind
         shutil.rmtree(run_dir, ignore_errors=True)
         raise
-    return Session(run_dir, manifest, dataset, arms, 1, settings, opts.config)
+    if parent is not None:
+        echo(f"re-judging run {parent.run_dir.name}: its tracker outputs ({parent.tracker_model}) are reused, no tracker request is sent; {config.describe()}")
+    return Session(run_dir, manifest, dataset, arms, 1, settings, config, parent)
+
+
+def _fold_of(opts: BenchOptions, dataset: Dataset) -> dict[str, Any] | None:
+    """The manifest's fold entry for ``--fold`` (None without it)."""
+    if opts.fold is None:
+        return None
+    from adjudicator.bench.splits import choose_fold
+
+    return choose_fold(dataset.samples, opts.fold, dataset.sha256, opts.splits_file)

@@ -15,6 +15,11 @@ Algorithm (deterministic for a given seed):
 
 A *team* is the set of debater names of one side (a single name in one-on-one debates); sides
 without names have no team. The report lists every team that appears in more than one fold.
+
+``bench --fold K`` runs fold K of these folds (:func:`choose_fold`: those of a ``--splits`` file, or
+computed with the defaults of ``adjudicate splits``): its matches are the run's test part, the other
+folds' its train part, both listed by file name in the manifest's ``fold`` entry, which
+:func:`in_fold` reads back to select the run's samples.
 """
 
 from __future__ import annotations
@@ -22,10 +27,14 @@ from __future__ import annotations
 import random
 from collections import Counter, defaultdict
 from collections.abc import Sequence
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from adjudicator.errors import InputError
 from adjudicator.match import Match
+
+if TYPE_CHECKING:
+    from adjudicator.bench.dataset import Sample
 
 
 def motion_key(motion: str) -> str:
@@ -129,3 +138,83 @@ def make_splits(matches: Sequence[Match], *, folds: int = 3, seed: int = 0) -> d
         "assignment": dict(sorted(assignment.items())),
         "team_overlap": overlap,
     }
+
+
+# ---------------------------------------------------------------------------------------------
+# one fold as a benchmark run's selection (bench --fold K)
+
+#: The folds ``bench --fold K`` picks from when no ``--splits`` file is given: those of
+#: ``adjudicate splits DATASET`` with its defaults.
+DEFAULT_FOLDS = 3
+DEFAULT_SPLIT_SEED = 0
+
+
+def _read_splits(path: Path, dataset_sha256: str) -> dict[str, Any]:
+    """The folds JSON at ``path`` (written by ``adjudicate splits --out``). Raises InputError when it
+    is unreadable, has no ``assignment``/``folds``, or was made for another dataset (its recorded
+    dataset hash differs)."""
+    from adjudicator.files import read_json
+
+    try:
+        data = read_json(path)
+    except (OSError, ValueError) as exc:
+        raise InputError(f"--splits: {path}: cannot be read as JSON ({exc})", "give the file written by adjudicate splits DATASET --out FILE") from None
+    if not isinstance(data, dict) or not isinstance(data.get("assignment"), dict) or not isinstance(data.get("folds"), list):
+        raise InputError(f"--splits: {path}: not a folds file (no 'assignment' and 'folds')", "give the file written by adjudicate splits DATASET --out FILE")
+    recorded = (data.get("dataset") or {}).get("sha256")
+    if recorded is not None and recorded != dataset_sha256:
+        raise InputError(f"--splits: {path} was made for another dataset (its dataset hash differs)", "rerun adjudicate splits on this dataset")
+    return data
+
+
+def choose_fold(samples: Sequence[Sample], fold: int, dataset_sha256: str, splits_file: Path | None = None) -> dict[str, Any]:
+    """The manifest's ``fold`` entry of ``bench --fold K``: fold ``fold`` (0-based) of ``splits_file``
+    (a folds JSON of ``adjudicate splits --out``), or, without one, of :func:`make_splits` over
+    ``samples`` with the defaults of ``adjudicate splits`` (3 folds, seed 0).
+
+    Returns ``{"fold", "folds", "seed", "rule", "splits_file", "splits_sha256", "test", "train"}``:
+    ``test`` the file names of the fold's matches (the run's samples), ``train`` those of the other
+    folds, each in file-name order. Raises InputError for a fold out of range and for a match the
+    splits file does not assign."""
+    import hashlib
+
+    data = _read_splits(splits_file, dataset_sha256) if splits_file is not None else make_splits([s.match for s in samples], folds=DEFAULT_FOLDS, seed=DEFAULT_SPLIT_SEED)
+    n = len(data["folds"])
+    if not 0 <= fold < n:
+        raise InputError(f"--fold: {fold} is not a fold of {splits_file or 'the recommended splits'} (folds 0 to {n - 1})", f"give --fold 0 to {n - 1}")
+    assignment = data["assignment"]
+    missing = [s.sample_id for s in samples if s.sample_id not in assignment]
+    if missing:
+        raise InputError(f"--splits: {splits_file} assigns no fold to match {missing[0]!r} ({len(missing)} unassigned)", "rerun adjudicate splits on this dataset")
+    return {
+        "fold": fold,
+        "folds": n,
+        "seed": data.get("seed"),
+        "rule": data.get("rule"),
+        "splits_file": None if splits_file is None else str(splits_file),
+        "splits_sha256": None if splits_file is None else hashlib.sha256(splits_file.read_bytes()).hexdigest(),
+        "test": [s.path.name for s in samples if assignment[s.sample_id] == fold],
+        "train": [s.path.name for s in samples if assignment[s.sample_id] != fold],
+    }
+
+
+def in_fold(samples: Sequence[Sample], fold: dict[str, Any] | None) -> list[Sample]:
+    """The samples of a run's fold (its manifest's ``fold`` entry; all samples when None), in order."""
+    if not fold:
+        return list(samples)
+    test = set(fold["test"])
+    return [s for s in samples if s.path.name in test]
+
+
+def selected_samples(samples: Sequence[Sample], fold: dict[str, Any] | None, limit: int | None) -> list[Sample]:
+    """The samples of a run: those of its fold (``Manifest.fold``; all when None), the first
+    ``limit`` of them when given."""
+    chosen = in_fold(samples, fold)
+    return chosen if limit is None else chosen[:limit]
+
+
+def fold_text(fold: dict[str, Any]) -> str:
+    """One line for the report, e.g. ``fold 1 of 3 (test 20 matches; the other folds' 41 are its
+    train part; recommended splits, seed 0)``."""
+    source = f"splits file {fold['splits_file']}" if fold.get("splits_file") else f"the recommended splits of adjudicate splits, seed {fold.get('seed')}"
+    return f"fold {fold['fold']} of {fold['folds']}: {len(fold['test'])} test matches; the other folds' {len(fold['train'])} form its train part ({source})"

@@ -32,7 +32,8 @@ def command_line(ctx: click.Context) -> list[str]:
     for param in ctx.command.params:
         value = ctx.params.get(param.name)
         if isinstance(param, click.Argument):
-            out.append(str(value))
+            if value is not None:
+                out.append(str(value))
             continue
         is_flag = isinstance(param, click.Option) and param.is_flag
         if value is None or value == param.default or value == () or (is_flag and not value):
@@ -63,7 +64,7 @@ def explicit_model_fields(opts: dict) -> frozenset[str] | None:
 
 
 @click.command("bench")
-@click.argument("dataset", type=click.Path(path_type=Path))
+@click.argument("dataset", type=click.Path(path_type=Path), required=False)
 @click.option("--arm", "arms", multiple=True, type=click.Choice(list(ARMS)), help="arm to run, repeatable (default: agentic; a resumed run keeps its arms)")
 @click.option("--name", help="run name; the folder is runs/<UTC timestamp>_<name> (default: the dataset folder's name)")
 @click.option("--runs-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("runs"), show_default=True, help="where run folders go")
@@ -78,10 +79,17 @@ def explicit_model_fields(opts: dict) -> frozenset[str] | None:
 @click.option("--no-progress", is_flag=True, help="no progress bar")
 @click.option("--report-only", is_flag=True, help="only rebuild the reports of the latest run of --name")
 @click.option("--label-convention", type=click.Choice(["content", "documented"]), help="upstream PanelBench only: how its labels map to winners (see `adjudicate convert panelbench --help`)")
+@click.option("--fold", type=int, metavar="K",
+              help="run only fold K (0-based) of the folds `adjudicate splits DATASET` recommends (or of --splits); the manifest lists the fold's files (test) and the other folds' (train), the report names the fold")
+@click.option("--splits", "splits_file", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+              help="the folds file written by `adjudicate splits DATASET --out FILE` that --fold picks from (default: computed as `adjudicate splits` does, 3 folds, seed 0)")
+@click.option("--rejudge", metavar="RUN",
+              help="re-judge the frozen run RUN (a run folder, or a run name under --runs-dir): reuse its tracker outputs, sending no tracker request, and run only the panel "
+                   "with this invocation's --model / --judge-model; DATASET, fold and limit are the run's own; the new manifest names RUN as its parent")
 @model_options
 def bench_cmd(dataset: Path, arms: tuple[str, ...], name: str | None, runs_dir: Path, concurrency: int, limit: int | None, budget_usd: float | None,
               max_errors: int | None, resume: bool, retry_errors: bool, seed: int | None, n_bootstrap: int | None, no_progress: bool, report_only: bool,
-              label_convention: str | None, **opts) -> None:
+              label_convention: str | None, fold: int | None, splits_file: Path | None, rejudge: str | None, **opts) -> None:
     """Run a labelled DATASET (a folder of match files, or the PanelBench folder) through the arms
     and write runs/<UTC timestamp>_<name>/ with the manifest, one result per sample and arm, and
     report.json, report.md and report.html. With no --arm: the agentic arm on the default model
@@ -89,12 +97,19 @@ def bench_cmd(dataset: Path, arms: tuple[str, ...], name: str | None, runs_dir: 
 
     Exit code 1 (the run stays resumable) when the run stops early (budget, --max-errors, or 3
     samples in a row that failed without the model answering: an unreachable server) or when an
-    arm produced no verdict for any sample of this session."""
+    arm produced no verdict for any sample of this session.
+
+    With --rejudge RUN (no DATASET needed): a new run over RUN's samples whose tracker outputs are
+    read from RUN's result files and whose judges are this invocation's, e.g.
+    `adjudicate bench --rejudge pb --judge-model openai/gpt-4o --name pb-gpt4o`."""
     from adjudicator.bench.layout import check_run_name
     from adjudicator.bench.runner import run_bench
     from adjudicator.bench.session import BenchOptions
+    from adjudicator.errors import InputError
 
-    run_name = check_run_name(name or _default_name(dataset))
+    if dataset is None and rejudge is None:
+        raise InputError("DATASET: missing", "give a folder of match files (or the PanelBench folder), or --rejudge RUN to re-judge a run")
+    run_name = check_run_name(name or (_default_name(dataset) if dataset is not None else f"{Path(rejudge or 'run').name}-rejudge"[-64:]))
     if report_only:
         click.echo(str(_rebuild_reports(runs_dir, run_name, seed, n_bootstrap)))
         return
@@ -103,7 +118,7 @@ def bench_cmd(dataset: Path, arms: tuple[str, ...], name: str | None, runs_dir: 
         dataset=dataset, name=run_name, config=config, runs_dir=runs_dir, arms=list(arms) or None, concurrency=concurrency, limit=limit,
         budget_usd=budget_usd, max_errors=max_errors, resume=resume, retry_errors=retry_errors, seed=seed, n_bootstrap=n_bootstrap,
         progress=not no_progress, command=command_line(click.get_current_context()), label_convention=label_convention,
-        explicit_model_fields=explicit_model_fields(opts),
+        explicit_model_fields=explicit_model_fields(opts), fold=fold, splits_file=splits_file, rejudge=rejudge,
     )
     outcome = run_bench(options)  # prints the per-arm summary and the report paths on stderr
     click.echo(str(outcome.run_dir))

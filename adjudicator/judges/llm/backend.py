@@ -45,6 +45,17 @@ def template_name(node: str, language: str, format_name: str | None = None) -> s
     return f"{base}.{language}.j2"
 
 
+def rendered_templates(format_name: str | None = None, panel: str = "scoring") -> list[str]:
+    """The template files an :class:`LLMBackend` renders: the tracker's and the judge's in Chinese
+    and English, or, for a format with its own templates (BP), that format's in its language; a
+    ``"pairwise"`` panel's judges render the compare template instead of the judge template."""
+    nodes = (TRACK_NODE, COMPARE_NODE if panel == "pairwise" else JUDGE_NODE)
+    if format_name is not None and (get_format(format_name).templates or panel == "pairwise"):
+        lang = get_format(format_name).language
+        return [template_name(n, lang, format_name) for n in nodes]
+    return [template_name(n, lang) for n in nodes for lang in ("zh", "en")]
+
+
 class LLMBackend:
     """The node interfaces on one model (see the module docstring).
 
@@ -68,12 +79,7 @@ class LLMBackend:
         """Content hashes of the templates this backend renders (tracker and judge, zh and en); with
         ``format_name``, those of that format (a format with its own templates, BP, in its language);
         a ``"pairwise"`` panel's judges render the compare template instead of the judge template."""
-        nodes = (TRACK_NODE, COMPARE_NODE if panel == "pairwise" else JUDGE_NODE)
-        if format_name is not None and (get_format(format_name).templates or panel == "pairwise"):
-            lang = get_format(format_name).language
-            return self.prompts.hashes([template_name(n, lang, format_name) for n in nodes])
-        names = [template_name(n, lang) for n in nodes for lang in ("zh", "en")]
-        return self.prompts.hashes(names)
+        return self.prompts.hashes(rendered_templates(format_name, panel))
 
     def stage_prompt(self, request: StageRequest) -> ChatRequest:
         """The chat request of the tracker for one stage (exposed for tests and token counting)."""
