@@ -118,7 +118,7 @@ class _Words:
             self.stages.setdefault(s.stage_id, s.stage_name)
         spec = get_format(view.format if view is not None else verdict.format)
         self.unit_names = {u.unit_id: u.name for u in spec.units}
-        self.bench_names: dict[str, str] = dict(spec.bench_names) if language == "en" else {}  # BP: Government / Opposition
+        self.bench_names: dict[str, str] = {str(k): v for k, v in spec.bench_names.items()} if language == "en" else {}  # BP: Government / Opposition
         self.speech = {sid: abbr for sid, _, abbr in view.speeches()} if view is not None else {}
 
     def t(self, word: str, /, **kw: Any) -> str:

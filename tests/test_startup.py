@@ -27,12 +27,16 @@ from adjudicator.errors import ConfigError
 REAL = Path(__file__).resolve().parents[1] / "adjudicator" / "data" / "matches" / "panelbench" / "debateart_0020.json"
 HEAVY = ("litellm", "openai", "tiktoken", "scipy", "matplotlib", "langgraph", "langsmith")
 
-#: Run ``adjudicate ARGS...`` in this interpreter, then report its exit code and the heavy packages loaded.
+#: Run ``adjudicate ARGS...`` in this interpreter, then report its exit code and the heavy packages loaded
+#: (``--probe-modules A,B`` first: report those packages instead of HEAVY).
 PROBE = """
 import json, sys
 from adjudicator.cli import main
-code = main(sys.argv[3:])
-loaded = sorted({m.split('.')[0] for m in sys.modules} & set(sys.argv[2].split(',')))
+args, heavy = sys.argv[3:], sys.argv[2]
+if args[:1] == ['--probe-modules']:
+    heavy, args = args[1], args[2:]
+code = main(args)
+loaded = sorted({m.split('.')[0] for m in sys.modules} & set(heavy.split(',')))
 with open(sys.argv[1], 'w', encoding='utf-8') as f:
     json.dump({'code': code, 'heavy': loaded}, f)
 """
@@ -57,6 +61,22 @@ def probe(tmp_path: Path, *args: object, cwd: Path | None = None) -> tuple[int, 
 def test_help_and_schema_import_nothing_heavy(tmp_path, args):
     code, heavy, _ = probe(tmp_path, *args)
     assert code == 0 and heavy == []
+
+
+@pytest.mark.parametrize("args", [["--help"], ["bench", "--help"], ["live", "--help"], ["bench"]])
+def test_help_and_usage_errors_import_no_pydantic_or_settings(tmp_path, args):
+    """Building the command tree imports click and nothing heavy: no pydantic, pydantic-settings or
+    graph (``bench`` without DATASET is a usage error, answered before any of them too)."""
+    code, heavy, _ = probe(tmp_path, "--probe-modules", "pydantic,pydantic_settings,langgraph,numpy,jinja2", *args)
+    assert code == (2 if args == ["bench"] else 0) and heavy == []
+
+
+def test_the_cli_spells_out_the_arms_and_the_live_state_variable_as_the_library_does():
+    from adjudicator.api import ARMS
+    from adjudicator.cli import bench, live
+    from adjudicator.config import LIVE_STATE_ENV, LIVE_STORE_ENV
+
+    assert bench.ARMS == ARMS and live.LIVE_STATE_ENV == LIVE_STATE_ENV and live.LIVE_STORE_ENV == LIVE_STORE_ENV
 
 
 def test_the_offline_judge_imports_no_litellm_scipy_or_matplotlib(tmp_path):

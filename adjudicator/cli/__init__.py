@@ -7,6 +7,10 @@ tournament commands in :mod:`adjudicator.cli.tournament`).
 
 Exit codes: 0 ok, 1 adjudication failed, 2 bad usage or bad input, 130 interrupted. stdout carries
 the result only; progress, summaries and errors go to stderr, errors as one line with no traceback.
+
+Start-up: building the command tree imports click and nothing heavy (no pydantic, settings or
+graph); each command imports what it uses when it runs, so ``adjudicate --help`` and a usage error
+answer at once (tests/test_startup.py).
 """
 
 from __future__ import annotations
@@ -18,7 +22,6 @@ import click
 from adjudicator import __version__
 from adjudicator.cli import bench, live, run, tournament  # noqa: F401 (tournament adds its commands to the live group)
 from adjudicator.cli.options import echo_err
-from adjudicator.config import debug_tracebacks
 from adjudicator.errors import AdjudicatorError
 
 PROG = "adjudicate"
@@ -78,6 +81,8 @@ def main(argv: list[str] | None = None) -> int:
         echo_err(f"{PROG}: error: {' '.join(exc.format_message().split())} (see `{PROG} --help`)")
         code = 2
     except Exception as exc:  # an internal error: still one line, traceback on request
+        from adjudicator.config import debug_tracebacks
+
         if debug_tracebacks():
             raise
         echo_err(f"{PROG}: internal error: {type(exc).__name__}: {' '.join(str(exc).split())[:300]} (set ADJUDICATOR_DEBUG=1 for the traceback)")

@@ -14,8 +14,12 @@ from pathlib import Path
 
 import click
 
-from adjudicator.api import ARMS
 from adjudicator.cli.options import echo_err, model_config_from_options, model_options
+from adjudicator.errors import InputError
+
+#: The arms ``--arm`` offers: :data:`adjudicator.api.ARMS`, spelled out so that building the command
+#: tree does not import the library (tests/test_startup.py checks the two agree).
+ARMS = ("agentic", "single-call")
 
 
 def _default_name(dataset: Path) -> str:
@@ -102,13 +106,12 @@ def bench_cmd(dataset: Path, arms: tuple[str, ...], name: str | None, runs_dir: 
     With --rejudge RUN (no DATASET needed): a new run over RUN's samples whose tracker outputs are
     read from RUN's result files and whose judges are this invocation's, e.g.
     `adjudicate bench --rejudge pb --judge-model openai/gpt-4o --name pb-gpt4o`."""
+    if dataset is None and rejudge is None:
+        raise InputError("DATASET: missing", "give a folder of match files (or the PanelBench folder), or --rejudge RUN to re-judge a run")
     from adjudicator.bench.layout import check_run_name
     from adjudicator.bench.runner import run_bench
     from adjudicator.bench.session import BenchOptions
-    from adjudicator.errors import InputError
 
-    if dataset is None and rejudge is None:
-        raise InputError("DATASET: missing", "give a folder of match files (or the PanelBench folder), or --rejudge RUN to re-judge a run")
     run_name = check_run_name(name or (_default_name(dataset) if dataset is not None else f"{Path(rejudge or 'run').name}-rejudge"[-64:]))
     if report_only:
         click.echo(str(_rebuild_reports(runs_dir, run_name, seed, n_bootstrap)))
@@ -133,7 +136,6 @@ def _rebuild_reports(runs_dir: Path, run_name: str, seed: int | None, n_bootstra
     from adjudicator.bench.report import write_reports
     from adjudicator.bench.session import DEFAULT_BOOTSTRAP, check_seed
     from adjudicator.bench.status import read_status
-    from adjudicator.errors import InputError
 
     run_dir = latest_run_dir(runs_dir, run_name)
     if run_dir is None:

@@ -18,8 +18,12 @@ from pathlib import Path
 import click
 
 from adjudicator.cli.options import echo_err, model_config_from_options, model_options
-from adjudicator.config import LIVE_STATE_ENV, LIVE_STORE_ENV
 from adjudicator.errors import InputError
+
+#: :data:`adjudicator.config.LIVE_STATE_ENV` and :data:`~adjudicator.config.LIVE_STORE_ENV`, spelled out
+#: so that building the command tree does not import the settings (tests/test_startup.py checks they agree).
+LIVE_STATE_ENV = "ADJUDICATOR_LIVE_STATE"
+LIVE_STORE_ENV = "ADJUDICATOR_LIVE_STORE"
 
 DEFAULT_STATE_DIR = ".adjudicator-live"
 
