@@ -1,4 +1,4 @@
-"""Report plots rendered with matplotlib (Agg backend, no display) into base64 PNG strings.
+"""Report plots rendered with matplotlib (bare figures drawn by Agg; no pyplot, no display) into base64 PNG strings.
 
 - :func:`reliability_plot`: reliability curve of p per arm (mean p against the observed
   affirmative-win share per bin, marker area by bin count, the diagonal for reference).
@@ -18,20 +18,21 @@ from typing import Any
 import numpy as np
 
 
-def _plt():
-    import matplotlib
+def _subplots(nrows: int = 1, ncols: int = 1, **kw: Any) -> tuple[Any, Any]:
+    """``(figure, axes)`` like ``pyplot.subplots``, on a bare :class:`matplotlib.figure.Figure`:
+    no pyplot, no backend registry and no figure manager (matplotlib's own advice for servers and
+    files), which keeps the import that a report pays for small. ``kw`` goes to ``Figure.subplots``
+    except ``figsize`` (inches)."""
+    from matplotlib.figure import Figure
 
-    matplotlib.use("Agg", force=True)
-    import matplotlib.pyplot as plt
-
-    return plt
+    fig = Figure(figsize=kw.pop("figsize", None))
+    return fig, fig.subplots(nrows, ncols, **kw)
 
 
-def _png(fig) -> str:
-    plt = _plt()
+def _png(fig: Any) -> str:
+    """The figure as base64 PNG text (110 dpi, tight bounding box), drawn by the Agg renderer."""
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
-    plt.close(fig)
     return base64.b64encode(buf.getvalue()).decode("ascii")
 
 
@@ -39,8 +40,7 @@ def reliability_plot(calibration: dict[str, Any]) -> str | None:
     """Base64 PNG of the reliability curves in report["calibration"], or None."""
     if not calibration:
         return None
-    plt = _plt()
-    fig, ax = plt.subplots(figsize=(5.2, 4.6))
+    fig, ax = _subplots(figsize=(5.2, 4.6))
     ax.plot([0, 1], [0, 1], color="#999", linestyle="--", linewidth=1, label="perfect calibration")
     drew = False
     for c in calibration.values():
@@ -53,7 +53,6 @@ def reliability_plot(calibration: dict[str, Any]) -> str | None:
         ax.scatter(x, y, s=[20 + 8 * k for k in n], alpha=0.35)
         drew = True
     if not drew:
-        plt.close(fig)
         return None
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
@@ -69,9 +68,8 @@ def stage_scatter(predictions: dict[str, Any], gold: Any, seed: int = 0) -> str 
     arms = [(a, p) for a, p in predictions.items() if np.isfinite(p.unit_pred).any() and np.isfinite(gold.unit_mean).any()]
     if not arms:
         return None
-    plt = _plt()
     rng = np.random.default_rng(seed)
-    fig, axes = plt.subplots(1, len(arms), figsize=(4.6 * len(arms), 4.4), squeeze=False)
+    fig, axes = _subplots(1, len(arms), figsize=(4.6 * len(arms), 4.4), squeeze=False)
     for ax, (_arm, p) in zip(axes[0], arms):
         ok = np.isfinite(p.unit_pred) & np.isfinite(gold.unit_mean)
         x = gold.unit_mean[ok]
@@ -126,8 +124,7 @@ def cost_plot(ledger: dict[str, Any]) -> str | None:
         panels.append(("tokens per sample (prompt + completion)", tokens, "#55A868"))
     if not panels:
         return None
-    plt = _plt()
-    fig, axes = plt.subplots(1, len(panels), figsize=(4.25 * len(panels), 3.4), squeeze=False)
+    fig, axes = _subplots(1, len(panels), figsize=(4.25 * len(panels), 3.4), squeeze=False)
     for ax, (title, values, color) in zip(axes[0], panels):
         ax.bar(names, values, color=color)
         ax.set_title(title)

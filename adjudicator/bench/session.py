@@ -10,6 +10,10 @@ the manifest's for every setting not given as a command-line option
 (:func:`~adjudicator.bench.manifest.adopt_manifest_config`), so ``--resume`` alone continues on the
 run's model and server; a model option given with a different value is refused.
 
+A ``--fold K`` run selects fold K of the recommended splits (recorded in the manifest's ``fold`` and
+kept on resume); a ``--rejudge RUN`` run takes RUN's dataset, fold and limit and a configuration
+with RUN's tracker (:mod:`adjudicator.bench.rejudge`), and its resumption keeps that parent.
+
 Every refusal is an :class:`~adjudicator.errors.InputError` (exit 2) raised before any model call.
 """
 
