@@ -155,6 +155,7 @@ def test_refusals_name_the_option_and_send_nothing(parent, tmp_path, capsys, fak
         (["--rejudge", str(base), "--tracker-model", "openai/other", "--name", "x"], "--tracker-model: a re-judge run keeps the tracker"),
         (["--rejudge", str(base), "--arm", "single-call", "--model", "openai/x", "--name", "x"], "--rejudge: only the agentic arm"),
         (["--rejudge", str(base), "--fold", "0", "--name", "x"], "--fold: a re-judge run keeps the parent's selection"),
+        (["--rejudge", str(base), "--rubric", "inspire", "--name", "x"], "--rubric: a re-judge run keeps the rubric its tracker outputs were made under"),
     ]
     for extra, message in cases:
         code, _, err = bench([*extra, *args], capsys)

@@ -10,7 +10,8 @@ Rules (each refusal an :class:`~adjudicator.errors.InputError`, exit code 2, bef
 
 - the parent must be a run folder (or the name of one under ``--runs-dir``) with the agentic arm;
   the new run has the agentic arm only (the single-call arm has no tracker to reuse);
-- the tracker stays the parent's: ``--tracker-model`` may only repeat it; ``--model`` and
+- the tracker stays the parent's: ``--tracker-model`` may only repeat it, and the rubric and
+  evidence source its outputs were made under (``--rubric``, ``--evidence``) too; ``--model`` and
   ``--judge-model`` set the judges (``--judge-model`` wins where both are given); every other
   answer-shaping setting (API base, JSON mode) is this invocation's where given, else the parent's;
 - the parent's dataset files must be unchanged (their hash is the parent manifest's).
@@ -35,6 +36,10 @@ from adjudicator.bench.results import SampleResult, read_result, result_path
 from adjudicator.errors import InputError
 
 ARM = "agentic"
+
+#: Settings the tracker's outputs were made under (both reach the tracker's request): a re-judge run
+#: keeps the parent's, so its judges read what the tracker would have written under them.
+TRACKER_SETTINGS = ("rubric", "evidence")
 
 
 @dataclass(frozen=True)
@@ -118,6 +123,12 @@ def rejudge_config(config: Any, parent: Parent, explicit: frozenset[str] | None)
             f"--tracker-model: a re-judge run keeps the tracker of run {parent.run_dir.name} ({tracker}), got {wanted}",
             "drop --tracker-model; to change the tracker, run the benchmark anew",
         )
+    for key in TRACKER_SETTINGS:
+        if key in given and now.get(key) != recorded.get(key):
+            raise InputError(
+                f"--{key}: a re-judge run keeps the {key} its tracker outputs were made under in run {parent.run_dir.name} ({recorded.get(key)!r}), got {now.get(key)!r}",
+                f"drop --{key}; to change it, run the benchmark anew",
+            )
     values = {**config.model_dump(), **{k: v for k, v in recorded.items() if k in type(config).model_fields and k not in given}}
     if "model" in given and "judge_models" not in given:
         values["judge_models"] = ()  # --model alone names the new judges
