@@ -72,14 +72,16 @@ class DimensionResult(FrozenModel):
     ``winner``: the outcome more judges gave than any other (a judge's tie counts as an outcome), a
     tie when no outcome leads, None when no judge assessed the dimension. ``split`` the judges'
     outcomes counted as ``"<affirmative>-<negative>-<tie>"`` (e.g. ``"2-1-0"``); ``judge_winners`` judge id -> outcome; ``mean_scores``
-    side -> mean of the judges' scores (3 decimals). ``weight`` the rubric weight; ``note`` why the
-    dimension was not assessed.
+    side -> mean of the judges' scores (3 decimals). ``weight`` the rubric weight; ``gold`` the gold
+    label the dimension is measured against (the rubric's ``gold``; "" for none, left out of the
+    JSON); ``note`` why the dimension was not assessed.
     """
 
     dimension: str
     name: str
     kind: str
     weight: float
+    gold: str = Field(default="", exclude_if=lambda v: not v)
     assessed: bool
     winner: Outcome | None = None
     split: str = ""
@@ -174,11 +176,11 @@ def panel_dimensions(rubric: Rubric, votes: Mapping[str, Sequence[DimensionVote]
                 means[side] = round(sum(vals) / len(vals), 3)
         if not winners:
             note = next((v.note for v in judged.values() if v.note), "not assessed")
-            out.append(DimensionResult(dimension=dim.key, name=dim.name, kind=dim.kind, weight=dim.weight, assessed=False, mean_scores=means, note=note))
+            out.append(DimensionResult(dimension=dim.key, name=dim.name, kind=dim.kind, weight=dim.weight, gold=dim.gold or "", assessed=False, mean_scores=means, note=note))
             continue
         winner, split = _majority(winners.values())
         out.append(
-            DimensionResult(dimension=dim.key, name=dim.name, kind=dim.kind, weight=dim.weight, assessed=True, winner=winner, split=split, judge_winners=winners, mean_scores=means)
+            DimensionResult(dimension=dim.key, name=dim.name, kind=dim.kind, weight=dim.weight, gold=dim.gold or "", assessed=True, winner=winner, split=split, judge_winners=winners, mean_scores=means)
         )
     return out
 

@@ -207,6 +207,8 @@ class Labels(_Strict):
     ``dimensions`` maps a rubric dimension's gold name to the audience's outcome on it (two-sided
     formats; PanelBench DebateArt: argument, source, language from ``gold/dimension.csv``, ``"tie"``
     where the voters split evenly or gave no points); bench scores per-dimension winners against it.
+    ``dimension_scores`` gold name -> side -> a human score on that dimension (InspireScore-style
+    annotations, e.g. the mean of three raters), for Pearson and Spearman correlations in bench.
     """
 
     judges: list[JudgeLabel] = Field(default_factory=list)
@@ -219,6 +221,7 @@ class Labels(_Strict):
     speaker_ranks: dict[str, int] = Field(default_factory=dict)
     advanced: list[str] = Field(default_factory=list)
     dimensions: dict[str, Side | Literal["tie"]] = Field(default_factory=dict)
+    dimension_scores: dict[str, dict[Side, float]] = Field(default_factory=dict)
 
     def gold_winner(self) -> Side | Literal["tie"] | None:
         """The gold winner: majority of the original judges' votes when they exist, else ``outcome``."""

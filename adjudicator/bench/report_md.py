@@ -351,6 +351,30 @@ def _pairwise_section(pw: dict[str, Any]) -> list[str]:
             share = "n/a" if x["inconsistent_share"] is None else f"{x['inconsistent_share']:.3f}"
             L.append(f"| {_esc(row['label'])} | {level} | {x['results']} | {x['inconsistent']} ({share}) | {m(x['agreement'])} | {m(x['kappa'])} | {m(x['kendall_tau'])} | {m(x['spearman_rho'])} |")
     return L + [""]
+def _dimensions_section(d: dict[str, Any]) -> list[str]:
+    """Per-dimension judging (report.json ``tasks.dimensions``): one winner-accuracy table per gold
+    dimension with its gold balance, ties and common subset, the correlation line, then the overall
+    decision derived from the dimensions against the panel's direct winner."""
+    L = [f"## {d['title']}", "", f"Metric: {d['metric']}. Values: accuracy [95% match-level bootstrap interval] (effective n); E = expected value.", ""]
+    for name, t in d["dimensions"].items():
+        gb = t["gold_balance"]
+        arms = "; ".join(f"{a}: {c['predicted_ties']} predicted ties, {c['unparsed']} not assessed or unparsed" for a, c in t["per_arm"].items())
+        L += [f"### {name}", "", f"{t['n_decisive']} decisive of {t['n_matches']} (affirmative {gb['affirmative']}, negative {gb['negative']}; gold ties excluded: {t['n_gold_ties']}). {arms}.", ""]
+        L += table(t["rows"], "task1")
+        cs = t["common_subset"]
+        L += ["", f"**Common subset** (every arm predicted: {cs['n']}; arms: {', '.join(cs['arms'])}):", ""] + table(cs["rows"], "task1")
+        corr = t["correlation"]
+        if corr.get("applicable"):
+            L += [""] + [f"- Correlation with human dimension scores, {a}: Pearson {cell(v['pearson'])}, Spearman {cell(v['spearman'])}" for a, v in corr["arms"].items()]
+        else:
+            L += ["", f"Correlation with human dimension scores: {corr['reason']}."]
+        L.append("")
+    dec = d["decision"]
+    L += ["### Overall decision: derived from the dimensions vs the panel's direct winner", "", f"Against the gold outcome, on the {dec['n_decisive']} matches with a decisive one (each arm on the matches where it has both).", ""]
+    L += table(dec["rows"], "task1")
+    notes = [r for r in dec["rows"] if not r.get("comparable", True) and r.get("note")]
+    L += [""] + [f"\\* {_esc(r['predictor'])}: {_esc(r['note'])}." for r in notes] + [""]
+    return L
 
 
 def render_markdown(report: dict[str, Any]) -> str:
@@ -363,6 +387,8 @@ def render_markdown(report: dict[str, Any]) -> str:
         L += _ranking_section(report["tasks"]["bp"])
     if "pairwise" in report["tasks"]:
         L += _pairwise_section(report["tasks"]["pairwise"])
+    if "dimensions" in report["tasks"]:
+        L += _dimensions_section(report["tasks"]["dimensions"])
     L += _calibration_section(report) + _paired_section(report)
     synthetic = bool((report["run"]["dataset"].get("provenance") or {}).get("synthetic"))
     L += _reliability_section(report.get("reliability") or {}, synthetic=synthetic)

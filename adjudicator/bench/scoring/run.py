@@ -31,7 +31,7 @@ from typing import Any
 from adjudicator.bench.gold import Gold, gold_from_matches
 from adjudicator.bench.predictions import ArmPredictions, parse_statistics, predictions_for_arm
 from adjudicator.bench.results import SampleResult
-from adjudicator.bench.scoring import best_debater, pairwise, ranking, stage_scores, winner
+from adjudicator.bench.scoring import best_debater, dimensions, pairwise, ranking, stage_scores, winner
 from adjudicator.bench.scoring.leaves import ScoreSettings
 from adjudicator.match import Match
 
@@ -58,7 +58,9 @@ def score_run(
     Matches of a ranking format (BP) are scored apart, by :mod:`~adjudicator.bench.scoring.ranking`,
     into ``tasks.bp``; the CCDB tasks see only the two-sided matches (``tasks.bp`` is absent when the
     run has no ranking match). A pairwise panel's figures go to ``tasks.pairwise``
-    (:mod:`~adjudicator.bench.scoring.pairwise`; absent when no arm ran one).
+    (:mod:`~adjudicator.bench.scoring.pairwise`; absent when no arm ran one). Matches with per-dimension gold (``labels.dimensions``) are also
+    scored per dimension by :mod:`~adjudicator.bench.scoring.dimensions` into ``tasks.dimensions``
+    (absent when no match has them).
     """
     ranked = [m for m in matches if m.spec().verdict == "ranking"]
     matches = [m for m in matches if m.spec().verdict != "ranking"]
@@ -77,6 +79,9 @@ def score_run(
     pair = pairwise.pairwise_table(ranked + matches, arm_results, arm_labels)
     if pair is not None:
         tasks["pairwise"] = pair
+    dims = dimensions.dimension_tables(matches, arm_results, arm_labels, settings)
+    if dims is not None:
+        tasks["dimensions"] = dims
     return {
         "tasks": tasks,
         "parsing": {a: parse_statistics(preds[a], arm_results[a]) for a in arms},
