@@ -26,6 +26,7 @@ from adjudicator.match import Match, load_match
 from adjudicator.model.cache import NullCache
 from adjudicator.model.llm import LLMClient
 from adjudicator.model.prompts import PromptStore
+from adjudicator.rubric import Rubric, load_rubric
 from adjudicator.single_call.tasks import task_instances
 
 MATCHES = sorted((Path(__file__).resolve().parents[1] / "adjudicator" / "data" / "matches").glob("*/*.json"))
@@ -56,9 +57,10 @@ def without_labels(match: Match) -> Match:
     return Match.model_validate(data)
 
 
-def every_prompt(match: Match) -> list[str]:
+def every_prompt(match: Match, rubric: Rubric | None = None) -> list[str]:
     """Every request the code builds for ``match``, as JSON text: trackers (with a realistic ledger
-    from the offline judge), the three judges, and all single-call task instances."""
+    from the offline judge), the three judges, and all single-call task instances; under a
+    dimensional ``rubric`` the dimensional tracker and judge prompts (with the offline ratings)."""
     store = PromptStore()
     backend = LLMBackend(LLMClient("openai/test-model", cache=NullCache()), store)
     offline = OfflineJudge()
@@ -67,13 +69,13 @@ def every_prompt(match: Match) -> list[str]:
     analyses: list = []
     out: list[str] = []
     for i, stage in enumerate(view.stages):
-        req = StageRequest(match=view, stage=stage, index=i, previous=view.stages[:i], clashes=clashes, analyses=analyses)
+        req = StageRequest(match=view, stage=stage, index=i, previous=view.stages[:i], clashes=clashes, analyses=analyses, rubric=rubric, evidence="transcript" if rubric else None)
         out.append(json.dumps(backend.stage_prompt(req).messages, ensure_ascii=False))
         analysis = offline.analyse_stage(req).value
         clashes = merge_clashes(clashes, apply_clash_updates(clashes, stage.stage_id, analysis.clash_updates))
         analyses = analyses + [analysis]
     for judge_id, perspective in JUDGE_PERSPECTIVES.items():
-        jr = JudgeRequest(judge_id=judge_id, perspective=perspective, match=view, clashes=clashes, analyses=analyses)
+        jr = JudgeRequest(judge_id=judge_id, perspective=perspective, match=view, clashes=clashes, analyses=analyses, rubric=rubric)
         out.append(json.dumps(backend.judge_prompt(jr).messages, ensure_ascii=False))
     for inst in task_instances(view, store):
         out.append(json.dumps(inst.request.messages, ensure_ascii=False))
@@ -95,6 +97,19 @@ def test_prompts_are_identical_with_and_without_labels(path):
     assert len(with_l) == len(planted.stages) + 3 + (n_units + 2)
     assert with_l == without
     assert not any(MARKER in p for p in with_l)
+
+
+@pytest.mark.parametrize("rubric", ["debateart", "inspire"])
+def test_dimensional_prompts_are_identical_with_and_without_labels(rubric):
+    # a real DebateArt match: its labels carry the per-dimension audience outcomes the rubric is measured on
+    path = next(p for p in MATCHES if p.stem == "debateart_4395")
+    planted = with_planted_labels(load_match(path))
+    assert planted.labels is not None and planted.labels.dimensions
+    r = load_rubric(rubric)
+    with_l = every_prompt(planted, r)
+    assert with_l == every_prompt(without_labels(planted), r)
+    assert not any(MARKER in p for p in with_l)
+    assert sum('rubric' in p and r.name in p for p in with_l) >= len(planted.stages) + 3  # the dimensional templates were used
 
 
 def test_requests_sent_by_both_arms_carry_no_label(fake_openai, tmp_path):

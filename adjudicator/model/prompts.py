@@ -151,6 +151,7 @@ class PromptStore:
         self._env.filters["fence"] = _strict_filter(fence)
         self._env.filters["neutral"] = _strict_filter(neutralise)
         self._hashes: dict[str, str] = {}
+        self._extends_cache: dict[str, bool] = {}
 
     def names(self) -> list[str]:
         """Every template file name in the folder (partials, ``_*.j2``, left out), sorted."""
@@ -219,6 +220,16 @@ class PromptStore:
             raise ConfigError(f"prompt template {name} has no macro {macro}")
         return str(fn(*args))
 
+    def _extends(self, name: str) -> bool:
+        """True when template ``name`` extends another (``{% extends "..." %}``); cached per name."""
+        cached = self._extends_cache.get(name)
+        if cached is None:
+            import jinja2.nodes
+
+            cached = self._env.parse(self._source(name).decode("utf-8")).find(jinja2.nodes.Extends) is not None
+            self._extends_cache[name] = cached
+        return cached
+
     def render(self, name: str, variables: Mapping[str, Any]) -> RenderedPrompt:
         """Render the ``system`` and ``user`` blocks of template ``name`` with ``variables``.
 
@@ -226,9 +237,13 @@ class PromptStore:
         template or one without both blocks.
         """
         template = self._template(name)
-        if "system" not in template.blocks or "user" not in template.blocks:
-            raise ConfigError(f"prompt template {name} must define a 'system' and a 'user' block")
         ctx = template.new_context(dict(variables))
-        system = "".join(template.blocks["system"](ctx)).strip()
-        user = "".join(template.blocks["user"](ctx)).strip()
+        if self._extends(name):
+            # a template that extends another: running its body once puts the parent's blocks into the
+            # context's block chains, so a block it does not override, and super(), render the parent's
+            "".join(template.root_render_func(ctx))
+        if "system" not in ctx.blocks or "user" not in ctx.blocks:
+            raise ConfigError(f"prompt template {name} must define a 'system' and a 'user' block")
+        system = "".join(ctx.blocks["system"][0](ctx)).strip()
+        user = "".join(ctx.blocks["user"][0](ctx)).strip()
         return RenderedPrompt(name=name, template_hash=self.template_hash(name), system=system, user=user)

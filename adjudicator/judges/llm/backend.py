@@ -20,6 +20,7 @@ from adjudicator.battlefield import StageAnalysis
 from adjudicator.formats import get_format
 from adjudicator.judges.base import CompareRequest, JudgeRequest, NodeResult, StageRequest
 from adjudicator.judges.llm.compare import compare_schema, compare_variables, read_choice, recover_choice
+from adjudicator.judges.llm.dimensions import dimension_variables, judge_dimension_units
 from adjudicator.judges.llm.outputs import judge_schema, stage_schema
 from adjudicator.judges.llm.ranking import ranking_judge_variables, ranking_schema, read_ranking_ballot, recover_ranking_ballot
 from adjudicator.judges.llm.recovery import read_ballot, read_stage_analysis, recover_ballot, recover_stage_analysis
@@ -38,10 +39,13 @@ JUDGE_NODE = "judge"
 COMPARE_NODE = "compare"
 
 
-def template_name(node: str, language: str, format_name: str | None = None) -> str:
+def template_name(node: str, language: str, format_name: str | None = None, dimensional: bool = False) -> str:
     """The template file of a node in a language, e.g. ``track_stage.zh.j2``; a format that declares
-    its own template for the node uses it (BP: ``judge_bp.en.j2``)."""
+    its own template for the node uses it (BP: ``judge_bp.en.j2``); under a dimensional rubric the
+    node's ``_dimensions`` template, which extends the plain one (``judge_dimensions.en.j2``)."""
     base = get_format(format_name).template(node) if format_name else node
+    if dimensional and base == node:
+        base = f"{node}_dimensions"
     return f"{base}.{language}.j2"
 
 
@@ -54,6 +58,10 @@ def rendered_templates(format_name: str | None = None, panel: str = "scoring") -
         lang = get_format(format_name).language
         return [template_name(n, lang, format_name) for n in nodes]
     return [template_name(n, lang) for n in nodes for lang in ("zh", "en")]
+
+
+def _dimensional(request: StageRequest | JudgeRequest) -> bool:
+    return request.rubric is not None and request.rubric.dimensional
 
 
 class LLMBackend:
@@ -83,8 +91,12 @@ class LLMBackend:
 
     def stage_prompt(self, request: StageRequest) -> ChatRequest:
         """The chat request of the tracker for one stage (exposed for tests and token counting)."""
-        name = template_name(TRACK_NODE, prompt_language(request.match.format), request.match.format)
-        rendered = self.prompts.render(name, stage_variables(request))
+        lang = prompt_language(request.match.format)
+        name = template_name(TRACK_NODE, lang, request.match.format, _dimensional(request))
+        variables = stage_variables(request)
+        if request.rubric is not None and request.rubric.dimensional:
+            variables.update(dimension_variables(request.rubric, lang, request.evidence))
+        rendered = self.prompts.render(name, variables)
         return ChatRequest(
             messages=rendered.messages(),
             node=TRACK_NODE,
@@ -96,9 +108,13 @@ class LLMBackend:
 
     def judge_prompt(self, request: JudgeRequest) -> ChatRequest:
         """The chat request of one judge (exposed for tests and token counting)."""
-        name = template_name(JUDGE_NODE, prompt_language(request.match.format), request.match.format)
+        lang = prompt_language(request.match.format)
+        name = template_name(JUDGE_NODE, lang, request.match.format, _dimensional(request))
         ranking = request.match.spec().verdict == "ranking"
-        rendered = self.prompts.render(name, ranking_judge_variables(request) if ranking else judge_variables(request))
+        variables = ranking_judge_variables(request) if ranking else judge_variables(request)
+        if request.rubric is not None and request.rubric.dimensional:
+            variables.update(dimension_variables(request.rubric, lang), dimension_units=judge_dimension_units(request))
+        rendered = self.prompts.render(name, variables)
         return ChatRequest(
             messages=rendered.messages(),
             node=JUDGE_NODE,

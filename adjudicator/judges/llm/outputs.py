@@ -20,6 +20,7 @@ from typing import Any
 from adjudicator.battlefield import ClashEventKind
 from adjudicator.formats import Side
 from adjudicator.judges.base import JudgeRequest, StageRequest
+from adjudicator.judges.llm.dimensions import answer_spec, ballot_answer_fields, side_answer_fields
 from adjudicator.judges.llm.variables import judge_units
 from adjudicator.model.schema import OutputModel, list_of, one_of, output_model, response_schema, votes_model
 from adjudicator.rubric import Advancement, BattlefieldJudgement, TaskPerformance
@@ -40,10 +41,12 @@ class ClashUpdateAnswer(OutputModel):
 
 
 @lru_cache(maxsize=256)
-def stage_answer(sides: tuple[str, ...], labels: tuple[str, ...]) -> type[OutputModel]:
+def stage_answer(sides: tuple[str, ...], labels: tuple[str, ...], dims: tuple[tuple[str, ...], bool, bool] | None = None) -> type[OutputModel]:
     """The tracker's answer for a stage whose evaluated sides are ``sides``: its reasoning, one
     rating per side (rationale, the three rubric levels, an optional score override 1-10 and the
-    debaters' shares of the work, ``debater`` one of ``labels``), the clash updates and a summary."""
+    debaters' shares of the work, ``debater`` one of ``labels``; under a dimensional rubric, ``dims``
+    from :func:`adjudicator.judges.llm.dimensions.answer_spec`, also its dimension scores, arguments
+    and claims), the clash updates and a summary."""
     contribution = output_model("Contribution", debater=one_of(labels), share=float)
     side = output_model(
         "SideAnswer",
@@ -54,14 +57,16 @@ def stage_answer(sides: tuple[str, ...], labels: tuple[str, ...]) -> type[Output
         advancement=Advancement,
         score=int | None,
         contributions=list_of(contribution),
+        **side_answer_fields(dims),
     )
     return output_model("StageAnswer", reasoning=str, sides=list_of(side), clash_updates=list[ClashUpdateAnswer], summary=str)
 
 
 @lru_cache(maxsize=256)
-def ballot_answer(stage_ids: tuple[str, ...], labels: tuple[str, ...]) -> type[OutputModel]:
+def ballot_answer(stage_ids: tuple[str, ...], labels: tuple[str, ...], dims: tuple[tuple[str, ...], bool, bool] | None = None) -> type[OutputModel]:
     """A judge's ballot: its reasoning, a score per unit (``stage_id`` one of ``stage_ids``), the
-    winner, p, and the best-debater votes as an object with one integer per label of ``labels``."""
+    winner, p, and the best-debater votes as an object with one integer per label of ``labels``;
+    under a dimensional rubric (``dims``) also a vote per subjective dimension."""
     score = output_model("StageScoreAnswer", stage_id=one_of(stage_ids), side=Side, score=int)
     return output_model(
         "BallotAnswer",
@@ -70,15 +75,16 @@ def ballot_answer(stage_ids: tuple[str, ...], labels: tuple[str, ...]) -> type[O
         winner=Side,
         p=float,
         best_debater_votes=votes_model(labels, "BestDebaterVotes"),
+        **ballot_answer_fields(dims),
     )
 
 
 def stage_schema(request: StageRequest) -> dict[str, Any]:
     """JSON Schema of the tracker's answer for this stage (:func:`stage_answer`)."""
-    return response_schema(stage_answer(tuple(request.stage.evaluated_sides()), tuple(request.match.speaker_labels())))
+    return response_schema(stage_answer(tuple(request.stage.evaluated_sides()), tuple(request.match.speaker_labels()), answer_spec(request.rubric, request.evidence)))
 
 
 def judge_schema(request: JudgeRequest) -> dict[str, Any]:
     """JSON Schema of a judge's ballot (:func:`ballot_answer`) over the units of :func:`judge_units`."""
     stage_ids = tuple(dict.fromkeys(sid for sid, _ in judge_units(request)))
-    return response_schema(ballot_answer(stage_ids, tuple(request.match.debater_labels())))
+    return response_schema(ballot_answer(stage_ids, tuple(request.match.debater_labels()), answer_spec(request.rubric)))

@@ -21,6 +21,7 @@ from typing import Any, cast
 from adjudicator.battlefield import CLASH_KINDS, ClashEventKind, ClashUpdate, SideAnalysis, StageAnalysis
 from adjudicator.formats import Side
 from adjudicator.judges.base import JudgeRequest, StageRequest
+from adjudicator.judges.llm.dimensions import read_ballot_dimensions, read_side_dimensions
 from adjudicator.judges.llm.variables import judge_units, side_debaters
 from adjudicator.model.parsing import (
     OutputInvalid,
@@ -173,6 +174,7 @@ def read_stage_analysis(obj: Mapping[str, Any], request: StageRequest) -> StageA
                 suggested_score=score,
                 rationale=_text(item.get("rationale"), 1000),
                 contributions=_contributions(item.get("contributions"), side_debaters(request.match, st, side)),
+                dimensions=read_side_dimensions(item, request, side),
             )
         )
     return StageAnalysis(
@@ -281,6 +283,7 @@ def read_ballot(obj: Mapping[str, Any], request: JudgeRequest, model: str) -> Ba
         stage_scores=[BallotScore(stage_id=sid, side=side, score=scores[(sid, side)]) for sid, side in units],
         best_debater_votes=votes,
         reasoning=_text(obj.get("reasoning"), 2000),
+        dimensions=read_ballot_dimensions(obj, request),
     )
 
 

@@ -1,0 +1,114 @@
+"""Dimensional judging through the real LLM client and the loopback server (issue 13): the tracker is
+asked for dimension scores (and, under inspire, arguments and claims), the judges vote per
+dimension, and the verdict carries the panel's per-dimension results; objective dimensions are
+counted by code, and fact authenticity is checked against the evidence source, not by the model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from fake_openai import fake_openai  # noqa: F401  (pytest fixture)
+
+from adjudicator.cli import main
+
+REAL = Path(__file__).resolve().parents[1] / "adjudicator" / "data" / "matches" / "panelbench" / "debateart_4395.json"
+
+#: Tracker scores per side (affirmative higher on argument, negative on language; source equal).
+TRACKER = {"affirmative": {"argument": 8, "source": 4, "language": 5, "emotional_appeal": 6}, "negative": {"argument": 5, "source": 4, "language": 9, "emotional_appeal": 6}}
+
+
+def _schema(body: dict[str, Any]) -> dict[str, Any]:
+    rf = body.get("response_format") or {}
+    return rf.get("schema") or (rf.get("json_schema") or {}).get("schema") or {}
+
+
+def responder(body: dict[str, Any]) -> str:
+    """Answers read off the request's schema: a tracker entry per side with its dimension scores,
+    two arguments (one valid) and one claim; a ballot with a vote per subjective dimension."""
+    from llm_helpers import ballot_json, tracker_json
+
+    props = _schema(body)["properties"]
+    if "sides" in props:
+        item = props["sides"]["items"]["properties"]
+        sides = item["side"]["enum"]
+        labels = item["contributions"]["items"]["properties"]["debater"]["enum"]
+        debaters = {s: next(lab for lab in labels if lab.lower().startswith(s)) for s in sides}
+        out = json.loads(tracker_json(sides, debaters))
+        keys = item["dimension_scores"]["items"]["properties"]["dimension"]["enum"] if "dimension_scores" in item else []
+        for entry in out["sides"]:
+            s = entry["side"]
+            entry["dimension_scores"] = [{"dimension": k, "note": "scripted", "score": TRACKER[s].get(k, 5)} for k in keys]
+            if "arguments" in item:
+                entry["arguments"] = [
+                    {"premises": "robots do chores", "inference": "fewer chores", "conclusion": "more free time", "valid": True},
+                    {"premises": "robots exist", "inference": "jump", "conclusion": "everyone is happy", "valid": s == "affirmative"},
+                ]
+            if "claims" in item:
+                entry["claims"] = ["Robots will replace many factory jobs in the next decade."]
+        return json.dumps(out)
+    stage_ids = props["stage_scores"]["items"]["properties"]["stage_id"]["enum"]
+    labels = list(props["best_debater_votes"]["properties"])
+    out = json.loads(ballot_json([(sid, side) for sid in stage_ids for side in ("affirmative", "negative")], votes={labels[0]: 2, labels[-1]: 1}))
+    if "dimension_votes" in props:
+        keys = props["dimension_votes"]["items"]["properties"]["dimension"]["enum"]
+        out["dimension_votes"] = [
+            {"dimension": k, "affirmative": TRACKER["affirmative"].get(k, 5), "negative": TRACKER["negative"].get(k, 5), "winner": "tie" if k in ("source", "emotional_appeal") else ("affirmative" if TRACKER["affirmative"].get(k, 5) > TRACKER["negative"].get(k, 5) else "negative")}
+            for k in keys
+        ]
+    return json.dumps(out)
+
+
+def _run(server, tmp_path: Path, capsys, *extra: str) -> tuple[int, dict, str]:
+    server.respond_with(responder)
+    args = [str(REAL), "--model", "openai/test-model", "--api-base", server.base_url, "--json-mode", "schema", "--cache-dir", str(tmp_path / "cache"), *extra]
+    code = main(args)
+    out, err = capsys.readouterr()
+    return code, json.loads(out) if out.strip() else {}, err
+
+
+def test_debateart_through_the_loopback_model(fake_openai, tmp_path: Path, capsys) -> None:  # noqa: F811
+    code, v, err = _run(fake_openai, tmp_path, capsys, "--rubric", "debateart")
+    assert code == 0, err
+    trackers = [b for b in fake_openai.requests if "sides" in _schema(b)["properties"]]
+    judges = [b for b in fake_openai.requests if "stage_scores" in _schema(b)["properties"]]
+    assert len(trackers) == 4 and len(judges) == 3
+    # the tracker's prompt names the rubric's dimensions and asks for their scores
+    assert 'judged on the dimensions of the "debateart" rubric' in trackers[0]["messages"][0]["content"]
+    res = {d["dimension"]: d for d in v["dimensions"]}
+    # every judge: argument to the affirmative (8 vs 5), source a tie, language to the negative (5 vs 9)
+    assert (res["argument"]["winner"], res["argument"]["split"]) == ("affirmative", "3-0-0")
+    assert res["source"]["winner"] == "tie" and res["language"]["winner"] == "negative"
+    assert res["argument"]["mean_scores"] == {"affirmative": 8.0, "negative": 5.0} and res["argument"]["gold"] == "argument"
+    # points: argument 3 to the affirmative, language 1 to the negative -> affirmative 3 : 1
+    assert v["dimension_decision"] == {"rubric": "debateart", "rule": "weighted_points", "points": {"affirmative": 3.0, "negative": 1.0}, "winner": "affirmative"}
+    # each stage analysis of the side it evaluates carries the tracker's three ratings (via the judge's ballots)
+    assert all({d["dimension"] for d in b["dimensions"]} == {"argument", "source", "language"} for b in v["ballots"])
+    assert "dimensions (debateart): argument affirmative 3-0-0" in err
+
+
+def test_inspire_objective_dimensions_are_counted_by_code(fake_openai, tmp_path: Path, capsys) -> None:  # noqa: F811
+    code, v, err = _run(fake_openai, tmp_path, capsys, "--rubric", "inspire")
+    assert code == 0, err
+    res = {d["dimension"]: d for d in v["dimensions"]}
+    # logical validity: affirmative 2 of 2 valid per stage, negative 1 of 2 -> pooled 1.0 vs 0.5 -> affirmative
+    assert res["logical_validity"]["mean_scores"] == {"affirmative": 1.0, "negative": 0.5} and res["logical_validity"]["winner"] == "affirmative"
+    # no evidence source: the tracker is not asked for claims and the dimension is not assessed
+    trackers = [b for b in fake_openai.requests if "sides" in _schema(b)["properties"]]
+    assert "claims" not in _schema(trackers[0])["properties"]["sides"]["items"]["properties"]
+    assert res["fact_authenticity"]["assessed"] is False and res["fact_authenticity"]["note"].startswith("not assessed: no evidence source")
+    # judges vote on the four subjective dimensions only
+    judge = next(b for b in fake_openai.requests if "stage_scores" in _schema(b)["properties"])
+    assert _schema(judge)["properties"]["dimension_votes"]["items"]["properties"]["dimension"]["enum"] == ["emotional_appeal", "argument_clarity", "argument_arrangement", "topic_relevance"]
+
+
+def test_inspire_claims_checked_against_the_evidence_folder(fake_openai, tmp_path: Path, capsys) -> None:  # noqa: F811
+    pack = tmp_path / "pack"
+    pack.mkdir()
+    (pack / "facts.md").write_text("Robots will replace many factory jobs in the next decade, a labour report says.\n", encoding="utf-8")
+    code, v, err = _run(fake_openai, tmp_path, capsys, "--rubric", "inspire", "--evidence", str(pack))
+    assert code == 0, err
+    fa = next(d for d in v["dimensions"] if d["dimension"] == "fact_authenticity")
+    # each side's one claim per stage is in the pack (all its terms) -> 1.0 for both -> a tie
+    assert fa["assessed"] and fa["mean_scores"] == {"affirmative": 1.0, "negative": 1.0} and fa["winner"] == "tie"
