@@ -56,6 +56,7 @@ def adjudicate_single_call(match: Match | MatchView, settings: ModelConfig, *, p
     the offline judge (none, ``offline``): the protocol is defined for a language model only; and
     :class:`~adjudicator.errors.ConfigError` (also exit code 2) from the client's pre-flight check.
     Model faults never raise; they are recorded per task in the verdict (``tasks``, ``failures``).
+    A dimensional ``settings.rubric`` adds the per-dimension task (:mod:`adjudicator.single_call.dimensions`).
     """
     from adjudicator.single_call.run import run_single_call
 
@@ -63,7 +64,12 @@ def adjudicate_single_call(match: Match | MatchView, settings: ModelConfig, *, p
     if model is None or is_offline(model):
         raise InputError("--arm single-call needs an LLM; give --model", "e.g. --model deepseek/deepseek-chat, or --model openai/<name> --api-base URL")
     view = match.view() if isinstance(match, Match) else match
-    return run_single_call(view, make_client(settings, model), progress=progress)
+    rubric, evidence = judging_rubric(settings)
+    if rubric is not None:
+        from adjudicator.rubric import check_rubric_format
+
+        check_rubric_format(rubric, view.format)
+    return run_single_call(view, make_client(settings, model), progress=progress, rubric=rubric, evidence=evidence)
 
 
 def initial_state(view: MatchView) -> dict:

@@ -112,3 +112,48 @@ def test_inspire_claims_checked_against_the_evidence_folder(fake_openai, tmp_pat
     fa = next(d for d in v["dimensions"] if d["dimension"] == "fact_authenticity")
     # each side's one claim per stage is in the pack (all its terms) -> 1.0 for both -> a tie
     assert fa["assessed"] and fa["mean_scores"] == {"affirmative": 1.0, "negative": 1.0} and fa["winner"] == "tie"
+
+
+def single_call_responder(body: dict[str, Any]) -> str:
+    """The single-call arm's tasks, plus its per-dimension task (argument to the affirmative 7 vs 4,
+    source tie, language 6 vs 8; under inspire 3 of 4 valid arguments against 1 of 2)."""
+    from llm_helpers import schema_responder
+
+    props = _schema(body).get("properties", {})
+    if "basis" in props and ("dimensions" in props or "logical_validity" in props):
+        keys = props["dimensions"]["items"]["properties"]["dimension"]["enum"] if "dimensions" in props else []
+        table = {"argument": (7, 4, "affirmative"), "source": (3, 3, "tie"), "language": (6, 8, "negative")}
+        out: dict[str, Any] = {"basis": "scripted", "dimensions": [{"dimension": k, "affirmative": table.get(k, (5, 5))[0], "negative": table.get(k, (5, 5))[1], "winner": table.get(k, (5, 5, "tie"))[2]} for k in keys]}
+        if "logical_validity" in props:
+            out["logical_validity"] = {"affirmative": {"arguments": 4, "valid": 3}, "negative": {"arguments": 2, "valid": 1}}
+        return json.dumps(out)
+    return schema_responder(body)
+
+
+def test_single_call_arm_gets_the_per_dimension_task(fake_openai, tmp_path: Path, capsys) -> None:  # noqa: F811
+    fake_openai.respond_with(single_call_responder)
+    args = [str(REAL), "--arm", "single-call", "--model", "openai/test-model", "--api-base", fake_openai.base_url, "--json-mode", "schema", "--cache-dir", str(tmp_path / "cache"), "--rubric", "debateart"]
+    code = main(args)
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    v = json.loads(out)
+    dim_requests = [b for b in fake_openai.requests if "basis" in _schema(b).get("properties", {}) and "dimensions" in _schema(b)["properties"]]
+    assert len(dim_requests) == 1  # one request over the whole transcript
+    res = {d["dimension"]: d for d in v["dimensions"]}
+    assert (res["argument"]["winner"], res["argument"]["judge_winners"]) == ("affirmative", {"single-call": "affirmative"})
+    assert res["source"]["winner"] == "tie" and res["language"]["winner"] == "negative" and res["language"]["mean_scores"] == {"affirmative": 6.0, "negative": 8.0}
+    # argument 3 to the affirmative, language 1 to the negative
+    assert v["dimension_decision"]["points"] == {"affirmative": 3.0, "negative": 1.0}
+    assert any(t["task"] == "dimensions" and t["ok"] for t in v["tasks"])
+
+
+def test_single_call_inspire_counts_validity_and_reports_no_evidence(fake_openai, tmp_path: Path, capsys) -> None:  # noqa: F811
+    fake_openai.respond_with(single_call_responder)
+    args = [str(REAL), "--arm", "single-call", "--model", "openai/test-model", "--api-base", fake_openai.base_url, "--json-mode", "schema", "--cache-dir", str(tmp_path / "cache"), "--rubric", "inspire"]
+    code = main(args)
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    res = {d["dimension"]: d for d in json.loads(out)["dimensions"]}
+    # 3/4 = 0.75 against 1/2 = 0.5 -> affirmative
+    assert res["logical_validity"]["mean_scores"] == {"affirmative": 0.75, "negative": 0.5} and res["logical_validity"]["winner"] == "affirmative"
+    assert res["fact_authenticity"]["assessed"] is False and res["fact_authenticity"]["note"].startswith("not assessed: no evidence source")

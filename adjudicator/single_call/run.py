@@ -11,6 +11,7 @@ from adjudicator.match import MatchView
 from adjudicator.model.attempts import MAX_ATTEMPTS, run_attempts
 from adjudicator.model.llm import LLMClient
 from adjudicator.model.prompts import PromptStore, prompt_language
+from adjudicator.rubric import Rubric
 from adjudicator.single_call.tasks import TaskInstance, task_instances, template_hashes
 from adjudicator.single_call.verdict import build_verdict
 from adjudicator.verdict import Verdict
@@ -28,6 +29,8 @@ def run_single_call(
     max_attempts: int = MAX_ATTEMPTS,
     concurrency: int = DEFAULT_CONCURRENCY,
     progress: ProgressSink | None = None,
+    rubric: Rubric | None = None,
+    evidence: Any = None,
 ) -> Verdict:
     """Run every protocol instance of ``view`` through ``client`` and build the verdict.
 
@@ -35,10 +38,11 @@ def run_single_call(
     up to ``concurrency`` run at once; results are put back in instance order, so the verdict does
     not depend on completion order. A failed instance is recorded (status, failure with raw outputs)
     and excluded from the verdict's values; it never becomes a score. Never raises for model faults.
-    ``progress`` receives an event as each instance finishes (in completion order).
+    ``progress`` receives an event as each instance finishes (in completion order). Under a
+    dimensional ``rubric`` the per-dimension task runs too (``evidence``: the fact-authenticity source).
     """
     store = store or PromptStore()
-    instances = task_instances(view, store)
+    instances = task_instances(view, store, rubric, evidence)
     lock = threading.Lock()
     done = [0]
 
@@ -62,4 +66,7 @@ def run_single_call(
         from adjudicator.single_call.ranking import ranking_template_hashes
 
         return build_verdict(view, instances, results, client.model, ranking_template_hashes(store, view.spec().language))
-    return build_verdict(view, instances, results, client.model, template_hashes(store, prompt_language(view.format)))
+    hashes = template_hashes(store, prompt_language(view.format))
+    if rubric is not None and rubric.dimensional:
+        hashes.update(store.hashes([f"task_dimensions.{prompt_language(view.format)}.j2"]))
+    return build_verdict(view, instances, results, client.model, hashes, rubric)

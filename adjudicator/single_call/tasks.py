@@ -22,12 +22,12 @@ from adjudicator.model.chat import ChatRequest
 from adjudicator.model.parsing import ParseResult, parse_output
 from adjudicator.model.prompts import PromptStore, prompt_language, utterance_lines
 from adjudicator.model.schema import response_schema
-from adjudicator.rubric import rubric_rows
+from adjudicator.rubric import Rubric, rubric_rows
 from adjudicator.single_call.outputs import StageScoreAnswer, WinnerTendencyAnswer, best_debater_answer
 from adjudicator.single_call.recovery import read_task1, read_task2, read_task3, recover_task1, recover_task2, recover_task3
 from adjudicator.verdict import PANEL_VOTES
 
-TaskName = Literal["task1", "task2", "task3", "bp_house_order", "bp_speaker_scores", "bp_speaker_ranks"]
+TaskName = Literal["task1", "task2", "task3", "dimensions", "bp_house_order", "bp_speaker_scores", "bp_speaker_ranks"]
 
 TASK1_NODE = "task1"
 TASK2_NODE = "task2"
@@ -204,11 +204,12 @@ class TaskInstance:
     read: Callable[[str], ParseResult[Any]]
 
 
-def task_instances(view: MatchView, store: PromptStore) -> list[TaskInstance]:
+def task_instances(view: MatchView, store: PromptStore, rubric: Rubric | None = None, evidence: Any = None) -> list[TaskInstance]:
     """Every instance of the protocol for a match, in order: Task 1, Task 2 per scored unit in stage
-    order, Task 3; for a ranking format (BP) DebateBench's three tasks instead
-    (:mod:`adjudicator.single_call.ranking`). Pure: renders requests, sends nothing (the token
-    benchmark counts these)."""
+    order, Task 3, and under a dimensional ``rubric`` the per-dimension task
+    (:mod:`adjudicator.single_call.dimensions`, fact authenticity checked against ``evidence``); for
+    a ranking format (BP) DebateBench's three tasks instead (:mod:`adjudicator.single_call.ranking`).
+    Pure: renders requests, sends nothing (the token benchmark counts these)."""
     if view.spec().verdict == "ranking":
         from adjudicator.single_call.ranking import MATCH_KEY as KEY
         from adjudicator.single_call.ranking import RANKING_TEMPLATES, ranking_readers, ranking_request
@@ -224,4 +225,9 @@ def task_instances(view: MatchView, store: PromptStore) -> list[TaskInstance]:
         out.append(TaskInstance("task2", req.key, req, read2))
     read3 = partial(parse_output, validate=partial(read_task3, labels=labels), recover=partial(recover_task3, labels=labels))
     out.append(TaskInstance("task3", MATCH_KEY, task3_request(view, store), read3))
+    if rubric is not None and rubric.dimensional:
+        from adjudicator.single_call.dimensions import dimensions_reader, dimensions_request
+
+        req = dimensions_request(view, store, rubric, evidence, match_variables(view), transcript_stages(view.stages))
+        out.append(TaskInstance("dimensions", MATCH_KEY, req, dimensions_reader(rubric, view, evidence)))
     return out

@@ -6,9 +6,11 @@ from typing import Any
 
 from adjudicator import __version__
 from adjudicator.aggregate import provenance_of, rank_votes
+from adjudicator.dimensions import DimensionVote, dimension_decision, panel_dimensions
 from adjudicator.formats import Side
 from adjudicator.judges.base import NodeResult
 from adjudicator.match import MatchView
+from adjudicator.rubric import Rubric
 from adjudicator.single_call.tasks import TaskInstance
 from adjudicator.verdict import SpeechResult, StageScore, TaskStatus, UnitResult, Verdict
 
@@ -25,20 +27,22 @@ def _status(instance: TaskInstance, result: NodeResult[Any]) -> TaskStatus:
     )
 
 
-def build_verdict(view: MatchView, instances: list[TaskInstance], results: list[NodeResult[Any]], model: str, prompt_hashes: dict[str, str]) -> Verdict:
+def build_verdict(view: MatchView, instances: list[TaskInstance], results: list[NodeResult[Any]], model: str, prompt_hashes: dict[str, str], rubric: Rubric | None = None) -> Verdict:
     """Assemble the single-call :class:`Verdict` from one result per instance (same order).
 
     ``p`` is Task 1's p as extracted (0.5 kept; then ``winner`` is None); ``stage_scores`` one
     StageScore per parsed Task 2 unit with ``judge_scores = [score]`` and ``mean = score``;
     ``best_debater_votes`` Task 3's nine votes; ``ballots`` empty; ``tasks`` the parse status of
     every instance; ``failures`` every failed instance with its raw outputs; provenance with arm
-    ``single-call``. Pure.
+    ``single-call``; under a dimensional ``rubric`` the per-dimension task's votes as the panel's
+    dimension results (one "judge", ``single-call``) and the decision they give. Pure.
     """
     if view.spec().verdict == "ranking":
         return _ranking_verdict(view, instances, results, model, prompt_hashes)
     p: float | None = None
     votes: dict[str, int] = {}
     scores: dict[str, int] = {}
+    dim_votes: list[DimensionVote] = []
     for inst, res in zip(instances, results):
         if res.value is None:
             continue
@@ -46,8 +50,11 @@ def build_verdict(view: MatchView, instances: list[TaskInstance], results: list[
             p = float(res.value)
         elif inst.task == "task2":
             scores[inst.key] = int(res.value)
+        elif inst.task == "dimensions":
+            dim_votes = list(res.value)
         else:
             votes = dict(res.value)
+    dims = panel_dimensions(rubric, {"single-call": dim_votes}) if rubric is not None and rubric.dimensional and dim_votes else []
     winner: Side | None = None if p is None or p == 0.5 else ("affirmative" if p > 0.5 else "negative")
     stage_scores = []
     for stage_id, side in view.scored_units():
@@ -69,6 +76,9 @@ def build_verdict(view: MatchView, instances: list[TaskInstance], results: list[
         arm="single-call",
         winner=winner,
         p=p,
+        rubric=rubric.name if dims and rubric is not None else "",
+        dimensions=dims,
+        dimension_decision=dimension_decision(rubric, dims) if dims and rubric is not None else None,
         stage_scores=stage_scores,
         best_debater_votes=votes,
         best_debaters=best,
