@@ -7,6 +7,7 @@ never turned into a score (the design card, Models).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from enum import StrEnum
 from typing import Any, Literal
 
@@ -94,6 +95,16 @@ class NodeFailure(FrozenModel):
             kind = next((k for p, k in _LEGACY_PREFIXES.items() if reason.startswith(p)), FailureKind.ERROR)
             data = {**data, "kind": kind}
         return data
+
+
+def in_call_order(calls: Iterable[CallRecord]) -> list[CallRecord]:
+    """``calls`` in the deterministic order verdicts and ledgers record them: (node, key, attempt)."""
+    return sorted(calls, key=lambda c: (c.node, c.key, c.attempt))
+
+
+def in_failure_order(failures: Iterable[NodeFailure]) -> list[NodeFailure]:
+    """``failures`` in the deterministic order verdicts and ledgers record them: (node, key)."""
+    return sorted(failures, key=lambda f: (f.node, f.key))
 
 
 class Usage(FrozenModel):

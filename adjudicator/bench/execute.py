@@ -24,7 +24,7 @@ from adjudicator.bench.results import SampleResult, SampleStatus
 from adjudicator.errors import AdjudicatorError, ConfigError
 from adjudicator.judges.base import Backend
 from adjudicator.match import Match
-from adjudicator.records import CallRecord, NodeFailure, Usage
+from adjudicator.records import CallRecord, NodeFailure, Usage, in_call_order, in_failure_order
 from adjudicator.verdict import Verdict
 
 
@@ -63,8 +63,8 @@ def run_arm(match: Match, arm: str, config: Any, tracker: Backend | None = None)
         analyses = list(state.get("analyses") or [])
         if verdict is not None:
             return ArmOutcome(verdict, list(verdict.calls), list(verdict.failures), None, analyses)
-        calls = sorted(state.get("calls") or [], key=lambda c: (c.node, c.key, c.attempt))
-        failures = sorted(state.get("failures") or [], key=lambda f: (f.node, f.key))
+        calls = in_call_order(state.get("calls") or [])
+        failures = in_failure_order(state.get("failures") or [])
         return ArmOutcome(None, calls, failures, state.get("panel_error") or "the panel produced no verdict", analyses)
     from adjudicator.api import adjudicate
 

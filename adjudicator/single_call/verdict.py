@@ -10,9 +10,10 @@ from adjudicator.dimensions import DimensionVote, dimension_decision, panel_dime
 from adjudicator.formats import Side
 from adjudicator.judges.base import NodeResult
 from adjudicator.match import MatchView
+from adjudicator.records import CallRecord, NodeFailure, in_call_order, in_failure_order
 from adjudicator.rubric import Rubric
 from adjudicator.single_call.tasks import TaskInstance
-from adjudicator.verdict import SpeechResult, StageScore, TaskStatus, UnitResult, Verdict
+from adjudicator.verdict import Provenance, SpeechResult, StageScore, TaskStatus, UnitResult, Verdict
 
 
 def _status(instance: TaskInstance, result: NodeResult[Any]) -> TaskStatus:
@@ -66,9 +67,7 @@ def build_verdict(view: MatchView, instances: list[TaskInstance], results: list[
             StageScore(stage_id=stage_id, stage_name=st.name, stage_type=st.type, side=side, role=st.role_of(side), judge_scores=[score], mean=float(score))
         )
     votes, best = rank_votes(votes, view.debater_labels())
-    calls = sorted((c for r in results for c in r.calls), key=lambda c: (c.node, c.key, c.attempt))
-    failures = sorted((r.failure for r in results if r.failure is not None), key=lambda f: (f.node, f.key))
-    provenance = provenance_of("single-call", model, {"single-call": model}, True, dict(sorted(prompt_hashes.items())), calls, __version__)
+    calls, failures, provenance = _records(results, model, prompt_hashes)
     return Verdict(
         match_id=view.match_id,
         format=view.format,
@@ -88,6 +87,15 @@ def build_verdict(view: MatchView, instances: list[TaskInstance], results: list[
         provenance=provenance,
         calls=calls,
     )
+
+
+def _records(results: list[NodeResult[Any]], model: str, prompt_hashes: dict[str, str]) -> tuple[list[CallRecord], list[NodeFailure], Provenance]:
+    """The call records and failures of every task instance, in record order, and the provenance
+    built from them (both single-call verdict builders)."""
+    calls = in_call_order(c for r in results for c in r.calls)
+    failures = in_failure_order(r.failure for r in results if r.failure is not None)
+    provenance = provenance_of("single-call", model, {"single-call": model}, True, dict(sorted(prompt_hashes.items())), calls, __version__)
+    return calls, failures, provenance
 
 
 def _ranking_verdict(view: MatchView, instances: list[TaskInstance], results: list[NodeResult[Any]], model: str, prompt_hashes: dict[str, str]) -> Verdict:
@@ -111,9 +119,7 @@ def _ranking_verdict(view: MatchView, instances: list[TaskInstance], results: li
         s = scores.get(abbr)
         r = srank.get(abbr)
         speeches.append(SpeechResult(stage_id=sid, speech=abbr, unit=unit, judge_scores=[] if s is None else [s], mean=None if s is None else float(s), judge_ranks=[] if r is None else [r], rank=r))
-    calls = sorted((c for r in results for c in r.calls), key=lambda c: (c.node, c.key, c.attempt))
-    failures = sorted((r.failure for r in results if r.failure is not None), key=lambda f: (f.node, f.key))
-    provenance = provenance_of("single-call", model, {"single-call": model}, True, dict(sorted(prompt_hashes.items())), calls, __version__)
+    calls, failures, provenance = _records(results, model, prompt_hashes)
     return Verdict(
         match_id=view.match_id,
         format=view.format,

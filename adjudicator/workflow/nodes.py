@@ -22,7 +22,7 @@ from adjudicator.judges.base import Backend, CompareRequest, JudgeRequest, Stage
 from adjudicator.match import MatchView
 from adjudicator.pairwise.comparisons import PairChoice, schedule
 from adjudicator.pairwise.panel import aggregate_pairwise
-from adjudicator.records import CallRecord, FailureKind, NodeFailure
+from adjudicator.records import CallRecord, FailureKind, NodeFailure, in_call_order, in_failure_order
 from adjudicator.verdict import Ballot, Provenance, Verdict
 from adjudicator.workflow.context import Backends, evidence_of, rubric_of
 
@@ -158,12 +158,12 @@ def state_provenance(calls: list[CallRecord], ctx: Backends, format_name: str | 
 
 def sorted_calls(state: BattlefieldState) -> list[CallRecord]:
     """The state's call records in a deterministic order (node, key, attempt)."""
-    return sorted(state.get("calls") or [], key=lambda c: (c.node, c.key, c.attempt))
+    return in_call_order(state.get("calls") or [])
 
 
 def sorted_failures(state: BattlefieldState) -> list[NodeFailure]:
     """The state's node failures in a deterministic order (node, key)."""
-    return sorted(state.get("failures") or [], key=lambda f: (f.node, f.key))
+    return in_failure_order(state.get("failures") or [])
 
 
 def partial_verdict(state: PanelState, ctx: Backends) -> Verdict:
