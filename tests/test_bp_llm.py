@@ -87,13 +87,18 @@ def test_agentic_panel_on_bp_over_http(fake_openai, tmp_path):
 
 def test_a_low_point_win_ballot_is_retried(fake_openai, tmp_path):
     calls = {"judge": 0}
+    per_judge: dict[str, int] = {}
     low = dict(SCORES, s02=90)  # OO 90+81 = 171 > OG 165, yet OG is ranked first
+    emphases = ("job of its position", "fought on the clashes", "moved the decisive clashes")
 
     def responder(body):
         rf = body.get("response_format") or {}
         if "ranking" in json.dumps(rf):
             calls["judge"] += 1
-            return ranking_ballot_json(low) if calls["judge"] <= 3 else ranking_ballot_json()
+            # each judge's own first answer is the low-point win, whatever order the three judges run in
+            judge = next(e for e in emphases if e in json.dumps(body["messages"]))
+            per_judge[judge] = per_judge.get(judge, 0) + 1
+            return ranking_ballot_json(low) if per_judge[judge] == 1 else ranking_ballot_json()
         return bp_responder(body)
 
     fake_openai.respond_with(responder)
