@@ -33,24 +33,33 @@ if TYPE_CHECKING:
 ARMS = ("agentic", "single-call")
 
 
-def adjudicate(match: Match, settings: ModelConfig | None = None, *, arm: str = "agentic", progress: ProgressSink | None = None) -> Verdict:
+def adjudicate(
+    match: Match,
+    settings: ModelConfig | None = None,
+    *,
+    arm: str = "agentic",
+    progress: ProgressSink | None = None,
+    observer: Any | None = None,
+) -> Verdict:
     """Adjudicate ``match`` with ``arm`` (one of :data:`ARMS`) under ``settings`` (default: the
     offline judge for every role); ``progress`` receives an event per finished stage and ballot
-    (single-call: per protocol instance). Raises :class:`~adjudicator.errors.InputError` for an
-    unknown arm, :class:`~adjudicator.errors.ConfigError` for an unusable model setting (before any
-    call), and :class:`~adjudicator.errors.AdjudicationFailed` when the arm could not produce a
-    verdict (it carries the partial verdict)."""
+    (single-call: per protocol instance); ``observer`` (a :class:`~adjudicator.model.chat.RequestObserver`)
+    is told about every model request before it is sent (the benchmark's request log). Raises
+    :class:`~adjudicator.errors.InputError` for an unknown arm, :class:`~adjudicator.errors.ConfigError`
+    for an unusable model setting (before any call), and :class:`~adjudicator.errors.AdjudicationFailed`
+    when the arm could not produce a verdict (it carries the partial verdict)."""
     settings = settings if settings is not None else ModelConfig()
     if arm == "agentic":
-        return adjudicate_with_context(match, build_context(settings), progress=progress)
+        return adjudicate_with_context(match, build_context(settings, observer=observer), progress=progress)
     if arm == "single-call":
-        return adjudicate_single_call(match, settings, progress=progress)
+        return adjudicate_single_call(match, settings, progress=progress, observer=observer)
     raise InputError(f"--arm: unknown arm {arm!r}", f"use one of {', '.join(ARMS)}")
 
 
-def adjudicate_single_call(match: Match | MatchView, settings: ModelConfig, *, progress: ProgressSink | None = None) -> Verdict:
+def adjudicate_single_call(match: Match | MatchView, settings: ModelConfig, *, progress: ProgressSink | None = None, observer: Any | None = None) -> Verdict:
     """Adjudicate ``match`` with the CCDB single-call protocol: ``settings.model`` answers every task
-    (with its API base, timeout, decoding parameters, JSON mode, transport policy and cache).
+    (with its API base, timeout, decoding parameters, JSON mode, transport policy and cache);
+    ``observer`` as in :func:`adjudicate`.
 
     Raises :class:`~adjudicator.errors.InputError` (exit code 2, before any call) when the model is
     the offline judge (none, ``offline``): the protocol is defined for a language model only; and
@@ -69,7 +78,7 @@ def adjudicate_single_call(match: Match | MatchView, settings: ModelConfig, *, p
         from adjudicator.rubric import check_rubric_format
 
         check_rubric_format(rubric, view.format)
-    return run_single_call(view, make_client(settings, model), progress=progress, rubric=rubric, evidence=evidence)
+    return run_single_call(view, make_client(settings, model, observer=observer), progress=progress, rubric=rubric, evidence=evidence)
 
 
 def initial_state(view: MatchView) -> dict:
@@ -163,11 +172,13 @@ def make_client(
     api_key: str | None = None,
     sleep: Callable[[float], None] | None = None,
     gate: Any | None = None,
+    observer: Any | None = None,
 ) -> Any:
     """An :class:`~adjudicator.model.llm.LLMClient` for ``model`` with ``config``'s API base, timeout,
     decoding parameters, JSON mode and transport policy. ``cache`` defaults to :func:`open_cache`;
     ``api_key`` to ``$ADJUDICATOR_API_KEY`` (else the provider's own variable); ``gate`` is the run's
-    :class:`~adjudicator.model.llm.PreflightGate` (default: one for this client alone).
+    :class:`~adjudicator.model.llm.PreflightGate` (default: one for this client alone); ``observer``
+    (a :class:`~adjudicator.model.chat.RequestObserver`, or None) is told about every request.
 
     Building the client imports no litellm. Just before its first request (never for a run answered
     from the cache) the gate checks every model of the run and raises ConfigError, with no request
@@ -188,6 +199,7 @@ def make_client(
         json_mode=config.json_mode,
         cache=cache if cache is not None else open_cache(config),
         policy=TransportPolicy(max_retries=config.transport_retries, base_delay_s=config.backoff_base_s),
+        observer=observer,
         **({"sleep": sleep} if sleep is not None else {}),
     )
 
@@ -200,6 +212,7 @@ def build_context(
     sleep: Callable[[float], None] | None = None,
     check_models: bool = False,
     tracker: Backend | None = None,
+    observer: Any | None = None,
 ) -> AdjudicationContext:
     """The :class:`~adjudicator.workflow.context.AdjudicationContext` for ``config``.
 
@@ -208,7 +221,8 @@ def build_context(
     :class:`~adjudicator.judges.llm.backend.LLMBackend` per distinct model (all sharing one response cache,
     unless ``no_cache``) and one :class:`~adjudicator.judges.offline.OfflineJudge` for any offline role.
     ``api_key`` (default ``$ADJUDICATOR_API_KEY``) is passed to every model; without it litellm
-    reads the provider's own variable. ``prompts`` (a PromptStore) and ``sleep`` are for tests.
+    reads the provider's own variable. ``observer`` (a :class:`~adjudicator.model.chat.RequestObserver`)
+    is given to every client. ``prompts`` (a PromptStore) and ``sleep`` are for tests.
 
     The models share one :class:`~adjudicator.model.llm.PreflightGate`: just before the run's first
     request (never when every answer comes from the cache, which keeps litellm unimported) every
@@ -251,7 +265,7 @@ def build_context(
         if model is None:
             return offline_judge()
         if model not in backends:
-            backends[model] = LLMBackend(make_client(config, model, cache=cache, api_key=api_key, sleep=sleep, gate=gate), store)
+            backends[model] = LLMBackend(make_client(config, model, cache=cache, api_key=api_key, sleep=sleep, gate=gate, observer=observer), store)
         return backends[model]
 
     seated = tracker if tracker is not None else backend_for(config.tracker)

@@ -220,3 +220,13 @@ class BattlefieldState(TypedDict, total=False):
     analyses: Annotated[list[StageAnalysis], append_analyses]
     calls: Annotated[list[CallRecord], operator.add]
     failures: Annotated[list[NodeFailure], operator.add]
+
+
+def failed_stage_ids(state: BattlefieldState) -> list[str]:
+    """Ids of the analysed stages (before ``next_stage``) whose analysis failed and has no analysis
+    since (a retry that succeeded supersedes the failure), in stage order. Live mode shows them as
+    failed, retries them, and will not close the match while any is left."""
+    stages = list(state.get("stages") or [])[: int(state.get("next_stage") or 0)]
+    analysed = {a.stage_id for a in state.get("analyses") or []}
+    failed = {f.key for f in state.get("failures") or [] if f.node == "track_stage"}
+    return [s.stage_id for s in stages if s.stage_id in failed and s.stage_id not in analysed]

@@ -48,6 +48,16 @@ class AdjudicationFailed(AdjudicatorError):
         self.verdict = verdict
 
 
+class Terminated(KeyboardInterrupt):
+    """The process was asked to stop (SIGTERM or SIGHUP): handled like Ctrl-C -- a benchmark records
+    its session as ``interrupted`` (reason ``terminated``) and the CLI exits with code 130.
+    ``signal_name`` names the signal."""
+
+    def __init__(self, signal_name: str) -> None:
+        super().__init__(signal_name)
+        self.signal_name = signal_name
+
+
 class ModelCallError(AdjudicatorError):
     """A model call failed after the model boundary's bounded transport retries."""
 

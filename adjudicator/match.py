@@ -19,7 +19,6 @@ Models never see a :class:`Match`; they see a :class:`MatchView`, which has no `
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -29,6 +28,7 @@ from pydantic import ConfigDict, Field, ValidationError, ValidationInfo, field_v
 from adjudicator.errors import InputError
 from adjudicator.formats import INTERACTION, FormatName, FormatSpec, Role, Side, StageSlot, StageType, get_format, other_side, position_label
 from adjudicator.frozen import FrozenModel
+from adjudicator.jsontext import read_json
 
 
 class _Strict(FrozenModel):
@@ -44,6 +44,24 @@ ID_PATTERN = r"^\w[\w.\-]*$"
 #: certainly not one match, and its text would be sent to a model several times.
 MAX_MATCH_BYTES = 8 * 1024 * 1024
 
+#: Longest utterance accepted (characters). The longest speech in PanelBench (DebateArt and BP,
+#: 1,000+ speeches) has 11,977 characters and a CCDB speech a few thousand; 50,000 is about an hour
+#: of speech. Past it the text is not one speech, and it would be sent to a model several times.
+MAX_UTTERANCE_CHARS = 50_000
+
+#: Longest transcript accepted (characters over all utterances). The longest round in PanelBench has
+#: 81,586; 200,000 keeps the offline judge under a minute on one core (benchmarks/long_input.py).
+MAX_MATCH_CHARS = 200_000
+
+#: Longest motion, position, info and name fields (characters). PanelBench's longest motion has 183
+#: characters and its longest info slide 2,024; a live server keeps every header in memory and in its
+#: list of matches, so a header field is bounded too.
+MAX_MOTION_CHARS = 1_000
+MAX_POSITION_CHARS = 2_000
+MAX_INFO_CHARS = 20_000
+MAX_NAME_CHARS = 200
+MAX_ID_CHARS = 128
+
 
 class Debater(_Strict):
     """One debater. ``position`` is 1-4 (1-2 in 2v2, 1 online; BP: 1-4 on each bench, PM DPM MG GW
@@ -52,7 +70,7 @@ class Debater(_Strict):
 
     side: Side
     position: int = Field(ge=1, le=4)
-    name: str | None = None
+    name: str | None = Field(default=None, max_length=MAX_NAME_CHARS)
 
     @property
     def label(self) -> str:
@@ -65,9 +83,9 @@ class Utterance(_Strict):
     the unit's name: ``"Opening Government"``), their side (BP: the bench, government = affirmative),
     the text, and an optional source line."""
 
-    speaker: str
+    speaker: str = Field(max_length=MAX_NAME_CHARS)
     side: Side
-    text: str
+    text: str = Field(max_length=MAX_UTTERANCE_CHARS)
     line: int | None = Field(default=None, ge=0, description="line number in the source transcript")
 
 
@@ -76,7 +94,7 @@ class Team(_Strict):
     ``"affirmative"``) and ``name`` the team's own name (an institution, ``"Harvard A"``)."""
 
     unit: str
-    name: str | None = None
+    name: str | None = Field(default=None, max_length=MAX_NAME_CHARS)
 
 
 class Exchange(_Strict):
@@ -95,8 +113,8 @@ class Stage(_Strict):
     ``surprise`` marks a 2v2 surprise challenge (Appendix A.3).
     """
 
-    stage_id: str = Field(pattern=ID_PATTERN)
-    name: str = Field(min_length=1)
+    stage_id: str = Field(pattern=ID_PATTERN, max_length=MAX_ID_CHARS)
+    name: str = Field(min_length=1, max_length=MAX_NAME_CHARS)
     type: StageType
     sides: list[Side] = Field(min_length=1, max_length=2)
     roles: dict[Side, Role] | None = None
@@ -250,13 +268,13 @@ class MatchView(_Strict):
     labels cannot reach a model input by construction.
     """
 
-    match_id: str = Field(pattern=ID_PATTERN)
+    match_id: str = Field(pattern=ID_PATTERN, max_length=MAX_ID_CHARS)
     format: FormatName
     language: Literal["zh", "en"]
-    motion: str = Field(min_length=1)
-    affirmative_position: str = Field(min_length=1)
-    negative_position: str = Field(min_length=1)
-    info: str | None = None
+    motion: str = Field(min_length=1, max_length=MAX_MOTION_CHARS)
+    affirmative_position: str = Field(min_length=1, max_length=MAX_POSITION_CHARS)
+    negative_position: str = Field(min_length=1, max_length=MAX_POSITION_CHARS)
+    info: str | None = Field(default=None, max_length=MAX_INFO_CHARS)
     debaters: list[Debater]
     teams: list[Team] = Field(default_factory=list)
     stages: list[Stage]
@@ -369,6 +387,7 @@ class Match(MatchView):
             raise ValueError("stages: the transcript is empty; give at least one stage with utterances")
         for i, st in enumerate(self.stages):
             self._check_stage(i, st, spec, known)
+        self._check_length()
         if spec.surprise_types:
             self._check_surprises_once()
         if spec.fixed_order:
@@ -376,6 +395,15 @@ class Match(MatchView):
         if self.labels:
             self._check_labels(self.labels, known)
         return self
+
+    def _check_length(self) -> None:
+        """The whole transcript is at most :data:`MAX_MATCH_CHARS` characters."""
+        total = sum(len(u.text) for st in self.stages for u in st.utterances)
+        if total > MAX_MATCH_CHARS:
+            raise ValueError(
+                f"stages: the transcript has {total:,} characters, more than the {MAX_MATCH_CHARS:,} a match may have "
+                "(the longest real round we know has about 82,000); give one match per file"
+            )
 
     def _check_debaters(self, spec: FormatSpec) -> set[str]:
         """Each position listed once and existing in the format; returns the labels that may speak
@@ -595,6 +623,11 @@ def describe_validation_error(exc: ValidationError, what: str = "match") -> str:
         return f"{what}: field {loc} is empty; give at least one item (see `adjudicate schema`)"
     if kind == "string_too_short":
         return f"{what}: field {loc} is empty; give its text"
+    if kind == "string_too_long":
+        limit = (err.get("ctx") or {}).get("max_length")
+        got = err.get("input")
+        size = f"{len(got):,} characters" if isinstance(got, str) else "too long"
+        return f"{what}: field {loc} has {size}, more than the {limit:,} allowed; shorten it (the limits are in README, \"The match format\")"
     if kind == "string_pattern_mismatch":
         return f"{what}: field {loc}: {err.get('input')!r} is not a usable id; use letters, digits, '_', '.' and '-' only"
     if kind.endswith("_type") or kind.endswith("_parsing"):
@@ -623,7 +656,9 @@ def load_match(path: str | Path) -> Match:
     """Read and validate a match file.
 
     Raises :class:`InputError` (one line, exit code 2) for: a missing file, a directory, bytes that
-    are not UTF-8, invalid JSON, and any schema or consistency violation (naming the field path).
+    are not UTF-8, invalid JSON, nesting deeper than :data:`~adjudicator.jsontext.MAX_JSON_DEPTH`, a
+    key given twice in one object (:func:`~adjudicator.jsontext.read_json`), and any schema or
+    consistency violation (naming the field path).
     """
     p = Path(path)
     if not p.exists():
@@ -645,10 +680,4 @@ def load_match(path: str | Path) -> Match:
         raise InputError(f"{p}: not UTF-8 text (byte {exc.start})", "save the match file as UTF-8") from None
     except OSError as exc:
         raise InputError(f"{p}: cannot be read ({exc.strerror})") from None
-    if raw.startswith("\ufeff"):
-        raw = raw[1:]
-    try:
-        data = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{p}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}", "fix the JSON syntax") from None
-    return parse_match(data, str(p))
+    return parse_match(read_json(raw, str(p)), str(p))

@@ -26,6 +26,9 @@ class CallRecord(FrozenModel):
     transport retries inside one attempt are counted in ``transport_retries``). ``parse`` says how the
     output was read: ``strict`` JSON, ``normalised`` (format repairs), ``regex`` (field-level
     extraction), ``failed``, or ``native`` for the offline judge, which produces structures directly.
+    ``truncated`` is True when the model stopped at the completion budget (``finish_reason`` =
+    ``length``): such an output is never accepted, whatever could be read from it (``parse`` is then
+    ``failed``); ``max_tokens`` is the completion budget the attempt was sent with (None: none sent).
     Token counts are integers >= 0; ``latency_s`` seconds; ``cost_usd`` US dollars where litellm knows
     the price, else None. API keys never appear here.
     """
@@ -44,6 +47,8 @@ class CallRecord(FrozenModel):
     parse: ParseStage = "native"
     raw_output: str | None = None
     error: str | None = None
+    truncated: bool = False
+    max_tokens: int | None = Field(default=None, ge=1)
 
 
 class FailureKind(StrEnum):
@@ -54,6 +59,8 @@ class FailureKind(StrEnum):
     - ``refused``: the server answered with an error that is not retried (HTTP 400/401/404, a prompt
       over the context window);
     - ``unparseable``: answers came, but none was valid after the protocol's attempts;
+    - ``truncated``: answers came, but the last attempt was still cut off at the completion budget
+      after the budget had been raised (:data:`~adjudicator.model.attempts.TRUNCATION_CAP_TOKENS`);
     - ``no_evidence``: nothing to work from (a judge whose every stage analysis failed), so no request
       was sent;
     - ``error``: the backend itself raised (an offline judge fault).
@@ -62,6 +69,7 @@ class FailureKind(StrEnum):
     TRANSPORT = "transport"
     REFUSED = "refused"
     UNPARSEABLE = "unparseable"
+    TRUNCATED = "truncated"
     NO_EVIDENCE = "no_evidence"
     ERROR = "error"
 

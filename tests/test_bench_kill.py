@@ -12,6 +12,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -81,4 +82,67 @@ def test_kill_minus_nine_then_resume(tmp_path, fake_openai, monkeypatch, capsys)
     report = json.loads((run / "report.json").read_text())
     assert report["samples"]["per_arm"]["agentic"] == {"ok": N, "partial": 0, "failed": 0, "not_run": 0}
     events = [(e["event"], e["session"]) for e in map(json.loads, (run / "sessions.jsonl").read_text().splitlines())]
-    assert events == [("start", 1), ("start", 2), ("end", 2)]
+    assert events == [("start", 1), ("end", 1), ("start", 2), ("end", 2)]  # session 2 recorded the death of session 1
+    first_end = json.loads((run / "sessions.jsonl").read_text().splitlines()[1])
+    assert (first_end["state"], first_end["reason"], first_end["was"]) == ("interrupted", "killed", "running")
+
+
+def test_requests_of_a_sample_killed_in_flight_stay_in_the_ledger(tmp_path, fake_openai, monkeypatch, capsys):
+    # m03's judges never answer before the kill: its four tracker requests were answered (and priced),
+    # its judge requests were sent, and no result file is ever written for it by session 1.
+    data = write_dataset(tmp_path / "data", [online(i) for i in range(1, 6)])
+    runs = tmp_path / "runs"
+    isolate_env(monkeypatch, tmp_path)
+    env = subprocess_env(tmp_path)
+    args = [
+        str(ADJUDICATE), "bench", str(data), "--name", "inflight", "--runs-dir", str(runs), "--concurrency", "2", "--no-progress", "--bootstrap", "0",
+        "--model", "openai/gpt-4o-mini", "--api-base", fake_openai.base_url, "--json-mode", "object", "--cache-dir", str(tmp_path / "cache"),
+    ]
+
+    def is_m03_judge(body) -> bool:
+        return "SAMPLETOKEN-3" in json.dumps(body) and "stage_scores" in json.dumps(body.get("response_format"))
+
+    # From m03's first judge request on, every reply is held, so the workers end up blocked on requests
+    # the server has seen; the kill waits for that (no new request for 0.5 s). A request logged but
+    # killed before it reached the socket would be counted by the ledger and not by the server (an
+    # over-count, never an under-count); holding the replies keeps that window closed here.
+    held = threading.Event()
+
+    def reply(body):
+        if is_m03_judge(body):
+            held.set()
+        return Reply(content=answer(body), delay_s=60 if held.is_set() else 0.05, usage=(100, 20))
+
+    fake_openai.respond_with(reply)
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    try:
+        deadline = time.monotonic() + 60
+        while not held.is_set():
+            assert time.monotonic() < deadline and proc.poll() is None
+            time.sleep(0.02)
+        seen, quiet_since = fake_openai.count, time.monotonic()
+        while time.monotonic() - quiet_since < 0.5:
+            assert time.monotonic() < deadline and proc.poll() is None
+            time.sleep(0.02)
+            if fake_openai.count != seen:
+                seen, quiet_since = fake_openai.count, time.monotonic()
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait(timeout=30)
+    (run,) = runs.iterdir()
+    assert not (run / "results" / "agentic" / "m03.json").exists()
+    sent_before = fake_openai.count
+
+    fake_openai.respond_with(lambda body: Reply(content=answer(body), usage=(100, 20)))
+    assert main(args[1:] + ["--resume"]) == 0, capsys.readouterr().err
+    capsys.readouterr()
+    ledger = json.loads((run / "report.json").read_text())["ledger"]
+    # every request the server saw is in the ledger, the killed sample's included, each once
+    assert ledger["total"]["requests"] == fake_openai.count > sent_before
+    assert ledger["total"]["unfinished_requests"] >= 5  # m03's 4 trackers + at least one judge, never in a result file
+    assert json.loads((run / "status.json").read_text())["ledger"]["total"]["requests"] == fake_openai.count
+    # the answered ones among them are priced: gpt-4o-mini at 100 prompt + 20 completion tokens each
+    from adjudicator.bench.requests import logged_spend
+
+    m03 = logged_spend(run)[("agentic", "m03", 1)]
+    assert m03.requests >= 5 and m03.priced_requests == 4 and m03.prompt_tokens == 400 and m03.cost_usd > 0

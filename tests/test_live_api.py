@@ -102,7 +102,7 @@ def test_create_push_close_round_trip(live):
     assert live.http.post("/api/matches/m1/close", headers=AUTH).json() == verdict
     assert len(live.backend.judge_requests) == 3
     assert live.http.get("/api/matches").json()["matches"][0] | {"created_at": None} == {
-        "match_id": "m1", "motion": m.motion, "format": "online-1v1", "status": "closed", "received": 4, "analysed": 4,
+        "match_id": "m1", "motion": m.motion, "format": "online-1v1", "status": "closed", "received": 4, "analysed": 4, "failed": 0,
         "created_at": None, "board_url": "/board/m1"}
 
 
@@ -142,6 +142,10 @@ def test_bad_headers_get_4xx_with_the_field_path(live):
     assert r.status_code == 422 and r.json()["field"] == "match_id"
     r = post(content=b'{"match_id": ')
     assert r.status_code == 400 and r.json()["detail"].startswith("body: invalid JSON at line 1 column 14")
+    r = post(content=json.dumps(good)[:-1].encode() + b', "deep": ' + b"[" * 5000 + b"]" * 5000 + b"}")
+    assert r.status_code == 400 and r.json()["detail"].startswith("body: nested deeper than 64 levels at deep.0.0.0")
+    r = post(content=json.dumps(good)[:-1].encode() + b', "motion": "another"}')
+    assert r.status_code == 400 and r.json()["field"] == "motion" and r.json()["detail"].startswith("body: duplicate key motion")
     r = post(content=b"\xff\xfe{}")
     assert r.status_code == 400 and r.json()["detail"].startswith("body: not UTF-8")
     r = post([good])

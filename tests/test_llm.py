@@ -245,7 +245,7 @@ def test_auto_mode_falls_back_to_prompted_json_when_the_server_rejects_the_schem
     resp = c.complete(request())
     assert fake_openai.requests[0]["response_format"]["type"] == "json_schema"
     assert "response_format" not in fake_openai.requests[1]  # same attempt, prompted JSON
-    assert resp.text == '{"p": 0.7}' and resp.transport_retries == 0
+    assert resp.text == '{"p": 0.7}' and resp.transport_retries == 1  # the rejected request was sent: the ledger counts it
     c.remember(resp, parsed=True)
     again = client(fake_openai, model="openai/gpt-4o-mini", cache=ResponseCache(tmp_path)).complete(request())
     assert again.cache_hit and fake_openai.count == 2  # the rejection was remembered: no probe on rerun

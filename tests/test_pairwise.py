@@ -285,7 +285,7 @@ def test_compare_prompt_is_bounded():
     from adjudicator.judges.base import CompareRequest
     from adjudicator.judges.llm.compare import EXCERPT_CHARS, compare_variables
 
-    long_text = "word " * 20000
+    long_text = "word " * 9000  # 45,000 characters: under the utterance cap (MAX_UTTERANCE_CHARS), far over the excerpt
     m = online_match([long_text, "short reply", "another", "last"])
     req = CompareRequest(judge_id="judge-1", perspective="task", match=m.view(), clashes={}, analyses=[], level="unit", a="affirmative", b="negative")
     a = compare_variables(req)["a"]

@@ -45,7 +45,7 @@ class ArmOutcome:
     analyses: list[StageAnalysis] = field(default_factory=list)
 
 
-def run_arm(match: Match, arm: str, config: Any, tracker: Backend | None = None) -> ArmOutcome:
+def run_arm(match: Match, arm: str, config: Any, tracker: Backend | None = None, observer: Any | None = None) -> ArmOutcome:
     """Adjudicate ``match`` with ``arm`` and return its :class:`ArmOutcome`.
 
     The agentic arm is run through :func:`adjudicator.api.run_agentic` on a context built for
@@ -54,12 +54,13 @@ def run_arm(match: Match, arm: str, config: Any, tracker: Backend | None = None)
     graph's call records, failures and analyses (:func:`adjudicator.api.adjudicate` would raise
     and lose them). Other arms go through :func:`adjudicator.api.adjudicate`; if their
     AdjudicationFailed carries ``calls`` or ``failures`` attributes, those are kept. Raises
-    ConfigError; other AdjudicatorErrors become the ``error`` string.
+    ConfigError; other AdjudicatorErrors become the ``error`` string. ``observer`` (a
+    :class:`~adjudicator.model.chat.RequestObserver`) is given to every model client of the sample.
     """
     if arm == "agentic":
         from adjudicator.api import build_context, run_agentic
 
-        verdict, state = run_agentic(match, build_context(config, tracker=tracker))
+        verdict, state = run_agentic(match, build_context(config, tracker=tracker, observer=observer))
         analyses = list(state.get("analyses") or [])
         if verdict is not None:
             return ArmOutcome(verdict, list(verdict.calls), list(verdict.failures), None, analyses)
@@ -69,7 +70,7 @@ def run_arm(match: Match, arm: str, config: Any, tracker: Backend | None = None)
     from adjudicator.api import adjudicate
 
     try:
-        verdict = adjudicate(match, config, arm=arm)
+        verdict = adjudicate(match, config, arm=arm, observer=observer)
     except ConfigError:
         raise
     except AdjudicatorError as exc:
@@ -93,13 +94,13 @@ def _status(verdict: Verdict | None, failures: list[NodeFailure], error: str | N
 
 def execute_sample(
     match: Match, arm: str, config: Any, *, sample_sha256: str, session: int, superseded: list[str] | None = None,
-    tracker: Backend | None = None, not_run: str | None = None,
+    tracker: Backend | None = None, not_run: str | None = None, observer: Any | None = None,
 ) -> SampleResult:
     """Run ``arm`` on ``match`` and return its :class:`SampleResult`. Never raises for a model fault
     or an unexpected exception inside the arm (both become a failed sample); re-raises ConfigError
-    and KeyboardInterrupt. ``tracker`` as in :func:`run_arm`; ``not_run`` a reason the sample
-    cannot be run at all (a re-judge run whose parent has no result for it): the result is then
-    ``failed`` with that error (type ``NoParentResult``) and nothing is sent."""
+    and KeyboardInterrupt. ``tracker`` and ``observer`` as in :func:`run_arm`; ``not_run`` a reason
+    the sample cannot be run at all (a re-judge run whose parent has no result for it): the result
+    is then ``failed`` with that error (type ``NoParentResult``) and nothing is sent."""
     started = utc_now()
     t0 = time.monotonic()
     verdict = None
@@ -111,7 +112,7 @@ def execute_sample(
         if not_run is not None:
             error, error_type = not_run, "NoParentResult"
         else:
-            outcome = run_arm(match, arm, config, tracker)
+            outcome = run_arm(match, arm, config, tracker, observer)
             verdict, calls, failures, error, analyses = outcome.verdict, outcome.calls, outcome.failures, outcome.error, outcome.analyses
             if error is not None:
                 error_type = "AdjudicationFailed"

@@ -6,6 +6,9 @@ One folder per benchmark run, named ``<UTC timestamp>_<name>`` (timestamp ``YYYY
       manifest.json          written before the first model call; rewritten only to record a larger
                              --limit given on resume (its "amendments"; see manifest.py)
       sessions.jsonl         one line per invocation (start and end), append-only
+      requests.jsonl         one line per model request before it is sent, one when it settles
+                             (append-only; see requests.py): the ledger's record of spend
+      lock                   held (an OS lock) by the one process running the run
       status.json            the run's current state (running / complete / stopped / interrupted)
       dataset/               the converted match files, only when bench was given upstream PanelBench
       results/<arm>/<sample>.json              one file per sample and arm (see results.py)
@@ -33,6 +36,8 @@ _TS_RE = re.compile(r"^\d{8}T\d{6}Z$")
 MANIFEST = "manifest.json"
 STATUS = "status.json"
 SESSIONS = "sessions.jsonl"
+REQUESTS = "requests.jsonl"
+LOCK = "lock"
 RESULTS = "results"
 DATASET = "dataset"
 SUPERSEDED = "superseded"

@@ -1,13 +1,16 @@
 """The per-arm cost and token ledger of a run, and the budget check.
 
 The ledger is rebuilt from the result files on disk (the source of truth, so a resumed run counts
-what earlier sessions spent exactly once) and updated as samples finish. Costs are litellm's prices
+what earlier sessions spent exactly once) plus the requests of samples that never wrote one (in
+flight when a run was killed; read from the request log, :mod:`adjudicator.bench.requests`, and
+counted in ``unfinished_requests``), and updated as samples finish. Costs are litellm's prices
 in US dollars for requests that were not cache hits; calls whose price litellm does not know are
 counted in ``unpriced_requests`` and make ``cost_known`` False (``priced_requests`` counts the others;
 :func:`cost_text` turns the pair into "$X", "$X (+ unknown for N requests)" or "unknown").
 
 Budget rule (``--budget-usd``): the budget caps the whole run's known spend, earlier sessions
-included. Before a sample is started the ledger's total is compared with the budget; once the total
+included, and the requests of samples still in flight or killed in flight. Before a sample is
+started the ledger's total plus the in-flight spend is compared with the budget; once the total
 has reached it no new sample starts, samples already running finish and are kept, and the run stops
 with status ``stopped`` / reason ``budget``. The overshoot is therefore bounded by the cost of the
 samples in flight (at most ``--concurrency``). Failed attempts replaced by ``--retry-errors`` stay
@@ -19,6 +22,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 
+from adjudicator.bench.requests import Spend
 from adjudicator.bench.results import SampleResult
 from adjudicator.records import Usage
 
@@ -41,6 +45,18 @@ class ArmLedger:
     latency_s: float = 0.0
     elapsed_s: float = 0.0
     superseded_samples: int = 0
+    unfinished_requests: int = 0
+
+    def add_unfinished(self, spend: Spend) -> None:
+        """Fold in the requests of samples that wrote no result (killed in flight): their requests,
+        tokens and known cost count; no sample is counted."""
+        self.unfinished_requests += spend.requests
+        self.requests += spend.requests
+        self.prompt_tokens += spend.prompt_tokens
+        self.completion_tokens += spend.completion_tokens
+        self.cost_usd = round(self.cost_usd + spend.cost_usd, 8)
+        self.priced_requests += spend.priced_requests
+        self.unpriced_requests += spend.unpriced_requests
 
     def add(self, result: SampleResult, *, superseded: bool = False) -> None:
         """Fold one sample's result in. A ``superseded`` result (a failed attempt replaced by
@@ -86,6 +102,7 @@ class ArmLedger:
             "latency_s": self.latency_s,
             "elapsed_s": self.elapsed_s,
             "superseded_samples": self.superseded_samples,
+            "unfinished_requests": self.unfinished_requests,
             "tokens_per_sample": round((self.prompt_tokens + self.completion_tokens) / n, 1) if n else None,
             "cost_usd_per_sample": round(self.cost_usd / n, 6) if n else None,
         }
@@ -103,6 +120,12 @@ class Ledger:
         with self._lock:
             self.arms.setdefault(result.arm, ArmLedger()).add(result, superseded=superseded)
 
+    def add_unfinished(self, spend_by_arm: dict[str, Spend]) -> None:
+        """Fold in the requests of samples that wrote no result (see :meth:`ArmLedger.add_unfinished`)."""
+        with self._lock:
+            for arm, spend in spend_by_arm.items():
+                self.arms.setdefault(arm, ArmLedger()).add_unfinished(spend)
+
     @property
     def total_cost_usd(self) -> float:
         """Known spend over all arms, US dollars."""
@@ -115,15 +138,17 @@ class Ledger:
         with self._lock:
             return sum(a.unpriced_requests for a in self.arms.values())
 
-    def over_budget(self, budget_usd: float | None) -> bool:
-        """True when a budget is set and the known spend has reached it."""
-        return budget_usd is not None and self.total_cost_usd >= budget_usd
+    def over_budget(self, budget_usd: float | None, in_flight_usd: float = 0.0) -> bool:
+        """True when a budget is set and the known spend, plus ``in_flight_usd`` spent so far by
+        samples still running, has reached it."""
+        return budget_usd is not None and self.total_cost_usd + in_flight_usd >= budget_usd
 
     def as_dict(self) -> dict:
         """``{"arms": {arm: sums}, "total": sums over arms}``."""
         with self._lock:
             arms = {k: v.as_dict() for k, v in sorted(self.arms.items())}
-        keys = ("samples", "samples_ok", "samples_partial", "samples_failed", "calls", "requests", "cache_hits", "prompt_tokens", "completion_tokens", "priced_requests", "unpriced_requests")
+        keys = ("samples", "samples_ok", "samples_partial", "samples_failed", "calls", "requests", "cache_hits", "prompt_tokens", "completion_tokens",
+                "priced_requests", "unpriced_requests", "unfinished_requests")
         total = {k: sum(a[k] for a in arms.values()) for k in keys}
         total["cost_usd"] = round(sum(a["cost_usd"] for a in arms.values()), 6)
         total["cost_known"] = all(a["cost_known"] for a in arms.values())

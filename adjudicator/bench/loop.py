@@ -6,18 +6,23 @@ kept as samples finish, no new sample started once a stop is due.
   file moves to ``superseded/``); one without a file (never started, or in flight when the run was
   killed) runs.
 - Ledger (:func:`opening_ledger`): rebuilt from the result files on disk, superseded ones included,
-  then updated as samples finish (see :mod:`adjudicator.bench.ledger`).
+  plus the logged requests of samples that left no result (killed in flight), then updated as
+  samples finish (see :mod:`adjudicator.bench.ledger` and :mod:`adjudicator.bench.requests`).
 - Run (:class:`SampleLoop`): at most ``--concurrency`` samples at a time (threads), each isolated
-  (see execute.py), each result written atomically as soon as it finishes. Before each sample
-  starts, the budget and the early stops of :mod:`adjudicator.bench.stops` are checked; once one is
-  due, no new sample starts and those in flight finish. Ctrl-C records the session as
-  ``interrupted``; an unexpected error as ``failed`` / ``error``.
+  (see execute.py), each result written atomically as soon as it finishes, each model request
+  logged before it is sent. Before each sample starts, the budget (counting the spend of the
+  samples in flight) and the early stops of :mod:`adjudicator.bench.stops` are checked; once one is
+  due, no new sample starts and those in flight finish. On Ctrl-C, SIGTERM or an unexpected error
+  the loop abandons the samples in flight: their threads may not send another request nor write a
+  result file (they cannot be stopped mid-request, but once the loop has given up nothing of theirs
+  reaches the run folder but the request log's lines for replies still arriving), their spend so far
+  joins the ledger, and the error propagates to the runner, which records the session's end.
 """
 
 from __future__ import annotations
 
-import os
 import sys
+import threading
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
@@ -26,9 +31,9 @@ from typing import TYPE_CHECKING, Any
 
 from adjudicator.bench.dataset import Sample
 from adjudicator.bench.ledger import Ledger
+from adjudicator.bench.requests import RequestLog, unfinished_spend
 from adjudicator.bench.results import SampleResult, read_result, result_path, superseded_dir, write_result
 from adjudicator.bench.session import BenchOptions
-from adjudicator.bench.status import log_session_event, write_status
 from adjudicator.bench.stops import SessionTally
 from adjudicator.errors import InputError
 from adjudicator.files import move_file
@@ -70,24 +75,34 @@ def plan(run_dir: Path, samples: list[Sample], arms: list[str], retry_errors: bo
 
 def opening_ledger(run_dir: Path, arms: list[str], existing: dict[tuple[str, str], SampleResult], retry_errors: bool) -> Ledger:
     """The ledger before this session runs anything: every existing result (one about to be rerun
-    under ``--retry-errors`` counts as superseded) and every superseded result file."""
+    under ``--retry-errors`` counts as superseded), every superseded result file, and the logged
+    requests of every sample that wrote no result in the session that sent them."""
     ledger = Ledger()
+    finished: set[tuple[str, str, int]] = set()
     for res in existing.values():
         ledger.add(res, superseded=retry_errors and res.status != "ok")
+        finished.add((res.arm, res.sample_id, res.session))
     for arm in arms:
         sdir = superseded_dir(run_dir, arm)
         for f in sorted(sdir.glob("*.json")) if sdir.is_dir() else []:
             old = read_result(f)
             if old is not None:
                 ledger.add(old, superseded=True)
+                finished.add((old.arm, old.sample_id, old.session))
+    ledger.add_unfinished(unfinished_spend(run_dir, finished))
     return ledger
 
 
-def run_task(run_dir: Path, task: Task, config: Any, session: int, parent: Parent | None = None) -> SampleResult:
+def run_task(
+    run_dir: Path, task: Task, config: Any, session: int, parent: Parent | None = None, observer: Any | None = None,
+    gate: Callable[[Callable[[], None]], bool] | None = None,
+) -> SampleResult:
     """Run one task and write its result file (moving a replaced failed result to superseded/).
     In a re-judge run (``parent``), the tracker's seat goes to the parent's tracker outputs for the
     sample (:func:`~adjudicator.bench.rejudge.reused_tracker`); a sample the parent has no result
-    for fails without a request."""
+    for fails without a request. ``observer`` is told about every model request (the run's request
+    log); ``gate`` runs the write and returns False, writing nothing, once the session has abandoned
+    its samples (None: always write)."""
     from adjudicator.bench.execute import execute_sample
 
     path = result_path(run_dir, task.arm, task.sample.stem)
@@ -110,11 +125,19 @@ def run_task(run_dir: Path, task: Task, config: Any, session: int, parent: Paren
         else:
             tracker = reused_tracker(parent, prior_run)
     result = execute_sample(
-        task.sample.match, task.arm, config, sample_sha256=task.sample.sha256, session=session, superseded=moved, tracker=tracker, not_run=not_run
+        task.sample.match, task.arm, config, sample_sha256=task.sample.sha256, session=session, superseded=moved, tracker=tracker, not_run=not_run,
+        observer=observer,
     )
-    if old is not None and target is not None:
-        move_file(old, target)
-    write_result(path, result)
+
+    def write() -> None:
+        if old is not None and target is not None:
+            move_file(old, target)
+        write_result(path, result)
+
+    if gate is None:
+        write()
+    else:
+        gate(write)
     return result
 
 
@@ -144,6 +167,10 @@ class SampleLoop:
         self.parent = parent
         self.tally = SessionTally()
         self.in_flight: set[Future[SampleResult]] = set()
+        self.requests = RequestLog(run_dir, session)
+        self._gate = threading.Lock()
+        self._abandoned = False
+        self.written = 0  # result files this session wrote (a sample may be written before it is folded in)
 
     def _fill(self, ex: ThreadPoolExecutor) -> None:
         """Start tasks until the concurrency is used up; the budget is checked before each start.
@@ -152,15 +179,18 @@ class SampleLoop:
         while len(self.in_flight) < self.opts.concurrency and self.queue and self.tally.reason is None:
             if self.tally.streak and self.in_flight:
                 return
-            if self.ledger.over_budget(self.opts.budget_usd):
+            if self.ledger.over_budget(self.opts.budget_usd, self.requests.in_flight_cost_usd()):
                 self.tally.reason = "budget"
                 return
-            self.in_flight.add(ex.submit(run_task, self.run_dir, self.queue.pop(0), self.config, self.session, self.parent))
+            task = self.queue.pop(0)
+            observer = self.requests.for_sample(task.arm, task.sample.sample_id)
+            self.in_flight.add(ex.submit(run_task, self.run_dir, task, self.config, self.session, self.parent, observer, self._write_unless_abandoned))
 
     def _finished(self, result: SampleResult, bar: Any) -> None:
         """Fold one finished sample in: ledger, tally (and its ``failed:`` line), the unpriced
         warning once, the callback, the progress bar."""
         self.ledger.add(result)
+        self.requests.settle_sample(result.arm, result.sample_id)
         line = self.tally.record(result, self.opts.max_errors)
         if line is not None:
             bar.write(line, file=sys.stderr)
@@ -172,18 +202,35 @@ class SampleLoop:
         bar.set_postfix_str(f"${self.ledger.total_cost_usd:.4f} errors={self.tally.failed_now}", refresh=False)
         bar.update(1)
 
-    def _interrupted(self) -> None:
-        """Record a Ctrl-C: status ``interrupted`` and the session's end event."""
-        t = self.tally
-        write_status(self.run_dir, state="interrupted", reason="interrupted", session=self.session, pid=os.getpid(), pending=self.total - t.ran, ledger=self.ledger.as_dict())
-        log_session_event(self.run_dir, "end", self.session, state="interrupted", ran=t.ran, failed=t.failed_now)
+    def _write_unless_abandoned(self, write: Callable[[], None]) -> bool:
+        """Run ``write`` (a sample's result file) unless the loop has abandoned its samples."""
+        with self._gate:
+            if self._abandoned:
+                return False
+            write()
+            self.written += 1
+            return True
+
+    def _abandon(self) -> None:
+        """Give up the samples in flight: no result file of theirs is written from now on (a write
+        under way finishes first), no new request of theirs is sent, and what they spent so far joins
+        the ledger as unfinished."""
+        with self._gate:
+            self._abandoned = True
+        self.requests.close()
+        self.ledger.add_unfinished(self.requests.in_flight())
+
+    @property
+    def pending(self) -> int:
+        """Planned samples of this session that wrote no result file."""
+        return self.total - self.written
 
     def run(self) -> SessionTally:
         """Run every task (or until a stop is due) and return the tally. A ConfigError from a sample
-        (every sample would fail alike) and KeyboardInterrupt propagate, after the status is written."""
+        (every sample would fail alike), KeyboardInterrupt (Ctrl-C, SIGTERM) and unexpected errors
+        propagate after the samples in flight are abandoned (module docstring)."""
         bar = _progress(self.total, self.opts.progress)
         ex = ThreadPoolExecutor(max_workers=self.opts.concurrency, thread_name_prefix="bench")
-        interrupted = False
         try:
             self._fill(ex)
             while self.in_flight:
@@ -192,19 +239,13 @@ class SampleLoop:
                     self.in_flight.discard(fut)
                     self._finished(fut.result(), bar)  # ConfigError (every sample would fail alike) propagates
                 self._fill(ex)
-        except KeyboardInterrupt:
-            interrupted = True
-            self.tally.reason = "interrupted"
+        except BaseException as exc:
+            if isinstance(exc, KeyboardInterrupt):
+                self.tally.reason = "interrupted"
+            self._abandon()
             ex.shutdown(wait=False, cancel_futures=True)
-            raise
-        except BaseException:
-            ex.shutdown(wait=False, cancel_futures=True)
-            write_status(self.run_dir, state="failed", reason="error", session=self.session, pid=os.getpid())
             raise
         finally:
             bar.close()
-            if interrupted:
-                self._interrupted()
-            else:
-                ex.shutdown(wait=True)
+        ex.shutdown(wait=True)
         return self.tally

@@ -116,18 +116,30 @@ def load_results(run_dir: Path, arms: Sequence[str], samples: Sequence[Sample]) 
     return out
 
 
-def report_ledger(run_dir: Path, arms: Sequence[str], results: dict[str, dict[str, SampleResult]]) -> Ledger:
-    """The ledger of the selected samples: their results, and the superseded results of those
-    samples (their spend stays counted)."""
+def report_ledger(run_dir: Path, arms: Sequence[str], results: dict[str, dict[str, SampleResult]], sample_ids: set[str] | None = None) -> Ledger:
+    """The ledger of the selected samples: their results, the superseded results of those samples
+    (their spend stays counted), and the logged requests of selected samples that wrote no result
+    in the session that sent them (killed in flight; :mod:`adjudicator.bench.requests`).
+    ``sample_ids`` is the selection (None: the samples with results)."""
+    from adjudicator.bench.requests import unfinished_spend
+
     ledger = Ledger()
+    finished: set[tuple[str, str, int]] = set()
+    selected: set[str] = set(sample_ids or ())
     for arm in arms:
+        if sample_ids is None:
+            selected |= set(results[arm])
         for r in results[arm].values():
             ledger.add(r)
+            finished.add((r.arm, r.sample_id, r.session))
         sdir = superseded_dir(run_dir, arm)
         for f in sorted(sdir.glob("*.json")) if sdir.is_dir() else []:
             old = read_result(f)
-            if old is not None and old.sample_id in results[arm]:
-                ledger.add(old, superseded=True)
+            if old is not None:
+                finished.add((old.arm, old.sample_id, old.session))
+                if old.sample_id in results[arm]:
+                    ledger.add(old, superseded=True)
+    ledger.add_unfinished(unfinished_spend(run_dir, finished, selected))
     return ledger
 
 
@@ -179,7 +191,7 @@ def build_report(run_dir: Path, *, samples: Sequence[Sample] | None = None, n_bo
     reliability = reliability_from_matches(matches)
     scores = score_run(matches, results, labels, ScoreSettings(n_bootstrap=n_bootstrap, seed=seed), reliability, synthetic_labels=prov["synthetic"])
 
-    ledger = report_ledger(run_dir, arms, results)
+    ledger = report_ledger(run_dir, arms, results, {s.sample_id for s in samples})
     stems = {s.sample_id: s.stem for s in samples}
     files = {arm: {sid: result_path(run_dir, arm, stem).relative_to(run_dir).as_posix() for sid, stem in stems.items()} for arm in arms}
     for f in scores["failures"]:

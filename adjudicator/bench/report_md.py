@@ -231,6 +231,10 @@ def _samples_section(report: dict[str, Any]) -> list[str]:
         cost = cost_text(led)
         L.append(f"| {arm} | {s['ok']} | {s['partial']} | {s['failed']} | {s['not_run']} | {led.get('requests', 0)} | {led.get('cache_hits', 0)} | {led.get('prompt_tokens', 0)} | {led.get('completion_tokens', 0)} | {cost} |")
     L.append("")
+    unfinished = {arm: int(led.get("unfinished_requests") or 0) for arm, led in report["ledger"]["arms"].items()}
+    if any(unfinished.values()):
+        parts = ", ".join(f"{arm} {n}" for arm, n in unfinished.items() if n)
+        L += [f"Requests include {parts} sent by samples that never finished (in flight when a session was killed; from requests.jsonl).", ""]
     return L
 
 

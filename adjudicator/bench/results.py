@@ -101,9 +101,9 @@ def read_result(path: Path) -> SampleResult | None:
 def first_failure(failures: list[NodeFailure]) -> NodeFailure | None:
     """The node failure that says why a sample failed (failures are sorted by node and key, so a
     judge's derived "no stage analysis succeeded" can come before the tracker call that caused it):
-    the first ``transport``/``refused`` one, else the first ``unparseable`` one, else the first;
-    None when there is no failure."""
-    for wanted in (lambda k: k.unreachable, lambda k: k is FailureKind.UNPARSEABLE):
+    the first ``transport``/``refused`` one, else the first ``unparseable`` or ``truncated`` one, else
+    the first; None when there is no failure."""
+    for wanted in (lambda k: k.unreachable, lambda k: k in (FailureKind.UNPARSEABLE, FailureKind.TRUNCATED)):
         for f in failures:
             if wanted(f.kind):
                 return f
@@ -118,13 +118,13 @@ def first_cause(failures: list[NodeFailure]) -> str | None:
 
 def is_unreachable(result: SampleResult) -> bool:
     """True when ``result`` failed without the model ever answering: status ``failed``, at least one
-    ``transport``/``refused`` node failure, no ``unparseable`` one, and no call record holding a
+    ``transport``/``refused`` node failure, no ``unparseable`` or ``truncated`` one, and no call record holding a
     model output (a cache hit or a received reply). Such a sample says nothing about the model, only
     that its server could not be used (see the unreachable-server stop in stops.py)."""
     if result.status != "failed":
         return False
     if not any(f.kind.unreachable for f in result.failures):
         return False
-    if any(f.kind is FailureKind.UNPARSEABLE for f in result.failures):
+    if any(f.kind in (FailureKind.UNPARSEABLE, FailureKind.TRUNCATED) for f in result.failures):
         return False
     return not any(c.raw_output is not None or c.cache_hit for c in result.calls if c.parse != "native")

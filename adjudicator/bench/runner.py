@@ -15,6 +15,14 @@ Flow of :func:`run_bench`, one module per step:
    summary on stderr.
 5. :mod:`adjudicator.bench.report`: report.json, report.md, report.html over every finished sample
    of the selection.
+
+The session holds the run folder's lock from step 1 to the end. ``status.json`` says what is true
+after any exit: ``running`` while samples run, ``reporting`` (with the coming end state as
+``outcome`` and ``"reports": "missing"``) while the reports are written, then the end state with
+``"reports": "written"``; ``interrupted`` (reason ``interrupted`` for Ctrl-C, ``terminated`` for
+SIGTERM/SIGHUP) or ``failed`` (reason ``error``) when the session stops early, with what is missing.
+A ``kill -9`` cannot be recorded by the process that dies; the next session on the run records it
+(``interrupted``, reason ``killed``; :func:`~adjudicator.bench.status.record_dead_session`).
 """
 
 from __future__ import annotations
@@ -30,6 +38,7 @@ from adjudicator.bench.results import SampleResult
 from adjudicator.bench.session import BenchOptions, Session, open_session
 from adjudicator.bench.status import echo, log_session_event, summary_lines, write_status
 from adjudicator.bench.stops import EndState, end_state, stop_error
+from adjudicator.errors import Terminated
 
 
 @dataclass
@@ -68,10 +77,27 @@ def _log_start(s: Session, opts: BenchOptions, todo: list[Task], skipped: int, n
         echo(f"note: {name} changed from {ch['from']} to {ch['to']} for this run (recorded in sessions.jsonl{' and manifest.json' if name == 'limit' else ''})")
 
 
-def _log_end(s: Session, end: EndState, ran: int, failed_now: int, ledger: Ledger) -> None:
-    """The session's end state in ``status.json`` and its end event."""
-    write_status(s.run_dir, state=end.state, reason=end.reason, message=end.message or None, session=s.number, pid=os.getpid(), pending=end.pending, ledger=ledger.as_dict())
-    log_session_event(s.run_dir, "end", s.number, state=end.state, reason=end.reason, ran=ran, failed=failed_now, pending=end.pending)
+def _log_end(s: Session, end: EndState, ran: int, failed_now: int, ledger: Ledger, reports: str) -> None:
+    """The session's end state in ``status.json`` (``reports``: ``written`` or ``not requested``) and its end event."""
+    write_status(s.run_dir, state=end.state, reason=end.reason, message=end.message or None, session=s.number, pid=os.getpid(), pending=end.pending,
+                 reports=reports, ledger=ledger.as_dict())
+    log_session_event(s.run_dir, "end", s.number, state=end.state, reason=end.reason, ran=ran, failed=failed_now, pending=end.pending, reports=reports)
+
+
+def _log_abort(s: Session, exc: BaseException, loop: SampleLoop, ledger: Ledger, end: EndState | None) -> None:
+    """A session stopped by Ctrl-C, SIGTERM/SIGHUP or an error, in the samples or while reporting:
+    ``interrupted`` (reason ``interrupted`` / ``terminated``) or ``failed`` (reason ``error``) in
+    ``status.json`` with the samples not run and ``"reports": "missing"``, and its end event."""
+    if isinstance(exc, KeyboardInterrupt):
+        state, reason = "interrupted", "terminated" if isinstance(exc, Terminated) else "interrupted"
+        message = f"stopped by {exc.signal_name}" if isinstance(exc, Terminated) else "stopped by Ctrl-C"
+    else:
+        state, reason = "failed", "error"
+        message = " ".join(f"{type(exc).__name__}: {exc}".split())[:500]
+    extra = {"outcome": end.state, "outcome_reason": end.reason} if end is not None else {}
+    write_status(s.run_dir, state=state, reason=reason, message=message, session=s.number, pid=os.getpid(), pending=loop.pending, reports="missing",
+                 ledger=ledger.as_dict(), **extra)
+    log_session_event(s.run_dir, "end", s.number, state=state, reason=reason, ran=loop.tally.ran, failed=loop.tally.failed_now, pending=loop.pending, reports="missing")
 
 
 def run_bench(opts: BenchOptions, *, on_result: Callable[[SampleResult], None] | None = None) -> BenchOutcome:
@@ -81,6 +107,14 @@ def run_bench(opts: BenchOptions, *, on_result: Callable[[SampleResult], None] |
     after writing the status, the summary on stderr and the reports; InputError (exit 2) for bad
     options or data before any model call."""
     s = open_session(opts)
+    try:
+        return _run_session(s, opts, on_result)
+    finally:
+        s.lock.release()
+
+
+def _run_session(s: Session, opts: BenchOptions, on_result: Callable[[SampleResult], None] | None) -> BenchOutcome:
+    """:func:`run_bench` once the session is open (and its run folder locked)."""
     samples = s.samples()
     todo, skipped, existing = plan(s.run_dir, samples, s.arms, opts.retry_errors)
     ledger = opening_ledger(s.run_dir, s.arms, existing, opts.retry_errors)
@@ -89,19 +123,26 @@ def run_bench(opts: BenchOptions, *, on_result: Callable[[SampleResult], None] |
     if warned:
         echo(BUDGET_WARNING)
 
-    tally = SampleLoop(s.run_dir, todo, s.config, s.number, opts, ledger, warned=warned, on_result=on_result, parent=s.parent).run()
+    loop = SampleLoop(s.run_dir, todo, s.config, s.number, opts, ledger, warned=warned, on_result=on_result, parent=s.parent)
+    end: EndState | None = None
+    try:
+        tally = loop.run()
+        end = end_state(tally, s.arms, len(todo) - tally.ran, s.run_dir, budget_usd=opts.budget_usd, spent_usd=ledger.total_cost_usd, max_errors=opts.max_errors)
+        outcome = BenchOutcome(s.run_dir, end.state, end.reason, s.number, tally.ran, skipped, tally.failed_now, end.pending, ledger, message=end.message)
+        for line in summary_lines(ledger, tally.ran, skipped, tally.failed_now):
+            echo(line)
+        if opts.reports:
+            from adjudicator.bench.report import write_reports
 
-    end = end_state(tally, s.arms, len(todo) - tally.ran, s.run_dir, budget_usd=opts.budget_usd, spent_usd=ledger.total_cost_usd, max_errors=opts.max_errors)
-    _log_end(s, end, tally.ran, tally.failed_now, ledger)
-    outcome = BenchOutcome(s.run_dir, end.state, end.reason, s.number, tally.ran, skipped, tally.failed_now, end.pending, ledger, message=end.message)
-    for line in summary_lines(ledger, tally.ran, skipped, tally.failed_now):
-        echo(line)
-    if opts.reports:
-        from adjudicator.bench.report import write_reports
-
-        status = {"state": end.state, "reason": end.reason, "pending": end.pending, "message": end.message or None}
-        outcome.reports = write_reports(s.run_dir, samples=samples, n_bootstrap=s.settings.n_bootstrap, seed=s.settings.seed, status=status)
-        echo("reports: " + ", ".join(str(p) for p in outcome.reports.values()))
+            write_status(s.run_dir, state="reporting", reason=None, outcome=end.state, outcome_reason=end.reason, session=s.number, pid=os.getpid(),
+                         pending=end.pending, reports="missing", ledger=ledger.as_dict())
+            status = {"state": end.state, "reason": end.reason, "pending": end.pending, "message": end.message or None}
+            outcome.reports = write_reports(s.run_dir, samples=samples, n_bootstrap=s.settings.n_bootstrap, seed=s.settings.seed, status=status)
+            echo("reports: " + ", ".join(str(p) for p in outcome.reports.values()))
+        _log_end(s, end, tally.ran, tally.failed_now, ledger, "written" if opts.reports else "not requested")
+    except BaseException as exc:
+        _log_abort(s, exc, loop, ledger, end)
+        raise
     source = str(opts.dataset) if opts.dataset is not None else f"--rejudge {opts.rejudge}"
     error = stop_error(end, f"adjudicate bench {source} --name {opts.name}")
     if error is not None:

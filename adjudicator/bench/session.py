@@ -14,6 +14,11 @@ A ``--fold K`` run selects fold K of the recommended splits (recorded in the man
 kept on resume); a ``--rejudge RUN`` run takes RUN's dataset, fold and limit and a configuration
 with RUN's tracker (:mod:`adjudicator.bench.rejudge`), and its resumption keeps that parent.
 
+One process per run: the session holds an exclusive OS lock on the run folder (``lock``, see
+:func:`lock_run`) from the moment it is opened until the run's reports are written; a second
+process on the same run is refused at once (exit 2), so two ``--resume`` never run the same samples.
+The kernel releases the lock when its holder dies, so a killed run never blocks its resumption.
+
 Every refusal is an :class:`~adjudicator.errors.InputError` (exit 2) raised before any model call.
 """
 
@@ -26,7 +31,7 @@ from typing import Any
 
 from adjudicator.bench.arms import ArmDescriptions, describe_arms
 from adjudicator.bench.dataset import Dataset, Sample, is_upstream_panelbench, load_dataset
-from adjudicator.bench.layout import DATASET, check_run_name, iso, latest_run_dir, new_run_dir, utc_now
+from adjudicator.bench.layout import DATASET, LOCK, check_run_name, iso, latest_run_dir, new_run_dir, utc_now
 from adjudicator.bench.manifest import (
     Manifest,
     adopt_manifest_config,
@@ -42,9 +47,9 @@ from adjudicator.bench.manifest import (
 )
 from adjudicator.bench.rejudge import Parent, check_arms, open_parent, parent_dataset, parent_of, rejudge_config
 from adjudicator.bench.splits import selected_samples
-from adjudicator.bench.status import echo, session_number
+from adjudicator.bench.status import echo, record_dead_session, session_number
 from adjudicator.errors import InputError
-from adjudicator.files import remove_stale_temp_files
+from adjudicator.files import FolderLock, lock_folder, remove_stale_temp_files
 
 DEFAULT_ARMS = ("agentic",)
 DEFAULT_SEED = 0
@@ -115,8 +120,9 @@ class RunSettings:
 class Session:
     """An opened session: the run folder, its manifest, the dataset, the arms, the session ``number``
     (1 = a new run), the :class:`RunSettings` and ``config``, the model configuration the session runs
-    with (a resumed run's adopts its manifest's settings, see :class:`BenchOptions`), and ``parent``,
-    the run a re-judge run reuses the tracker outputs of (None for an ordinary run)."""
+    with (a resumed run's adopts its manifest's settings, see :class:`BenchOptions`), ``lock``, the
+    run folder's lock this process holds (release it when the session is over), and ``parent``, the
+    run a re-judge run reuses the tracker outputs of (None for an ordinary run)."""
 
     run_dir: Path
     manifest: Manifest
@@ -125,11 +131,25 @@ class Session:
     number: int
     settings: RunSettings
     config: Any
+    lock: FolderLock
     parent: Parent | None = None
 
     def samples(self) -> list[Sample]:
         """The session's selection: the run's fold (all samples without one), then its limit."""
         return selected_samples(self.dataset.samples, self.manifest.fold, self.settings.limit)
+
+
+def lock_run(run_dir: Path) -> FolderLock:
+    """Take the run folder's exclusive lock (``run_dir/lock``). Raises InputError (exit 2) naming the
+    holder's pid when another process holds it."""
+    got = lock_folder(run_dir / LOCK)
+    if isinstance(got, FolderLock):
+        return got
+    who = f" (pid {got})" if got else ""
+    raise InputError(
+        f"run {run_dir.name} is in use by another adjudicate process{who}",
+        "wait for it to finish or stop it, then resume; two processes on one run would run every pending sample twice",
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -226,6 +246,17 @@ def resume_session(opts: BenchOptions) -> Session:
     run_dir = latest_run_dir(opts.runs_dir, opts.name)
     if run_dir is None:
         raise InputError(f"--resume: no run named {opts.name!r} under {opts.runs_dir}", "start it first without --resume (or check --runs-dir)")
+    lock = lock_run(run_dir)
+    try:
+        return _resume_locked(opts, run_dir, lock)
+    except BaseException:
+        lock.release()
+        raise
+
+
+def _resume_locked(opts: BenchOptions, run_dir: Path, lock: FolderLock) -> Session:
+    """:func:`resume_session` once this process holds the run's lock."""
+    record_dead_session(run_dir)
     manifest = read_manifest(run_dir)
     parent = parent_of(manifest)
     if opts.rejudge is not None:
@@ -266,7 +297,7 @@ def resume_session(opts: BenchOptions) -> Session:
         entry = {"session": number, "at": iso(utc_now()), "field": "limit", **settings.changed["limit"]}
         manifest = manifest.model_copy(update={"limit": settings.limit, "amendments": [*manifest.amendments, entry]})
         write_manifest(run_dir, manifest)
-    return Session(run_dir, manifest, dataset, arms, number, settings, config, parent)
+    return Session(run_dir, manifest, dataset, arms, number, settings, config, lock, parent)
 
 
 def _new_manifest(
@@ -337,6 +368,7 @@ def new_session(opts: BenchOptions) -> Session:
         dataset = load_dataset(src, label_convention=opts.label_convention)
         fold = _fold_of(opts, dataset)
     run_dir = new_run_dir(opts.runs_dir, opts.name)
+    lock = lock_run(run_dir)
     try:
         if upstream:
             dataset = load_dataset(src, convert_into=run_dir / DATASET, label_convention=opts.label_convention)
@@ -345,11 +377,12 @@ def new_session(opts: BenchOptions) -> Session:
         write_manifest(run_dir, manifest)
     except BaseException:
         # nothing was run: do not leave a half-made run folder behind
+        lock.release()
         shutil.rmtree(run_dir, ignore_errors=True)
         raise
     if parent is not None:
         echo(f"re-judging run {parent.run_dir.name}: its tracker outputs ({parent.tracker_model}) are reused, no tracker request is sent; {config.describe()}")
-    return Session(run_dir, manifest, dataset, arms, 1, settings, config, parent)
+    return Session(run_dir, manifest, dataset, arms, 1, settings, config, lock, parent)
 
 
 def _fold_of(opts: BenchOptions, dataset: Dataset) -> dict[str, Any] | None:

@@ -2,8 +2,11 @@
 lines on stderr.
 
 - ``status.json`` (rewritten atomically): ``{"state", "reason", ..., "updated_at"}``, ``state``
-  ``running`` while a session runs, then its end state (see :mod:`adjudicator.bench.stops`),
-  ``failed`` / reason ``error`` when the session died of an unexpected error.
+  ``running`` while a session runs its samples, ``reporting`` while it writes the reports (with the
+  coming end state as ``outcome`` and ``"reports": "missing"``), then its end state (see
+  :mod:`adjudicator.bench.stops`) with ``"reports": "written"``; ``interrupted`` (reason
+  ``interrupted``, ``terminated`` or ``killed``) or ``failed`` / reason ``error`` when the session
+  stopped early (see :mod:`adjudicator.bench.runner`).
 - ``sessions.jsonl`` (append-only): one ``{"event": "start", "session", "at", ...}`` line when a
   session starts and one ``{"event": "end", ...}`` line when it ends; the session number of the
   next invocation is one more than the number of start lines.
@@ -12,11 +15,12 @@ lines on stderr.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
-from adjudicator.bench.layout import SESSIONS, STATUS, iso, utc_now
+from adjudicator.bench.layout import REPORT_HTML, REPORT_JSON, REPORT_MD, SESSIONS, STATUS, iso, utc_now
 from adjudicator.bench.ledger import Ledger, cost_text
 from adjudicator.files import append_json_line, atomic_write_json, read_json
 
@@ -35,6 +39,35 @@ def read_status(run_dir: Path) -> dict[str, Any] | None:
     """The run's status, or None when it has none yet."""
     path = run_dir / STATUS
     return read_json(path) if path.exists() else None
+
+
+#: States written while a session is alive; found by a later session, they mean its process died.
+LIVE_STATES = ("running", "reporting")
+
+
+def record_dead_session(run_dir: Path) -> dict[str, Any] | None:
+    """Record a session that died without saying so (``kill -9``, a power cut): called by a process
+    that holds the run's lock, so a status still in a :data:`LIVE_STATES` state was left by a
+    process that is gone. Rewrites ``status.json`` as ``interrupted`` / reason ``killed`` (``was``
+    the state it died in, ``reports`` ``present`` or ``missing`` as found on disk) and appends that
+    session's end event; returns the new status, or None when there was nothing to record."""
+    status = read_status(run_dir)
+    if not status or status.get("state") not in LIVE_STATES:
+        return None
+    present = all((run_dir / name).exists() for name in (REPORT_JSON, REPORT_MD, REPORT_HTML))
+    was = status.get("state")
+    reports = "present" if present and was != "reporting" else "missing"  # a report write under way left stale or partial reports
+    fixed = {
+        **{k: v for k, v in status.items() if k not in ("updated_at", "state", "reason", "message")},
+        "state": "interrupted",
+        "reason": "killed",
+        "message": f"session {status.get('session')} (pid {status.get('pid')}) ended without recording it, while {was}",
+        "was": was,
+        "reports": reports,
+    }
+    write_status(run_dir, **fixed)
+    log_session_event(run_dir, "end", int(status.get("session") or 0), state="interrupted", reason="killed", was=was, recorded_by_pid=os.getpid())
+    return fixed
 
 
 def session_number(run_dir: Path) -> int:

@@ -15,14 +15,18 @@ answer at once (tests/test_startup.py).
 
 from __future__ import annotations
 
+import signal
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import click
 
 from adjudicator import __version__
 from adjudicator.cli import bench, live, run, tournament  # noqa: F401 (tournament adds its commands to the live group)
 from adjudicator.cli.options import echo_err
-from adjudicator.errors import AdjudicatorError
+from adjudicator.errors import AdjudicatorError, Terminated
 
 PROG = "adjudicate"
 
@@ -55,6 +59,27 @@ for _command in (run.run_cmd, run.schema_cmd, run.convert_group, bench.bench_cmd
     main_group.add_command(_command)
 
 
+@contextmanager
+def stop_signals_interrupt() -> Iterator[None]:
+    """While the block runs, SIGTERM and SIGHUP raise :class:`~adjudicator.errors.Terminated` (a
+    KeyboardInterrupt) in the main thread, so a stopped process unwinds like Ctrl-C and records what is
+    true (a benchmark's status.json says ``interrupted``) instead of dying silently. The previous
+    handlers are restored afterwards. Outside the main thread it does nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def raise_terminated(signum: int, _frame: object) -> None:
+        raise Terminated(signal.Signals(signum).name)
+
+    previous = {sig: signal.signal(sig, raise_terminated) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point. Returns (and exits with) the exit code; errors are one line on stderr."""
     args = list(sys.argv[1:] if argv is None else argv)
@@ -64,15 +89,20 @@ def main(argv: list[str] | None = None) -> int:
             sys.exit(2)
         return 2
     try:
-        main_group.main(args=args, prog_name=PROG, standalone_mode=False)
+        with stop_signals_interrupt():
+            main_group.main(args=args, prog_name=PROG, standalone_mode=False)
         code = 0
     except AdjudicatorError as exc:
         echo_err(f"{PROG}: error: {exc.one_line()}")
         code = exc.exit_code
     except click.exceptions.Exit as exc:
         code = exc.exit_code
-    except click.Abort:
-        echo_err(f"{PROG}: interrupted")
+    except click.Abort as exc:  # click turns KeyboardInterrupt (and so Terminated) into Abort
+        cause = exc.__cause__
+        echo_err(f"{PROG}: stopped by {cause.signal_name}" if isinstance(cause, Terminated) else f"{PROG}: interrupted")
+        code = 130
+    except Terminated as exc:
+        echo_err(f"{PROG}: stopped by {exc.signal_name}")
         code = 130
     except KeyboardInterrupt:
         echo_err(f"{PROG}: interrupted")

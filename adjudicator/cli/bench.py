@@ -138,17 +138,23 @@ def _rebuild_reports(runs_dir: Path, run_name: str, seed: int | None, n_bootstra
     from adjudicator.bench.layout import latest_run_dir
     from adjudicator.bench.manifest import read_manifest
     from adjudicator.bench.report import write_reports
-    from adjudicator.bench.session import DEFAULT_BOOTSTRAP, check_seed
-    from adjudicator.bench.status import read_status
+    from adjudicator.bench.session import DEFAULT_BOOTSTRAP, check_seed, lock_run
+    from adjudicator.bench.status import read_status, record_dead_session, write_status
+    from adjudicator.errors import InputError
 
     run_dir = latest_run_dir(runs_dir, run_name)
     if run_dir is None:
         raise InputError(f"--report-only: no run named {run_name!r} under {runs_dir}")
-    manifest = read_manifest(run_dir)
-    seed = check_seed(manifest, seed, run_dir)  # the reports always use the run's own seed
-    if n_bootstrap is None:
-        n_bootstrap = int(manifest.options.get("n_bootstrap", DEFAULT_BOOTSTRAP))
-    paths = write_reports(run_dir, n_bootstrap=n_bootstrap, seed=seed, status=read_status(run_dir))
+    with lock_run(run_dir):  # not while a session runs; a session that died is recorded first
+        record_dead_session(run_dir)
+        manifest = read_manifest(run_dir)
+        seed = check_seed(manifest, seed, run_dir)  # the reports always use the run's own seed
+        if n_bootstrap is None:
+            n_bootstrap = int(manifest.options.get("n_bootstrap", DEFAULT_BOOTSTRAP))
+        status = read_status(run_dir)
+        paths = write_reports(run_dir, n_bootstrap=n_bootstrap, seed=seed, status=status)
+        if status and status.get("reports") == "missing":  # the reports the status said were missing now exist
+            write_status(run_dir, **{**{k: v for k, v in status.items() if k != "updated_at"}, "reports": "written"})
     echo_err("reports: " + ", ".join(str(p) for p in paths.values()))
     return run_dir
 

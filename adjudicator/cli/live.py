@@ -18,7 +18,7 @@ from pathlib import Path
 import click
 
 from adjudicator.cli.options import echo_err, model_config_from_options, model_options
-from adjudicator.errors import InputError
+from adjudicator.errors import AdjudicationFailed, InputError
 
 #: :data:`adjudicator.config.LIVE_STATE_ENV` and :data:`~adjudicator.config.LIVE_STORE_ENV`, spelled out
 #: so that building the command tree does not import the settings (tests/test_startup.py checks they agree).
@@ -52,6 +52,7 @@ def live_group() -> None:
     adjudicate live create header.json            create a match (a match file; stages are not sent)
     adjudicate live push MATCH_ID stage.json      push one finished stage
     adjudicate live status MATCH_ID               the match's board snapshot as JSON
+    adjudicate live retry MATCH_ID [STAGE_ID]     analyse a failed stage again
     adjudicate live close MATCH_ID                run the panel; prints the verdict
     adjudicate live replay match.json --speed 10  replay a finished match at 10x real speed
 
@@ -80,31 +81,48 @@ def live_group() -> None:
 @click.option("--token", "serve_token", default=None,
               help="organiser access token (at least 16 characters; give every process of one database the same one); default: the one in --state-dir's access.json, else a new one")
 @click.option("--max-body-kb", type=click.IntRange(1, 65536), default=1024, show_default=True, help="largest request body accepted (413 above)")
+@click.option("--max-matches", type=click.IntRange(1, 1_000_000), default=1000, show_default=True, help="matches this server keeps; a create beyond it is refused (409)")
 @click.option("--log-level", type=click.Choice(["critical", "error", "warning", "info", "debug"]), default="info", show_default=True,
               help="how much the server logs to stderr (uvicorn's log level)")
 @click.option("--context-factory", hidden=True, help="module:callable returning an AdjudicationContext (custom backends, tests)")
 @click.option("--keep-saver-lock", is_flag=True, hidden=True, help="PostgreSQL: keep LangGraph's per-saver lock (benchmarks/live_scale.py --saver-lock)")
 @model_options
-def serve_cmd(host: str, port: int, state_dir: Path, store: str, pool_size: int | None, serve_token: str | None, max_body_kb: int, log_level: str,
+def serve_cmd(host: str, port: int, state_dir: Path, store: str, pool_size: int | None, serve_token: str | None, max_body_kb: int, max_matches: int, log_level: str,
               context_factory: str | None, keep_saver_lock: bool, **opts) -> None:
     """Start the live server and print the organiser URL and access token."""
     from adjudicator.live.app import create_app
     from adjudicator.live.server import base_url_of, load_or_create_token, serve_forever, urls, warn_if_exposed, write_access
 
+    _default_stop_signals()
     if serve_token is not None and len(serve_token) < 16:
         raise InputError("--token: the access token must have at least 16 characters", "use a longer random token, e.g. `python -c 'import secrets; print(secrets.token_urlsafe(32))'`")
     context = _serving_context(context_factory, opts)
     _make_state_dir(state_dir)
     token = serve_token or load_or_create_token(state_dir)
+    # the app takes the state folder's lock (SQLite) before the socket is bound or access.json written
+    app = create_app(state_dir, context, token, max_body_bytes=max_body_kb * 1024, store=store, pool_size=pool_size, keep_saver_lock=keep_saver_lock, max_matches=max_matches)
     sock = _listen(host, port)
     base = base_url_of(sock)
-    app = create_app(state_dir, context, token, max_body_bytes=max_body_kb * 1024, store=store, pool_size=pool_size, keep_saver_lock=keep_saver_lock)
     path = write_access(state_dir, base, token)
     _print_access(urls(base, token), path)
     where = f"state in {state_dir}" if store == "sqlite" else f"store {_redacted(store)}; access file in {state_dir}"
     echo_err(f"adjudicate live: model {context.tracker.name}; {where}; Ctrl+C to stop")
     warn_if_exposed(host)
     serve_forever(app, sock, log_level)
+
+
+def _default_stop_signals() -> None:
+    """Give SIGTERM and SIGHUP back their default action for the server process: everything the server
+    holds is committed to its state folder, so a stop before uvicorn takes the signals over (it then
+    shuts down gracefully) may end the process at once. Raising
+    :class:`~adjudicator.errors.Terminated` there instead (what other commands do) can leave the
+    process waiting on the app's threads."""
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            signal.signal(sig, signal.SIG_DFL)
 
 
 def _serving_context(context_factory: str | None, opts: dict):
@@ -142,8 +160,10 @@ def load_context_factory(spec: str):
 
 
 def _make_state_dir(state_dir: Path) -> None:
+    from adjudicator.files import private_folder
+
     try:
-        state_dir.mkdir(parents=True, exist_ok=True)
+        private_folder(state_dir)
     except OSError as exc:
         raise InputError(f"--state-dir: {state_dir} cannot be created ({exc.strerror})") from None
 
@@ -212,6 +232,25 @@ def push_cmd(match_id: str, stage_file: Path, stage_id: str | None, no_wait: boo
         r = c.push(match_id, data, wait=not no_wait)
     _json_out(r)
     echo_err(_push_line(match_id, r))
+    if r["status"] == "failed":
+        raise AdjudicationFailed(
+            f"match {match_id!r}: the analysis of stage {r['stage_id']} failed; it is stored and shown as failed",
+            f"it is retried on the next push, or now with `adjudicate live retry {match_id} {r['stage_id']}`",
+        )
+
+
+@live_group.command("retry")
+@click.argument("match_id")
+@click.argument("stage_id", required=False)
+@client_options
+def retry_cmd(match_id: str, stage_id: str | None, url, token, state_dir) -> None:
+    """Analyse STAGE_ID of MATCH_ID again after its analysis failed (every failed stage without
+    STAGE_ID); print the board snapshot. Exit 1 when it fails again."""
+    with _client(url, token, state_dir) as c:
+        snap = c.retry(match_id, stage_id)
+    _json_out(snap)
+    failed = snap.get("failed") or []
+    echo_err(f"{match_id}: {snap['analysed'] - len(failed)}/{snap['received']} analysed" + (f"; failed: {', '.join(failed)}" if failed else "; no failed stage"))
 
 
 def _stage_to_push(data: object, stage_file: Path, stage_id: str | None) -> object:
@@ -234,8 +273,9 @@ def _push_line(match_id: str, r: dict) -> str:
     scores = ", ".join(f"{s['side']} {s['suggested_score']}" for s in latest.get("scores", [])) if r["status"] == "analysed" else ""
     p = (r.get("tendency") or {}).get("p")
     return (
-        f"{match_id}: {r['stage_id']} {'(already received) ' if r['duplicate'] else ''}{r['status']}; {r['analysed']}/{r['received']} analysed"
+        f"{match_id}: {r['stage_id']} {'(already received) ' if r['duplicate'] else ''}{r['status']}; {r['analysed'] - len(r.get('failed') or [])}/{r['received']} analysed"
         + (f"; {scores}" if scores else "")
+        + (f"; failed: {', '.join(r['failed'])}" if r.get("failed") else "")
         + (f"; provisional tendency {p:.2f}" if p is not None else "")
     )
 
@@ -299,11 +339,9 @@ def read_json_file(path: Path) -> object:
         raise InputError(f"{path}: not UTF-8 text (byte {exc.start})", "save the file as UTF-8") from None
     except OSError as exc:
         raise InputError(f"{path}: cannot be read ({exc.strerror})") from None
-    raw = raw.lstrip("\ufeff")
-    try:
-        return json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}", "fix the JSON syntax") from None
+    from adjudicator.jsontext import read_json
+
+    return read_json(raw.lstrip("\ufeff"), str(path))
 
 
 def _json_out(data) -> None:

@@ -32,7 +32,7 @@ from adjudicator.live.errors import LiveRequestError
 from adjudicator.live.events import Hub
 from adjudicator.live.routes import MAX_BODY_BYTES, STATIC_DIR
 from adjudicator.live.storage import SqliteStorage, open_storage
-from adjudicator.live.store import LiveStore
+from adjudicator.live.store import MAX_MATCHES, LiveStore
 from adjudicator.live.tabroom import TabRoom
 from adjudicator.live.tournament_sqlite import DB_NAME as TOURNAMENT_DB_NAME
 from adjudicator.live.tournament_sqlite import SqliteTournamentStore
@@ -51,9 +51,11 @@ def create_app(
     store: str | None = None,
     pool_size: int | None = None,
     keep_saver_lock: bool = False,
+    max_matches: int = MAX_MATCHES,
 ) -> FastAPI:
     """The live app over the state directory ``state_dir``, adjudicating with ``context``.
 
+    ``max_matches`` bounds the matches the server keeps (:data:`~adjudicator.live.store.MAX_MATCHES`).
     ``token`` is the organiser's access token (required for every write but a chair's in its room).
     The app owns its :class:`LiveStore` (``app.state.store``), its :class:`TabRoom`
     (``app.state.tabroom``, over ``STATE_DIR/tournaments.sqlite``), its :class:`Gate`
@@ -81,7 +83,7 @@ def create_app(
     state = Path(state_dir)
     state.mkdir(parents=True, exist_ok=True)
     storage = open_storage(store, state, pool_size=pool_size, lock_pool_size=None if pool_size is None else 2 * pool_size, keep_saver_lock=keep_saver_lock)
-    live = LiveStore(state, context, on_change=publish, on_closed=closed, storage=storage)
+    live = LiveStore(state, context, on_change=publish, on_closed=closed, storage=storage, max_matches=max_matches)
     tournaments: TournamentStore
     if isinstance(storage, SqliteStorage):
         tournaments = SqliteTournamentStore(state / TOURNAMENT_DB_NAME)

@@ -11,9 +11,9 @@ tendency of :mod:`adjudicator.live.tendency`) are labelled as such on the page.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, cast
 
-from adjudicator.battlefield import Clash, StageAnalysis
+from adjudicator.battlefield import BattlefieldState, Clash, StageAnalysis, failed_stage_ids
 from adjudicator.formats import get_format, other_side
 from adjudicator.labels import stage_name
 from adjudicator.live.tendency import Tendency, clashes_before, provisional_tendency
@@ -131,7 +131,7 @@ def _stage_rows(progress: Progress, language: str) -> list[dict[str, Any]]:
             "speakers": list(s.speakers),
             "chars": sum(len(u.text) for u in s.utterances),
             "analysed": i < progress.analysed and s.stage_id in analysed_ids,
-            "failed": i < progress.analysed and s.stage_id in failed_ids,
+            "failed": i < progress.analysed and s.stage_id in failed_ids and s.stage_id not in analysed_ids,
         }
         for i, s in enumerate(progress.stages)
     ]
@@ -244,7 +244,8 @@ def board_snapshot(
     ``values`` is the clash-tracking state (keys ``stages``, ``next_stage``, ``clashes``, ``analyses``,
     ``failures``). ``status`` is "open", "closing" or "closed". Keys of the result: ``match``,
     ``status``, ``model``, ``is_llm``, ``revision``, ``stages`` (received, each with ``analysed``),
-    ``received``, ``analysed``, ``pending``, ``next_slot``, ``clashes`` (the battlefield map),
+    ``received``, ``analysed`` (stages the tracker has visited), ``pending`` (not visited yet),
+    ``failed`` (visited, analysis failed, not retried successfully), ``next_slot``, ``clashes`` (the battlefield map),
     ``scores`` (provisional suggested scores per stage and side), ``tendency`` (see
     :mod:`adjudicator.live.tendency`), ``latest`` (what changed in the latest analysed stage),
     ``timeline`` (the turning points, :mod:`adjudicator.live.turning_points`),
@@ -264,6 +265,7 @@ def board_snapshot(
         "received": len(stages),
         "analysed": progress.analysed,
         "pending": [s.stage_id for s in stages[progress.analysed :]],
+        "failed": failed_stage_ids(cast(BattlefieldState, values)),
         "next_slot": next_slot(header, stages) if status == "open" else None,
         "clashes": [_clash_json(c, names) for c in progress.clashes.values()],
         "scores": _score_rows(progress),
@@ -283,17 +285,24 @@ def board_snapshot(
 
 def push_reply(snapshot: dict[str, Any], stage_id: str, duplicate: bool) -> dict[str, Any]:
     """The reply to a push of ``stage_id`` once the match's board is ``snapshot``: ``{"match_id",
-    "stage_id", "duplicate", "status": "analysed" | "queued", "received", "analysed", "pending",
-    "latest", "tendency", "next_slot"}`` ("queued" while any received stage awaits its analysis)."""
+    "stage_id", "duplicate", "status": "analysed" | "failed" | "queued", "received", "analysed",
+    "failed", "pending", "latest", "tendency", "next_slot"}``. ``status`` is the pushed stage's:
+    "queued" while any received stage awaits its analysis, "failed" when its analysis failed, else
+    "analysed". ``latest`` is what the pushed stage changed, and None unless it was analysed (never an
+    earlier stage's scores under this stage's name); ``failed`` lists every failed stage."""
+    failed = list(snapshot.get("failed") or [])
+    latest = snapshot["latest"]
+    status = "queued" if snapshot["pending"] else "failed" if stage_id in failed else "analysed"
     return {
         "match_id": snapshot["match"]["match_id"],
         "stage_id": stage_id,
         "duplicate": duplicate,
-        "status": "queued" if snapshot["pending"] else "analysed",
+        "status": status,
         "received": snapshot["received"],
         "analysed": snapshot["analysed"],
+        "failed": failed,
         "pending": snapshot["pending"],
-        "latest": snapshot["latest"],
+        "latest": latest if status == "analysed" and latest is not None and latest["stage_id"] == stage_id else None,
         "tendency": snapshot["tendency"],
         "next_slot": snapshot["next_slot"],
     }
@@ -310,6 +319,7 @@ def match_summary(snapshot: dict[str, Any], created_at: str) -> dict[str, Any]:
         "status": snapshot["status"],
         "received": snapshot["received"],
         "analysed": snapshot["analysed"],
+        "failed": len(snapshot.get("failed") or []),
         "created_at": created_at,
         "board_url": f"/board/{mid}",
     }

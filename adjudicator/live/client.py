@@ -3,6 +3,9 @@
 Server errors come back as the same exceptions the server raised: a 4xx becomes the matching
 :class:`~adjudicator.live.errors.LiveRequestError` (an InputError, exit code 2) carrying the server's
 one-line message; a 5xx becomes :class:`~adjudicator.errors.AdjudicationFailed` (exit code 1).
+A server that cannot be reached at all is a usage error (wrong ``--url``, server not started: InputError,
+exit code 2); a server that answered before and then stops answering -- it died or was stopped during
+a replay or a push -- is :class:`ServerLost` (exit code 1), naming the request and the cause.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from typing import Any
 import httpx
 
 from adjudicator.config import live_endpoint
-from adjudicator.errors import AdjudicationFailed, InputError
+from adjudicator.errors import AdjudicationFailed, AdjudicatorError, InputError
 from adjudicator.live.errors import STATUS_ERRORS, LiveRequestError
 from adjudicator.live.server import DEFAULT_HOST, DEFAULT_PORT, read_access
 
@@ -28,6 +31,12 @@ def resolve_endpoint(url: str | None, token: str | None, state_dir: str | Path |
     return url.rstrip("/"), token
 
 
+class ServerLost(AdjudicatorError):
+    """The live server answered earlier requests of this client and then stopped answering (exit code 1)."""
+
+    exit_code = 1
+
+
 class LiveClient:
     """Calls the live server at ``url`` with ``token``. ``timeout_s`` bounds each request (a push with
     an LLM tracker, or a close with an LLM panel, can take minutes)."""
@@ -36,6 +45,7 @@ class LiveClient:
         self.url = url.rstrip("/")
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         self.http = httpx.Client(base_url=self.url, headers=headers, timeout=timeout_s, trust_env=False)
+        self.reached = False  # whether the server has answered any request of this client
 
     def close(self) -> None:
         """Close the connection pool."""
@@ -52,10 +62,17 @@ class LiveClient:
         try:
             resp = self.http.request(method, path, json=body, params=params)
         except httpx.TransportError as exc:
+            cause = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            if self.reached or not isinstance(exc, httpx.ConnectError):
+                raise ServerLost(
+                    f"the live server at {self.url} stopped answering during {method} {path} ({cause})",
+                    "check whether it is still running (its log says why it stopped); what it committed is kept, so restart it and run the command again",
+                ) from None
             raise InputError(
                 f"cannot reach the live server at {self.url} ({type(exc).__name__})",
                 "start it with `adjudicate live serve`, or pass --url / set ADJUDICATOR_LIVE_URL",
             ) from None
+        self.reached = True
         if resp.status_code < 400:
             return resp
         try:
@@ -77,6 +94,12 @@ class LiveClient:
     def push(self, match_id: str, stage: dict, wait: bool = True) -> dict:
         """POST /api/matches/{id}/stages (see :meth:`adjudicator.live.store.LiveStore.push`)."""
         return self.request("POST", f"/api/matches/{match_id}/stages", stage, params=None if wait else {"wait": "false"}).json()
+
+    def retry(self, match_id: str, stage_id: str | None = None) -> dict:
+        """POST /api/matches/{id}/stages/{stage}/retry (every failed stage when ``stage_id`` is None).
+        Returns the snapshot."""
+        path = f"/api/matches/{match_id}/retry" if stage_id is None else f"/api/matches/{match_id}/stages/{stage_id}/retry"
+        return self.request("POST", path).json()
 
     def close_match(self, match_id: str) -> dict:
         """POST /api/matches/{id}/close. Returns the verdict JSON."""

@@ -59,6 +59,10 @@ class Unprocessable(LiveRequestError):
     status_code = 422
 
 
+class StateFolderBusy(InputError):
+    """Another process serves this state folder (exit code 2): one live server per SQLite store."""
+
+
 STATUS_ERRORS: dict[int, type[LiveRequestError]] = {
     c.status_code: c for c in (BadRequest, Unauthorized, NotFound, Conflict, PayloadTooLarge, Unprocessable)
 }

@@ -12,12 +12,14 @@ GET      /board, /board/{id}             the board page (read-only; no token)
 GET      /organiser                      the same page with the organiser's forms (token in ``?token=``)
 GET      /api/health                     ``{"ok": true}``
 GET      /api/formats                    each format's declared stage order
-GET      /api/matches                    live matches (id, motion, status, stages received/analysed)
+GET      /api/matches                    one page of match summaries (``?offset=&limit=``, at most 500; ``total``, ``next_offset``)
 POST     /api/matches              token create a match from a header (match file without stages) -> 201
 GET      /api/matches/{id}               the board snapshot (JSON)
 GET      /api/matches/{id}/events        the board snapshot as server-sent events
 POST     /api/matches/{id}/stages  token push one stage; ``?wait=false`` returns 202 before analysis
-POST     /api/matches/{id}/close   token run the panel; returns the verdict JSON
+POST     /api/matches/{id}/stages/{stage}/retry  token  analyse a failed stage again; the snapshot
+POST     /api/matches/{id}/retry   token analyse every failed stage again; the snapshot
+POST     /api/matches/{id}/close   token retry failed stages, run the panel; the verdict JSON (409 while a stage is failed)
 GET      /api/matches/{id}/verdict       the stored verdict JSON (404 until closed)
 GET      /api/matches/{id}/report        the stored Markdown report
 GET      /api/matches/{id}/report.html   the verdict report as HTML, in the match's language
@@ -38,19 +40,19 @@ words ~60 KB), so the limit only stops mistakes and abuse.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
+from adjudicator.jsontext import JsonInputError, read_json
 from adjudicator.live.access import Forbidden, Gate, require_organiser, require_room
 from adjudicator.live.errors import BadRequest, NotFound, PayloadTooLarge
 from adjudicator.live.events import board_stream
 from adjudicator.live.lifecycle import Actor
-from adjudicator.live.store import LiveStore
+from adjudicator.live.store import LIST_PAGE, LIST_PAGE_MAX, LiveStore
 from adjudicator.live.tabroom import TabRoom
 
 MAX_BODY_BYTES = 1024 * 1024
@@ -145,9 +147,9 @@ async def read_json_body(request: Request, limit: int) -> Any:
     if not text.strip():
         raise BadRequest("body: empty", "send a JSON object", field="body")
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise BadRequest(f"body: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}", "fix the JSON syntax", field="body") from None
+        return read_json(text, "body")
+    except JsonInputError as exc:
+        raise BadRequest(exc.message, exc.hint, field=exc.path or "body") from None
 
 
 async def _body(request: Request) -> Any:
@@ -203,8 +205,8 @@ async def formats() -> dict:
 
 
 @reads.get("/api/matches")
-async def list_matches(store: Store) -> dict:
-    return {"matches": await run_in_threadpool(store.list_matches)}
+async def list_matches(store: Store, offset: Annotated[int, Query(ge=0)] = 0, limit: Annotated[int, Query(ge=1, le=LIST_PAGE_MAX)] = LIST_PAGE) -> dict:
+    return await run_in_threadpool(store.list_matches, offset, limit)
 
 
 def _board(store: LiveStore, tabs: TabRoom, match_id: str) -> dict:
@@ -272,6 +274,20 @@ async def push_stage(match_id: str, request: Request, store: Store, wait: bool =
     data = await _body(request)
     result = await run_in_threadpool(store.push, match_id, data, wait)
     return JSONResponse(result, status_code=202 if result["status"] == "queued" else 200)
+
+
+@writes.post("/api/matches/{match_id}/stages/{stage_id}/retry")
+async def retry_stage(match_id: str, stage_id: str, request: Request, store: Store) -> JSONResponse:
+    require_match_writer(request, match_id, "retrying a stage")
+    store.row(match_id)
+    return JSONResponse(await run_in_threadpool(store.retry, match_id, stage_id))
+
+
+@writes.post("/api/matches/{match_id}/retry")
+async def retry_failed(match_id: str, request: Request, store: Store) -> JSONResponse:
+    require_match_writer(request, match_id, "retrying failed stages")
+    store.row(match_id)
+    return JSONResponse(await run_in_threadpool(store.retry, match_id, None))
 
 
 @writes.post("/api/matches/{match_id}/close")

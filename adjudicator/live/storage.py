@@ -5,7 +5,8 @@ the LangGraph checkpointer, the match registry, the verdicts of closed matches, 
 revision counter per match (the board's event id) and the pruning of superseded checkpoints.
 
 - :class:`SqliteStorage` (the default, zero set-up): ``STATE_DIR/live.sqlite`` and the verdict files
-  of :mod:`.verdicts`, for one server process; a match's lock is a ``threading.RLock``.
+  of :mod:`.verdicts`, for one server process (held with ``live.lock``, an OS lock: a second
+  process on the folder is refused); a match's lock is a ``threading.RLock``.
 - :class:`~adjudicator.live.postgres.PostgresStorage`: one PostgreSQL database shared by any number of
   server processes (``shared = True``); a match's lock is a PostgreSQL advisory lock, revisions live in
   the registry table and every change is announced with ``NOTIFY``.
@@ -22,7 +23,9 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from adjudicator.errors import InputError
+from adjudicator.files import FolderLock, lock_folder, private_file, private_folder
 from adjudicator.live.checkpoints import DB_NAME, open_checkpointer, prune_threads
+from adjudicator.live.errors import StateFolderBusy
 from adjudicator.live.registry import MatchRegistry
 from adjudicator.live.verdicts import VerdictFiles
 
@@ -81,7 +84,13 @@ class SqliteStorage:
     shared = False
 
     def __init__(self, state_dir: Path) -> None:
-        self.saver = open_checkpointer(state_dir / DB_NAME)
+        self.folder_lock = lock_state_folder(state_dir)
+        try:
+            private_file(state_dir / DB_NAME)  # it holds transcripts: 0600, and SQLite's journals follow
+            self.saver = open_checkpointer(state_dir / DB_NAME)
+        except BaseException:
+            self.folder_lock.release()
+            raise
         self.registry = MatchRegistry(self.saver.conn, self.saver.lock)
         self.verdicts = VerdictFiles(state_dir)
         self._guard = threading.Lock()
@@ -108,8 +117,37 @@ class SqliteStorage:
         return None
 
     def close(self) -> None:
-        with self.saver.lock:
-            self.saver.conn.close()
+        try:
+            with self.saver.lock:
+                self.saver.conn.close()
+        finally:
+            self.folder_lock.release()
+
+
+#: The lock file of a SQLite state folder: one live server process per folder (PostgreSQL takes many).
+LOCK_FILE = "live.lock"
+
+
+def lock_state_folder(state_dir: Path) -> FolderLock:
+    """Make ``state_dir`` a private folder (0700: it holds transcripts) and take its lock
+    (``live.lock``, an OS lock the kernel releases when the holder dies).
+
+    Raises :class:`~adjudicator.live.errors.StateFolderBusy` (exit code 2) naming the holder's pid when
+    another process serves this folder -- two servers over one SQLite store would each cache their
+    own view of it and corrupt the other's -- and :class:`~adjudicator.errors.InputError` when the
+    folder cannot be made."""
+    try:
+        private_folder(state_dir)
+        got = lock_folder(state_dir / LOCK_FILE, private=True)
+    except OSError as exc:
+        raise InputError(f"--state-dir: {state_dir} cannot be used ({exc.strerror or exc})", "give a writable folder") from None
+    if isinstance(got, FolderLock):
+        return got
+    holder = f"process {got}" if got else "another process"
+    raise StateFolderBusy(
+        f"--state-dir: {state_dir} is in use by {holder} (another `adjudicate live serve`)",
+        "stop that server, or give this one its own --state-dir (or serve several from one --store postgresql://...); one server process per SQLite state folder",
+    )
 
 
 def open_storage(store: str | None, state_dir: Path, *, pool_size: int | None = None, lock_pool_size: int | None = None, keep_saver_lock: bool = False) -> LiveStorage:

@@ -44,20 +44,32 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
+from adjudicator.battlefield import BattlefieldState, failed_stage_ids
 from adjudicator.errors import AdjudicationFailed
 from adjudicator.live.board import board_snapshot, match_summary, push_reply
+from adjudicator.live.cache import BoundedCache
 from adjudicator.live.checkpoints import DB_NAME, keeps_full_values, panel_thread_id, thread_config
-from adjudicator.live.errors import Conflict
+from adjudicator.live.errors import Conflict, NotFound
 from adjudicator.live.registry import MatchRow
 from adjudicator.live.storage import LiveStorage, MatchLock, SqliteStorage
 from adjudicator.live.validation import resent_stage, validate_complete, validate_header, validate_push
 from adjudicator.match import Stage
 from adjudicator.verdict import Verdict
 from adjudicator.workflow.context import AdjudicationContext
+from adjudicator.workflow.nodes import stage_update
 
 log = logging.getLogger("adjudicator.live")
+
+#: Matches one server keeps (``live serve --max-matches``): a create beyond it is refused (409).
+MAX_MATCHES = 1000
+#: Matches whose tracking state and board stay in memory, most recently used first; the others are
+#: read back from their checkpoints when asked for.
+CACHED_MATCHES = 64
+#: Match summaries per page of ``GET /api/matches`` (default, and the most a request may ask for).
+LIST_PAGE = 100
+LIST_PAGE_MAX = 500
 
 
 class LiveStore:
@@ -83,6 +95,9 @@ class LiveStore:
         on_change: Callable[[str, dict], None] | None = None,
         on_closed: Callable[[str, Verdict], None] | None = None,
         storage: LiveStorage | None = None,
+        *,
+        max_matches: int = MAX_MATCHES,
+        cached_matches: int = CACHED_MATCHES,
     ) -> None:
         from adjudicator.workflow import panel as panel_graph
         from adjudicator.workflow import tracking as tracking_graph
@@ -103,8 +118,11 @@ class LiveStore:
         # keep-latest pruning needs every channel's full value in each checkpoint (see prune_thread)
         self.prune_history = keeps_full_values(self.tracking) and keeps_full_values(self.panel)
         self._create_lock = threading.Lock()
-        self._values: dict[str, dict[str, Any]] = {}  # match id -> tracking state as last committed
-        self._snapshots: dict[str, dict[str, Any]] = {}
+        # match id -> tracking state as last committed / board snapshot: the most recently used
+        # ``cached_matches`` of each (an evicted match is read back from its checkpoint)
+        self._values: BoundedCache[dict[str, Any]] = BoundedCache(cached_matches)
+        self._snapshots: BoundedCache[dict[str, Any]] = BoundedCache(cached_matches)
+        self.max_matches = max_matches
         self._published: dict[str, int] = {}  # match id -> the latest revision handed to on_change
         self._errors: dict[str, str] = {}  # match id -> the last analysis or panel fault, shown on the board
         self._executor = ThreadPoolExecutor(max_workers=4, thread_name_prefix="live-analyse")
@@ -147,9 +165,10 @@ class LiveStore:
         """Start the match's tracking thread (header, no stages) in a committed checkpoint."""
         header = self.row(match_id).header
         out = self.tracking.invoke({"match": header, "stages": [], "next_stage": 0}, thread_config(match_id), context=self.context, durability="sync")
-        self._values[match_id] = dict(out)
+        vals = dict(out)
+        self._values[match_id] = vals
         self._prune(match_id)
-        return self._values[match_id]
+        return vals
 
     def _invoke_tracking(self, match_id: str, payload: dict | None, *, receive_only: bool) -> dict[str, Any]:
         """Run the tracking graph on the match's thread with ``payload`` (None resumes a paused run),
@@ -163,9 +182,10 @@ class LiveStore:
             durability="sync",
             interrupt_before=["track_stage"] if receive_only else None,
         )
-        self._values[match_id] = {k: v for k, v in dict(out).items() if not k.startswith("__")}
+        vals = {k: v for k, v in dict(out).items() if not k.startswith("__")}
+        self._values[match_id] = vals
         self._prune(match_id)
-        return self._values[match_id]
+        return vals
 
     def _prune(self, *thread_ids: str) -> None:
         """Drop the superseded checkpoints of these threads (see :mod:`adjudicator.live.checkpoints`)."""
@@ -267,9 +287,32 @@ class LiveStore:
         self._snapshots[match_id] = snap
         return snap
 
-    def list_matches(self) -> list[dict[str, Any]]:
-        """One summary per live match: id, motion, format, status, stages received and analysed."""
-        return [match_summary(self.snapshot(mid), self.row(mid).created_at) for mid in self.match_ids()]
+    def list_matches(self, offset: int = 0, limit: int = LIST_PAGE) -> dict[str, Any]:
+        """One page of match summaries in creation order: ``{"matches": [summary, ...], "total",
+        "offset", "limit", "next_offset"}`` (``next_offset`` None on the last page). A summary is id,
+        motion, format, status, stages received, analysed and failed, creation time and board URL
+        (:func:`~adjudicator.live.board.match_summary`), read from the cached board or the match's
+        checkpoint without building its board. ``offset`` >= 0, 1 <= ``limit`` <= :data:`LIST_PAGE_MAX`."""
+        ids = self.match_ids()
+        page = ids[offset : offset + limit]
+        out = []
+        for mid in page:
+            row = self.row(mid)
+            snap = None if self.shared else self._snapshots.get(mid)  # shared: another process may have moved on
+            if snap is None:
+                vals = None if self.shared else self._values.get(mid)
+                if vals is None:
+                    vals = dict(self.tracking.get_state(thread_config(mid)).values)
+                snap = {
+                    "match": {"match_id": mid, "motion": row.header.motion, "format": row.header.format},
+                    "status": row.status,
+                    "received": len(vals.get("stages") or []),
+                    "analysed": int(vals.get("next_stage") or 0),
+                    "failed": failed_stage_ids(cast(BattlefieldState, vals)),
+                }
+            out.append(match_summary(snap, row.created_at))
+        end = offset + len(page)
+        return {"matches": out, "total": len(ids), "offset": offset, "limit": limit, "next_offset": end if end < len(ids) else None}
 
     # ---- operations
 
@@ -281,6 +324,12 @@ class LiveStore:
         with self._create_lock:
             if header.match_id in self.registry:  # another process may still take it first: insert raises Conflict then
                 raise Conflict(f"match {header.match_id!r} already exists", "choose another match_id, or push to the existing match", field="match_id")
+            n = len(self.registry.ids())
+            if n >= self.max_matches:
+                raise Conflict(
+                    f"this server holds {n} matches, its limit (--max-matches {self.max_matches})",
+                    "serve further matches from a new --state-dir, or restart this one with a higher --max-matches",
+                )
             row = MatchRow.new(header)
             with self.lock(row.match_id):
                 self.registry.insert(row)
@@ -337,6 +386,75 @@ class LiveStore:
             self._errors.pop(match_id, None)
             return self._changed(match_id)
 
+    def failed(self, match_id: str) -> list[str]:
+        """Ids of the stages whose analysis failed and has not succeeded since, in stage order."""
+        return failed_stage_ids(cast(BattlefieldState, self._tracking_values(match_id)))
+
+    def retry(self, match_id: str, stage_id: str | None = None) -> dict[str, Any]:
+        """Analyse again the failed stage ``stage_id`` (every failed stage when None), in stage order,
+        each against the clash map as it stands now; a success supersedes the failure (the board and
+        the verdict then show the analysis). Returns the snapshot.
+
+        Raises :class:`NotFound` for an unknown match or stage, :class:`Conflict` when the match is not
+        open or the stage has not failed, :class:`AdjudicationFailed` when a retried analysis fails
+        again (the failure is recorded; the stage stays failed)."""
+        self.row(match_id)
+        with self.lock(match_id):
+            row = self.row(match_id)
+            if row.status != "open":
+                raise Conflict(f"match {match_id!r} is {row.status}; its stages are final", "retry stages before closing the match")
+            failed = self.failed(match_id)
+            if stage_id is not None:
+                known = [s.stage_id for s in self._tracking_values(match_id).get("stages") or []]
+                if stage_id not in known:
+                    raise NotFound(f"match {match_id!r} has no stage {stage_id!r}", "give the id of a received stage", field="stage_id")
+                if stage_id not in failed:
+                    state = "is still pending" if stage_id in self.pending(match_id) else "was analysed"
+                    raise Conflict(f"stage {stage_id!r} of match {match_id!r} {state}; only a failed stage is retried", field="stage_id")
+            still = self._retry(match_id, failed if stage_id is None else [stage_id])
+            snap = self._changed(match_id)
+            if still:
+                raise AdjudicationFailed(
+                    f"match {match_id!r}: the analysis of {', '.join(still)} failed again: {self._errors.get(match_id) or 'see the board'}",
+                    f"retry later (`adjudicate live retry {match_id} {still[0]}`); the stage is not analysed until then",
+                )
+            return snap
+
+    def retry_failed(self, match_id: str) -> list[str]:
+        """Retry every failed stage of an open match once (the next push and close do this). Returns
+        the ids still failed; never raises for a failed analysis (it is recorded and shown)."""
+        with self.lock(match_id):
+            failed = self.failed(match_id)
+            if not failed or self.row(match_id).status != "open":
+                return failed
+            still = self._retry(match_id, failed)
+            self._changed(match_id)
+            return still
+
+    def _retry(self, match_id: str, stage_ids: list[str]) -> list[str]:
+        """Run the tracker on each of ``stage_ids`` and commit each result to the match's thread as a
+        ``track_stage`` update (durably, before the next). Returns the ids that failed again."""
+        still: list[str] = []
+        for sid in stage_ids:
+            vals = self._tracking_values(match_id)
+            i = next(k for k, s in enumerate(vals.get("stages") or []) if s.stage_id == sid)
+            try:
+                update = stage_update(cast(BattlefieldState, vals), i, self.context)
+            except Exception as exc:  # a backend that raises: like a failed analysis, nothing is committed
+                self._errors[match_id] = f"retry of stage {sid} did not complete: {type(exc).__name__}: {exc}"
+                still.append(sid)
+                continue
+            self.tracking.update_state(thread_config(match_id), update, as_node="track_stage")
+            self._values.pop(match_id, None)
+            self._prune(match_id)
+            if "analyses" in update:
+                self._errors.pop(match_id, None)
+            else:
+                reason = update["failures"][0].reason if update.get("failures") else "no analysis"
+                self._errors[match_id] = f"retry of stage {sid} failed: {reason}"
+                still.append(sid)
+        return still
+
     def _analyse_quietly(self, match_id: str) -> None:
         try:
             self.analyse(match_id)
@@ -346,11 +464,14 @@ class LiveStore:
     def push(self, match_id: str, data: object, wait: bool = True) -> dict[str, Any]:
         """Receive one stage and (``wait``) analyse it before returning, or queue the analysis.
 
-        Returns ``{"match_id", "stage_id", "duplicate", "status": "analysed" | "queued", "received",
-        "analysed", "pending", "latest", "tendency", "next_slot"}``."""
+        Stages whose analysis failed earlier are retried first (:meth:`retry_failed`). Returns
+        ``{"match_id", "stage_id", "duplicate", "status": "analysed" | "failed" | "queued", "received",
+        "analysed", "failed", "pending", "latest", "tendency", "next_slot"}``."""
         self.row(match_id)
         with self.lock(match_id):
             stage_id, duplicate = self.receive(match_id, data)
+            if wait:
+                self.retry_failed(match_id)  # a stage that failed before is analysed again first, in order
             snap = self.analyse(match_id) if wait else self.snapshot(match_id)
         if not wait and snap["pending"]:
             self._executor.submit(self._analyse_quietly, match_id)
@@ -364,6 +485,8 @@ class LiveStore:
         """Finish pending analyses, run the panel on the final battlefield state, store the verdict
         (``verdicts/<id>.json``) and the Markdown report (``reports/<id>.md``), and mark the match closed.
 
+        Stages whose analysis failed are retried first; if any is still failed the match is not closed
+        (:class:`Conflict`, naming them: a verdict would silently miss their units).
         Idempotent: closing a closed match returns its verdict. Raises :class:`Conflict` with no stage,
         :class:`Unprocessable` when a fixed-order match is incomplete, :class:`AdjudicationFailed` when
         the panel produced no verdict (the match stays open and can be closed again)."""
@@ -380,6 +503,14 @@ class LiveStore:
             if not stages:
                 raise Conflict(f"match {match_id!r} has no stages yet", "push at least one stage before closing")
             validate_complete(row.header, stages)
+            if row.status == "open" and self.retry_failed(match_id):
+                failed = self.failed(match_id)
+                raise Conflict(
+                    f"match {match_id!r}: the analysis of {len(failed)} stage(s) failed ({', '.join(failed)}); a verdict would miss them",
+                    f"retry them (`adjudicate live retry {match_id} {failed[0]}`) and close again",
+                    field="stages",
+                )
+            vals = self._tracking_values(match_id)
             if row.status != "closing":
                 row = row.closing()
                 self.registry.update(row)

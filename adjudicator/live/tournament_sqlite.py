@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from adjudicator.files import private_file
 from adjudicator.live.lifecycle import Decision, LogEntry
 from adjudicator.live.tournament import Room, Round, Tournament
 from adjudicator.live.tournament_store import DuplicateId, StaleDecision
@@ -81,6 +82,7 @@ class SqliteTournamentStore:
 
     def __init__(self, db_path: str | Path) -> None:
         self.db_path = Path(db_path)
+        private_file(self.db_path)  # it holds chair tokens and verdicts: 0600, like live.sqlite
         self._conn = sqlite3.connect(str(self.db_path), check_same_thread=False, timeout=30, isolation_level=None)
         self._lock = threading.Lock()
         with self._lock:

@@ -50,8 +50,8 @@ class VerdictFiles:
     def write(self, match_id: str, verdict: Verdict) -> None:
         """Write the verdict JSON, then the Markdown report, each atomically. Raises OSError."""
         text, report = verdict_texts(verdict)
-        atomic_write_text(self.verdict_path(match_id), text)
-        atomic_write_text(self.report_path(match_id), report)
+        atomic_write_text(self.verdict_path(match_id), text, private=True)
+        atomic_write_text(self.report_path(match_id), report, private=True)
         self._cache[match_id] = verdict
 
 

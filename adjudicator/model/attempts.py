@@ -13,6 +13,13 @@ output when no attempt produced a valid value. Transport faults are retried insi
 the request, the node fails at once -- the protocol's attempts are for unreadable outputs, not for
 network trouble, so retries never stack.
 
+Truncation (:func:`budget_after_truncation`): a reply the model ended at the completion budget
+(``finish_reason`` ``length``) is never accepted, even when part of it can be read -- field-level
+recovery would keep a stage with its clash updates cut off, or a ballot without its votes. The
+attempt is recorded as ``truncated`` and the next of the same three attempts is sent with twice the
+completion budget, up to :data:`TRUNCATION_CAP_TOKENS`; if the last attempt is still truncated, the
+node fails with kind ``truncated``.
+
 Caching: once a value is read, every attempt of this node that came from the model is written to
 the cache (unreadable ones marked ``parsed=False``), so a rerun replays the same attempts with zero
 requests and identical token sums. A node whose attempts all failed writes nothing, so a rerun
@@ -22,6 +29,7 @@ tries the model again.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TypeVar
 
 from adjudicator.judges.base import NodeResult
@@ -34,6 +42,20 @@ from adjudicator.records import CallRecord, FailureKind, NodeFailure
 T = TypeVar("T")
 
 MAX_ATTEMPTS = 3
+
+#: The largest completion budget (tokens) a retry after a truncated reply asks for: the one place
+#: the cap is stated. Each truncated attempt doubles the budget up to this cap (1,536 -> 3,072 ->
+#: 6,144 for a judge); a configured or per-request budget above it is kept, never lowered.
+TRUNCATION_CAP_TOKENS = 8192
+
+
+def budget_after_truncation(budget_tokens: int | None) -> int:
+    """The completion budget (tokens) of the attempt after one cut off at ``budget_tokens`` (None:
+    the request carried no budget, so the server's default cut it): twice the budget, at most
+    :data:`TRUNCATION_CAP_TOKENS`, and never less than the budget itself."""
+    if budget_tokens is None:
+        return TRUNCATION_CAP_TOKENS
+    return max(budget_tokens, min(2 * budget_tokens, TRUNCATION_CAP_TOKENS))
 
 
 def run_attempts(
@@ -49,7 +71,8 @@ def run_attempts(
     ``functools.partial`` of :func:`~adjudicator.model.parsing.parse_output`). Never raises for model
     faults: a transport failure or three unreadable outputs give a result with ``value=None`` and a
     ``failure`` whose ``raw_outputs`` lists every output received (in attempt order) and whose
-    ``reason`` starts with ``"transport:"``, ``"refused:"`` or ``"unparseable:"``.
+    ``reason`` starts with ``"transport:"``, ``"refused:"``, ``"unparseable:"`` or ``"truncated:"``.
+    A truncated reply is retried with a larger budget (module docstring).
     """
     if not 1 <= max_attempts <= MAX_ATTEMPTS:
         raise ValueError(f"max_attempts must be 1-{MAX_ATTEMPTS}, got {max_attempts}")
@@ -57,15 +80,17 @@ def run_attempts(
     responses: list[ChatResponse] = []
     raws: list[str] = []
     last_error = ""
+    truncated = False
 
     def record(attempt: int, **fields) -> CallRecord:
         return CallRecord(node=request.node, key=request.key, model=client.model, template_hash=request.template_hash, attempt=attempt, **fields)
 
     for attempt in range(1, max_attempts + 1):
+        budget = client.budget_tokens(request)
         try:
             resp = client.complete(request, attempt)
         except TransportError as exc:
-            calls.append(record(attempt, transport_retries=exc.retries, parse="failed", error=exc.message))
+            calls.append(record(attempt, transport_retries=exc.retries, parse="failed", error=exc.message, max_tokens=budget))
             kind = FailureKind.TRANSPORT if exc.retryable else FailureKind.REFUSED
             return NodeResult(
                 value=None,
@@ -74,8 +99,9 @@ def run_attempts(
             )
         result = read(resp.text)
         error = result.error
-        if not result.ok and resp.finish_reason == "length":
-            error = f"output truncated at the token limit; {error}"
+        truncated = resp.finish_reason == "length"
+        if truncated:  # never a success, whatever could be read from it
+            error = f"output cut off at the completion budget ({budget or 'server default'} tokens)" + (f"; {error}" if error else "")
         responses.append(resp)
         raws.append(resp.text)
         calls.append(
@@ -87,24 +113,30 @@ def run_attempts(
                 completion_tokens=resp.completion_tokens,
                 cost_usd=resp.cost_usd,
                 cache_hit=resp.cache_hit,
-                parse=result.stage,
+                parse="failed" if truncated else result.stage,
                 raw_output=resp.text,
                 error=error,
+                truncated=truncated,
+                max_tokens=budget,
             )
         )
-        if result.ok:
+        if truncated:
+            request = replace(request, max_tokens=budget_after_truncation(budget))
+        elif result.ok:
             for i, r in enumerate(responses):
                 client.remember(r, parsed=(i == len(responses) - 1))
             return NodeResult(value=result.value, calls=calls)
         last_error = error or "no valid value"
+    kind = FailureKind.TRUNCATED if truncated else FailureKind.UNPARSEABLE
+    what = "no complete output" if truncated else "no valid output"
     return NodeResult(
         value=None,
         calls=calls,
         failure=NodeFailure(
             node=request.node,
             key=request.key,
-            kind=FailureKind.UNPARSEABLE,
-            reason=f"unparseable: no valid output in {max_attempts} attempts (last: {last_error})",
+            kind=kind,
+            reason=f"{kind.value}: {what} in {max_attempts} attempts (last: {last_error})",
             raw_outputs=raws,
         ),
     )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 
 @dataclass(frozen=True)
@@ -19,6 +19,8 @@ class ChatRequest:
     of the expected output (used for structured output, never required); ``node`` and ``key`` name
     the node and unit (stage id, judge id, task instance) and ``template_hash`` the prompt template:
     all three enter the cache key, so two judges with identical prompts still get separate entries.
+    ``max_tokens`` (completion budget, tokens) overrides the configured and per-node budgets; None
+    keeps them (see :meth:`~adjudicator.model.llm.LLMClient.budget_tokens`).
     """
 
     messages: tuple[Mapping[str, str], ...]
@@ -69,3 +71,23 @@ class ChatResponse:
     transport_retries: int = 0
     finish_reason: str | None = None
     cache_key: str = ""
+
+
+class RequestObserver(Protocol):
+    """Told about every HTTP request the client sends, before it is sent and once it is settled, so
+    that a request is on record even when the process dies while it is in flight (the benchmark's
+    request log, :mod:`adjudicator.bench.requests`). Implementations must be thread-safe and must not
+    raise for a well-formed call."""
+
+    def accepting(self) -> bool:
+        """False once no further request may be sent (the benchmark session was stopped)."""
+        ...
+
+    def sent(self, *, model: str, node: str, key: str, attempt: int) -> str:
+        """Record a request about to be sent (``attempt`` 1-3); returns its id for :meth:`settled`."""
+        ...
+
+    def settled(self, request_id: str, *, prompt_tokens: int = 0, completion_tokens: int = 0, cost_usd: float | None = None, error: str | None = None) -> None:
+        """Record the outcome of request ``request_id``: the reply's tokens and cost (US dollars,
+        None when unpriced), or ``error`` (one line) when no reply came."""
+        ...

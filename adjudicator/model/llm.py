@@ -28,8 +28,9 @@ cost, latency, cache hit, transport retries). It
   the attempts runner writes with :meth:`LLMClient.remember` once a node's output validated, so an
   unparseable output is never cached as a success.
 
-API keys come from the providers' usual environment variables (litellm reads them) or the
-``api_key`` argument; they are never logged, hashed or returned.
+API keys come from the ``api_key`` argument (``ADJUDICATOR_API_KEY``) or, for a provider's own
+endpoint only, the provider's usual environment variable (litellm reads it); any other ``api_base``
+gets :data:`PLACEHOLDER_KEY` instead (:func:`preflight`). Keys are never logged, hashed or returned.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ from typing import Any
 
 from adjudicator.config import JSON_MODES, JsonMode
 from adjudicator.model.cache import CachedResponse, ModelFacts, NullCache, ResponseStore, request_key
-from adjudicator.model.chat import NODE_MAX_TOKENS, ChatRequest, ChatResponse
+from adjudicator.model.chat import NODE_MAX_TOKENS, ChatRequest, ChatResponse, RequestObserver
 from adjudicator.model.transport import RETRYABLE_STATUS, TransportError, TransportPolicy, describe_error, headers_of, retry_after_s, status_of
 
 log = logging.getLogger("adjudicator.model.llm")
@@ -52,10 +53,27 @@ log = logging.getLogger("adjudicator.model.llm")
 _LITELLM: Any = None
 _LITELLM_LOCK = threading.Lock()
 
+#: This thread's pending "the request is going on the wire" callback (see :func:`_on_wire`).
+_WIRE = threading.local()
+#: (model, api_base) -> whether litellm sends that route's requests through the shared HTTP session
+#: (so :func:`_on_wire` fires); learnt from the first answered request of the route.
+_WIRED_ROUTES: dict[tuple[str, str | None], bool] = {}
+
+
+def _on_wire(_request: Any) -> None:
+    """httpx ``request`` event hook of litellm's shared HTTP session: called in the sending thread
+    just before the request's bytes are written, so the request log records a request as late as
+    possible before the server can see it (a kill between the two is a window of microseconds)."""
+    mark = getattr(_WIRE, "mark", None)
+    if mark is not None:
+        _WIRE.mark = None
+        mark()
+
 
 def litellm_module() -> Any:
     """Import and configure litellm once (thread-safe): no debug printing to stdout, no telemetry,
-    no litellm cache, no tokenizer downloads. ``LITELLM_LOCAL_MODEL_COST_MAP`` is already set by the package's
+    no litellm cache, no tokenizer downloads, and a shared HTTP session whose request hook tells the
+    request observer when a request goes out (OpenAI-compatible routes use it). ``LITELLM_LOCAL_MODEL_COST_MAP`` is already set by the package's
     ``__init__`` (which runs before this module can be imported), so the import reads no network.
     Callers outside this module should not need it."""
     global _LITELLM
@@ -72,6 +90,10 @@ def litellm_module() -> Any:
                 # some model names (llama-2/3, cohere): a download at run time, and offline a stall of
                 # about a minute of retries; it counts with tiktoken instead.
                 litellm.disable_hf_tokenizer_download = True
+
+                import httpx
+
+                litellm.client_session = httpx.Client(follow_redirects=True, event_hooks={"request": [_on_wire]})
                 logging.getLogger("LiteLLM").setLevel(logging.ERROR)
                 _LITELLM = litellm
     return _LITELLM
@@ -133,20 +155,60 @@ MESSAGE_OVERHEAD_TOKENS = 8
 PLACEHOLDER_KEY = "sk-no-key-required"
 
 
+#: The hosts each provider serves its API from (https only). A provider's own key (``OPENAI_API_KEY``,
+#: ``DEEPSEEK_API_KEY``, ...) goes to these hosts and nowhere else: with any other ``--api-base`` the
+#: client sends ``ADJUDICATOR_API_KEY`` or :data:`PLACEHOLDER_KEY` (:func:`provider_endpoint`). A host
+#: starting with "." is a suffix (an Azure resource is ``<name>.openai.azure.com``).
+PROVIDER_HOSTS: dict[str, tuple[str, ...]] = {
+    "openai": ("api.openai.com",),
+    "anthropic": ("api.anthropic.com",),
+    "deepseek": ("api.deepseek.com",),
+    "mistral": ("api.mistral.ai",),
+    "groq": ("api.groq.com",),
+    "together_ai": ("api.together.xyz",),
+    "openrouter": ("openrouter.ai",),
+    "gemini": ("generativelanguage.googleapis.com",),
+    "xai": ("api.x.ai",),
+    "fireworks_ai": ("api.fireworks.ai",),
+    "cohere": ("api.cohere.ai", "api.cohere.com"),
+    "perplexity": ("api.perplexity.ai",),
+    "moonshot": ("api.moonshot.cn", "api.moonshot.ai"),
+    "dashscope": ("dashscope.aliyuncs.com", "dashscope-intl.aliyuncs.com"),
+    "azure": (".openai.azure.com",),
+}
+
+
+def provider_endpoint(provider: str, api_base: str | None) -> bool:
+    """Whether ``api_base`` is ``provider``'s own API (an https URL on one of its
+    :data:`PROVIDER_HOSTS`); True without an ``api_base`` (litellm then uses the provider's default).
+    A provider not in the table has no own endpoint: any ``api_base`` is someone else's."""
+    if not api_base:
+        return True
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(api_base)
+    host = (parts.hostname or "").lower().rstrip(".")
+    if parts.scheme != "https" or not host:
+        return False
+    return any(host.endswith(h) if h.startswith(".") else host == h for h in PROVIDER_HOSTS.get(provider, ()))
+
+
 def preflight(model: str, api_base: str | None = None, api_key: str | None = None) -> str | None:
     """Check that litellm can route ``model`` and that a key is available; return the key to pass
-    explicitly (``api_key``, or :data:`PLACEHOLDER_KEY` for a local server without one, or None
-    to let litellm read the provider's environment variable).
+    explicitly: ``api_key`` when given (``ADJUDICATOR_API_KEY``); :data:`PLACEHOLDER_KEY` when
+    ``api_base`` is not the provider's own endpoint (:func:`provider_endpoint`: the provider's key is
+    never sent to another server, and the OpenAI SDK refuses to send a request without a key); else
+    None, to let litellm read the provider's environment variable for the provider's own endpoint.
 
     Raises :class:`~adjudicator.errors.ConfigError` (exit code 2, no request made) when the model
-    string names no provider litellm knows, or when the provider's key variable is unset and no
-    ``api_base`` is given.
+    string names no provider litellm knows, or when the provider's key variable is unset for the
+    provider's own endpoint.
     """
     from adjudicator.errors import ConfigError
 
     lit = litellm_module()
     try:
-        lit.get_llm_provider(model=model)
+        _, provider, _, _ = lit.get_llm_provider(model=model)
     except Exception:
         raise ConfigError(
             f"model {model!r}: litellm cannot tell which provider serves it",
@@ -154,6 +216,9 @@ def preflight(model: str, api_base: str | None = None, api_key: str | None = Non
         ) from None
     if api_key:
         return api_key
+    if api_base and not provider_endpoint(str(provider), api_base):
+        log.info("%s at %s: not %s's own endpoint, so its key is not sent (set ADJUDICATOR_API_KEY for this server)", model, api_base, provider)
+        return PLACEHOLDER_KEY
     try:
         env = lit.validate_environment(model=model)
     except Exception:
@@ -161,8 +226,6 @@ def preflight(model: str, api_base: str | None = None, api_key: str | None = Non
     missing = [k for k in env.get("missing_keys", []) if not k.endswith("_API_BASE") and not k.endswith("_BASE_URL")]
     if env.get("keys_in_environment") or not missing:
         return None
-    if api_base:
-        return PLACEHOLDER_KEY
     raise ConfigError(
         f"model {model!r}: no API key found (set {' or '.join(missing)})",
         "keys are read from the provider's usual environment variable, or ADJUDICATOR_API_KEY",
@@ -224,7 +287,8 @@ class LLMClient:
     docstring); ``cache`` a :class:`~adjudicator.model.cache.ResponseCache` or None for no caching;
     ``policy`` the transport backoff; ``sleep`` injectable for tests; ``gate`` the run's
     :class:`PreflightGate` (this client is added to it), or None to send without a pre-flight check
-    (``api_key`` is then used as given).
+    (``api_key`` is then used as given); ``observer`` is told about every HTTP request before it is
+    sent and when it settles (:class:`~adjudicator.model.chat.RequestObserver`).
     """
 
     def __init__(
@@ -241,6 +305,7 @@ class LLMClient:
         policy: TransportPolicy | None = None,
         sleep: Callable[[float], None] = time.sleep,
         gate: PreflightGate | None = None,
+        observer: RequestObserver | None = None,
     ) -> None:
         if json_mode not in JSON_MODES:
             raise ValueError(f"json_mode must be one of {', '.join(JSON_MODES)}, got {json_mode!r}")
@@ -255,6 +320,7 @@ class LLMClient:
         self.cache: ResponseStore = cache if cache is not None else NullCache()
         self.policy = policy or TransportPolicy()
         self._sleep = sleep
+        self.observer = observer
         self._lock = threading.Lock()
         self._schema_support: bool | None = None
         self.requests_sent = 0  # HTTP requests actually sent (transport retries included)
@@ -322,10 +388,18 @@ class LLMClient:
             return {"type": "json_object", "schema": dict(schema)}
         return None
 
+    def budget_tokens(self, request: ChatRequest) -> int | None:
+        """The completion budget (``max_tokens``) sent with ``request``: the request's own budget when
+        it sets one (the attempts runner raises it after a truncated reply), else the configured
+        ``max_tokens``, else :data:`NODE_MAX_TOKENS` for its node; None sends no budget."""
+        if request.max_tokens is not None:
+            return request.max_tokens
+        return self.max_tokens if self.max_tokens is not None else NODE_MAX_TOKENS.get(request.node)
+
     def params(self, request: ChatRequest) -> dict[str, Any]:
         """The decoding parameters sent with ``request`` (no credentials, no transport settings)."""
         p: dict[str, Any] = {"temperature": self.temperature}
-        budget = self.max_tokens if self.max_tokens is not None else (request.max_tokens or NODE_MAX_TOKENS.get(request.node))
+        budget = self.budget_tokens(request)
         if budget is not None:
             p["max_tokens"] = budget
         rf = self.response_format(request.schema, request.schema_name)
@@ -387,16 +461,19 @@ class LLMClient:
                 break
             except _SchemaRejected as exc:  # auto mode only: fall back to prompted JSON, same attempt
                 self._drop_schema(exc.reason)
-                retries = exc.retries
-        resp, retries = sent
+                retries = exc.retries + 1  # the rejected request was sent: it counts as a re-send
+        resp, retries, request_id = sent
         latency = time.monotonic() - t0
         text, finish = _text_of(resp)
         prompt_tokens, completion_tokens = self._usage(resp, kwargs["messages"], text)
+        cost = self._cost(resp)
+        if self.observer is not None:
+            self.observer.settled(request_id, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, cost_usd=cost)
         return ChatResponse(
             text=text,
             prompt_tokens=prompt_tokens,
             completion_tokens=completion_tokens,
-            cost_usd=self._cost(resp),
+            cost_usd=cost,
             latency_s=round(latency, 6),
             cache_hit=False,
             transport_retries=retries,
@@ -459,23 +536,31 @@ class LLMClient:
             kwargs["api_key"] = self._api_key
         return kwargs
 
-    def _send(self, lit: Any, kwargs: dict[str, Any], request: ChatRequest, attempt: int, retries: int) -> tuple[Any, int]:
-        """One request with bounded transport retries: (litellm response, retries used).
+    def _send(self, lit: Any, kwargs: dict[str, Any], request: ChatRequest, attempt: int, retries: int) -> tuple[Any, int, str]:
+        """One request with bounded transport retries: (litellm response, retries used, the
+        observer's id of the request that got the reply, "" without an observer). Every request is
+        reported to the observer before it is sent (:meth:`_call`), and every failed one settled
+        with its error.
 
         Raises :class:`TransportError`, or :class:`_SchemaRejected` when ``auto`` mode sent a JSON
         schema and the server refused it with a 4xx naming the response format or schema."""
         while True:
+            if self.observer is not None and not self.observer.accepting():
+                raise TransportError(f"{self.model}: request not sent: the session was stopped", retryable=False, retries=retries)
             with self._lock:
                 self.requests_sent += 1
+            ids: list[str] = []
             try:
-                resp = lit.completion(**kwargs)
+                resp = self._call(lit, kwargs, request, attempt, ids)
                 self._unreachable = False
-                return resp, retries
+                return resp, retries, ids[0] if ids else ""
             except Exception as exc:  # litellm maps every provider error to its own exception types
                 retryable, status = classify(exc)
                 reason = describe_error(exc, status)
                 if self._api_key:
                     reason = reason.replace(self._api_key, "***")
+                if self.observer is not None and ids:
+                    self.observer.settled(ids[0], error=reason)
                 if (
                     not retryable
                     and status in (400, 415, 422)
@@ -503,6 +588,39 @@ class LLMClient:
                 wait = self.policy.delay_s(retries, retry_after_s(headers_of(exc)))
                 log.warning("%s %s[%s] attempt %d: %s; retry %d in %.2fs", self.model, request.node, request.key, attempt, reason, retries, wait)
                 self._sleep(wait)
+
+    def _call(self, lit: Any, kwargs: dict[str, Any], request: ChatRequest, attempt: int, ids: list[str]) -> Any:
+        """``litellm.completion(**kwargs)`` with the observer told before the request goes out; the
+        observer's request id is appended to ``ids`` (left empty when nothing was sent).
+
+        On a route known to use the shared HTTP session the request is recorded from its request
+        hook, just before the bytes are written (:func:`_on_wire`); on any other route (or one not
+        seen yet) it is recorded before litellm is called -- earlier than needed, so a kill in
+        between counts a request the server never saw, never the reverse."""
+        obs = self.observer
+        if obs is None:
+            return lit.completion(**kwargs)
+        route = (self.model, self.api_base)
+        wired = _WIRED_ROUTES.get(route, False)
+        fired: list[bool] = []
+
+        def on_wire() -> None:
+            fired.append(True)
+            if wired:
+                ids.append(obs.sent(model=self.model, node=request.node, key=request.key, attempt=attempt))
+
+        if not wired:
+            ids.append(obs.sent(model=self.model, node=request.node, key=request.key, attempt=attempt))
+        _WIRE.mark = on_wire
+        try:
+            resp = lit.completion(**kwargs)
+        finally:
+            _WIRE.mark = None
+        if not wired:
+            _WIRED_ROUTES[route] = bool(fired)
+        elif not ids:  # answered without passing the hook: record it now
+            ids.append(obs.sent(model=self.model, node=request.node, key=request.key, attempt=attempt))
+        return resp
 
     def remember(self, response: ChatResponse, parsed: bool) -> None:
         """Store a response that came from the model (not from the cache) under its key.

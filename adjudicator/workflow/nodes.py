@@ -35,6 +35,16 @@ def track_stage(state: BattlefieldState, runtime: Runtime[Backends]) -> dict[str
     preceding transcript.
     """
     i = state.get("next_stage", 0)
+    return {"next_stage": i + 1, **stage_update(state, i, runtime.context)}
+
+
+def stage_update(state: BattlefieldState, i: int, context: Backends) -> dict[str, Any]:
+    """Analyse stage ``i`` of ``state`` with ``context``'s tracker (and its rubric and evidence
+    setting) against the clash map as it stands
+    and return the state update without ``next_stage``: the analysis and the clash delta (or the
+    failure) and the call records. :func:`track_stage` uses it for the next stage; the live store
+    uses it to retry a stage whose analysis failed (its failure stays in ``failures``, superseded by
+    the analysis: :func:`~adjudicator.battlefield.failed_stage_ids`)."""
     stages = state["stages"]
     stage = stages[i]
     clashes = state.get("clashes") or {}
@@ -45,11 +55,11 @@ def track_stage(state: BattlefieldState, runtime: Runtime[Backends]) -> dict[str
         previous=list(stages[:i]),
         clashes=clashes,
         analyses=list(state.get("analyses") or []),
-        rubric=rubric_of(runtime.context),
-        evidence=evidence_of(runtime.context),
+        rubric=rubric_of(context),
+        evidence=evidence_of(context),
     )
-    result = runtime.context.tracker.analyse_stage(request)
-    update: dict[str, Any] = {"next_stage": i + 1, "calls": list(result.calls)}
+    result = context.tracker.analyse_stage(request)
+    update: dict[str, Any] = {"calls": list(result.calls)}
     if result.value is not None:
         update["analyses"] = [result.value]
         update["clashes"] = apply_clash_updates(clashes, stage.stage_id, result.value.clash_updates)
@@ -162,8 +172,10 @@ def sorted_calls(state: BattlefieldState) -> list[CallRecord]:
 
 
 def sorted_failures(state: BattlefieldState) -> list[NodeFailure]:
-    """The state's node failures in a deterministic order (node, key)."""
-    return in_failure_order(state.get("failures") or [])
+    """The state's node failures in a deterministic order (node, key), without a stage's failed
+    analysis that a retry has since replaced (live ``retry``: the stage has an analysis now)."""
+    analysed = {a.stage_id for a in state.get("analyses") or []}
+    return in_failure_order(f for f in state.get("failures") or [] if not (f.node == "track_stage" and f.key in analysed))
 
 
 def partial_verdict(state: PanelState, ctx: Backends) -> Verdict:

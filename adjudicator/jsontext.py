@@ -1,0 +1,129 @@
+"""Untrusted JSON text: the one reader of match files, live request bodies and other input JSON.
+
+:func:`read_json` parses text with the checks a hostile file needs before any model call is spent:
+
+- nesting deeper than :data:`MAX_JSON_DEPTH` (a match is about six levels deep) is refused with the
+  field path where the limit was crossed, instead of Python's ``RecursionError`` deep in the parser;
+- a key that occurs twice in one object is refused with its path (``json.loads`` silently keeps the
+  last, so a second ``labels.outcome`` could flip a gold label);
+- invalid JSON is reported with line and column.
+
+The nesting and duplicate checks run in one linear pass (:func:`scan_structure`) over the tokens that
+matter -- strings, brackets, commas and colons -- so a 6 MB utterance is one token.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from adjudicator.errors import InputError
+
+#: Deepest nesting of objects and arrays an input may have. A match file is six levels deep
+#: (match > stages > stage > utterances > utterance > field); 64 leaves room for ``info`` blocks.
+MAX_JSON_DEPTH = 64
+
+#: A JSON string (with its escapes) or one structural character.
+_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{},:]', re.DOTALL)
+
+
+class JsonInputError(InputError):
+    """Refused JSON input (exit code 2). ``path`` is the dotted field path where known, else None."""
+
+    def __init__(self, message: str, hint: str | None = None, path: str | None = None) -> None:
+        super().__init__(message, hint)
+        self.path = path
+
+
+@dataclass
+class _Frame:
+    """One open object (``keys`` holds the keys seen) or array (``index`` counts its items)."""
+
+    is_object: bool
+    key: str | None = None
+    index: int = 0
+    expect_key: bool = True
+    keys: set[str] = field(default_factory=set)
+
+    def step(self) -> str:
+        return (self.key or "?") if self.is_object else str(self.index)
+
+
+def _path(stack: list[_Frame]) -> str:
+    """The dotted path of the innermost open value; a deep path shows its first 4 and last 2 steps."""
+    steps = [f.step() for f in stack]
+    if len(steps) > 8:
+        steps = [*steps[:4], f"({len(steps) - 6} more)", *steps[-2:]]
+    return ".".join(steps) or "(top level)"
+
+
+def _line_col(text: str, pos: int) -> tuple[int, int]:
+    line = text.count("\n", 0, pos) + 1
+    return line, pos - (text.rfind("\n", 0, pos) + 1) + 1
+
+
+def scan_structure(text: str, source: str, max_depth: int = MAX_JSON_DEPTH) -> None:
+    """Check ``text`` for nesting deeper than ``max_depth`` and for duplicate keys in one object,
+    in one pass linear in ``len(text)``. Syntax errors are left to the parser (the scan is tolerant).
+
+    Raises :class:`JsonInputError` naming ``source`` and the dotted path (``stages.3.utterances``),
+    e.g. ``match.json: duplicate key labels.outcome (an object may name a field once)``.
+    """
+    stack: list[_Frame] = []
+    for m in _TOKEN.finditer(text):
+        tok = m.group()
+        top = stack[-1] if stack else None
+        if tok in "{[":
+            if len(stack) >= max_depth:
+                line, col = _line_col(text, m.start())
+                raise JsonInputError(
+                    f"{source}: nested deeper than {max_depth} levels at {_path(stack)} (line {line} column {col})",
+                    "a match is about six levels deep; flatten the data",
+                    path=_path(stack),
+                )
+            stack.append(_Frame(is_object=tok == "{"))
+        elif tok in "}]":
+            if stack:
+                stack.pop()
+        elif tok == ",":
+            if top is not None:
+                if top.is_object:
+                    top.expect_key = True
+                else:
+                    top.index += 1
+        elif tok == ":":
+            if top is not None and top.is_object:
+                top.expect_key = False
+        elif top is not None and top.is_object and top.expect_key:
+            try:
+                key = json.loads(tok)
+            except ValueError:
+                key = tok[1:-1]
+            if key in top.keys:
+                top.key = key
+                raise JsonInputError(
+                    f"{source}: duplicate key {_path(stack)} (an object may name a field once)",
+                    "remove one of the two; which is meant cannot be guessed",
+                    path=_path(stack),
+                )
+            top.keys.add(key)
+            top.key = key
+
+
+def read_json(text: str, source: str, max_depth: int = MAX_JSON_DEPTH) -> Any:
+    """Parse untrusted JSON ``text`` (a leading byte-order mark is dropped).
+
+    Raises :class:`JsonInputError` (exit code 2; one line naming ``source``) for invalid JSON (line
+    and column), nesting deeper than ``max_depth`` or a duplicate key (both with the field path).
+    """
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    scan_structure(text, source, max_depth)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise JsonInputError(f"{source}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}", "fix the JSON syntax") from None
+    except RecursionError:  # unreachable after the scan; kept so no input can surface a traceback
+        raise JsonInputError(f"{source}: nested too deeply to read", "flatten the data") from None

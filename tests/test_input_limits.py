@@ -1,0 +1,49 @@
+"""Input size limits (issue 10, item 8): an utterance over MAX_UTTERANCE_CHARS or a transcript over
+MAX_MATCH_CHARS is bad input (one line naming the field, exit code 2, before any model call)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from adjudicator.cli import main
+from adjudicator.errors import InputError
+from adjudicator.match import MAX_MATCH_CHARS, MAX_UTTERANCE_CHARS, parse_match
+
+REAL = Path(__file__).resolve().parents[1] / "adjudicator" / "data" / "matches" / "panelbench" / "debateart_4389.json"
+
+
+def real() -> dict:
+    return json.loads(REAL.read_text(encoding="utf-8"))
+
+
+def test_an_utterance_over_the_limit_is_refused_naming_it(tmp_path, capsys):
+    data = real()
+    data["stages"][2]["utterances"][0]["text"] = "word " * (MAX_UTTERANCE_CHARS // 5) + "x"  # 50,001 characters
+    p = tmp_path / "long.json"
+    p.write_text(json.dumps(data), encoding="utf-8")
+    assert main([str(p), "--model", "openai/never-called", "--api-base", "http://127.0.0.1:9/v1"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1
+    assert "field stages.2.utterances.0.text has 50,001 characters, more than the 50,000 allowed" in err
+
+
+def test_an_utterance_at_the_limit_is_accepted():
+    data = real()
+    data["stages"][2]["utterances"][0]["text"] = "word " * (MAX_UTTERANCE_CHARS // 5)
+    assert len(parse_match(data).stages[2].utterances[0].text) == MAX_UTTERANCE_CHARS
+
+
+def test_a_transcript_over_the_limit_is_refused():
+    data = real()
+    n = sum(len(st["utterances"]) for st in data["stages"])
+    per = MAX_MATCH_CHARS // n + 1  # every utterance a little over its share: the total is over the limit
+    for st in data["stages"]:
+        for u in st["utterances"]:
+            u["text"] = ("a" * per)[:per]
+    assert per <= MAX_UTTERANCE_CHARS
+    with pytest.raises(InputError) as err:
+        parse_match(data, "m.json")
+    assert err.value.one_line().startswith(f"m.json: stages: the transcript has {per * n:,} characters, more than the {MAX_MATCH_CHARS:,} a match may have")

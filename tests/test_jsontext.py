@@ -1,0 +1,67 @@
+"""Hostile JSON input (issue 10, items 6 and 7): deep nesting and duplicate keys are bad input --
+one line naming the field path, exit code 2 in the CLI, HTTP 400 from the live server, no model call
+and no traceback."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from adjudicator.cli import main
+from adjudicator.jsontext import MAX_JSON_DEPTH, JsonInputError, read_json
+
+REAL = Path(__file__).resolve().parents[1] / "adjudicator" / "data" / "matches" / "panelbench" / "debateart_4389.json"
+
+
+def test_nesting_is_refused_with_the_path_where_it_crossed_the_limit():
+    ok = "[" * MAX_JSON_DEPTH + "]" * MAX_JSON_DEPTH
+    assert read_json(ok, "f") == json.loads(ok)
+    with pytest.raises(JsonInputError) as err:
+        read_json('{"info": {"a": [' + "[" * 5000 + "]" * 5000 + "]}}", "f.json")
+    # levels: the top object (1, at key info), info's object (2, at key a), a's list (3), then the run:
+    # its k-th '[' (column 16 + k) would be level 3 + k, so the 62nd (column 78) is refused, with 64
+    # levels open: info, a and 62 list indexes 0 (shown as the first 4, a count, the last 2)
+    assert err.value.path == "info.a.0.0.(58 more).0.0"
+    assert err.value.one_line().startswith("f.json: nested deeper than 64 levels at info.a.0.0.(58 more).0.0 (line 1 column 78)")
+
+
+def test_a_key_given_twice_is_refused_naming_it():
+    with pytest.raises(JsonInputError) as err:
+        read_json('{"labels": {"outcome": "affirmative", "note": "a, b: c", "outcome": "negative"}}', "m.json")
+    assert err.value.path == "labels.outcome"
+    assert err.value.one_line() == "m.json: duplicate key labels.outcome (an object may name a field once); remove one of the two; which is meant cannot be guessed"
+    # the same key in two different objects, escapes and structural characters inside strings are fine
+    text = r'{"a": {"k": 1}, "b": {"k": "x\"}, {\"k\":"}, "c": [{"k": 1}, {"k": 2}], "\u006b": 3, "k": 4}'
+    with pytest.raises(JsonInputError, match=r"duplicate key k "):
+        read_json(text, "m.json")  # "\u006b" is "k": the decoded key counts
+    assert read_json(text.replace(', "k": 4', ""), "m.json")["b"] == {"k": 'x"}, {"k":'}
+
+
+def test_invalid_json_keeps_line_and_column():
+    # line 2 is "  1,,}": after the comma at column 4 a key is expected, and column 5 is another comma
+    with pytest.raises(JsonInputError, match=r"^x: invalid JSON at line 2 column 5: Expecting property name"):
+        read_json('{"a":\n  1,,}', "x")
+
+
+def deep_match(tmp_path: Path) -> Path:
+    data = json.loads(REAL.read_text(encoding="utf-8"))
+    text = json.dumps(data)
+    p = tmp_path / "deep.json"
+    p.write_text(text[:-1] + ', "deep": ' + "[" * 5000 + "]" * 5000 + "}", encoding="utf-8")
+    return p
+
+
+def test_cli_exits_2_with_one_line_for_deep_nesting_and_duplicate_labels(tmp_path, capsys):
+    assert main([str(deep_match(tmp_path))]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and "nested deeper than 64 levels at deep.0.0.0" in err and "Traceback" not in err
+    raw = REAL.read_text(encoding="utf-8")
+    data = json.loads(raw)
+    assert data["labels"]["outcome"] == "negative"
+    flipped = tmp_path / "flipped.json"
+    flipped.write_text(raw.replace('"outcome": "negative"', '"outcome": "negative", "outcome": "affirmative"', 1), encoding="utf-8")
+    assert main([str(flipped)]) == 2
+    _, err = capsys.readouterr()
+    assert err.count("\n") == 1 and "duplicate key labels.outcome" in err
