@@ -75,3 +75,15 @@ def live_store(request, monkeypatch):
     url = None if request.param == "sqlite" else request.getfixturevalue("pg_url")
     monkeypatch.setattr(live_fakes, "STORE", url)
     return url
+
+
+@pytest.fixture(autouse=True)
+def _no_leaked_processes():
+    """After each test: no ``adjudicate`` process it started still runs (tests/processes.py). A leaked
+    one (a ``live serve`` left behind by a failed assertion, say) is killed and the test fails."""
+    yield
+    from processes import kill_leaked
+
+    leaked = kill_leaked()
+    if leaked:
+        pytest.fail(f"the test left {len(leaked)} adjudicate process(es) running (killed now): {'; '.join(c[:200] for c in leaked)}", pytrace=False)

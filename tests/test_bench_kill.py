@@ -18,6 +18,7 @@ from pathlib import Path
 
 from bench_helpers import answer, isolate_env, online, subprocess_env, tokens_in, write_dataset
 from fake_openai import Reply, fake_openai  # noqa: F401 (fixture)
+from processes import stop
 
 from adjudicator.cli import main
 
@@ -47,7 +48,7 @@ def test_kill_minus_nine_then_resume(tmp_path, fake_openai, monkeypatch, capsys)
             time.sleep(0.02)
         os.kill(proc.pid, signal.SIGKILL)
     finally:
-        proc.wait(timeout=30)
+        stop(proc, signal.SIGKILL)
     assert proc.returncode == -signal.SIGKILL
     (run,) = runs.iterdir()
     results = run / "results" / "agentic"
@@ -128,7 +129,7 @@ def test_requests_of_a_sample_killed_in_flight_stay_in_the_ledger(tmp_path, fake
                 seen, quiet_since = fake_openai.count, time.monotonic()
         os.kill(proc.pid, signal.SIGKILL)
     finally:
-        proc.wait(timeout=30)
+        stop(proc, signal.SIGKILL)
     (run,) = runs.iterdir()
     assert not (run / "results" / "agentic" / "m03.json").exists()
     sent_before = fake_openai.count

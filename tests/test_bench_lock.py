@@ -17,10 +17,12 @@ import signal
 import subprocess
 import sys
 import time
+from contextlib import ExitStack
 from pathlib import Path
 
 from bench_helpers import answer, isolate_env, online, subprocess_env, write_dataset
 from fake_openai import Reply, fake_openai  # noqa: F401 (fixture)
+from processes import started
 
 from adjudicator.cli import main
 
@@ -59,8 +61,9 @@ def test_two_resumes_on_one_run_one_runs_the_other_is_refused(tmp_path, fake_ope
     fake_openai.reset()
     fake_openai.respond_with(lambda body: Reply(content=answer(body), delay_s=0.05))
 
-    procs = [subprocess.Popen(args + ["--resume", "--limit", "4"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env) for _ in range(2)]
-    outs = [p.communicate(timeout=120) for p in procs]
+    with ExitStack() as running:
+        procs = [running.enter_context(started(args + ["--resume", "--limit", "4"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)) for _ in range(2)]
+        outs = [p.communicate(timeout=120) for p in procs]
     codes = sorted(p.returncode for p in procs)
     assert codes == [0, 2], [o[1].decode() for o in outs]
     refused = next(o for p, o in zip(procs, outs, strict=True) if p.returncode == 2)
@@ -83,10 +86,10 @@ def test_sigterm_while_samples_run_records_interrupted(tmp_path, fake_openai, mo
     isolate_env(monkeypatch, tmp_path)
     args = base_args(data, runs, "term", fake_openai, tmp_path)
     fake_openai.respond_with(lambda body: Reply(content=answer(body), delay_s=0.1))
-    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=subprocess_env(tmp_path))
-    wait_for(lambda: len(list(runs.glob("*/results/agentic/*.json"))) >= 1, proc)
-    proc.send_signal(signal.SIGTERM)
-    _, err = proc.communicate(timeout=60)
+    with started(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=subprocess_env(tmp_path)) as proc:
+        wait_for(lambda: len(list(runs.glob("*/results/agentic/*.json"))) >= 1, proc)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err.decode()
     assert err.decode().strip().splitlines()[-1] == "adjudicate: stopped by SIGTERM"
     (run,) = runs.iterdir()
@@ -110,7 +113,6 @@ def test_kill_minus_nine_while_reporting_is_never_complete(tmp_path, fake_openai
     args = base_args(data, runs, "reporting", fake_openai, tmp_path)
     args[args.index("--bootstrap") + 1] = "2000"  # a report that takes a moment to write
     fake_openai.respond_with(answer)
-    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=subprocess_env(tmp_path))
     seen: dict = {}
 
     def reporting() -> bool:
@@ -122,9 +124,10 @@ def test_kill_minus_nine_while_reporting_is_never_complete(tmp_path, fake_openai
                 return False
         return seen.get("state") == "reporting"
 
-    wait_for(reporting, proc)
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.wait(timeout=30)
+    with started(args, stop_signal=signal.SIGKILL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=subprocess_env(tmp_path)) as proc:
+        wait_for(reporting, proc)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
     (run,) = runs.iterdir()
     st = status(run)
     if not (run / "report.html").exists():  # killed before the last report file was written

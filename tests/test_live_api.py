@@ -21,6 +21,7 @@ import pytest
 from fake_openai import fake_openai  # noqa: F401 (fixture)
 from graph_fakes import RecordingBackend
 from live_fakes import TOKEN, ccdb_header, ccdb_stage, header_body, online_match, stage_body, start_server, wait_until
+from processes import stop
 
 from adjudicator.cli import main
 from adjudicator.errors import InputError
@@ -451,8 +452,7 @@ def test_serve_prints_urls_and_writes_the_access_file(tmp_path):
             assert http.post("/api/matches", json=header_body(online_match("z", 1))).status_code == 401
             assert http.post("/api/matches", json=header_body(online_match("z", 1)), headers={"Authorization": f"Bearer {access['token']}"}).status_code == 201
     finally:
-        proc.terminate()
-        proc.wait(20)
+        stop(proc)
     assert proc.returncode is not None
     # a restart keeps the token (organiser links stay valid)
     proc2 = subprocess.Popen(
@@ -465,8 +465,7 @@ def test_serve_prints_urls_and_writes_the_access_file(tmp_path):
         proc2.stdout.readline()
         assert proc2.stdout.readline().strip() == f"token:     {access['token']}"
     finally:
-        proc2.terminate()
-        proc2.wait(20)
+        stop(proc2)
 
 
 def test_serve_takes_the_cli_model_options_and_works_with_an_llm(fake_openai, tmp_path):
@@ -499,8 +498,7 @@ def test_serve_takes_the_cli_model_options_and_works_with_an_llm(fake_openai, tm
             assert fake_openai.count == 4  # one tracker request per pushed stage
             verdict = http.post("/api/matches/llm1/close", headers=auth).json()
     finally:
-        proc.terminate()
-        proc.wait(20)
+        stop(proc)
     assert fake_openai.count == 4 + 3  # and one per judge
     assert verdict["provenance"]["is_llm"] is True and verdict["provenance"]["model"] == "openai/test-model"
     assert len(verdict["ballots"]) == 3 and verdict["failures"] == []

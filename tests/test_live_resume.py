@@ -18,6 +18,7 @@ import httpx
 import pytest
 from graph_fakes import RecordingBackend
 from live_fakes import TOKEN, PanelFault, header_body, online_match, stage_body, start_server, wait_until
+from processes import stop
 
 from adjudicator.api import adjudicate_with_context
 from adjudicator.live.store import LiveStore
@@ -122,9 +123,7 @@ def test_kill_9_during_an_analysis_then_restart_continues_without_repeating(tmp_
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(20)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(20)
+        stop(proc, signal.SIGKILL)
     assert proc.returncode == -signal.SIGKILL
 
     probe = LiveStore(state, AdjudicationContext.single(RecordingBackend()))
@@ -143,12 +142,7 @@ def test_kill_9_during_an_analysis_then_restart_continues_without_repeating(tmp_
             verdict = http.post("/api/matches/k/close", headers=auth).json()
             snap = http.get("/api/matches/k").json()
     finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(20)
+        stop(proc, signal.SIGINT)
     # s1 and s2 were analysed once, before the kill; s3 started before the kill and again after; s4 once
     assert log.read_text().split("\n")[:-1] == ["k s1", "k s2", "k s3", "k s3", "k s4"]
     assert [s["stage_id"] for s in snap["stages"] if s["analysed"]] == ["s1", "s2", "s3", "s4"]

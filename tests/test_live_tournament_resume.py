@@ -16,6 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 from live_fakes import online_match, wait_until
+from processes import stop
 from tabbycat_shape import problems
 
 from adjudicator.cli import main
@@ -99,9 +100,7 @@ def test_kill_9_between_confirm_and_release_loses_nothing(tmp_path, capsys):
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(20)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(20)
+        stop(proc, signal.SIGKILL)
     assert proc.returncode == -signal.SIGKILL
 
     proc = _serve(state, analyses)
@@ -128,12 +127,7 @@ def test_kill_9_between_confirm_and_release_loses_nothing(tmp_path, capsys):
         csv_text = (out_dir / "cup.r1.results.csv").read_text(encoding="utf-8")
         assert csv_text.splitlines()[2].startswith("cup,r1,a,cup.r1.a,released,negative,Na,1,1,1,")
     finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(20)
+        stop(proc, signal.SIGINT)
     # nothing was analysed twice: two stages per room, each once
     assert sorted(analyses.read_text().split("\n")[:-1]) == ["cup.r1.a s1", "cup.r1.a s2", "cup.r1.b s1", "cup.r1.b s2"]
 
