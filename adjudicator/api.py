@@ -176,7 +176,9 @@ def make_client(
 ) -> Any:
     """An :class:`~adjudicator.model.llm.LLMClient` for ``model`` with ``config``'s API base, timeout,
     decoding parameters, JSON mode and transport policy. ``cache`` defaults to :func:`open_cache`;
-    ``api_key`` to ``$ADJUDICATOR_API_KEY`` (else the provider's own variable); ``gate`` is the run's
+    ``api_key`` to the variable ``config.api_key_env`` names, else ``$ADJUDICATOR_API_KEY``, else the
+    provider's own variable for its own endpoint only (:func:`adjudicator.config.api_key`; ConfigError
+    when a named variable is unset); ``gate`` is the run's
     :class:`~adjudicator.model.llm.PreflightGate` (default: one for this client alone); ``observer``
     (a :class:`~adjudicator.model.chat.RequestObserver`, or None) is told about every request.
 
@@ -187,7 +189,7 @@ def make_client(
     from adjudicator.model.llm import LLMClient, PreflightGate
     from adjudicator.model.transport import TransportPolicy
 
-    key = api_key if api_key is not None else config_api_key()
+    key = api_key if api_key is not None else config_api_key(name=config.api_key_env)
     return LLMClient(
         model,
         gate=gate if gate is not None else PreflightGate(),
@@ -220,8 +222,9 @@ def build_context(
     ``config.panel``. Otherwise one
     :class:`~adjudicator.judges.llm.backend.LLMBackend` per distinct model (all sharing one response cache,
     unless ``no_cache``) and one :class:`~adjudicator.judges.offline.OfflineJudge` for any offline role.
-    ``api_key`` (default ``$ADJUDICATOR_API_KEY``) is passed to every model; without it litellm
-    reads the provider's own variable. ``observer`` (a :class:`~adjudicator.model.chat.RequestObserver`)
+    ``api_key`` (default: the variable ``config.api_key_env`` names, else ``$ADJUDICATOR_API_KEY``) is
+    passed to every model; without it litellm reads the provider's own variable, for the provider's
+    own endpoint only. ``observer`` (a :class:`~adjudicator.model.chat.RequestObserver`)
     is given to every client. ``prompts`` (a PromptStore) and ``sleep`` are for tests.
 
     The models share one :class:`~adjudicator.model.llm.PreflightGate`: just before the run's first

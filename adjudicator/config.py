@@ -22,8 +22,10 @@ a mixed panel, assigned to judge-1, judge-2, judge-3 in order and repeated round
 than three are given; without it every judge uses ``model``.
 
 API keys are never part of this configuration: litellm reads the provider's usual variable
-(``DEEPSEEK_API_KEY``, ``OPENAI_API_KEY``, ...), or ``ADJUDICATOR_API_KEY`` (:func:`api_key`) is
-passed explicitly.
+(``DEEPSEEK_API_KEY``, ``OPENAI_API_KEY``, ...) for the provider's own endpoint, or
+``ADJUDICATOR_API_KEY`` (:func:`api_key`) is passed explicitly; ``api_key_env`` (``--api-key-env
+NAME``) names another variable to take the explicit key from instead. Only the variable's *name* is
+a setting; its value is read by :func:`api_key` when a client is built and is never recorded.
 
 Other switches read here and nowhere else: ``ADJUDICATOR_API_KEY`` (:func:`api_key`),
 ``ADJUDICATOR_PROMPTS_DIR`` (:func:`prompts_dir_override`), ``ADJUDICATOR_DEBUG``
@@ -77,7 +79,7 @@ LIVE_STORE_ENV = "ADJUDICATOR_LIVE_STORE"
 #: The model settings a variable or a config file may set (``config_file`` is chosen, not set).
 _SETTINGS = (
     "model", "api_base", "tracker_model", "judge_models", "no_cache", "cache_dir", "timeout_s", "json_mode",
-    "temperature", "max_tokens", "transport_retries", "backoff_base_s", "rubric", "evidence", "panel",
+    "temperature", "max_tokens", "transport_retries", "backoff_base_s", "rubric", "evidence", "panel", "api_key_env",
 )  # fmt: skip
 
 #: Environment variable -> setting.
@@ -175,7 +177,9 @@ class ModelConfig(BaseSettings):
     backoff wait, seconds). Judging settings: ``rubric`` (``--rubric``: a preset name of
     :data:`adjudicator.rubric.PRESETS` or a rubric file; None = ``ccdb``) and ``evidence``
     (``--evidence``: a folder of documents the fact-authenticity check reads, or ``transcript`` for
-    the passages the debaters quoted; None = fact authenticity not assessed).
+    the passages the debaters quoted; None = fact authenticity not assessed). ``api_key_env``
+    (``--api-key-env``): the name of the environment variable holding the key sent to every model
+    (None = ``ADJUDICATOR_API_KEY``, see :func:`api_key`); a name, never a key.
 
     Build it with :meth:`resolve` (flags, environment, file; errors name their source).
     ``ModelConfig(**values)`` reads the environment and the default config file below the given
@@ -200,6 +204,7 @@ class ModelConfig(BaseSettings):
     rubric: str | None = None
     evidence: str | None = None
     panel: PanelMode = "scoring"
+    api_key_env: str | None = None
 
     @classmethod
     def settings_customise_sources(
@@ -247,6 +252,13 @@ class ModelConfig(BaseSettings):
     def _api_base_is_url(cls, v: str | None) -> str | None:
         if v is not None and not re.match(r"^https?://[^\s/]+", v.strip()):
             raise ValueError("must be an http:// or https:// URL, e.g. http://127.0.0.1:8080/v1")
+        return None if v is None else v.strip()
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _key_variable_named(cls, v: str | None) -> str | None:
+        if v is not None and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", v.strip()):
+            raise ValueError("must be the name of an environment variable (letters, digits, _), e.g. MY_SERVER_KEY; not the key itself")
         return None if v is None else v.strip()
 
     @field_validator("json_mode", mode="before")
@@ -305,13 +317,15 @@ class ModelConfig(BaseSettings):
         rubric: str | None = None,
         evidence: str | None = None,
         panel: str | None = None,
+        api_key_env: str | None = None,
         env: Mapping[str, str] | None = None,
     ) -> ModelConfig:
         """Resolve flags > ``ADJUDICATOR_*`` environment > config file > defaults.
 
         Arguments are the CLI flags (``--model``, ``--api-base``, ``--tracker-model``, ``--judge-model``
         (repeatable) as ``judge_models``, ``--config`` as ``config_file``, ``--no-cache``,
-        ``--cache-dir``, ``--timeout-s``, ``--json-mode``, ``--rubric``, ``--evidence``, ``--panel``); None, or an empty ``judge_models``
+        ``--cache-dir``, ``--timeout-s``, ``--json-mode``, ``--rubric``, ``--evidence``, ``--panel``,
+        ``--api-key-env``); None, or an empty ``judge_models``
         sequence, means the flag was not given (``no_cache=False`` from a flag that defaults to off
         should be passed as None). ``env`` replaces ``os.environ`` (tests). Raises
         :class:`~adjudicator.errors.ConfigError` (exit code 2, one line naming the source and
@@ -331,6 +345,7 @@ class ModelConfig(BaseSettings):
             "rubric": rubric,
             "evidence": evidence,
             "panel": panel,
+            "api_key_env": api_key_env,
         }
         given = {k: v for k, v in flags.items() if v is not None}
         resolution = _Resolution(env=env, path=_config_path(config_file, env))
@@ -437,10 +452,25 @@ def resolve_config(**flags: Any) -> ModelConfig:
 # The package's other environment switches (read here, nowhere else)
 
 
-def api_key(env: Mapping[str, str] | None = None) -> str | None:
-    """``$ADJUDICATOR_API_KEY``, the key passed explicitly to every model, or None (then litellm
-    reads the provider's own variable)."""
-    return (os.environ if env is None else env).get(API_KEY_ENV) or None
+def api_key(env: Mapping[str, str] | None = None, name: str | None = None) -> str | None:
+    """The key passed explicitly to every model: ``$name`` when a variable is named (the
+    ``api_key_env`` setting, ``--api-key-env``), else ``$ADJUDICATOR_API_KEY``; None when that is
+    unset (then the provider's own variable is read for the provider's own endpoint only, and any
+    other API base gets a placeholder: :func:`adjudicator.model.llm.preflight`).
+
+    Raises :class:`~adjudicator.errors.ConfigError` (exit code 2, before any request) when ``name``
+    is given and that variable is unset or empty: a key named explicitly is never silently replaced.
+    """
+    env = os.environ if env is None else env
+    if name is None:
+        return env.get(API_KEY_ENV) or None
+    value = env.get(name)
+    if not value:
+        raise ConfigError(
+            f"--api-key-env {name}: the environment variable {name} is not set",
+            f"export {name} with the server's key, or drop --api-key-env (then {API_KEY_ENV} or a placeholder key is sent)",
+        )
+    return value
 
 
 def prompts_dir_override(env: Mapping[str, str] | None = None) -> Path | None:

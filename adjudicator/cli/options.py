@@ -18,6 +18,7 @@ def model_options(f):
     options = [
         click.option("--model", help="litellm model string, e.g. deepseek/deepseek-chat; 'offline' (default) is the offline judge"),
         click.option("--api-base", help="base URL of an OpenAI-compatible server (llama.cpp, vLLM, Ollama)"),
+        click.option("--api-key-env", metavar="NAME", help="environment variable holding the key to send (default ADJUDICATOR_API_KEY; a provider's own key goes only to its own endpoint)"),
         click.option("--tracker-model", help="model for the clash trackers (default: --model)"),
         click.option("--judge-model", "judge_models", multiple=True, help="model per judge, repeat up to 3 times for a mixed panel"),
         click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path), help="YAML or TOML config file"),
@@ -51,6 +52,7 @@ def model_config_from_options(opts: dict):
         rubric=opts.get("rubric"),
         evidence=opts.get("evidence"),
         panel=opts.get("panel"),
+        api_key_env=opts.get("api_key_env"),
     )
 
 
