@@ -78,6 +78,31 @@ def test_the_hash_covers_the_partials_a_template_uses(tmp_path):
     assert after.template_hash("plain.en.j2") == store.template_hash("plain.en.j2")
 
 
+def test_a_second_store_parses_and_compiles_nothing_an_edited_file_is_compiled_again(tmp_path, monkeypatch):
+    """Stores share what parsing and compiling produced, keyed by each file's text: a bench builds a
+    store per sample, and only the first pays. An edited file is parsed and compiled afresh."""
+    write(tmp_path / "_inner.j2", "{% macro name(x) %}Hello {{ x }}{% endmacro %}")
+    write(tmp_path / "node.en.j2", '{% block system %}S{% endblock %}{% block user %}{% import "_inner.j2" as i %}{{ i.name("you") }}{% endblock %}')
+    first = PromptStore(tmp_path)
+    assert first.render("node.en.j2", {}).user == "Hello you"
+    h = first.template_hash("node.en.j2")
+    parsed: list[str | None] = []
+    real_parse = jinja2.Environment._parse
+
+    def counting(self, source, name, filename):
+        parsed.append(name)
+        return real_parse(self, source, name, filename)
+
+    monkeypatch.setattr(jinja2.Environment, "_parse", counting)
+    second = PromptStore(tmp_path)
+    assert second.render("node.en.j2", {}).user == "Hello you" and second.template_hash("node.en.j2") == h
+    assert parsed == []  # neither compiled (bytecode cache) nor parsed for its references
+    write(tmp_path / "_inner.j2", "{% macro name(x) %}Greetings, {{ x }}{% endmacro %}")  # text no other test writes
+    third = PromptStore(tmp_path)
+    assert third.render("node.en.j2", {}).user == "Greetings, you" and third.template_hash("node.en.j2") != h
+    assert sorted(parsed) == ["_inner.j2", "_inner.j2"]  # the edited partial only: compiled once, read for references once
+
+
 def test_editing_the_ledger_partial_changes_the_tracker_and_judge_hashes(tmp_path):
     shutil.copytree(DEFAULT_PROMPTS_DIR, tmp_path / "p")
     names = ["track_stage.zh.j2", "judge.zh.j2", "track_stage.en.j2", "judge.en.j2"]

@@ -19,10 +19,16 @@ Before fencing, every run of three or more ``<`` or ``>`` in the text is replace
 ``‹``/``›``, so the text cannot contain any marker line at all and therefore cannot close the fence,
 whatever code it guesses. Utterances are written one per line as ``speaker: text`` with continuation
 lines indented, so a line break inside an utterance cannot fake another speaker's turn.
+
+Parsing and compiling a template is the costly part of a store (a bench builds one per sample), so
+both are remembered process-wide by the template's text: its compiled code (a Jinja2 bytecode cache
+keyed by name and a checksum of the source) and the templates it references or extends (keyed by
+the source itself). A file that changes is parsed afresh; an unchanged one never twice.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -96,6 +102,51 @@ def utterance_lines(utterances: Iterable[Any]) -> str:
     return "\n".join(lines)
 
 
+#: Source text -> the templates it references (``None`` for a name computed at render time) and
+#: whether it extends another; filled by :func:`_references` (entries are never stale: the key is the text).
+_REFERENCES: dict[str, tuple[tuple[str | None, ...], bool]] = {}
+
+
+def _references(env: Any, source: str, name: str) -> tuple[tuple[str | None, ...], bool]:
+    """``(templates referenced by source, whether it extends another)`` from Jinja2's parser,
+    remembered by the source text."""
+    found = _REFERENCES.get(source)
+    if found is None:
+        import jinja2.meta
+        import jinja2.nodes
+
+        ast = env.parse(source, name)
+        found = (tuple(jinja2.meta.find_referenced_templates(ast)), ast.find(jinja2.nodes.Extends) is not None)
+        _REFERENCES[source] = found
+    return found
+
+
+@functools.lru_cache(maxsize=1)
+def _bytecode_cache() -> Any:
+    """The process-wide in-memory Jinja2 bytecode cache every :class:`PromptStore` compiles into:
+    a template's code is keyed by its name, file name and the SHA-1 of its source (Jinja2's bucket
+    key and checksum), so an edited file is compiled again and an unchanged one is compiled once.
+    Every store uses the same environment options, so the code is the same for all of them."""
+    import jinja2
+
+    class MemoryBytecodeCache(jinja2.BytecodeCache):
+        def __init__(self) -> None:
+            self.code: dict[tuple[str, str], Any] = {}
+
+        def load_bytecode(self, bucket: Any) -> None:
+            code = self.code.get((bucket.key, bucket.checksum))
+            if code is not None:
+                bucket.code = code
+
+        def dump_bytecode(self, bucket: Any) -> None:
+            self.code[(bucket.key, bucket.checksum)] = bucket.code
+
+        def clear(self) -> None:
+            self.code.clear()
+
+    return MemoryBytecodeCache()
+
+
 def _strict_filter(fn: Any) -> Any:
     """Wrap a filter so an undefined input raises (Jinja2 hands filters an Undefined silently)."""
     import jinja2
@@ -147,6 +198,7 @@ class PromptStore:
             lstrip_blocks=True,
             keep_trailing_newline=False,
             auto_reload=False,
+            bytecode_cache=_bytecode_cache(),
         )
         self._env.filters["fence"] = _strict_filter(fence)
         self._env.filters["neutral"] = _strict_filter(neutralise)
@@ -168,17 +220,14 @@ class PromptStore:
         includes or extends, directly or through another partial -- sorted by name.
 
         Found with Jinja2's own parser (``jinja2.meta.find_referenced_templates`` over each file's
-        AST). Raises ConfigError for a missing file or a reference computed at render time (whose
-        file cannot be known, so could not be hashed).
+        AST, remembered by each file's text). Raises ConfigError for a missing file or a reference
+        computed at render time (whose file cannot be known, so could not be hashed).
         """
-        import jinja2.meta
-
         seen: set[str] = set()
         todo = [name]
         while todo:
             current = todo.pop()
-            ast = self._env.parse(self._source(current).decode("utf-8"), current)
-            for ref in jinja2.meta.find_referenced_templates(ast):
+            for ref in _references(self._env, self._source(current).decode("utf-8"), current)[0]:
                 if ref is None:
                     raise ConfigError(f"prompt template {current} includes a template whose name is computed at render time; name it literally")
                 if ref != name and ref not in seen:
@@ -224,10 +273,7 @@ class PromptStore:
         """True when template ``name`` extends another (``{% extends "..." %}``); cached per name."""
         cached = self._extends_cache.get(name)
         if cached is None:
-            import jinja2.nodes
-
-            cached = self._env.parse(self._source(name).decode("utf-8")).find(jinja2.nodes.Extends) is not None
-            self._extends_cache[name] = cached
+            cached = self._extends_cache[name] = _references(self._env, self._source(name).decode("utf-8"), name)[1]
         return cached
 
     def render(self, name: str, variables: Mapping[str, Any]) -> RenderedPrompt:
