@@ -11,6 +11,7 @@ from scipy import stats
 from adjudicator.errors import InputError
 from adjudicator.evaluation.metrics import (
     MetricResult,
+    average_ranks,
     best_debater_top1,
     stage_mse,
     stage_pearson,
@@ -96,6 +97,17 @@ def test_stage_spearman_with_ties_by_hand():
     r = stage_spearman([1, 2, 2, 3], [1, 3, 2, 4])
     assert r.value == pytest.approx(math.sqrt(0.9))
     assert r.value == pytest.approx(stats.spearmanr([1, 2, 2, 3], [1, 3, 2, 4]).statistic)
+
+
+def test_average_ranks_by_hand_and_value_for_value_as_scipy():
+    # 3, 1, 3, 2, 3: 1 -> rank 1, 2 -> rank 2, the three 3s span ranks 3..5 -> (3 + 4 + 5) / 3 = 4
+    assert average_ranks(np.array([3.0, 1.0, 3.0, 2.0, 3.0])).tolist() == [4.0, 1.0, 4.0, 2.0, 4.0]
+    assert average_ranks(np.array([-0.0, 0.0])).tolist() == [1.5, 1.5]  # equal values tie
+    rng = np.random.default_rng(7)
+    for n in (1, 2, 5, 40, 333):
+        x = rng.integers(0, 6, size=n) / 3.0  # many ties, three-judge means
+        ours, theirs = average_ranks(x), stats.rankdata(x, method="average")
+        assert ours.dtype == theirs.dtype and ours.tobytes() == theirs.tobytes()
 
 
 def test_stage_correlations_undefined_cases():

@@ -1,4 +1,4 @@
-"""CCDB benchmark metrics: pure numpy/scipy functions of predictions and gold references.
+"""CCDB benchmark metrics: pure numpy functions of predictions and gold references.
 
 Sources: CCDB paper (seed 000) section 2.3 (task definitions and formulas), Appendix A.5 (parsing
 exclusion, paired predictions) and protocol seed 001 section 01.
@@ -24,7 +24,6 @@ from typing import Any, Literal, NamedTuple
 
 import numpy as np
 from pydantic import Field
-from scipy.stats import rankdata
 
 from adjudicator.errors import InputError
 from adjudicator.evaluation.inputs import GoldWinner, Numbers, check_p, gold_winners, same_length, vector
@@ -84,11 +83,20 @@ def _pearson(x: np.ndarray, y: np.ndarray) -> float:
     return float(np.clip(np.dot(xc, yc) / math.sqrt(sxx * syy), -1.0, 1.0))
 
 
+def average_ranks(x: np.ndarray) -> np.ndarray:
+    """1-based ranks of ``x`` (N,) finite, ties sharing the mean of the ranks they span: a tie group
+    of ``c`` values after ``a`` smaller ones ranks ``a + (c + 1) / 2`` (``scipy.stats.rankdata``'s
+    ``method="average"``, value for value: the ranks are multiples of 1/2, so exact). (N,) float64."""
+    _, codes, counts = np.unique(x, return_inverse=True, return_counts=True)
+    rank_of = np.cumsum(counts) - (counts - 1) / 2.0
+    return rank_of[codes.reshape(-1)]
+
+
 def _spearman(x: np.ndarray, y: np.ndarray) -> float:
     """Spearman rho: Pearson r of average ranks (ties share the mean of their ranks)."""
     if x.size < 2:
         return math.nan
-    return _pearson(rankdata(x, method="average"), rankdata(y, method="average"))
+    return _pearson(average_ranks(x), average_ranks(y))
 
 
 # ---------------------------------------------------------------------------------------------

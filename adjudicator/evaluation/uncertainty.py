@@ -24,7 +24,6 @@ from typing import Any
 
 import numpy as np
 from pydantic import Field
-from scipy.stats import binomtest
 
 from adjudicator.errors import InputError
 from adjudicator.evaluation import resampling as R
@@ -312,6 +311,8 @@ def mcnemar_exact(correct_a: Numbers | Sequence[bool | None], correct_b: Numbers
     a_only = int(np.sum((a == 1) & (b == 0)))
     b_only = int(np.sum((a == 0) & (b == 1)))
     disc = a_only + b_only
+    from scipy.stats import binomtest  # here, not at the top: scipy.stats costs about a second to import
+
     p = float(binomtest(a_only, disc, 0.5, alternative="two-sided").pvalue) if disc else 1.0
     n = int(a.size)
     return McNemarResult(
