@@ -11,6 +11,7 @@ from adjudicator.errors import InputError
 from adjudicator.evaluation.metrics import stage_mse, stage_pearson, vote_share_mae, winner_accuracy, winner_correct
 from adjudicator.evaluation.uncertainty import (
     available,
+    binomial_two_sided_p,
     bootstrap_ci,
     brier_score,
     common_subset,
@@ -43,6 +44,29 @@ def test_mcnemar_no_discordance_and_from_winner_correct():
     assert r.n == 3 and r.a_only == r.b_only == 0 and r.p_value == 1.0
     with pytest.raises(InputError):
         mcnemar_exact([1, 2], [1, 0])
+
+
+def test_the_binomial_test_is_scipys_bit_for_bit_without_importing_scipy_stats():
+    """Every k at n <= 60 and a spread at larger n (where float rounding of the two tails differs
+    from the exact sum: n = 15, k = 4 is 0.11846923828124999 in scipy, 3882/32768 exactly)."""
+    from scipy.stats import binomtest
+
+    cases = [(k, n) for n in range(1, 61) for k in range(n + 1)]
+    cases += [(k, n) for n in (99, 100, 257, 1000, 4321) for k in (0, 1, n // 3, n // 2 - 1, n // 2, (n + 1) // 2, n - 7, n)]
+    for k, n in cases:
+        assert binomial_two_sided_p(k, n) == float(binomtest(k, n, 0.5).pvalue), (k, n)
+    assert binomial_two_sided_p(1, 10) == pytest.approx(22 / 1024) and binomial_two_sided_p(5, 10) == 1.0
+    with pytest.raises(InputError, match="k=3 .* n=2"):
+        binomial_two_sided_p(3, 2)
+
+
+def test_the_mcnemar_test_imports_no_scipy_stats():
+    import subprocess
+    import sys
+
+    code = "import sys; from adjudicator.evaluation.uncertainty import mcnemar_exact; r = mcnemar_exact([1, 0, 1, 1], [0, 1, 0, 0]); print(r.p_value, 'scipy.stats' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120).stdout.split()
+    assert out == ["0.625", "False"]  # k = 1 of n = 4 discordant: P(X <= 1) + P(X >= 3) = (1 + 4 + 4 + 1) / 16
 
 
 def test_brier_by_hand():

@@ -292,8 +292,67 @@ class McNemarResult(FrozenModel):
     p_value: float
 
 
+def binomial_two_sided_p(k: int, n: int) -> float:
+    """``scipy.stats.binomtest(k, n, 0.5).pvalue`` (two-sided), bit for bit, without importing
+    scipy.stats (about a second at start-up, half of it formatting distribution docstrings).
+
+    ``0 <= k <= n``, ``n >= 1``. The same steps as scipy 1.17's ``binomtest`` for p = 1/2 (the
+    binomial probabilities below or at that of ``k``, found by its binary search on the other side
+    of the mode) on the same Boost functions, ``scipy.special``'s ``_binom_pmf`` / ``_binom_cdf``
+    / ``_binom_sf``, with ``binom``'s support and [0, 1] clipping. When those private ufuncs are
+    missing (another scipy), ``binomtest`` itself answers. ``tests/test_stats.py`` compares the
+    two for every ``k`` up to n = 60 and at larger n. Raises InputError for k or n out of range.
+    """
+    if not (n >= 1 and 0 <= k <= n):
+        raise InputError(f"binomial test: k={k} successes out of n={n} trials is out of range; need 0 <= k <= n and n >= 1")
+    try:
+        from scipy.special._ufuncs import _binom_cdf, _binom_pmf, _binom_sf
+    except ImportError:  # pragma: no cover - a scipy without them
+        from scipy.stats import binomtest
+
+        return float(binomtest(k, n, 0.5).pvalue)
+    p = 0.5
+
+    def pmf(x: float) -> float:
+        return float(np.clip(_binom_pmf(x, n, p), 0, 1)) if 0 <= x <= n and x == math.floor(x) else 0.0
+
+    def cdf(x: float) -> float:
+        x = math.floor(x)
+        return 1.0 if x >= n else float(np.clip(_binom_cdf(x, n, p), 0, 1)) if x >= 0 else 0.0
+
+    def sf(x: float) -> float:
+        x = math.floor(x)
+        return 0.0 if x >= n else float(np.clip(_binom_sf(x, n, p), 0, 1)) if x >= 0 else 1.0
+
+    def search(a: Callable[[float], float], d: float, lo: float, hi: float) -> float:
+        """scipy's ``_binary_search_for_binom_tst``: i in [lo, hi] with a(i) <= d < a(i + 1)."""
+        while lo < hi:
+            mid = lo + (hi - lo) // 2
+            midval = a(mid)
+            if midval < d:
+                lo = mid + 1
+            elif midval > d:
+                hi = mid - 1
+            else:
+                return mid
+        return lo if a(lo) <= d else lo - 1
+
+    d = pmf(k)
+    rerr = 1 + 1e-7
+    if k == p * n:
+        return 1.0
+    if k < p * n:
+        ix = search(lambda x: -pmf(x), -d * rerr, math.ceil(p * n), n)
+        y = n - ix + int(d * rerr == pmf(ix))
+        pval = cdf(k) + sf(n - y)
+    else:
+        ix = search(pmf, d * rerr, 0, math.floor(p * n))
+        pval = cdf(ix) + sf(k - 1)
+    return min(1.0, pval)
+
+
 def mcnemar_exact(correct_a: Numbers | Sequence[bool | None], correct_b: Numbers | Sequence[bool | None]) -> McNemarResult:
-    """Exact McNemar test for paired winner accuracy (``scipy.stats.binomtest`` on discordant pairs).
+    """Exact McNemar test for paired winner accuracy (the exact binomial test of :func:`binomial_two_sided_p`, ``scipy.stats.binomtest``'s, on discordant pairs).
 
     ``correct_a``, ``correct_b`` (M,): per-match correctness, 1/0 (or True/False), NaN/None where not
     scored, e.g. from :func:`adjudicator.evaluation.metrics.winner_correct`. Only matches scored for both arms
@@ -311,9 +370,7 @@ def mcnemar_exact(correct_a: Numbers | Sequence[bool | None], correct_b: Numbers
     a_only = int(np.sum((a == 1) & (b == 0)))
     b_only = int(np.sum((a == 0) & (b == 1)))
     disc = a_only + b_only
-    from scipy.stats import binomtest  # here, not at the top: scipy.stats costs about a second to import
-
-    p = float(binomtest(a_only, disc, 0.5, alternative="two-sided").pvalue) if disc else 1.0
+    p = binomial_two_sided_p(a_only, disc) if disc else 1.0
     n = int(a.size)
     return McNemarResult(
         n=n, both_correct=int(np.sum((a == 1) & (b == 1))), a_only=a_only, b_only=b_only, both_wrong=int(np.sum((a == 0) & (b == 0))),
@@ -406,6 +463,7 @@ __all__ = [
     "brier_score",
     "common_subset",
     "expected_calibration_error",
+    "binomial_two_sided_p",
     "mcnemar_exact",
     "paired_bootstrap",
     "reliability_curve",
