@@ -98,6 +98,12 @@ def default_cache_dir(env: Mapping[str, str] | None = None) -> Path:
     return Path(base) / "adjudicator" / "llm"
 
 
+def default_plot_cache_dir(env: Mapping[str, str] | None = None) -> Path:
+    """``$XDG_CACHE_HOME/adjudicator/plots`` (``~/.cache/...`` when XDG_CACHE_HOME is unset): the
+    bench report's pictures by a hash of what they draw (:class:`adjudicator.bench.plots.PlotCache`)."""
+    return default_cache_dir(env).parent / "plots"
+
+
 def is_offline(model: str | None) -> bool:
     """True for no model or the names ``offline`` / ``none`` (case-insensitive)."""
     return model is None or model.strip().lower() in OFFLINE_NAMES

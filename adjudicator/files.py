@@ -213,3 +213,22 @@ def remove_stale_temp_files(folder: Path) -> int:
             except OSError:
                 pass
     return n
+
+
+def prune_oldest_files(folder: Path, pattern: str, keep: int) -> int:
+    """Delete the oldest (by modification time) files of ``folder`` matching ``pattern`` beyond the
+    ``keep`` newest; returns how many were deleted. Files that vanish meanwhile are skipped."""
+    found = []
+    for f in folder.glob(pattern):
+        try:
+            found.append((f.stat().st_mtime_ns, f.name, f))
+        except OSError:
+            continue
+    n = 0
+    for _, _, f in sorted(found, reverse=True)[keep:]:
+        try:
+            f.unlink()
+            n += 1
+        except OSError:
+            pass
+    return n

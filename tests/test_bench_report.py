@@ -141,6 +141,35 @@ def test_cost_chart_plots_tokens_when_no_price_is_known_and_nothing_when_nothing
     assert cost_note(priced) is None and cost_plot(priced) is not None
 
 
+def test_the_plot_cache_returns_the_same_png_and_draws_again_when_the_data_changes(tmp_path, monkeypatch):
+    """A picture drawn before (same drawn data, code and matplotlib version) is read back byte for
+    byte without drawing; other data is drawn; an unusable folder only means drawing; the folder
+    keeps the newest PLOT_CACHE_ENTRIES pictures."""
+    from adjudicator.bench import plots
+
+    ledger = {"arms": {"agentic": {"cost_usd": 0.0, "priced_requests": 0, "unpriced_requests": 8, "requests": 8, "tokens_per_sample": 950.0}}}
+    calibration = {"agentic": {"label": "agentic", "brier": {"value": 0.21}, "curve": [{"mean_p": 0.3, "observed": 0.25, "count": 4}, {"mean_p": 0.8, "observed": 1.0, "count": 0}]}}
+    cache = plots.PlotCache(tmp_path / ".plot-cache")
+    drawn = plots.cost_plot(ledger), plots.reliability_plot(calibration)
+    assert plots.cost_plot(ledger, cache=cache) == drawn[0] and plots.reliability_plot(calibration, cache=cache) == drawn[1]
+    assert len(list((tmp_path / ".plot-cache").glob("*.b64"))) == 2
+
+    def no_drawing(*a, **k):
+        raise AssertionError("drew a picture the cache holds")
+
+    monkeypatch.setattr(plots, "_subplots", no_drawing)
+    assert plots.cost_plot(ledger, cache=cache) == drawn[0] and plots.reliability_plot(calibration, cache=cache) == drawn[1]
+    with pytest.raises(AssertionError, match="drew"):  # 951 tokens is another picture
+        plots.cost_plot({"arms": {"agentic": {**ledger["arms"]["agentic"], "tokens_per_sample": 951.0}}}, cache=cache)
+    monkeypatch.undo()
+    blocked = tmp_path / "file"
+    blocked.write_text("x", encoding="utf-8")
+    assert plots.cost_plot(ledger, cache=plots.PlotCache(blocked / "sub")) == drawn[0]  # cannot write there: drawn, no error
+    monkeypatch.setattr(plots, "PLOT_CACHE_ENTRIES", 1)
+    plots.cost_plot({"arms": {"agentic": {**ledger["arms"]["agentic"], "tokens_per_sample": 7.0}}}, cache=cache)
+    assert len(list((tmp_path / ".plot-cache").glob("*.b64"))) == 1
+
+
 def test_an_undefined_correlation_says_which_side_is_constant():
     import numpy as np
 

@@ -28,7 +28,7 @@ REAL = Path(__file__).resolve().parents[1] / "adjudicator" / "data" / "matches" 
 HEAVY = ("litellm", "openai", "tiktoken", "scipy", "matplotlib", "langgraph", "langsmith")
 
 #: Run ``adjudicate ARGS...`` in this interpreter, then report its exit code and the heavy packages loaded
-#: (``--probe-modules A,B`` first: report those packages instead of HEAVY).
+#: (``--probe-modules A,B`` first: report those packages, or dotted modules such as scipy.stats, instead of HEAVY).
 PROBE = """
 import json, sys
 from adjudicator.cli import main
@@ -36,7 +36,7 @@ args, heavy = sys.argv[3:], sys.argv[2]
 if args[:1] == ['--probe-modules']:
     heavy, args = args[1], args[2:]
 code = main(args)
-loaded = sorted({m.split('.')[0] for m in sys.modules} & set(heavy.split(',')))
+loaded = sorted(({m.split('.')[0] for m in sys.modules} | set(sys.modules)) & set(heavy.split(',')))
 with open(sys.argv[1], 'w', encoding='utf-8') as f:
     json.dump({'code': code, 'heavy': loaded}, f)
 """
@@ -108,11 +108,15 @@ def test_a_cached_rerun_imports_no_litellm_needs_no_key_and_sends_nothing(tmp_pa
 
 
 def test_bench_report_only_imports_no_litellm(tmp_path, bundled_matches_dir):
+    """``--report-only`` rescoring a run: no litellm, no graph, no scipy.stats (the exact McNemar
+    test runs on scipy.special), and no matplotlib once its pictures are in the plot cache (the
+    first bench drew them)."""
     data = bundled_matches_dir / "panelbench"
     assert main(["bench", str(data), "--name", "r", "--runs-dir", str(tmp_path / "runs"), "--no-progress", "--bootstrap", "0"]) == 0
-    code, heavy, proc = probe(tmp_path, "bench", data, "--name", "r", "--runs-dir", tmp_path / "runs", "--report-only")
+    code, heavy, proc = probe(tmp_path, "--probe-modules", "litellm,langgraph,scipy.stats,matplotlib",
+                              "bench", data, "--name", "r", "--runs-dir", tmp_path / "runs", "--report-only")
     assert code == 0, proc.stderr
-    assert "litellm" not in heavy
+    assert heavy == []
 
 
 # ---------------------------------------------------------------------------------------------

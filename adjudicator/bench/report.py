@@ -239,8 +239,10 @@ def build_report(run_dir: Path, *, samples: Sequence[Sample] | None = None, n_bo
 def write_reports(run_dir: Path, *, samples: Sequence[Sample] | None = None, n_bootstrap: int | None = None, seed: int | None = None, status: dict[str, Any] | None = None) -> dict[str, Path]:
     """Build the report and write report.json, samples.jsonl, samples.csv, report.md and report.html;
     returns their paths (keys ``json``, ``samples_jsonl``, ``samples_csv``, ``md``, ``html``)."""
+    from adjudicator.bench.plots import PlotCache
     from adjudicator.bench.report_html import render_html
     from adjudicator.bench.report_md import render_markdown
+    from adjudicator.config import default_plot_cache_dir
 
     report = build_report(run_dir, samples=samples, n_bootstrap=n_bootstrap, seed=seed, status=status)
     paths = {"json": write_report_json(run_dir, report)}
@@ -251,6 +253,6 @@ def write_reports(run_dir: Path, *, samples: Sequence[Sample] | None = None, n_b
     atomic_write_text(md, render_markdown(report))
     paths["md"] = md
     html = run_dir / REPORT_HTML
-    atomic_write_text(html, render_html(report))
+    atomic_write_text(html, render_html(report, plot_cache=PlotCache(default_plot_cache_dir())))
     paths["html"] = html
     return paths

@@ -12,7 +12,7 @@ import jinja2
 from markupsafe import Markup
 
 from adjudicator.bench.ledger import cost_text
-from adjudicator.bench.plots import cost_note, cost_plot, reliability_plot, stage_scatter
+from adjudicator.bench.plots import PlotCache, cost_note, cost_plot, reliability_plot, stage_scatter
 from adjudicator.bench.report_md import BP_TASKS, COLUMNS, cause_text, cell, counts_text, fmt, label_convention_text, models_text, ordered, ranked_by_text, ranked_label, reference_heading
 from adjudicator.bench.report_samples import CSS as SAMPLES_CSS
 from adjudicator.bench.report_samples import samples_section
@@ -146,12 +146,13 @@ def _table_html(rows: list[dict[str, Any]], task: str) -> str:
     return Markup("<table>" + head + "".join(body) + "</table>")
 
 
-def render_html(report: dict[str, Any]) -> str:
-    """The self-contained HTML page of ``report`` (the dict from :func:`adjudicator.bench.report.build_report`)."""
+def render_html(report: dict[str, Any], plot_cache: PlotCache | None = None) -> str:
+    """The self-contained HTML page of ``report`` (the dict from :func:`adjudicator.bench.report.build_report`);
+    pictures drawn before are read from ``plot_cache`` when given (see :mod:`adjudicator.bench.plots`)."""
     plots = {
-        "reliability": reliability_plot(report.get("calibration") or {}),
-        "scatter": stage_scatter(report.get("_predictions") or {}, report["_gold"], seed=report["run"]["seeds"]["bootstrap"]) if report.get("_gold") is not None and report["tasks"]["task2"].get("applicable") else None,
-        "cost": cost_plot(report.get("ledger") or {}),
+        "reliability": reliability_plot(report.get("calibration") or {}, cache=plot_cache),
+        "scatter": stage_scatter(report.get("_predictions") or {}, report["_gold"], seed=report["run"]["seeds"]["bootstrap"], cache=plot_cache) if report.get("_gold") is not None and report["tasks"]["task2"].get("applicable") else None,
+        "cost": cost_plot(report.get("ledger") or {}, cache=plot_cache),
     }
     env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
     env.globals.update(
