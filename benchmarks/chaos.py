@@ -100,11 +100,13 @@ def main() -> int:
     accepted_truncated = 0
     failure_kinds: Counter[str] = Counter()
     for r in results.values():
+        # the result's own calls and failures: a failed sample has no verdict, but keeps both
         v = r.get("verdict") or {}
-        for f in v.get("failures") or []:
+        failures = r.get("failures") or v.get("failures") or []
+        for f in failures:
             failure_kinds[f"{f['node']}:{f.get('kind')}"] += 1
-        bad = {(f["node"], f["key"]) for f in v.get("failures") or []}
-        for c in v.get("calls") or []:
+        bad = {(f["node"], f["key"]) for f in failures}
+        for c in r.get("calls") or v.get("calls") or []:
             last_of_node = (c["node"], c["key"]) not in bad
             if c.get("truncated") and c.get("parse") != "failed" and last_of_node:
                 accepted_truncated += 1
