@@ -36,6 +36,7 @@ from adjudicator.errors import AdjudicationFailed
 from adjudicator.formats import Side
 from adjudicator.match import MatchView
 from adjudicator.records import CallRecord, NodeFailure
+from adjudicator.review import review_of
 from adjudicator.rubric import Rubric
 from adjudicator.verdict import Arm, Ballot, Dissent, Provenance, SpeechResult, StageScore, UnitResult, Verdict
 
@@ -82,6 +83,14 @@ def panel_p(ballots: list[Ballot], winner: Side) -> float:
     return p
 
 
+def panel_logprob_p(ballots: list[Ballot]) -> float | None:
+    """The mean of the ballots' log-prob p (``--p-source logprob``) over the ballots that have one,
+    rounded to 4 decimals; None when none has. Not forced to the winner's side: it is a second
+    reading of the panel's belief, to be calibrated against the stated p."""
+    values = [b.p_logprob for b in ballots if b.p_logprob is not None]
+    return round(sum(values) / len(values), 4) if values else None
+
+
 def aggregate(
     match: MatchView,
     ballots: list[Ballot],
@@ -120,6 +129,7 @@ def aggregate(
             battlefields=list(clashes.values()),
             ballots=ballots,
             failures=failures,
+            review=review_of(None, dissent.winner_split, failures, split_label="first place"),
             provenance=provenance,
             calls=calls,
         )
@@ -127,23 +137,27 @@ def aggregate(
     winner = panel_winner(ballots, {(s.stage_id, s.side): s.mean for s in stage_scores})
     votes, best = panel_votes(match, ballots)
     dims = panel_dimensions(rubric, {b.judge_id: b.dimensions for b in ballots}) if rubric is not None and rubric.dimensional else []
+    p = panel_p(ballots, winner)
+    dissent = panel_dissent(ballots, stage_scores, winner)
     return Verdict(
         match_id=match.match_id,
         format=match.format,
         motion=match.motion,
         arm="agentic",
         winner=winner,
-        p=panel_p(ballots, winner),
+        p=p,
         rubric=rubric.name if dims and rubric is not None else "",
         dimensions=dims,
         dimension_decision=dimension_decision(rubric, dims) if dims and rubric is not None else None,
+        p_logprob=panel_logprob_p(ballots),
         stage_scores=stage_scores,
         best_debater_votes=votes,
         best_debaters=best,
-        dissent=panel_dissent(ballots, stage_scores, winner),
+        dissent=dissent,
         battlefields=list(clashes.values()),
         ballots=ballots,
         failures=failures,
+        review=review_of(p, dissent.winner_split, failures),
         provenance=provenance,
         calls=calls,
     )
@@ -151,12 +165,16 @@ def aggregate(
 
 def panel_stage_scores(match: MatchView, ballots: list[Ballot]) -> list[StageScore]:
     """Per scored (stage, side) of ``match`` that any ballot scored: every judge's integer score (in
-    ballot order) and their mean to 3 decimals, in the match's unit order."""
+    ballot order) and their mean to 3 decimals, in the match's unit order; with ``--p-source logprob``
+    also the mean of the judges' expected scores (4 decimals)."""
     stage_by_id = {s.stage_id: s for s in match.stages}
     per_unit: dict[tuple[str, str], list[int]] = {}
+    expected: dict[tuple[str, str], list[float]] = {}
     for b in ballots:
         for s in b.stage_scores:
             per_unit.setdefault((s.stage_id, s.side), []).append(s.score)
+            if s.expected is not None:
+                expected.setdefault((s.stage_id, s.side), []).append(s.expected)
     stage_scores: list[StageScore] = []
     for stage_id, side in match.scored_units():
         scores = per_unit.get((stage_id, side))
@@ -172,6 +190,7 @@ def panel_stage_scores(match: MatchView, ballots: list[Ballot]) -> list[StageSco
                 role=st.role_of(side),
                 judge_scores=scores,
                 mean=round(sum(scores) / len(scores), 3),
+                logprob_mean=round(sum(ex) / len(ex), 4) if (ex := expected.get((stage_id, side))) else None,
             )
         )
     return stage_scores
@@ -293,9 +312,11 @@ def provenance_of(arm: Arm, model: str, models: dict[str, str], is_llm: bool, pr
         attempts=len(calls),
         prompt_tokens=sum(c.prompt_tokens for c in calls),
         completion_tokens=sum(c.completion_tokens for c in calls),
+        reasoning_tokens=sum(c.reasoning_tokens for c in calls),
         cost_usd=None if cost is None else round(cost, 6),
         strict_json=sum(1 for c in calls if c.parse == "strict"),
         recovered=sum(1 for c in calls if c.parse in ("normalised", "regex")),
+        repaired=sum(1 for c in calls if c.turn == "repair" and c.parse != "failed"),
         parse_failures=sum(1 for c in calls if c.parse == "failed"),
         package_version=version,
     )

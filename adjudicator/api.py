@@ -197,11 +197,14 @@ def make_client(
         api_key=key,
         timeout_s=config.timeout_s,
         temperature=config.temperature,
+        seed=config.seed,
+        logprobs=config.p_source == "logprob",
         max_tokens=config.max_tokens,
         json_mode=config.json_mode,
         cache=cache if cache is not None else open_cache(config),
         policy=TransportPolicy(max_retries=config.transport_retries, base_delay_s=config.backoff_base_s),
         observer=observer,
+        max_concurrent=config.max_concurrent_requests,
         **({"sleep": sleep} if sleep is not None else {}),
     )
 

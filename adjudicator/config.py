@@ -57,6 +57,8 @@ JUDGE_IDS: tuple[str, ...] = ("judge-1", "judge-2", "judge-3")
 #: How a model is asked for structured output (see :mod:`adjudicator.model.llm`).
 JsonMode = Literal["auto", "schema", "object", "none"]
 JSON_MODES: tuple[str, ...] = ("auto", "schema", "object", "none")
+#: Where a judge's winner tendency is read: the number it states, or also its token log-probabilities.
+PSource = Literal["stated", "logprob"]
 
 #: How the panel's judges judge: ``"scoring"`` (each writes a ballot: scores, winner, votes or a
 #: house ranking) or ``"pairwise"`` (each compares pairs in both orders; Bradley-Terry strengths,
@@ -79,7 +81,8 @@ LIVE_STORE_ENV = "ADJUDICATOR_LIVE_STORE"
 #: The model settings a variable or a config file may set (``config_file`` is chosen, not set).
 _SETTINGS = (
     "model", "api_base", "tracker_model", "judge_models", "no_cache", "cache_dir", "timeout_s", "json_mode",
-    "temperature", "max_tokens", "transport_retries", "backoff_base_s", "rubric", "evidence", "panel", "api_key_env",
+    "temperature", "seed", "p_source", "max_tokens", "transport_retries", "backoff_base_s", "rubric", "evidence", "panel", "max_concurrent_requests",
+    "api_key_env",
 )  # fmt: skip
 
 #: Environment variable -> setting.
@@ -88,7 +91,7 @@ ENV_VARS: dict[str, str] = {ENV_PREFIX + name.upper(): name for name in _SETTING
 _FILE_KEYS = frozenset(_SETTINGS)
 
 #: The flag that sets each setting, for error messages.
-_FLAGS = {"judge_models": "--judge-model", "config_file": "--config"}
+_FLAGS = {"judge_models": "--judge-model", "config_file": "--config", "max_concurrent_requests": "--concurrency"}
 
 
 def default_cache_dir(env: Mapping[str, str] | None = None) -> Path:
@@ -178,7 +181,10 @@ class ModelConfig(BaseSettings):
     ``tracker_model``, ``judge_models`` (mixed panel), ``config_file`` (the file read, if any),
     ``no_cache``, ``cache_dir``, ``timeout_s`` (per request, seconds, > 0), ``json_mode``
     (auto/schema/object/none), ``panel`` (:data:`PanelMode`: scoring or pairwise). Settable from the environment or the config file only:
-    ``temperature`` (default 0), ``max_tokens`` (completion budget per call),
+    ``temperature`` (default 0), ``seed`` (a sampling seed sent with every request, None = none),
+    ``p_source`` (``stated``, or ``logprob``: also read p and the stage scores off the judges' token
+    log-probabilities, :mod:`adjudicator.model.logprobs`; a flag too, ``--p-source``),
+    ``max_tokens`` (completion budget per call),
     ``transport_retries`` (re-sends after a transport fault, 0-10) and ``backoff_base_s`` (first
     backoff wait, seconds). Judging settings: ``rubric`` (``--rubric``: a preset name of
     :data:`adjudicator.rubric.PRESETS` or a rubric file; None = ``ccdb``) and ``evidence``
@@ -186,6 +192,9 @@ class ModelConfig(BaseSettings):
     the passages the debaters quoted; None = fact authenticity not assessed). ``api_key_env``
     (``--api-key-env``): the name of the environment variable holding the key sent to every model
     (None = ``ADJUDICATOR_API_KEY``, see :func:`api_key`); a name, never a key.
+    ``max_concurrent_requests`` caps the requests in flight to one server at
+    a time (None = no cap; 1 for a local server that answers one request at a time, ``adjudicate
+    --concurrency``).
 
     Build it with :meth:`resolve` (flags, environment, file; errors name their source).
     ``ModelConfig(**values)`` reads the environment and the default config file below the given
@@ -204,12 +213,15 @@ class ModelConfig(BaseSettings):
     timeout_s: float = Field(default=120.0, gt=0)
     json_mode: JsonMode = "auto"
     temperature: float = Field(default=0.0, ge=0.0, le=2.0)
+    seed: int | None = Field(default=None, ge=0)
+    p_source: PSource = "stated"
     max_tokens: int | None = Field(default=None, ge=1)
     transport_retries: int = Field(default=4, ge=0, le=10)
     backoff_base_s: float = Field(default=1.0, ge=0.0)
     rubric: str | None = None
     evidence: str | None = None
     panel: PanelMode = "scoring"
+    max_concurrent_requests: int | None = Field(default=None, ge=1)
     api_key_env: str | None = None
 
     @classmethod
@@ -323,6 +335,8 @@ class ModelConfig(BaseSettings):
         rubric: str | None = None,
         evidence: str | None = None,
         panel: str | None = None,
+        max_concurrent_requests: int | None = None,
+        p_source: str | None = None,
         api_key_env: str | None = None,
         env: Mapping[str, str] | None = None,
     ) -> ModelConfig:
@@ -330,8 +344,8 @@ class ModelConfig(BaseSettings):
 
         Arguments are the CLI flags (``--model``, ``--api-base``, ``--tracker-model``, ``--judge-model``
         (repeatable) as ``judge_models``, ``--config`` as ``config_file``, ``--no-cache``,
-        ``--cache-dir``, ``--timeout-s``, ``--json-mode``, ``--rubric``, ``--evidence``, ``--panel``,
-        ``--api-key-env``); None, or an empty ``judge_models``
+        ``--cache-dir``, ``--timeout-s``, ``--json-mode``, ``--rubric``, ``--evidence``, ``--panel``, ``--concurrency`` as
+        ``max_concurrent_requests``, ``--p-source``, ``--api-key-env``); None, or an empty ``judge_models``
         sequence, means the flag was not given (``no_cache=False`` from a flag that defaults to off
         should be passed as None). ``env`` replaces ``os.environ`` (tests). Raises
         :class:`~adjudicator.errors.ConfigError` (exit code 2, one line naming the source and
@@ -351,6 +365,8 @@ class ModelConfig(BaseSettings):
             "rubric": rubric,
             "evidence": evidence,
             "panel": panel,
+            "max_concurrent_requests": max_concurrent_requests,
+            "p_source": p_source,
             "api_key_env": api_key_env,
         }
         given = {k: v for k, v in flags.items() if v is not None}

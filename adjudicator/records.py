@@ -16,6 +16,9 @@ from pydantic import Field, model_validator
 from adjudicator.frozen import FrozenModel
 
 ParseStage = Literal["strict", "normalised", "regex", "failed", "native"]
+#: What a call asked: the node's request (``answer``; a resend too) or a repair turn asking only for the
+#: fields an earlier answer got wrong (``repair``, :mod:`adjudicator.model.repair`).
+CallTurn = Literal["answer", "repair"]
 
 
 class CallRecord(FrozenModel):
@@ -25,12 +28,19 @@ class CallRecord(FrozenModel):
     (e.g. a stage id or judge id). ``attempt`` is 1-3 (the protocol's attempts for unparseable output;
     transport retries inside one attempt are counted in ``transport_retries``). ``parse`` says how the
     output was read: ``strict`` JSON, ``normalised`` (format repairs), ``regex`` (field-level
-    extraction), ``failed``, or ``native`` for the offline judge, which produces structures directly.
+    extraction), ``failed``, or ``native`` for the offline judge, which produces structures directly;
+    ``turn`` whether the call was the node's request (``answer``) or a repair turn (``repair``).
     ``truncated`` is True when the model stopped at the completion budget (``finish_reason`` =
     ``length``): such an output is never accepted, whatever could be read from it (``parse`` is then
     ``failed``); ``max_tokens`` is the completion budget the attempt was sent with (None: none sent).
     Token counts are integers >= 0; ``latency_s`` seconds; ``cost_usd`` US dollars where litellm knows
     the price, else None. API keys never appear here.
+
+    Reasoning models: ``reasoning_content`` is the draft the provider returned apart from the answer,
+    ``reasoning_blocks`` the drafts the parser set aside from ``raw_output`` (``<think>`` and the other
+    tags, :func:`~adjudicator.model.parsing.split_reasoning`); neither is ever read for an answer.
+    ``reasoning_tokens`` counts the completion tokens spent on reasoning (a part of
+    ``completion_tokens``).
     """
 
     node: str
@@ -49,6 +59,10 @@ class CallRecord(FrozenModel):
     error: str | None = None
     truncated: bool = False
     max_tokens: int | None = Field(default=None, ge=1)
+    reasoning_content: str | None = None
+    reasoning_blocks: list[str] = Field(default_factory=list)
+    reasoning_tokens: int = Field(default=0, ge=0)
+    turn: CallTurn = "answer"
 
 
 class FailureKind(StrEnum):
@@ -123,6 +137,7 @@ class Usage(FrozenModel):
     cache_hits: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    reasoning_tokens: int = Field(default=0, description="completion tokens spent on reasoning (a part of completion_tokens)")
     cost_usd: float = 0.0
     cost_known: bool = True
     latency_s: float = 0.0
@@ -147,6 +162,7 @@ class Usage(FrozenModel):
             cache_hits=sum(1 for r in records if r.cache_hit),
             prompt_tokens=sum(r.prompt_tokens for r in records),
             completion_tokens=sum(r.completion_tokens for r in records),
+            reasoning_tokens=sum(r.reasoning_tokens for r in records),
             cost_usd=round(cost, 6),
             cost_known=known,
             latency_s=round(sum(r.latency_s for r in records), 3),

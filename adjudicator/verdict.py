@@ -26,6 +26,7 @@ from adjudicator.frozen import FrozenModel
 from adjudicator.match import check_no_low_point_wins, check_ranks
 from adjudicator.pairwise.record import PairwiseRecord
 from adjudicator.records import CallRecord, NodeFailure
+from adjudicator.review import Review
 
 BALLOT_VOTES = 3
 PANEL_SIZE = 3
@@ -37,6 +38,11 @@ Arm = Literal["agentic", "single-call"]
 def _empty(value: object) -> bool:
     """``exclude_if`` predicate: a field left at its empty default is not written."""
     return not value
+
+
+def _none(value: object) -> bool:
+    """``exclude_if`` predicate: a field left at None is not written (``--p-source logprob`` values)."""
+    return value is None
 
 
 class SpeakerScore(FrozenModel):
@@ -53,11 +59,14 @@ class SpeakerScore(FrozenModel):
 
 
 class BallotScore(FrozenModel):
-    """One judge's integer score 1-10 for one (stage, evaluated side)."""
+    """One judge's integer score 1-10 for one (stage, evaluated side); with ``--p-source logprob``
+    also ``expected``, the expectation over the score tokens' probabilities (1-10, see
+    :func:`adjudicator.model.logprobs.expected_score`; None when the reply had none)."""
 
     stage_id: str
     side: Side
     score: int = Field(ge=1, le=10)
+    expected: float | None = Field(default=None, ge=1.0, le=10.0, exclude_if=_none)
 
 
 class Ballot(FrozenModel):
@@ -76,6 +85,9 @@ class Ballot(FrozenModel):
 
     ``dimensions`` (dimensional rubrics, :mod:`adjudicator.dimensions`): one vote per rubric
     dimension, each side's score and the dimension's winner or a tie; empty under the ccdb rubric.
+    ``p_logprob`` (``--p-source logprob`` only): P(affirmative) read off the winner token's
+    probabilities (:func:`adjudicator.model.logprobs.logprob_p`), beside the stated ``p``; it may
+    disagree with ``winner``, which follows the stated answer.
     """
 
     judge_id: str
@@ -89,6 +101,7 @@ class Ballot(FrozenModel):
     ranking: dict[str, int] = Field(default_factory=dict, exclude_if=_empty)
     speaker_scores: list[SpeakerScore] = Field(default_factory=list, exclude_if=_empty)
     dimensions: list[DimensionVote] = Field(default_factory=list, exclude_if=_empty)
+    p_logprob: float | None = Field(default=None, ge=0.0, le=1.0, exclude_if=_none)
 
     @field_validator("best_debater_votes")
     @classmethod
@@ -143,7 +156,8 @@ class Ballot(FrozenModel):
 
 
 class StageScore(FrozenModel):
-    """The panel's score for one (stage, evaluated side): each judge's integer and their mean (1-10)."""
+    """The panel's score for one (stage, evaluated side): each judge's integer and their mean (1-10);
+    with ``--p-source logprob``, ``logprob_mean`` the mean of the judges' expected scores (4 decimals)."""
 
     stage_id: str
     stage_name: str
@@ -152,6 +166,7 @@ class StageScore(FrozenModel):
     role: Role | None = None
     judge_scores: list[int]
     mean: float = Field(ge=1.0, le=10.0)
+    logprob_mean: float | None = Field(default=None, ge=1.0, le=10.0, exclude_if=_none)
 
 
 class UnitResult(FrozenModel):
@@ -208,7 +223,10 @@ class Provenance(FrozenModel):
 
     ``model`` names the default model; ``models`` every model used (trackers and each judge);
     ``prompt_hashes`` template name -> content hash; token and cost sums cover every call that shaped
-    the verdict (``cost_usd`` None when a price was unknown).
+    the verdict (``cost_usd`` None when a price was unknown; ``reasoning_tokens`` the part of the
+    completion tokens spent on reasoning). ``strict_json`` / ``recovered`` / ``parse_failures`` count
+    attempts by how their output was read; ``repaired`` counts the nodes whose valid answer came from a
+    repair turn (:mod:`adjudicator.model.repair`).
     """
 
     arm: Arm = "agentic"
@@ -220,9 +238,11 @@ class Provenance(FrozenModel):
     attempts: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    reasoning_tokens: int = 0
     cost_usd: float | None = 0.0
     strict_json: int = 0
     recovered: int = 0
+    repaired: int = 0
     parse_failures: int = 0
     package_version: str = ""
 
@@ -247,6 +267,10 @@ class Verdict(FrozenModel):
     - ``best_debater_votes``: position label -> votes, summing to 9 (or 3 x valid ballots).
     - ``battlefields``: the clash map; ``ballots``: every valid judge ballot; ``failures``: nodes that
       failed with their raw outputs (the verdict is computed only from what succeeded).
+    - ``p_logprob`` (``--p-source logprob`` only): the mean of the ballots' log-prob p (4 decimals),
+      beside the stated ``p``; None when no ballot had one.
+    - ``review``: whether a person should look at the verdict and why (:mod:`adjudicator.review`:
+      a close call, a split panel, a failed judge, a probe flip); None on a partial verdict.
     - ``tasks``: per-task parse status (single-call arm; the agentic arm reports per-node status).
     - Ranking formats (BP): ``ranking`` one :class:`UnitResult` per unit in rank order and
       ``speaker_scores`` one :class:`SpeechResult` per speech in speaking order; ``winner`` and ``p``
@@ -266,6 +290,7 @@ class Verdict(FrozenModel):
     arm: Arm = "agentic"
     winner: Side | None
     p: float | None = Field(default=None, ge=0.0, le=1.0)
+    p_logprob: float | None = Field(default=None, ge=0.0, le=1.0, exclude_if=_none)
     ranking: list[UnitResult] = Field(default_factory=list, exclude_if=_empty)
     speaker_scores: list[SpeechResult] = Field(default_factory=list, exclude_if=_empty)
     rubric: str = Field(default="", exclude_if=_empty)
@@ -280,6 +305,7 @@ class Verdict(FrozenModel):
     failures: list[NodeFailure] = Field(default_factory=list)
     tasks: list[TaskStatus] = Field(default_factory=list)
     pairwise: PairwiseRecord | None = Field(default=None, exclude_if=_empty)
+    review: Review | None = None
     provenance: Provenance
     calls: list[CallRecord] = Field(default_factory=list, exclude=True)
 

@@ -107,7 +107,7 @@ def answer(body: dict[str, Any]) -> str:
     if "score" in props:
         return json.dumps({"basis": f"seen {echo}", "score": 7})
     if "votes" in props:
-        labels = list(props["votes"]["properties"])
+        labels = props["votes"]["items"]["enum"]
         return json.dumps({"basis": f"seen {echo}", "votes": {labels[0]: 9}})
     obj = json.loads(schema_responder(body))
     obj["reasoning"] = f"seen {echo}"

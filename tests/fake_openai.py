@@ -38,7 +38,10 @@ class Reply:
     ``status`` other than 200 sends an OpenAI-style error body with ``error_message``; ``headers``
     are extra response headers (e.g. ``{"Retry-After": "0.05"}``); ``delay_s`` sleeps before
     answering (to trip a client timeout); ``usage`` is (prompt_tokens, completion_tokens), or None
-    to omit the usage block; ``body`` replaces the whole JSON body when given.
+    to omit the usage block; ``body`` replaces the whole JSON body when given; ``reasoning_content``
+    is sent beside the content (as DeepSeek's and vLLM's reasoning parsers do) and ``reasoning_tokens``
+    as ``usage.completion_tokens_details.reasoning_tokens``; ``logprobs`` becomes
+    ``choices[0].logprobs.content`` (a list of ``{"token", "logprob", "top_logprobs"}``).
     """
 
     content: str | None = ""
@@ -50,6 +53,9 @@ class Reply:
     refusal: str | None = None
     error_message: str = "scripted error"
     body: dict[str, Any] | None = None
+    reasoning_content: str | None = None
+    reasoning_tokens: int | None = None
+    logprobs: list[dict[str, Any]] | None = None
 
 
 def ok(content: str, **kw: Any) -> Reply:
@@ -176,6 +182,8 @@ class FakeOpenAI:
         message: dict[str, Any] = {"role": "assistant", "content": reply.content}
         if reply.refusal is not None:
             message["refusal"] = reply.refusal
+        if reply.reasoning_content is not None:
+            message["reasoning_content"] = reply.reasoning_content
         payload: dict[str, Any] = {
             "id": f"chatcmpl-fake-{len(self.requests)}",
             "object": "chat.completion",
@@ -183,9 +191,13 @@ class FakeOpenAI:
             "model": body.get("model", "test-model"),
             "choices": [{"index": 0, "message": message, "finish_reason": reply.finish_reason}],
         }
+        if reply.logprobs is not None:
+            payload["choices"][0]["logprobs"] = {"content": reply.logprobs}
         if reply.usage is not None:
             p, c = reply.usage
             payload["usage"] = {"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c}
+            if reply.reasoning_tokens is not None:
+                payload["usage"]["completion_tokens_details"] = {"reasoning_tokens": reply.reasoning_tokens}
         return payload
 
     def close(self) -> None:

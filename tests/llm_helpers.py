@@ -137,8 +137,9 @@ def ballot_json(units: list[tuple[str, str]], p: float = 0.62, votes: dict[str, 
 
 def schema_responder(body: dict[str, Any]) -> str:
     """A valid answer for any request of either arm, read off the schema in ``response_format``
-    (tracker: the ``sides`` enum; judge: the ``stage_id`` enum, both sides each, and the vote labels;
-    single-call Task 1 / 2 / 3: p, score, votes)."""
+    (tracker: the keys of ``sides``; judge: the unit keys of ``stage_scores`` and the vote labels;
+    single-call Task 1 / 2 / 3: p, score, votes). The answers keep the older list and mapping shapes
+    the readers also accept, so the golden verdicts show what the parser does with them."""
     rf = body.get("response_format") or {}
     schema = rf.get("schema") or (rf.get("json_schema") or {}).get("schema")
     if not schema:
@@ -150,15 +151,13 @@ def schema_responder(body: dict[str, Any]) -> str:
     if set(props) == {"basis", "score"}:
         return json.dumps({"basis": "completed the stage's task", "score": 6})
     if "votes" in props:
-        labels = list(props["votes"]["properties"])
+        labels = props["votes"]["items"]["enum"]
         return json.dumps({"basis": "most influential debaters", "votes": {labels[0]: 5, labels[-1]: 4}})
     if "sides" in props:
-        item = props["sides"]["items"]["properties"]
-        sides = item["side"]["enum"]
-        labels = item["contributions"]["items"]["properties"]["debater"]["enum"]
+        sides = props["sides"]["required"]
+        labels = props["sides"]["properties"][sides[0]]["properties"]["contributions"]["items"]["properties"]["debater"]["enum"]
         debaters = {s: next(label for label in labels if label.lower().startswith(s)) for s in sides}
         return tracker_json(sides, debaters)
-    stage_ids = props["stage_scores"]["items"]["properties"]["stage_id"]["enum"]
-    labels = list(props["best_debater_votes"]["properties"])
-    units = [(sid, side) for sid in stage_ids for side in ("affirmative", "negative")]
+    units = [tuple(key.split("|")) for key in props["stage_scores"]["required"]]
+    labels = props["best_debater_votes"]["items"]["enum"]
     return ballot_json(units, votes={labels[0]: 2, labels[-1]: 1})

@@ -48,7 +48,8 @@ def test_samples_files_hold_one_row_per_sample_and_arm(tmp_path, capsys, fake_op
     run, _ = _run(tmp_path, capsys, fake_openai)
     rows = [json.loads(line) for line in (run / "samples.jsonl").read_text(encoding="utf-8").splitlines()]
     assert [r["sample_id"] for r in rows] == ["m01", "m02", "m03"]
-    assert all(list(r) == [f for f in FIELD_NAMES if f != "escalated"] for r in rows)  # no verdict has a review field
+    assert all(list(r) == list(FIELD_NAMES) for r in rows)  # every verdict carries its review
+    assert [r["escalated"] for r in rows] == [False, None, False]  # p 0.62, 3:0: no review; m02 failed, no verdict
     by = {r["sample_id"]: r for r in rows}
     for mid, gold in (("m01", "affirmative"), ("m03", "negative")):
         r = by[mid]
@@ -102,7 +103,7 @@ def test_escalation_column_appears_when_a_verdict_has_a_review(tmp_path, capsys,
     code, _, _ = bench([*args, "--report-only"], capsys)
     assert code == 0
     rows = [json.loads(line) for line in (run / "samples.jsonl").read_text(encoding="utf-8").splitlines()]
-    assert [r["escalated"] for r in rows] == [None, None, True]  # m01 and m02 have no review field
+    assert [r["escalated"] for r in rows] == [False, None, True]  # m01's own review; m02 failed, no verdict
     assert "escalated" in (run / "samples.csv").read_text(encoding="utf-8").splitlines()[0].split(",")
     assert '<th data-col="escalated"' in (run / "report.html").read_text(encoding="utf-8")
 

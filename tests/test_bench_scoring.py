@@ -150,7 +150,7 @@ def test_always_negative_and_the_majority_class_reference(scored):
     cs_neg = row(t1["common_subset"]["rows"], "always negative")
     assert cs_neg["metrics"]["winner_accuracy"]["value"] == 0.5 and cs_neg["expected"]["winner_accuracy"] == 0.5
     # the McNemar tests against baselines cover the comparable ones only
-    assert sorted({t["baseline"] for t in scored["arm_vs_baseline"]}) == ["always affirmative", "always negative", "random"]
+    assert sorted({t["baseline"] for t in scored["arm_vs_baseline"] if t.get("test") != "exact binomial"}) == ["always affirmative", "always negative", "random"]
 
 
 @pytest.mark.parametrize("outcomes, side, accuracy", [
@@ -281,3 +281,66 @@ def test_bootstrap_intervals_are_seeded_and_bracket_the_value():
     # Brier of the agentic p on m1 (0.7 vs 1) and m2 (0.5 vs 0): (0.09 + 0.25) / 2
     assert a["calibration"]["agentic"]["brier"]["value"] == pytest.approx(0.17)
     assert np.isclose(sum(b_["count"] for b_ in a["calibration"]["agentic"]["curve"]), 2)
+
+
+def test_arm_against_the_random_baselines_expected_value_is_a_binomial_test():
+    from adjudicator.bench.scoring.winner import random_expected_test
+
+    # 8 of 10 correct against a fair coin: two-sided exact binomial p = 2 * P(X >= 8) = 2 * 56/1024 = 0.109375
+    t = random_expected_test("agentic", np.array([1.0] * 8 + [0.0] * 2 + [np.nan]))
+    assert (t["k"], t["n"], t["accuracy_a"], t["accuracy_b"]) == (8, 10, 0.8, 0.5)
+    assert t["p_value"] == pytest.approx(0.109375) and t["test"] == "exact binomial"
+
+
+def test_strict_top1_counts_a_tied_model_maximum_as_wrong():
+    from adjudicator.evaluation.metrics import best_debater_top1, best_debater_top1_strict
+
+    pred = [np.array([4.0, 4.0, 1.0]), np.array([6.0, 2.0, 1.0])]
+    human = [np.array([5.0, 3.0, 1.0]), np.array([7.0, 1.0, 1.0])]
+    # match 1: the model ties debaters 1 and 2, one of them is the human top: fractional 1/2, strict 0
+    # match 2: a unique, correct maximum: 1 either way
+    assert best_debater_top1(pred, human).value == pytest.approx((0.5 + 1) / 2)
+    assert best_debater_top1_strict(pred, human).value == pytest.approx((0 + 1) / 2)
+
+
+def test_paired_tests_cover_every_ranked_metric(scored):
+    names = {n for pc in scored["paired"] for n in pc["tests"]}
+    assert {"tendency_non_tie", "vote_share_spearman", "best_debater_top1_strict"} <= names
+
+
+def test_task3_states_its_top1_rule_and_splits_pooled_vote_shares_by_format(scored):
+    t3 = scored["tasks"]["task3"]
+    assert "a tie in the model's own maximum earns the share" in t3["top1_rule"] and "strict counts such a tie as wrong" in t3["top1_rule"]
+    # every match of this dataset is ccdb-2v2: nothing is pooled across formats
+    assert t3["by_format"] == {} and t3["pooling_caveat"] is None
+
+
+def test_pooled_vote_shares_get_a_per_format_split():
+    from bench_helpers import labelled_2v2
+
+    from adjudicator.bench.predictions import ArmPredictions
+    from adjudicator.bench.scoring.best_debater import vote_shares_by_format
+
+    two = labelled_2v2("a", ["affirmative"] * 3, {}, [{"Affirmative Speaker 1": 2, "Negative Speaker 1": 1}] * 3)
+    gold = gold_from_matches([two, two.model_copy(update={"match_id": "b"})])
+    gold.formats[1] = "ccdb-4v4"  # stand-in for a second format with the same labels
+    preds = {"arm": ArmPredictions("arm", "arm", {}, np.array([0.7, 0.7]), [np.array([6.0, 0, 3.0, 0]), np.array([6.0, 0, 3.0, 0])], np.empty(0), np.empty(0), np.empty(0), {}, [])}
+    by = vote_shares_by_format(gold, preds, ScoreSettings(n_bootstrap=0))
+    assert sorted(by) == ["ccdb-2v2", "ccdb-4v4"] and by["ccdb-2v2"]["n_matches"] == 1
+    # within one match the arm's shares (6/9, 0, 3/9, 0) are the gold's (6/9, 0, 3/9, 0): r = 1
+    assert by["ccdb-2v2"]["arm"]["vote_share_pearson"]["value"] == pytest.approx(1.0)
+
+
+def test_task2_reports_the_panel_mean_and_one_judges_integer():
+    from adjudicator.bench.predictions import ArmPredictions
+    from adjudicator.bench.scoring.stage_scores import judge_integer_mse
+
+    g = gold_from_matches(matches())  # 7 gold units; the first has gold mean 6.0
+    judges = {"judge-1": np.full(7, np.nan), "judge-2": np.full(7, np.nan)}
+    judges["judge-1"][0], judges["judge-2"][0] = 5.0, 8.0
+    unit_pred = np.full(7, np.nan)
+    unit_pred[0] = 6.5
+    pr = ArmPredictions("agentic", "agentic · m", {}, np.full(3, np.nan), [None] * 3, unit_pred, np.empty(0), np.empty(0), {}, [], unit_judges=judges)
+    r = judge_integer_mse(g, {"agentic": pr})["agentic"]
+    # one unit, gold 6.0: panel mean 6.5 -> 0.25; judge-1 5 -> 1.0, judge-2 8 -> 4.0, their mean 2.5
+    assert (r["n_units"], r["panel_mean_mse"], r["per_judge"], r["judge_integer_mse"]) == (1, 0.25, {"judge-1": 1.0, "judge-2": 4.0}, 2.5)

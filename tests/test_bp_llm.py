@@ -43,8 +43,8 @@ def bp_responder(body: dict) -> str:
     props = schema.get("properties", {})
     if "ranking" in props:
         return ranking_ballot_json()
-    item = props["sides"]["items"]["properties"]
-    side = item["side"]["enum"][0]
+    side = props["sides"]["required"][0]  # the exact schema: one required entry per evaluated side
+    item = props["sides"]["properties"][side]["properties"]
     speakers = item["contributions"]["items"]["properties"]["debater"]["enum"]
     speaker = next(s for s in speakers if ("Government" in s) == (side == "affirmative") and " " in s and s.split()[0] in ("Opening", "Closing"))
     return json.dumps(
@@ -66,7 +66,7 @@ def test_agentic_panel_on_bp_over_http(fake_openai, tmp_path):
     assert [r.unit for r in verdict.ranking] == ["OG", "OO", "CG", "CO"]
     assert [s.mean for s in verdict.speaker_scores] == [83.0, 81.0, 82.0, 81.0, 80.0, 78.0, 79.0, 78.0]
     assert verdict.dissent.winner_split == "3:0" and verdict.dissent.rank_error == {"judge-1": 0, "judge-2": 0, "judge-3": 0}
-    assert set(verdict.provenance.prompt_hashes) == {"track_stage_bp.en.j2", "judge_bp.en.j2"}
+    assert set(verdict.provenance.prompt_hashes) == {"track_stage_bp.en.j2", "judge_bp.en.j2", "repair.en.j2"}  # the trackers have repair turns
     prompts = fake_openai.user_prompts()
     systems = [m["content"] for r in fake_openai.requests for m in r["messages"] if m["role"] == "system"]
     # the MG speech is tracked as Closing Government's extension; judges are told closing houses are judged on it

@@ -290,3 +290,17 @@ def test_a_prompt_that_surely_fits_is_sent_without_loading_the_tokenizer(fake_op
     c = client(fake_openai, model="openai/gpt-4o")
     c.complete(request(text="x" * 10_000))
     assert fake_openai.count == 1 and counted == []
+
+
+def test_a_request_cap_keeps_one_request_in_flight_across_clients_of_one_server(fake_openai):
+    # a local server that answers one request at a time: `adjudicate --concurrency 1`
+    from concurrent.futures import ThreadPoolExecutor
+
+    fake_openai.push(Reply(content="a", delay_s=0.3), Reply(content="b", delay_s=0.3))
+    clients = [LLMClient("openai/test-model", api_base=fake_openai.base_url, api_key="sk-test-0123456789", max_concurrent=1) for _ in range(2)]
+    req = ChatRequest(messages=({"role": "user", "content": "hi"},), node="judge", key="judge-1")
+    with ThreadPoolExecutor(2) as pool:
+        texts = sorted(r.text for r in pool.map(lambda c: c.complete(req), clients))
+    assert texts == ["a", "b"]
+    first, second = fake_openai.request_times
+    assert second - first >= 0.28  # the second request waited for the first answer

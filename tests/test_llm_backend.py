@@ -69,7 +69,7 @@ def with_(**changes) -> str:
 def test_llm_backend_satisfies_the_protocol(fake_openai):
     b = make_backend(fake_openai)
     assert isinstance(b, Backend) and b.is_llm and b.name == "openai/test-model"
-    assert set(b.prompt_hashes()) == {"track_stage.zh.j2", "track_stage.en.j2", "judge.zh.j2", "judge.en.j2"}
+    assert set(b.prompt_hashes()) == {"track_stage.zh.j2", "track_stage.en.j2", "judge.zh.j2", "judge.en.j2", "repair.zh.j2", "repair.en.j2"}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -107,8 +107,18 @@ def test_judge_reads_or_retries(fake_openai, script, parses, error_part):
     assert fake_openai.count == len(script)
     if error_part:
         assert error_part in result.calls[0].error
-    # the same prompt each attempt (identical settings)
-    assert len({json.dumps(r, sort_keys=True) for r in fake_openai.requests}) == 1
+    first = fake_openai.requests[0]
+    if len(script) == 1 or parses[0] == "failed" and "no JSON object" in (error_part or ""):
+        # nothing decodable (or nothing to redo): the same prompt each attempt (identical settings)
+        assert len({json.dumps(r, sort_keys=True) for r in fake_openai.requests}) == 1
+        assert [c.turn for c in result.calls] == ["answer"] * len(script)
+    else:
+        # an answer that decoded but failed validation: a repair turn shows it and the validator's message
+        second = fake_openai.requests[1]
+        assert [c.turn for c in result.calls] == ["answer", "repair"]
+        assert second["messages"][:2] == first["messages"]
+        assert second["messages"][2] == {"role": "assistant", "content": script[0]}
+        assert error_part in second["messages"][3]["content"] and second["messages"][3]["role"] == "user"
 
 
 def test_three_unreadable_outputs_fail_the_node_with_every_raw_output(fake_openai):

@@ -1,6 +1,7 @@
 """The response schemas are the output models' ``model_json_schema()``, reduced to the plain subset
-(adjudicator/model/schema.py), and equal -- key order included -- to the schemas the requests have
-always sent (written out by hand here, as they were in the code before the models)."""
+(adjudicator/model/schema.py), exact (each unit a required key, integers and p with their ranges, vote
+totals as the length of a list of labels), and equal -- key order included -- to the schemas written
+out by hand here."""
 
 from __future__ import annotations
 
@@ -34,16 +35,23 @@ def string(enum: list[str] | None = None) -> dict[str, Any]:
     return {"type": "string"} if enum is None else {"type": "string", "enum": enum}
 
 
+def integer(lo: int, hi: int) -> dict[str, Any]:
+    return {"type": "integer", "minimum": lo, "maximum": hi}
+
+
+def labels_list(n: int) -> dict[str, Any]:
+    return {"type": "array", "items": string(LABELS), "minItems": n, "maxItems": n}
+
+
 def expected_stage_schema(sides: list[str]) -> dict[str, Any]:
     side_item = obj(
         {
-            "side": string(sides),
             "rationale": string(),
             "task_performance": string(TASK),
             "battlefield_judgement": string(BATTLEFIELD),
             "advancement": string(ADVANCEMENT),
-            "score": {"type": ["integer", "null"]},
-            "contributions": {"type": "array", "items": obj({"debater": string(LABELS), "share": {"type": "number"}})},
+            "score": {"type": ["integer", "null"], "minimum": 1, "maximum": 10},
+            "contributions": {"type": "array", "items": obj({"debater": string(LABELS), "share": {"type": "number", "minimum": 0.0, "maximum": 1.0}})},
         }
     )
     update_item = obj(
@@ -58,17 +66,17 @@ def expected_stage_schema(sides: list[str]) -> dict[str, Any]:
             "negative_position": string(),
         }
     )
-    return obj({"reasoning": string(), "sides": {"type": "array", "items": side_item}, "clash_updates": {"type": "array", "items": update_item}, "summary": string()})
+    return obj({"reasoning": string(), "sides": obj({side: side_item for side in sides}), "clash_updates": {"type": "array", "items": update_item}, "summary": string()})
 
 
-def expected_judge_schema(stage_ids: list[str]) -> dict[str, Any]:
+def expected_judge_schema(unit_keys: list[str]) -> dict[str, Any]:
     return obj(
         {
             "reasoning": string(),
-            "stage_scores": {"type": "array", "items": obj({"stage_id": string(stage_ids), "side": string(SIDES), "score": {"type": "integer"}})},
+            "stage_scores": obj({key: integer(1, 10) for key in unit_keys}),
             "winner": string(SIDES),
-            "p": {"type": "number"},
-            "best_debater_votes": obj({label: {"type": "integer"} for label in LABELS}),
+            "p": {"type": "number", "minimum": 0.0, "maximum": 1.0},
+            "best_debater_votes": labels_list(3),
         }
     )
 
@@ -91,10 +99,13 @@ def test_judge_schema_is_the_model_schema_sent_before():
     match = ccdb_2v2_match().view()
     analyses = [StageAnalysis(stage_id=sid, stage_index=i, sides=[]) for i, sid in enumerate(["s01", "s02", "s04"])]
     request = JudgeRequest(judge_id="judge-1", perspective="task", match=match, clashes={}, analyses=analyses)
-    assert same(judge_schema(request), expected_judge_schema(["s01", "s02", "s04"]))
+    # s01 is a speech (the affirmative only), s02 and s04 score both sides
+    keys = [f"{sid}|{side}" for sid, side in match.scored_units() if sid in ("s01", "s02", "s04")]
+    assert keys == ["s01|affirmative", "s02|affirmative", "s02|negative", "s04|affirmative", "s04|negative"]
+    assert same(judge_schema(request), expected_judge_schema(keys))
     chat = LLMBackend(LLMClient("openai/test-model", cache=NullCache())).judge_prompt(request)
-    assert same(dict(chat.schema or {}), expected_judge_schema(["s01", "s02", "s04"])) and chat.schema_name == "ballot"
-    # no analysed stage: an unsatisfiable enum, as before (the judge sends no request then)
+    assert same(dict(chat.schema or {}), expected_judge_schema(keys)) and chat.schema_name == "ballot"
+    # no analysed stage: an object with no keys (the judge sends no request then)
     empty = JudgeRequest(judge_id="judge-1", perspective="task", match=match, clashes={}, analyses=[])
     assert same(judge_schema(empty), expected_judge_schema([]))
 
@@ -115,7 +126,7 @@ def test_single_call_schemas_are_the_model_schemas_sent_before():
 
     match = ccdb_2v2_match().view()
     schemas = {i.task: (i.request.schema_name, dict(i.request.schema or {})) for i in task_instances(match, PromptStore())}
-    assert schemas["task1"][0] == "winner_tendency" and same(schemas["task1"][1], obj({"basis": string(), "p": {"type": "number"}}))
-    assert schemas["task2"][0] == "stage_score" and same(schemas["task2"][1], obj({"basis": string(), "score": {"type": "integer"}}))
-    votes = obj({"basis": string(), "votes": obj({label: {"type": "integer"} for label in LABELS})})
+    assert schemas["task1"][0] == "winner_tendency" and same(schemas["task1"][1], obj({"basis": string(), "p": {"type": "number", "minimum": 0.0, "maximum": 1.0}}))
+    assert schemas["task2"][0] == "stage_score" and same(schemas["task2"][1], obj({"basis": string(), "score": integer(1, 10)}))
+    votes = obj({"basis": string(), "votes": labels_list(9)})
     assert schemas["task3"][0] == "best_debater_votes" and same(schemas["task3"][1], votes)

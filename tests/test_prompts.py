@@ -200,7 +200,7 @@ def test_tracker_prompt_is_chinese_for_ccdb_and_names_the_role(backend):
     assert "正方" in user and "作为质询方" in user and "作为被质询方" in user
     assert "本环节任务（质询方）" in user and "本环节任务（被质询方）" in user
     assert "| 较好完成 | 正确且重要的战场 | 有效推进 | 7 |" in system_text(chat)
-    assert chat.schema["properties"]["sides"]["items"]["properties"]["side"]["enum"] == ["affirmative", "negative"]
+    assert chat.schema["properties"]["sides"]["required"] == ["affirmative", "negative"]
 
 
 def test_free_debate_prompt_states_the_relative_rule(backend):
@@ -224,14 +224,16 @@ def test_judge_prompt_lists_units_labels_votes_and_perspective(backend):
     chat = backend.judge_prompt(jr)
     user, system = user_text(chat), system_text(chat)
     # s01 monologue (aff), s02 questioning (both), s03 monologue (neg): 4 units
-    assert 'stage_id "s01"，side "affirmative"' in user
-    assert 'stage_id "s02"，side "negative"' in user
+    assert '- "s01|affirmative"' in user
+    assert '- "s02|negative"' in user
     assert "共 4 个" in user and 's04' not in user.split("需要打分的单元")[1]
     assert "恰好 3 票" in system and "战场选择" in system
     assert "优先看战场选择" in user.split("ANALYSES-")[-1] and "你是 judge-2" in user  # the emphasis comes after the shared part
     assert "Affirmative Speaker 2" in user and "<<<ANALYSES-" in user and "<<<LEDGER-" in user
     assert judge_variables(jr)["votes_total"] == 3
-    assert set(chat.schema["properties"]["best_debater_votes"]["properties"]) == set(match.debater_labels())
+    votes = chat.schema["properties"]["best_debater_votes"]
+    assert set(votes["items"]["enum"]) == set(match.debater_labels()) and votes["minItems"] == votes["maxItems"] == 3
+    assert chat.schema["properties"]["stage_scores"]["required"] == ["s01|affirmative", "s02|affirmative", "s02|negative", "s03|negative"]
 
 
 @pytest.mark.parametrize("make", [online_match, ccdb_2v2_match], ids=["en", "zh"])

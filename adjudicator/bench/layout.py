@@ -46,6 +46,7 @@ REPORT_MD = "report.md"
 REPORT_HTML = "report.html"
 SAMPLES_JSONL = "samples.jsonl"
 SAMPLES_CSV = "samples.csv"
+PROBES_JSON = "probes.json"  # the bias card of bench --probe (adjudicator.probes.card.BiasCard)
 
 
 def utc_now() -> datetime:

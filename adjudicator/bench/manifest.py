@@ -39,7 +39,7 @@ PACKAGES = ("adjudicator", "langgraph", "langchain-core", "litellm", "pydantic",
 
 #: Configuration fields that do not change what a model answers (where the cache lives, time-outs,
 #: how often and how patiently a failed connection is retried); a resumed run may change them.
-OPERATIONAL_FIELDS = frozenset({"no_cache", "cache_dir", "timeout_s", "cache", "config_file", "transport_retries", "backoff_base_s"})
+OPERATIONAL_FIELDS = frozenset({"no_cache", "cache_dir", "timeout_s", "cache", "config_file", "transport_retries", "backoff_base_s", "max_concurrent_requests"})
 
 _SECRET_WORDS = ("key", "secret", "token", "password", "authorization", "credential")
 #: Field names that contain a secret word but hold a count, not a credential (kept in the manifest).

@@ -35,7 +35,11 @@ class ArmPredictions:
     ``status`` match id -> ``ok`` / ``failed`` / ``not-run``; ``p`` (M,); ``votes`` (M,) vectors or
     None; ``unit_pred`` (S,); ``pair_aff``/``pair_neg`` (P,); ``parse`` task -> per-instance mode
     over *all* instances of the run's matches (Task 2: every scored unit, gold or not);
-    ``failures`` the failed samples."""
+    ``failures`` the failed samples; ``p_logprob`` (M,) the verdicts' log-prob p (``--p-source
+    logprob``), None when no verdict of the arm has one; ``escalated`` (M,) each verdict's
+    ``review.escalate`` (None where there is no verdict or no review); ``unit_judges`` judge id -> (S,)
+    that judge's own integer score per unit (NaN where it gave none; the single-call arm's one integer
+    under ``"single-call"``)."""
 
     arm: str
     label: str
@@ -47,6 +51,9 @@ class ArmPredictions:
     pair_neg: np.ndarray
     parse: dict[str, list[ParseMode]]
     failures: list[dict[str, Any]]
+    p_logprob: np.ndarray | None = None
+    escalated: list[bool | None] | None = None
+    unit_judges: dict[str, np.ndarray] | None = None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -153,6 +160,9 @@ def predictions_for_arm(arm: str, label: str, gold: Gold, matches: Sequence[Matc
     """Align ``results`` (match id -> result; absent = not run) of ``arm`` with ``gold``."""
     m_index = {mid: i for i, mid in enumerate(gold.match_ids)}
     p = np.full(len(gold.match_ids), np.nan)
+    p_lp = np.full(len(gold.match_ids), np.nan)
+    escalated: list[bool | None] = [None] * len(gold.match_ids)
+    judge_vals: dict[str, dict[tuple[str, str, str], float]] = {}
     votes: list[np.ndarray | None] = [None] * len(gold.match_ids)
     unit_vals: dict[tuple[str, str, str], float] = {}
     status: dict[str, str] = {}
@@ -178,12 +188,18 @@ def predictions_for_arm(arm: str, label: str, gold: Gold, matches: Sequence[Matc
         pv = v.get("p")
         if pv is not None:
             p[i] = float(pv)
+        if v.get("p_logprob") is not None:
+            p_lp[i] = float(v["p_logprob"])
+        review = v.get("review")
+        escalated[i] = review.get("escalate") if isinstance(review, dict) else None
         parse["task1"].append(mode("task1", "", pv is not None))
         bd = v.get("best_debater_votes") or {}
         if bd and sum(bd.values()) > 0:
             votes[i] = np.array([float(bd.get(lab, 0)) for lab in gold.debater_labels[i]])
         parse["task3"].append(mode("task3", "", votes[i] is not None))
         scores = {(s["stage_id"], s["side"]): float(s["mean"]) for s in v.get("stage_scores") or []}
+        for judge, unit, score in _judge_integers(v):
+            judge_vals.setdefault(judge, {})[(mid, *unit)] = score
         for sid, side in units:
             val = scores.get((sid, side))
             if val is not None:
@@ -192,7 +208,22 @@ def predictions_for_arm(arm: str, label: str, gold: Gold, matches: Sequence[Matc
     unit_pred = np.array([unit_vals.get(u, np.nan) for u in gold.units], dtype=float)
     pair_aff = np.array([unit_vals.get((mid, sid, "affirmative"), np.nan) for mid, sid in gold.pairs], dtype=float)
     pair_neg = np.array([unit_vals.get((mid, sid, "negative"), np.nan) for mid, sid in gold.pairs], dtype=float)
-    return ArmPredictions(arm, label, status, p, votes, unit_pred, pair_aff, pair_neg, parse, failures)
+    unit_judges = {j: np.array([vals.get(u, np.nan) for u in gold.units], dtype=float) for j, vals in sorted(judge_vals.items())}
+    return ArmPredictions(arm, label, status, p, votes, unit_pred, pair_aff, pair_neg, parse, failures, p_lp if np.isfinite(p_lp).any() else None, escalated, unit_judges or None)
+
+
+def _judge_integers(verdict: dict[str, Any]) -> list[tuple[str, tuple[str, str], float]]:
+    """(judge id, (stage id, side), integer score) of every ballot's stage score; a verdict without
+    ballots (the single-call arm) gives its one integer per unit under ``"single-call"``."""
+    out = []
+    for b in verdict.get("ballots") or []:
+        for s in b.get("stage_scores") or []:
+            out.append((str(b.get("judge_id")), (s["stage_id"], s["side"]), float(s["score"])))
+    if not out:
+        for s in verdict.get("stage_scores") or []:
+            if len(s.get("judge_scores") or []) == 1:
+                out.append(("single-call", (s["stage_id"], s["side"]), float(s["judge_scores"][0])))
+    return out
 
 
 def parse_statistics(pred: ArmPredictions, results: dict[str, SampleResult]) -> dict[str, Any]:

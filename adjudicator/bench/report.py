@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from adjudicator.bench.dataset import SYNTHETIC_WARNING, Sample, load_folder, provenance
-from adjudicator.bench.layout import DATASET, REPORT_HTML, REPORT_MD, SAMPLES_CSV, SAMPLES_JSONL
+from adjudicator.bench.layout import DATASET, PROBES_JSON, REPORT_HTML, REPORT_MD, SAMPLES_CSV, SAMPLES_JSONL
 from adjudicator.bench.ledger import Ledger
 from adjudicator.bench.manifest import read_manifest
 from adjudicator.bench.report_json import REPORT_SCHEMA, write_report_json
@@ -22,7 +22,7 @@ from adjudicator.bench.samples import csv_text, jsonl_text, sample_rows
 from adjudicator.bench.scoring.leaves import ScoreSettings
 from adjudicator.bench.scoring.run import score_run
 from adjudicator.evaluation.reliability_report import reliability_from_matches
-from adjudicator.files import atomic_write_text
+from adjudicator.files import atomic_write_text, read_json
 
 
 def arm_label(arm: str, models: dict[str, str], panel: str = "scoring") -> str:
@@ -172,6 +172,18 @@ def _status_counts(results: dict[str, SampleResult], n_samples: int) -> dict[str
     return {"ok": st.count("ok"), "partial": st.count("partial"), "failed": st.count("failed"), "not_run": n_samples - len(st)}
 
 
+def read_bias_card(run_dir: Path, *, samples: bool = False) -> dict[str, Any] | None:
+    """The bias card of ``bench --probe`` (``probes.json``, an :class:`~adjudicator.probes.card.BiasCard`
+    as JSON), without its per-match samples unless ``samples``; None when the run ran no probe."""
+    path = run_dir / PROBES_JSON
+    if not path.is_file():
+        return None
+    card = dict(read_json(path))
+    if not samples:
+        card.pop("samples", None)
+    return card
+
+
 def build_report(run_dir: Path, *, samples: Sequence[Sample] | None = None, n_bootstrap: int | None = None, seed: int | None = None, status: dict[str, Any] | None = None) -> dict[str, Any]:
     """Score the run in ``run_dir`` over ``samples`` (default: the first samples of its dataset up
     to the manifest's limit). ``seed`` and ``n_bootstrap`` default to the manifest's. Returns the
@@ -189,7 +201,9 @@ def build_report(run_dir: Path, *, samples: Sequence[Sample] | None = None, n_bo
     warnings = [data_warning(prov)] if prov["synthetic"] else []
     caveats = research_caveats(arms, manifest.models, prov)
     reliability = reliability_from_matches(matches)
-    scores = score_run(matches, results, labels, ScoreSettings(n_bootstrap=n_bootstrap, seed=seed), reliability, synthetic_labels=prov["synthetic"])
+    card = read_bias_card(run_dir, samples=True)
+    flips = {s["match_id"] for s in (card or {}).get("samples") or [] if s.get("flipped")} if card else None
+    scores = score_run(matches, results, labels, ScoreSettings(n_bootstrap=n_bootstrap, seed=seed), reliability, synthetic_labels=prov["synthetic"], probe_flips=flips)
 
     ledger = report_ledger(run_dir, arms, results, {s.sample_id for s in samples})
     stems = {s.sample_id: s.stem for s in samples}
@@ -227,7 +241,10 @@ def build_report(run_dir: Path, *, samples: Sequence[Sample] | None = None, n_bo
         "calibration": scores["calibration"],
         "paired": scores["paired"],
         "arm_vs_baseline": scores["arm_vs_baseline"],
+        "alt_test": scores["alt_test"],
         "reliability": reliability,
+        "selective": scores["selective"],
+        **({"bias_card": {k: v for k, v in card.items() if k != "samples"}} if card else {}),
         "_predictions": scores["_predictions"],
         "_gold": scores["_gold"],
         "_samples": sample_rows(matches, scores["_gold"], scores["_predictions"], results, files),

@@ -13,7 +13,7 @@ from markupsafe import Markup
 
 from adjudicator.bench.ledger import cost_text
 from adjudicator.bench.plots import PlotCache, cost_note, cost_plot, reliability_plot, stage_scatter
-from adjudicator.bench.report_md import BP_TASKS, COLUMNS, cause_text, cell, counts_text, fmt, label_convention_text, models_text, ordered, ranked_by_text, ranked_label, reference_heading
+from adjudicator.bench.report_md import BP_TASKS, COLUMNS, cause_text, cell, counts_text, fmt, label_convention_text, models_text, ordered, p_text, ranked_by_text, ranked_label, reference_heading
 from adjudicator.bench.report_samples import CSS as SAMPLES_CSS
 from adjudicator.bench.report_samples import samples_section
 
@@ -64,6 +64,8 @@ th{background:#f3f3f3} tr.ref td{color:#666;font-style:italic} tr.baseline td{ba
 <h2>{{ t.title }}</h2>
 {% if not t.applicable %}<p class="na">Not applicable to this dataset: {{ t.reason }}.</p>{% else %}
 <p class="note">Metric [95% match-level bootstrap interval] (effective n); baselines: seeded draw; E = expected value. * non-comparable reference, not ranked. {{ ranked_by_text(t, task) }}</p>
+{% if task == "task3" and t.get("top1_rule") %}<p class="note">{{ t.top1_rule }}</p>{% endif %}
+{% if task == "task3" and t.get("pooling_caveat") %}<p class="note">Pooled formats: {{ t.pooling_caveat }}: {% for f, e in t.by_format.items() %}{{ f }} ({{ e.n_matches }} matches){% for a, v in e.items() if a != "n_matches" %} {{ a }} r {{ fmt(v.vote_share_pearson.value) }}, ρ {{ fmt(v.vote_share_spearman.value) }}{% endfor %}; {% endfor %}</p>{% endif %}
 {{ table(t.rows, task) }}
 {% for r in ordered(t.rows) if not r.get("comparable", True) and r.get("note") %}<p class="note">* {{ r.predictor }}: {{ r.note }}.</p>{% endfor %}
 <p><b>Common subset</b> (instances every arm parsed: {{ t.common_subset.n if t.common_subset.n is defined else t.common_subset.n_units }}; ranked by {{ (t.get("ranked_by") or {}).get("label") or ranked_label(task) }}):</p>
@@ -94,14 +96,38 @@ th{background:#f3f3f3} tr.ref td{color:#666;font-style:italic} tr.baseline td{ba
 {% for pc in paired %}<h3>{{ pc.label_a }} vs {{ pc.label_b }}</h3>
 <table><tr><th>Metric</th><th>Test</th><th>A</th><th>B</th><th>A − B [95% CI]</th><th>p</th><th>n</th></tr>
 {% for name, t in pc.tests.items() %}{% if t.test == "exact McNemar" %}
-<tr><td>{{ name }}</td><td>exact McNemar (A only {{ t.a_only }}, B only {{ t.b_only }})</td><td>{{ fmt(t.accuracy_a) }}</td><td>{{ fmt(t.accuracy_b) }}</td><td>{{ fmt(sub(t.accuracy_a, t.accuracy_b)) }}</td><td>{{ fmt(t.p_value) }}</td><td>{{ t.n }}</td></tr>
-{% elif t.difference is defined %}<tr><td>{{ name }}</td><td>paired bootstrap</td><td>{{ fmt(t.value_a) }}</td><td>{{ fmt(t.value_b) }}</td><td>{{ fmt(t.difference) }} [{{ fmt(t.low) }}, {{ fmt(t.high) }}]</td><td>{{ fmt(t.p_value) }}</td><td>{{ t.n }}</td></tr>
+<tr><td>{{ name }}</td><td>exact McNemar (A only {{ t.a_only }}, B only {{ t.b_only }})</td><td>{{ fmt(t.accuracy_a) }}</td><td>{{ fmt(t.accuracy_b) }}</td><td>{{ fmt(sub(t.accuracy_a, t.accuracy_b)) }}</td><td>{{ p_text(t.p_value) }}</td><td>{{ t.n }}</td></tr>
+{% elif t.difference is defined %}<tr><td>{{ name }}</td><td>paired bootstrap</td><td>{{ fmt(t.value_a) }}</td><td>{{ fmt(t.value_b) }}</td><td>{{ fmt(t.difference) }} [{{ fmt(t.low) }}, {{ fmt(t.high) }}]</td><td>{{ p_text(t.p_value) }}</td><td>{{ t.n }}</td></tr>
 {% else %}<tr><td>{{ name }}</td><td colspan="6">{{ t.reason }}</td></tr>{% endif %}{% endfor %}
 </table>{% endfor %}{% endif %}
 {% if arm_vs_baseline %}<h3>Arms against the Task 1 baselines (exact McNemar)</h3>
 <table><tr><th>Arm</th><th>Baseline</th><th>arm acc.</th><th>baseline acc.</th><th>arm only</th><th>baseline only</th><th>p</th><th>n</th></tr>
-{% for t in arm_vs_baseline %}<tr><td>{{ t.arm }}</td><td>{{ t.baseline }}</td><td>{{ fmt(t.accuracy_a) }}</td><td>{{ fmt(t.accuracy_b) }}</td><td>{{ t.a_only }}</td><td>{{ t.b_only }}</td><td>{{ fmt(t.p_value) }}</td><td>{{ t.n }}</td></tr>{% endfor %}
+{% for t in arm_vs_baseline %}{% if t.get("test") == "exact binomial" %}<tr><td>{{ t.arm }}</td><td>{{ t.baseline }}, exact binomial</td><td>{{ fmt(t.accuracy_a) }}</td><td>{{ fmt(t.accuracy_b) }}</td><td colspan="2">{{ t.k }} of {{ t.n }} correct</td><td>{{ p_text(t.p_value) }}</td><td>{{ t.n }}</td></tr>{% else %}<tr><td>{{ t.arm }}</td><td>{{ t.baseline }}</td><td>{{ fmt(t.accuracy_a) }}</td><td>{{ fmt(t.accuracy_b) }}</td><td>{{ t.a_only }}</td><td>{{ t.b_only }}</td><td>{{ p_text(t.p_value) }}</td><td>{{ t.n }}</td></tr>{% endif %}{% endfor %}
 </table>{% endif %}
+
+{% if selective %}<h2>Escalation: selective accuracy against coverage</h2>
+<p class="note">A verdict with |p − 0.5| ≤ band goes to a person; accuracy is over the verdicts kept (decisive gold winners only). Review rule: the verdicts' own review.escalate (close call within 0.1, split panel, failed judge; with probes, their flips).</p>
+{% for arm, r in selective.items() %}<p><b>{{ r.label }}</b></p>
+<table><tr><th>Escalate when</th><th>kept / n</th><th>coverage</th><th>accuracy on kept</th></tr>
+{% for pt in r.curve %}<tr><td>|p − 0.5| ≤ {{ "%.2f"|format(pt.band) }}</td><td>{{ pt.kept }} / {{ pt.n }}</td><td>{{ fmt(pt.coverage) }}</td><td>{{ fmt(pt.accuracy) }}</td></tr>{% endfor %}
+{% for key, name in [("review", "review rule"), ("review_with_probes", "review rule + probe flips")] %}{% if r.get(key) %}{% set pt = r[key] %}<tr><td>{{ name }}</td><td>{{ pt.kept }} / {{ pt.n }}</td><td>{{ fmt(pt.coverage) }}</td><td>{{ fmt(pt.accuracy) }}</td></tr>{% endif %}{% endfor %}
+</table>{% endfor %}{% endif %}
+
+{% if alt_test %}<h2>Alternative annotator test: could the arm replace a judge?</h2>
+{% if not alt_test.applicable %}<p class="na">Not applicable: {{ alt_test.reason }}.</p>{% else %}
+<p class="note">Calderon et al. (ACL 2025): each human judge left out in turn, the arm and the left-out judge compared against the remaining judges per instance; one-sided paired t-test with margin ε = {{ alt_test.epsilon }}, Benjamini–Yekutieli at α = {{ alt_test.alpha }}; the arm passes when ω ≥ 0.5.</p>
+{% for task, t in alt_test.tasks.items() %}<h3>{{ t.title }}</h3>
+{% if not t.applicable %}<p class="na">Not applicable: {{ t.reason }}.</p>{% else %}{% for arm, r in t.arms.items() %}
+<p><b>{{ r.label }}</b>: {{ r.verdict }}; ρ = {{ fmt(r.rho) }}.</p>
+<table><tr><th>Left-out judge</th><th>n</th><th>ρ arm</th><th>ρ judge</th><th>t</th><th>p</th><th>p (BY)</th><th>arm wins</th><th>note</th></tr>
+{% for j in r.judges %}<tr><td>{{ j.judge }}</td><td>{{ j.n }}</td><td>{{ fmt(j.rho_f) }}</td><td>{{ fmt(j.rho_h) }}</td><td>{{ fmt(j.t) }}</td><td>{{ p_text(j.p_value) }}</td><td>{{ p_text(j.p_adjusted) }}</td><td>{% if j.won is not none %}{{ "yes" if j.won else "no" }}{% endif %}</td><td>{{ j.note }}</td></tr>{% endfor %}
+</table>{% endfor %}{% endif %}{% endfor %}{% endif %}{% endif %}
+
+{% if bias_card %}<h2>Bias card</h2>
+<p class="note">Model {{ bias_card.model }}; {{ bias_card.matches }} matches; base winner accuracy {{ fmt(bias_card.accuracy) }} (n={{ bias_card.accuracy_n }}){% if bias_card.repeats %}; repeats: {{ bias_card.repeats }} runs at temperature {{ bias_card.temperature }}{% endif %}. Reference: the gold rate on the same matches, or the value a fair judge shows.</p>
+<table><tr><th>Probe</th><th>Measure</th><th>Value</th><th>95% CI</th><th>n</th><th>Reference</th></tr>
+{% for m in bias_card.measures %}<tr><td>{{ m.probe }}</td><td>{{ m.measure }}</td><td>{{ fmt(m.value) }}</td><td>{% if m.ci_low is not none %}[{{ fmt(m.ci_low) }}, {{ fmt(m.ci_high) }}]{% endif %}</td><td>{{ m.n }}</td><td>{% if m.reference is not none %}{{ fmt(m.reference) }} ({{ m.reference_kind }}){% endif %}</td></tr>{% endfor %}
+</table>{% if bias_card.skipped %}<p class="note">Skipped: {{ bias_card.skipped|length }} (probe, match) pairs, e.g. {{ bias_card.skipped[0].probe }} on {{ bias_card.skipped[0].match_id }}: {{ bias_card.skipped[0].reason }}.</p>{% endif %}{% endif %}
 
 {{ samples_html }}
 
@@ -158,7 +184,7 @@ def render_html(report: dict[str, Any], plot_cache: PlotCache | None = None) -> 
     env.globals.update(
         fmt=fmt, cell=cell, table=_table_html, leaf_text=_leaf_text, sub=lambda a, b: None if a is None or b is None else a - b,
         models_text=models_text, counts_text=counts_text, ordered=ordered, reference_heading=reference_heading,
-        cost_text=cost_text, cause_text=cause_text, ranked_by_text=ranked_by_text, ranked_label=ranked_label,
+        cost_text=cost_text, cause_text=cause_text, p_text=p_text, ranked_by_text=ranked_by_text, ranked_label=ranked_label,
         bp_tasks=BP_TASKS,
     )
     tpl = env.from_string(_TEMPLATE)
@@ -173,6 +199,9 @@ def render_html(report: dict[str, Any], plot_cache: PlotCache | None = None) -> 
         paired=report.get("paired") or [],
         arm_vs_baseline=report.get("arm_vs_baseline") or [],
         reliability=report.get("reliability") or {},
+        bias_card=report.get("bias_card"),
+        alt_test=report.get("alt_test"),
+        selective=report.get("selective") or {},
         plots=plots,
         task_2_na=not report["tasks"]["task2"].get("applicable"),
         warnings=report.get("warnings") or [],

@@ -21,7 +21,15 @@ Layout (all metric leaves are ``{"value", "n", "n_excluded", "ci", "reason"?}``;
      "calibration": {arm: {brier, ece, curve}},
      "paired":   [{a, b, tests: {metric: {...}}}],       # arms against each other, common subset
      "arm_vs_baseline": [...],                           # exact McNemar against Task 1 baselines
-     "reliability": {...}}                               # adjudicator.evaluation.reliability_report.reliability_from_matches
+     "selective": {arm: {label, curve: [{band, n, kept, coverage, accuracy}], review: {...} | null,
+                  review_with_probes?: {...}}},     # adjudicator.evaluation.selective, escalation
+     "alt_test": {epsilon, alpha, matches_with_panel, applicable, reason?, tasks: {task: {title, applicable,
+                  reason?, arms: {arm: {label, omega, passed, rho, verdict, judges: [{judge, n, rho_f, rho_h,
+                  t, p_value, p_adjusted, won, note}]}}}}},   # adjudicator.bench.scoring.alt_test
+     "reliability": {...},                               # adjudicator.evaluation.reliability_report.reliability_from_matches
+     "bias_card": {model, is_llm, probes, matches, accuracy, accuracy_n, repeats, temperature,
+                   measures: [{probe, measure, value, ci_low, ci_high, n, reference, reference_kind}],
+                   skipped: [{probe, match_id, reason}]}}   # only after bench --probe (probes.json has the samples)
 
 A row is ``{"predictor", "kind": "arm"|"baseline"|"reference", "comparable", "rank", "metrics",
 "expected"?, "seed"?, "note"?}``; references (the oracle, the Task 1 majority class, human judges)

@@ -6,6 +6,7 @@ tables, parsing statistics, failures, cost ledger, paired tests, calibration and
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from adjudicator.bench.ledger import cost_text
@@ -13,7 +14,7 @@ from adjudicator.bench.ledger import cost_text
 COLUMNS = {
     "task1": [("winner_accuracy", "Accuracy")],
     "task2": [("stage_mse", "MSE"), ("stage_pearson", "Pearson r"), ("stage_spearman", "Spearman ρ"), ("tendency_all_pairs", "Agreement"), ("tendency_non_tie", "Non-tie agr.")],
-    "task3": [("best_debater_top1", "Top-1 acc."), ("vote_share_mae", "MAE_vote"), ("vote_share_pearson", "Vote-share r"), ("vote_share_spearman", "Vote-share ρ"), ("pred_winner_third_speaker_top1", "Pred.-winner 3rd speaker")],
+    "task3": [("best_debater_top1", "Top-1 acc."), ("best_debater_top1_strict", "Top-1 strict"), ("vote_share_mae", "MAE_vote"), ("vote_share_pearson", "Vote-share r"), ("vote_share_spearman", "Vote-share ρ"), ("pred_winner_third_speaker_top1", "Pred.-winner 3rd speaker")],
 }
 
 
@@ -26,6 +27,13 @@ def fmt(x: Any, digits: int = 3) -> str:
     if isinstance(x, int):
         return str(x)
     return f"{x:.{digits}f}"
+
+
+def p_text(p: float | None) -> str:
+    """A p-value for reading: ``"< 0.001"`` below 0.001, else 3 decimals; ``"n/a"`` when undefined."""
+    if p is None or (isinstance(p, float) and math.isnan(p)):
+        return "n/a"
+    return "< 0.001" if p < 0.001 else f"{p:.3f}"
 
 
 def cell(leaf: dict[str, Any] | None, expected: float | None = None) -> str:
@@ -167,8 +175,18 @@ def _task_section(report: dict[str, Any], task: str) -> list[str]:
         lines.append(f"{t['n_decisive']} matches with a decisive gold winner of {t['n_matches']} (affirmative {gb.get('affirmative')}, negative {gb.get('negative')}, tie/none {gb.get('tie_or_none')}).")
     elif task == "task2":
         lines.append(f"{t['n_units']} scored (stage, side) units with a 3-judge mean in {t['n_matches']} matches; {t['n_pairs']} stages scored for both sides (tendency pairs).")
+        if t.get("prediction_note"):
+            lines += ["", t["prediction_note"] + ":", ""]
+            for r in (t.get("judge_integer") or {}).values():
+                per = ", ".join(f"{j} {fmt(v)}" for j, v in r["per_judge"].items())
+                lines.append(f"- {r['label']}: MSE panel mean {fmt(r['panel_mean_mse'])}, one judge's integer {fmt(r['judge_integer_mse'])} (mean of {per}; {r['n_units']} units)")
     else:
-        lines.append(f"{t['n_matches']} matches with best-debater votes.")
+        lines.append(f"{t['n_matches']} matches with best-debater votes. {t.get('top1_rule', '')}")
+        if t.get("pooling_caveat"):
+            lines += ["", f"Pooled formats: {t['pooling_caveat']}:", ""]
+            for fmt_name, entry in (t.get("by_format") or {}).items():
+                vals = "; ".join(f"{a} r {fmt(v['vote_share_pearson']['value'])}, ρ {fmt(v['vote_share_spearman']['value'])}" for a, v in entry.items() if a != "n_matches")
+                lines.append(f"- {fmt_name} ({entry['n_matches']} matches): {vals}")
     lines += [
         "",
         "All instances each predictor parsed. Values: metric [95% match-level bootstrap interval] (effective n); "
@@ -282,9 +300,9 @@ def _calibration_section(report: dict[str, Any]) -> list[str]:
 
 def _paired_test_line(name: str, t: dict[str, Any]) -> str:
     if t["test"] == "exact McNemar":
-        return f"| {name} | exact McNemar (A only {t['a_only']}, B only {t['b_only']}) | {fmt(t['accuracy_a'])} | {fmt(t['accuracy_b'])} | {fmt(_sub(t['accuracy_a'], t['accuracy_b']))} | {fmt(t['p_value'])} | {t['n']} |"
+        return f"| {name} | exact McNemar (A only {t['a_only']}, B only {t['b_only']}) | {fmt(t['accuracy_a'])} | {fmt(t['accuracy_b'])} | {fmt(_sub(t['accuracy_a'], t['accuracy_b']))} | {p_text(t['p_value'])} | {t['n']} |"
     if "difference" in t:
-        return f"| {name} | paired bootstrap | {fmt(t['value_a'])} | {fmt(t['value_b'])} | {fmt(t['difference'])} [{fmt(t['low'])}, {fmt(t['high'])}] | {fmt(t['p_value'])} | {t['n']} |"
+        return f"| {name} | paired bootstrap | {fmt(t['value_a'])} | {fmt(t['value_b'])} | {fmt(t['difference'])} [{fmt(t['low'])}, {fmt(t['high'])}] | {p_text(t['p_value'])} | {t['n']} |"
     return f"| {name} | {t['test']} | — | — | {t.get('reason', '—')} | — | — |"
 
 
@@ -303,7 +321,10 @@ def _paired_section(report: dict[str, Any]) -> list[str]:
     if report.get("arm_vs_baseline"):
         L += ["Arms against the Task 1 baselines (exact McNemar, all decisive matches the arm parsed):", "", "| Arm | Baseline | arm acc. | baseline acc. | arm only | baseline only | p | n |", "|---|---|---|---|---|---|---|---|"]
         for t in report["arm_vs_baseline"]:
-            L.append(f"| {t['arm']} | {t['baseline']} | {fmt(t['accuracy_a'])} | {fmt(t['accuracy_b'])} | {t['a_only']} | {t['b_only']} | {fmt(t['p_value'])} | {t['n']} |")
+            if t.get("test") == "exact binomial":  # against the random baseline's expected 0.5, not one draw
+                L.append(f"| {t['arm']} | {t['baseline']}, exact binomial | {fmt(t['accuracy_a'])} | {fmt(t['accuracy_b'])} | {t['k']} of {t['n']} correct | | {p_text(t['p_value'])} | {t['n']} |")
+                continue
+            L.append(f"| {t['arm']} | {t['baseline']} | {fmt(t['accuracy_a'])} | {fmt(t['accuracy_b'])} | {t['a_only']} | {t['b_only']} | {p_text(t['p_value'])} | {t['n']} |")
         L.append("")
     return L
 
@@ -381,6 +402,66 @@ def _dimensions_section(d: dict[str, Any]) -> list[str]:
     return L
 
 
+def _selective_section(report: dict[str, Any]) -> list[str]:
+    """Escalation: selective accuracy against coverage per arm (:mod:`adjudicator.evaluation.selective`)."""
+    sel = report.get("selective")
+    if not sel:
+        return []
+    L = ["## Escalation: selective accuracy against coverage", "",
+         "A verdict with |p − 0.5| ≤ band goes to a person; accuracy is over the verdicts kept (decisive gold winners only). "
+         "Review rule: the verdicts' own `review.escalate` (close call within 0.1, split panel, failed judge; with probes, their flips).", ""]
+    for r in sel.values():
+        L += [f"**{r['label']}**", "", "| escalate when | kept / n | coverage | accuracy on kept |", "|---|---|---|---|"]
+        for pt in r["curve"]:
+            L.append(rf"| \|p − 0.5\| ≤ {pt['band']:.2f} | {pt['kept']} / {pt['n']} | {fmt(pt['coverage'])} | {fmt(pt['accuracy'])} |")
+        for key, name in (("review", "review rule"), ("review_with_probes", "review rule + probe flips")):
+            pt = r.get(key)
+            if pt:
+                L.append(f"| {name} | {pt['kept']} / {pt['n']} | {fmt(pt['coverage'])} | {fmt(pt['accuracy'])} |")
+        L.append("")
+    return L
+
+
+def _alt_test_section(report: dict[str, Any]) -> list[str]:
+    """The alternative annotator test (:mod:`adjudicator.bench.scoring.alt_test`): per task and arm a
+    plain sentence on whether the arm passes, omega and rho, and one row per left-out judge."""
+    at = report.get("alt_test")
+    if not at:
+        return []
+    L = ["## Alternative annotator test: could the arm replace a judge?", ""]
+    if not at.get("applicable"):
+        return L + [f"Not applicable: {at.get('reason')}.", ""]
+    L += [
+        f"Calderon et al. (ACL 2025): each human judge left out in turn; the arm and the left-out judge are compared against the remaining judges "
+        f"per instance; one-sided paired t-test with margin ε = {at['epsilon']}, Benjamini–Yekutieli over the judges at α = {at['alpha']}; "
+        f"the arm passes when it beats at least half of the judges (ω ≥ 0.5). Judges are the panel seats of {at['matches_with_panel']} matches.",
+        "",
+    ]
+    for t in at["tasks"].values():
+        L.append(f"### {t['title']}")
+        if not t.get("applicable"):
+            L += [f"Not applicable: {t.get('reason')}.", ""]
+            continue
+        for r in t["arms"].values():
+            L += ["", f"**{r['label']}**: {r['verdict']}; ρ = {fmt(r['rho'])}.", "", "| left-out judge | n | ρ arm | ρ judge | t | p | p (BY) | arm wins | note |", "|---|---|---|---|---|---|---|---|---|"]
+            for j in r["judges"]:
+                won = "" if j.get("won") is None else ("yes" if j["won"] else "no")
+                L.append(f"| {j['judge']} | {j['n']} | {fmt(j.get('rho_f'))} | {fmt(j.get('rho_h'))} | {fmt(j.get('t'))} | {p_text(j.get('p_value'))} | {p_text(j.get('p_adjusted'))} | {won} | {_esc(j.get('note') or '')} |")
+        L.append("")
+    return L
+
+
+def _bias_card_section(report: dict[str, Any]) -> list[str]:
+    """The bias card of ``bench --probe`` (:func:`adjudicator.probes.card.render_markdown`), if any."""
+    card = report.get("bias_card")
+    if not card:
+        return []
+    from adjudicator.probes.card import BiasCard
+    from adjudicator.probes.card import render_markdown as card_markdown
+
+    return card_markdown(BiasCard.model_validate({**card, "samples": []})).splitlines() + [""]
+
+
 def render_markdown(report: dict[str, Any]) -> str:
     """The whole Markdown report: header, samples, parsing, failures, one section per task,
     calibration, paired tests, label reliability."""
@@ -393,7 +474,7 @@ def render_markdown(report: dict[str, Any]) -> str:
         L += _pairwise_section(report["tasks"]["pairwise"])
     if "dimensions" in report["tasks"]:
         L += _dimensions_section(report["tasks"]["dimensions"])
-    L += _calibration_section(report) + _paired_section(report)
+    L += _calibration_section(report) + _paired_section(report) + _selective_section(report) + _alt_test_section(report) + _bias_card_section(report)
     synthetic = bool((report["run"]["dataset"].get("provenance") or {}).get("synthetic"))
     L += _reliability_section(report.get("reliability") or {}, synthetic=synthetic)
     return "\n".join(L) + "\n"

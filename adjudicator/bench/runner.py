@@ -13,7 +13,9 @@ Flow of :func:`run_bench`, one module per step:
    server), the end state and its message, the exit error.
 4. :mod:`adjudicator.bench.status`: ``status.json`` and ``sessions.jsonl`` along the way, the
    summary on stderr.
-5. :mod:`adjudicator.bench.report`: report.json, report.md, report.html over every finished sample
+5. with ``--probe``, once every sample is done: the bias probes (:mod:`adjudicator.probes`) on the
+   run's matches, written to ``probes.json``.
+6. :mod:`adjudicator.bench.report`: report.json, report.md, report.html over every finished sample
    of the selection.
 
 The session holds the run folder's lock from step 1 to the end. ``status.json`` says what is true
@@ -31,6 +33,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from adjudicator.bench.ledger import Ledger
 from adjudicator.bench.loop import BUDGET_WARNING, SampleLoop, Task, opening_ledger, plan
@@ -39,6 +42,7 @@ from adjudicator.bench.session import BenchOptions, Session, open_session
 from adjudicator.bench.status import echo, log_session_event, summary_lines, write_status
 from adjudicator.bench.stops import EndState, end_state, stop_error
 from adjudicator.errors import Terminated
+from adjudicator.match import Match
 
 
 @dataclass
@@ -100,6 +104,21 @@ def _log_abort(s: Session, exc: BaseException, loop: SampleLoop, ledger: Ledger,
     log_session_event(s.run_dir, "end", s.number, state=state, reason=reason, ran=loop.tally.ran, failed=loop.tally.failed_now, pending=loop.pending, reports="missing")
 
 
+def run_bench_probes(run_dir: Path, matches: list[Match], config: Any, opts: BenchOptions) -> Path:
+    """Run ``opts.probes`` on the run's matches with its model settings (the agentic panel; the base
+    verdicts come from the response cache the run just filled) and write the bias card to
+    ``probes.json``, which the reports embed. Returns its path."""
+    from adjudicator.bench.layout import PROBES_JSON
+    from adjudicator.files import atomic_write_json
+    from adjudicator.probes.run import run_probes
+
+    echo(f"probes: {', '.join(opts.probes)} on {len(matches)} matches")
+    card = run_probes(matches, config, opts.probes, repeats=opts.probe_repeats, temperature=opts.probe_temperature)  # type: ignore[arg-type]
+    path = run_dir / PROBES_JSON
+    atomic_write_json(path, card.model_dump(mode="json"))
+    return path
+
+
 def run_bench(opts: BenchOptions, *, on_result: Callable[[SampleResult], None] | None = None) -> BenchOutcome:
     """Run (or resume) a benchmark; see the module docstring. Returns the outcome when the run is
     ``complete``; otherwise (a stop for the budget, ``--max-errors`` or an unreachable server, or an
@@ -131,6 +150,8 @@ def _run_session(s: Session, opts: BenchOptions, on_result: Callable[[SampleResu
         outcome = BenchOutcome(s.run_dir, end.state, end.reason, s.number, tally.ran, skipped, tally.failed_now, end.pending, ledger, message=end.message)
         for line in summary_lines(ledger, tally.ran, skipped, tally.failed_now):
             echo(line)
+        if opts.probes and end.state == "complete":
+            run_bench_probes(s.run_dir, [x.match for x in samples], s.config, opts)
         if opts.reports:
             from adjudicator.bench.report import write_reports
 

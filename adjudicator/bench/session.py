@@ -65,7 +65,9 @@ class BenchOptions:
     N samples in file-name order; ``budget_usd`` the cap on the run's known spend in US dollars;
     ``max_errors`` stop after this many failed or partial samples in this invocation; ``seed`` seeds the random
     baselines and the bootstrap; ``n_bootstrap`` resamples per confidence interval;
-    ``label_convention`` how upstream PanelBench labels are read (see :mod:`adjudicator.convert`).
+    ``label_convention`` how upstream PanelBench labels are read (see :mod:`adjudicator.convert`);
+    ``probes`` the bias probes to run after the samples (:mod:`adjudicator.probes`; empty: none), with
+    ``probe_repeats`` runs at ``probe_temperature`` for the repeats probe.
 
     ``limit``, ``seed`` and ``n_bootstrap`` None mean "not given": a new run then uses all samples,
     seed 0 and 2000 resamples, and a resumed run keeps its manifest's values (see :func:`resumed_settings`).
@@ -102,6 +104,9 @@ class BenchOptions:
     fold: int | None = None
     splits_file: Path | None = None
     rejudge: str | Path | None = None
+    probes: tuple[str, ...] = ()
+    probe_repeats: int = 5
+    probe_temperature: float = 0.7
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 ``adjudicate MATCH.json`` (the default command, ``run``) prints the verdict JSON on stdout. Other
 commands: ``schema``, ``convert`` (:mod:`adjudicator.cli.run`), ``bench``, ``splits``, ``compare``
-(:mod:`adjudicator.cli.bench`) and the ``live`` group (:mod:`adjudicator.cli.live`, with the organiser's
+(:mod:`adjudicator.cli.bench`), ``probe`` (:mod:`adjudicator.cli.probe`) and the ``live`` group (:mod:`adjudicator.cli.live`, with the organiser's
 tournament commands in :mod:`adjudicator.cli.tournament`).
 
 Exit codes: 0 ok, 1 adjudication failed, 2 bad usage or bad input, 130 interrupted. stdout carries
@@ -24,7 +24,7 @@ from contextlib import contextmanager
 import click
 
 from adjudicator import __version__
-from adjudicator.cli import bench, live, run, tournament  # noqa: F401 (tournament adds its commands to the live group)
+from adjudicator.cli import bench, live, probe, run, tournament  # noqa: F401 (tournament adds its commands to the live group)
 from adjudicator.cli.options import echo_err
 from adjudicator.errors import AdjudicatorError, Terminated
 
@@ -52,10 +52,11 @@ def main_group() -> None:
     adjudicate MATCH.json            verdict JSON on stdout (default model: the offline judge)
     adjudicate schema                JSON Schema of the match and verdict formats
     adjudicate convert panelbench DIR --out OUTDIR
+    adjudicate probe DATASET         bias card: name masking, side swap, speaker order, length, pressure, repeats
     """
 
 
-for _command in (run.run_cmd, run.schema_cmd, run.convert_group, bench.bench_cmd, bench.splits_cmd, bench.compare_cmd, live.live_group):
+for _command in (run.run_cmd, run.schema_cmd, run.convert_group, bench.bench_cmd, bench.splits_cmd, bench.compare_cmd, probe.probe_cmd, live.live_group):
     main_group.add_command(_command)
 
 

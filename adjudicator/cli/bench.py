@@ -56,14 +56,14 @@ def command_line(ctx: click.Context) -> list[str]:
 #: Model options that shape answers -> the configuration field they set.
 _MODEL_OPTION_FIELDS = {
     "model": "model", "api_base": "api_base", "tracker_model": "tracker_model", "judge_models": "judge_models", "json_mode": "json_mode",
-    "panel": "panel", "rubric": "rubric", "evidence": "evidence",
+    "panel": "panel", "rubric": "rubric", "evidence": "evidence", "p_source": "p_source",
 }  # fmt: skip
 
 
 def explicit_model_fields(opts: dict) -> frozenset[str] | None:
     """The answer-shaping configuration fields given as command-line options (``--model``,
     ``--api-base``, ``--tracker-model``, ``--judge-model``, ``--json-mode``, ``--panel``, ``--rubric``,
-    ``--evidence``); None when ``--config``
+    ``--evidence``, ``--p-source``); None when ``--config``
     was given, whose file then counts as a complete explicit configuration. A resumed run takes the
     other fields from its manifest (see :func:`adjudicator.bench.manifest.adopt_manifest_config`)."""
     if opts.get("config_file") is not None:
@@ -94,10 +94,14 @@ def explicit_model_fields(opts: dict) -> frozenset[str] | None:
 @click.option("--rejudge", metavar="RUN",
               help="re-judge the frozen run RUN (a run folder, or a run name under --runs-dir): reuse its tracker outputs, sending no tracker request, and run only the panel "
                    "with this invocation's --model / --judge-model; DATASET, fold and limit are the run's own; the new manifest names RUN as its parent")
+@click.option("--probe", "probes", multiple=True, type=click.Choice(["mask", "swap", "order", "length", "pressure", "repeats"]), help="bias probe to run after the samples, repeatable; its bias card goes into the reports (see `adjudicate probe --help`)")
+@click.option("--probe-repeats", type=click.IntRange(min=2), default=5, show_default=True, help="runs per match for the repeats probe")
+@click.option("--probe-temperature", type=click.FloatRange(min=0.0, max=2.0), default=0.7, show_default=True, help="sampling temperature of the repeats probe")
 @model_options
 def bench_cmd(dataset: Path, arms: tuple[str, ...], name: str | None, runs_dir: Path, concurrency: int, limit: int | None, budget_usd: float | None,
               max_errors: int | None, resume: bool, retry_errors: bool, seed: int | None, n_bootstrap: int | None, no_progress: bool, report_only: bool,
-              label_convention: str | None, fold: int | None, splits_file: Path | None, rejudge: str | None, **opts) -> None:
+              label_convention: str | None, fold: int | None, splits_file: Path | None, rejudge: str | None,
+              probes: tuple[str, ...], probe_repeats: int, probe_temperature: float, **opts) -> None:
     """Run a labelled DATASET (a folder of match files, or the PanelBench folder) through the arms
     and write runs/<UTC timestamp>_<name>/ with the manifest, one result per sample and arm, and
     report.json, report.md and report.html. With no --arm: the agentic arm on the default model
@@ -126,6 +130,7 @@ def bench_cmd(dataset: Path, arms: tuple[str, ...], name: str | None, runs_dir: 
         budget_usd=budget_usd, max_errors=max_errors, resume=resume, retry_errors=retry_errors, seed=seed, n_bootstrap=n_bootstrap,
         progress=not no_progress, command=command_line(click.get_current_context()), label_convention=label_convention,
         explicit_model_fields=explicit_model_fields(opts), fold=fold, splits_file=splits_file, rejudge=rejudge,
+        probes=probes, probe_repeats=probe_repeats, probe_temperature=probe_temperature,
     )
     outcome = run_bench(options)  # prints the per-arm summary and the report paths on stderr
     click.echo(str(outcome.run_dir))

@@ -29,6 +29,7 @@ def model_options(f):
         click.option("--rubric", help="rubric preset (ccdb, debateart, inspire) or a rubric file (YAML/JSON/TOML); default ccdb"),
         click.option("--evidence", help="evidence source for the fact-authenticity dimension: a folder of documents (info pack), or 'transcript' (the passages the debaters quoted); default: not assessed"),
         click.option("--panel", type=click.Choice(["scoring", "pairwise"]), help="how the judges judge: scoring ballots (default) or pairwise comparisons with Bradley-Terry strengths"),
+        click.option("--p-source", type=click.Choice(["stated", "logprob"]), help="logprob: also read p and stage scores off the judges' token log-probabilities (OpenAI-compatible servers), beside the stated p"),
     ]
     for opt in reversed(options):
         f = opt(f)
@@ -52,6 +53,8 @@ def model_config_from_options(opts: dict):
         rubric=opts.get("rubric"),
         evidence=opts.get("evidence"),
         panel=opts.get("panel"),
+        p_source=opts.get("p_source"),
+        max_concurrent_requests=opts.get("concurrency"),
         api_key_env=opts.get("api_key_env"),
     )
 

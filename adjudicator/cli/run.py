@@ -21,6 +21,7 @@ from adjudicator.files import write_output
               help="report path (implies --report: html for a .html/.htm path, else md; default: beside --out, else ./<match_id>.report.<md|html>)")
 @click.option("--arm", type=click.Choice(["agentic", "single-call"]), default="agentic", show_default=True, help="agentic panel or the CCDB single-call protocol")
 @click.option("--quiet", "-q", is_flag=True, help="print nothing on stderr but errors: no progress lines or bar, no summary")
+@click.option("--concurrency", type=click.IntRange(min=1), help="model requests in flight at once (default: no cap; 1 for a local server that answers one at a time)")
 @model_options
 def run_cmd(match_file: Path, out: Path | None, report: str | None, report_out: Path | None, arm: str, quiet: bool, **opts) -> None:
     """Adjudicate MATCH_FILE and print the verdict JSON.

@@ -379,6 +379,21 @@ def best_debater_top1(pred_votes: Sequence[VoteVector], human_votes: Sequence[Vo
     return _result(top1_credits(v).mean(), v.n, v.total)
 
 
+def best_debater_top1_strict(pred_votes: Sequence[VoteVector], human_votes: Sequence[VoteVector]) -> MetricResult:
+    """Task 3 top-1 accuracy, strict variant: a match counts 1 only when the model's maximum is unique
+    and inside the set tied for the human maximum; a tie in the model's own maximum counts 0 (where
+    :func:`best_debater_top1` gives the share of the tied debaters inside that set). Same shapes and
+    exclusions as :func:`best_debater_top1`; NaN when n == 0. Example: model votes (4, 4, 1) against
+    human (5, 3, 1): fractional 1/2, strict 0."""
+    v = vote_pairs(pred_votes, human_votes)
+    if not v.n:
+        return _result(math.nan, 0, v.total)
+    credits = top1_credits(v)
+    top_p = v.pred >= np.maximum.reduceat(v.pred, v.starts)[v.seg] - TIE_TOLERANCE
+    unique = _segment_sum(top_p.astype(float), v) == 1
+    return _result(float(np.where(unique, credits, 0.0).mean()), v.n, v.total)
+
+
 def top1_credits(v: VotePairs) -> np.ndarray:
     """(n,) the :func:`top1_credit` of every included match of ``v``, computed for all at once."""
     if not v.n:

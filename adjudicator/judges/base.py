@@ -93,6 +93,7 @@ class NodeResult(Generic[T]):
     value: T | None
     calls: list[CallRecord] = field(default_factory=list)
     failure: NodeFailure | None = None
+    response: Any = None  # the accepted attempt's ChatResponse (LLM backends), for its token log-probabilities
 
 
 @runtime_checkable

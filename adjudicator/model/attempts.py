@@ -13,6 +13,14 @@ output when no attempt produced a valid value. Transport faults are retried insi
 the request, the node fails at once -- the protocol's attempts are for unreadable outputs, not for
 network trouble, so retries never stack.
 
+Choosing the next attempt is a step of its own (:func:`next_attempt`): after an answer that decoded
+but failed validation, and when the node has a :class:`~adjudicator.model.repair.Repairer`, the next
+attempt is a *repair turn* that shows the model its answer and the validator's message and asks only
+for the failed fields (:mod:`adjudicator.model.repair`); otherwise, and after a reply with nothing
+decodable, the same request is sent again (the protocol's resend). A repair is one of the three
+attempts and its record says so (``turn="repair"``). The single-call arm passes no repairer, so it
+follows the paper's protocol to the letter.
+
 Truncation (:func:`budget_after_truncation`): a reply the model ended at the completion budget
 (``finish_reason`` ``length``) is never accepted, even when part of it can be read -- field-level
 recovery would keep a stage with its clash updates cut off, or a ballot without its votes. The
@@ -28,14 +36,16 @@ tries the model again.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from adjudicator.judges.base import NodeResult
 from adjudicator.model.chat import ChatRequest, ChatResponse
 from adjudicator.model.llm import LLMClient
 from adjudicator.model.parsing import ParseResult
+from adjudicator.model.repair import Repairer, RepairTurn
 from adjudicator.model.transport import TransportError
 from adjudicator.records import CallRecord, FailureKind, NodeFailure
 
@@ -58,21 +68,38 @@ def budget_after_truncation(budget_tokens: int | None) -> int:
     return max(budget_tokens, min(2 * budget_tokens, TRUNCATION_CAP_TOKENS))
 
 
+def next_attempt(request: ChatRequest, response: ChatResponse, result: ParseResult[Any], pending: RepairTurn | None, repairer: Repairer | None) -> tuple[ChatRequest, RepairTurn | None]:
+    """The request of the attempt after a failed one, and the repair turn it is (None for a resend).
+
+    With a ``repairer`` and a failed answer that decoded (``result.decoded``), a repair turn on that
+    answer: the reply's text when the failed attempt was an answer turn, the merged answer when it was
+    itself a repair (``pending``). Otherwise the original ``request`` again."""
+    if repairer is not None and result.decoded is not None:
+        shown = response.text if pending is None else json.dumps(result.decoded, ensure_ascii=False)
+        turn = repairer.turn(request, shown, result)
+        if turn is not None:
+            return turn.request, turn
+    return request, None
+
+
 def run_attempts(
     client: LLMClient,
     request: ChatRequest,
     read: Callable[[str], ParseResult[T]],
     *,
     max_attempts: int = MAX_ATTEMPTS,
+    repairer: Repairer | None = None,
 ) -> NodeResult[T]:
     """Run ``request`` through ``client`` for up to ``max_attempts`` (1-3) attempts.
 
     ``read`` turns a raw output into a :class:`~adjudicator.model.parsing.ParseResult` (usually a
-    ``functools.partial`` of :func:`~adjudicator.model.parsing.parse_output`). Never raises for model
-    faults: a transport failure or three unreadable outputs give a result with ``value=None`` and a
-    ``failure`` whose ``raw_outputs`` lists every output received (in attempt order) and whose
-    ``reason`` starts with ``"transport:"``, ``"refused:"``, ``"unparseable:"`` or ``"truncated:"``.
-    A truncated reply is retried with a larger budget (module docstring).
+    ``functools.partial`` of :func:`~adjudicator.model.parsing.parse_output`); ``repairer`` enables
+    repair turns (:func:`next_attempt`). Never raises for model faults: a transport failure or three
+    unreadable outputs give a result with ``value=None`` and a ``failure`` whose ``raw_outputs`` lists
+    every output received (in attempt order) and whose ``reason`` starts with ``"transport:"``,
+    ``"refused:"``, ``"unparseable:"`` or ``"truncated:"``. A truncated reply is sent again with a
+    larger budget, never repaired (module docstring). Every call record keeps the reply's reasoning
+    (the provider's ``reasoning_content`` and the blocks the parser set aside) and its reasoning tokens.
     """
     if not 1 <= max_attempts <= MAX_ATTEMPTS:
         raise ValueError(f"max_attempts must be 1-{MAX_ATTEMPTS}, got {max_attempts}")
@@ -81,23 +108,25 @@ def run_attempts(
     raws: list[str] = []
     last_error = ""
     truncated = False
+    current, pending = request, None
+    base = request  # the answer turn a repair is built on (its budget raised after a truncation)
 
     def record(attempt: int, **fields) -> CallRecord:
         return CallRecord(node=request.node, key=request.key, model=client.model, template_hash=request.template_hash, attempt=attempt, **fields)
 
     for attempt in range(1, max_attempts + 1):
-        budget = client.budget_tokens(request)
+        budget = client.budget_tokens(current)
         try:
-            resp = client.complete(request, attempt)
+            resp = client.complete(current, attempt)
         except TransportError as exc:
-            calls.append(record(attempt, transport_retries=exc.retries, parse="failed", error=exc.message, max_tokens=budget))
+            calls.append(record(attempt, transport_retries=exc.retries, parse="failed", error=exc.message, max_tokens=budget, turn="repair" if pending else "answer"))
             kind = FailureKind.TRANSPORT if exc.retryable else FailureKind.REFUSED
             return NodeResult(
                 value=None,
                 calls=calls,
                 failure=NodeFailure(node=request.node, key=request.key, kind=kind, reason=f"{kind.value}: {exc.message}", raw_outputs=raws),
             )
-        result = read(resp.text)
+        result = read(resp.text) if pending is None else pending.read(resp.text, read)
         error = result.error
         truncated = resp.finish_reason == "length"
         if truncated:  # never a success, whatever could be read from it
@@ -118,15 +147,23 @@ def run_attempts(
                 error=error,
                 truncated=truncated,
                 max_tokens=budget,
+                turn="repair" if pending else "answer",
+                reasoning_content=resp.reasoning_content,
+                reasoning_blocks=list(result.reasoning),
+                reasoning_tokens=resp.reasoning_tokens,
             )
         )
-        if truncated:
-            request = replace(request, max_tokens=budget_after_truncation(budget))
-        elif result.ok:
+        if not truncated and result.ok:
             for i, r in enumerate(responses):
                 client.remember(r, parsed=(i == len(responses) - 1))
-            return NodeResult(value=result.value, calls=calls)
+            return NodeResult(value=result.value, calls=calls, response=resp)
         last_error = error or "no valid value"
+        if truncated:  # the same turn again with a larger budget: a cut-off answer is not repaired
+            current = replace(current, max_tokens=budget_after_truncation(budget))
+            if pending is None:
+                base = current
+        else:
+            current, pending = next_attempt(base, resp, result, pending, repairer)
     kind = FailureKind.TRUNCATED if truncated else FailureKind.UNPARSEABLE
     what = "no complete output" if truncated else "no valid output"
     return NodeResult(

@@ -30,6 +30,7 @@ from typing import Any, Protocol, TypeVar
 from pydantic import Field
 
 from adjudicator.frozen import FrozenModel
+from adjudicator.model.logprobs import TokenLogprob
 
 _Record = TypeVar("_Record", bound=FrozenModel)
 
@@ -47,7 +48,9 @@ class CachedResponse(FrozenModel):
 
     ``parsed`` is False for an attempt whose output could not be read but that was followed by a
     successful attempt of the same node (kept so a rerun replays the same attempt sequence); it is
-    never served as a success, because the caller re-parses it and fails again.
+    never served as a success, because the caller re-parses it and fails again. ``logprobs`` the
+    token log-probabilities when they were asked for (None otherwise), so a cached rerun derives the
+    same log-prob p.
     """
 
     text: str
@@ -56,6 +59,9 @@ class CachedResponse(FrozenModel):
     cost_usd: float | None = None
     finish_reason: str | None = None
     parsed: bool = True
+    reasoning_content: str | None = None
+    reasoning_tokens: int = Field(default=0, ge=0)
+    logprobs: list[TokenLogprob] | None = None
 
 
 class ModelFacts(FrozenModel):

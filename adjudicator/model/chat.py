@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from adjudicator.model.logprobs import TokenLogprob
+
 
 @dataclass(frozen=True)
 class ChatRequest:
@@ -59,7 +61,13 @@ class ChatResponse:
     server sends none); ``cost_usd`` is litellm's price where known, else None; ``latency_s`` the
     wall-clock seconds of this attempt including transport retries; ``transport_retries`` how many
     times the request was re-sent; ``cache_hit`` True when served from the cache (then tokens and
-    cost are the original call's, and no request was made).
+    cost are the original call's, and no request was made). ``reasoning_content`` is the draft a
+    provider returned apart from the answer (litellm's ``message.reasoning_content``; None when
+    there was none) and ``reasoning_tokens`` the completion tokens spent on reasoning (the
+    provider's ``completion_tokens_details.reasoning_tokens``, else counted offline over the
+    reasoning content and the reasoning blocks of ``text``; a part of ``completion_tokens``).
+    ``logprobs`` the reply's token log-probabilities when the client asked for them
+    (``--p-source logprob``; :mod:`adjudicator.model.logprobs`), else None.
     """
 
     text: str
@@ -71,6 +79,9 @@ class ChatResponse:
     transport_retries: int = 0
     finish_reason: str | None = None
     cache_key: str = ""
+    reasoning_content: str | None = None
+    reasoning_tokens: int = 0
+    logprobs: tuple[TokenLogprob, ...] | None = None
 
 
 class RequestObserver(Protocol):

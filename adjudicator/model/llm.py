@@ -45,6 +45,7 @@ from typing import Any
 from adjudicator.config import JSON_MODES, JsonMode
 from adjudicator.model.cache import CachedResponse, ModelFacts, NullCache, ResponseStore, request_key
 from adjudicator.model.chat import NODE_MAX_TOKENS, ChatRequest, ChatResponse, RequestObserver
+from adjudicator.model.logprobs import TOP_LOGPROBS, TokenLogprob, token_logprobs_of
 from adjudicator.model.transport import RETRYABLE_STATUS, TransportError, TransportPolicy, describe_error, headers_of, retry_after_s, status_of
 
 log = logging.getLogger("adjudicator.model.llm")
@@ -68,6 +69,23 @@ def _on_wire(_request: Any) -> None:
     if mark is not None:
         _WIRE.mark = None
         mark()
+
+
+#: One semaphore per (server, cap): clients of the same endpoint share it, so a server that answers
+#: one request at a time sees one at a time from the whole process (every sample of a benchmark builds
+#: its own clients). Guarded by :data:`_LIMITS_LOCK`.
+_LIMITS: dict[tuple[str, int], threading.BoundedSemaphore] = {}
+_LIMITS_LOCK = threading.Lock()
+
+
+def request_limit(endpoint: str, cap: int) -> threading.BoundedSemaphore:
+    """The semaphore that caps the requests in flight to ``endpoint`` (an API base, or the model
+    string for a hosted provider) at ``cap`` (>= 1), shared by every client of that endpoint."""
+    with _LIMITS_LOCK:
+        sem = _LIMITS.get((endpoint, cap))
+        if sem is None:
+            sem = _LIMITS[(endpoint, cap)] = threading.BoundedSemaphore(cap)
+        return sem
 
 
 def litellm_module() -> Any:
@@ -281,14 +299,18 @@ class LLMClient:
     Arguments: ``model`` a litellm model string (``deepseek/deepseek-chat``, ``ollama/qwen2.5:14b``,
     ``openai/<name>`` with ``api_base`` for an OpenAI-compatible server); ``api_base`` the server URL
     or None; ``api_key`` an explicit key or None for the provider's environment variable;
-    ``timeout_s`` per-request timeout in seconds; ``temperature`` (default 0); ``max_tokens`` the
+    ``timeout_s`` per-request timeout in seconds; ``temperature`` (default 0); ``seed`` a sampling seed sent with every request and part of
+    its cache key (None = none sent; the repeats probe gives each run its own); ``logprobs`` asks for
+    token log-probabilities (``--p-source logprob``, :mod:`adjudicator.model.logprobs`); ``max_tokens`` the
     completion budget for every request (None = the request's own budget, else
     :data:`NODE_MAX_TOKENS` for its node); ``json_mode`` auto/schema/object/none (module
     docstring); ``cache`` a :class:`~adjudicator.model.cache.ResponseCache` or None for no caching;
     ``policy`` the transport backoff; ``sleep`` injectable for tests; ``gate`` the run's
     :class:`PreflightGate` (this client is added to it), or None to send without a pre-flight check
     (``api_key`` is then used as given); ``observer`` is told about every HTTP request before it is
-    sent and when it settles (:class:`~adjudicator.model.chat.RequestObserver`).
+    sent and when it settles (:class:`~adjudicator.model.chat.RequestObserver`); ``max_concurrent``
+    caps the requests in flight to this client's server (:func:`request_limit`; None = no cap), so a
+    local server that answers one request at a time never queues a request past its timeout.
     """
 
     def __init__(
@@ -299,6 +321,8 @@ class LLMClient:
         api_key: str | None = None,
         timeout_s: float = 120.0,
         temperature: float = 0.0,
+        seed: int | None = None,
+        logprobs: bool = False,
         max_tokens: int | None = None,
         json_mode: JsonMode = "auto",
         cache: ResponseStore | None = None,
@@ -306,6 +330,7 @@ class LLMClient:
         sleep: Callable[[float], None] = time.sleep,
         gate: PreflightGate | None = None,
         observer: RequestObserver | None = None,
+        max_concurrent: int | None = None,
     ) -> None:
         if json_mode not in JSON_MODES:
             raise ValueError(f"json_mode must be one of {', '.join(JSON_MODES)}, got {json_mode!r}")
@@ -315,6 +340,8 @@ class LLMClient:
         self._api_key = api_key  # the key sent; the gate replaces it with preflight's answer
         self.timeout_s = float(timeout_s)
         self.temperature = float(temperature)
+        self.seed = seed
+        self.logprobs = logprobs
         self.max_tokens = max_tokens
         self.json_mode: JsonMode = json_mode
         self.cache: ResponseStore = cache if cache is not None else NullCache()
@@ -328,6 +355,7 @@ class LLMClient:
         self._gate = gate
         if gate is not None:
             gate.add(self)
+        self._limit = request_limit(self.api_base or model, max_concurrent) if max_concurrent else None
 
     def __repr__(self) -> str:  # never shows the key
         return f"LLMClient(model={self.model!r}, api_base={self.api_base!r}, json_mode={self.json_mode!r})"
@@ -399,6 +427,11 @@ class LLMClient:
     def params(self, request: ChatRequest) -> dict[str, Any]:
         """The decoding parameters sent with ``request`` (no credentials, no transport settings)."""
         p: dict[str, Any] = {"temperature": self.temperature}
+        if self.seed is not None:  # a sampling seed (repeats probe): sent, and part of the cache key
+            p["seed"] = self.seed
+        if self.logprobs:  # --p-source logprob: token log-probabilities with their top alternatives
+            p["logprobs"] = True
+            p["top_logprobs"] = TOP_LOGPROBS
         budget = self.budget_tokens(request)
         if budget is not None:
             p["max_tokens"] = budget
@@ -449,6 +482,9 @@ class LLMClient:
                     cache_hit=True,
                     finish_reason=hit.finish_reason,
                     cache_key=key,
+                    reasoning_content=hit.reasoning_content,
+                    reasoning_tokens=hit.reasoning_tokens,
+                    logprobs=tuple(hit.logprobs) if hit.logprobs is not None else None,
                 )
             if lit is None:  # the first request this call must send: check the run's models, then import
                 if self._gate is not None:
@@ -464,8 +500,8 @@ class LLMClient:
                 retries = exc.retries + 1  # the rejected request was sent: it counts as a re-send
         resp, retries, request_id = sent
         latency = time.monotonic() - t0
-        text, finish = _text_of(resp)
-        prompt_tokens, completion_tokens = self._usage(resp, kwargs["messages"], text)
+        text, finish, reasoning_content = _text_of(resp)
+        prompt_tokens, completion_tokens = self._usage(resp, kwargs["messages"], text, reasoning_content)
         cost = self._cost(resp)
         if self.observer is not None:
             self.observer.settled(request_id, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, cost_usd=cost)
@@ -479,6 +515,9 @@ class LLMClient:
             transport_retries=retries,
             finish_reason=finish,
             cache_key=key,
+            reasoning_content=reasoning_content,
+            reasoning_tokens=self._reasoning_tokens(resp, text, reasoning_content),
+            logprobs=self._logprobs(resp),
         )
 
     def context_window(self) -> int | None:
@@ -551,7 +590,11 @@ class LLMClient:
                 self.requests_sent += 1
             ids: list[str] = []
             try:
-                resp = self._call(lit, kwargs, request, attempt, ids)
+                if self._limit is not None:  # queued requests are recorded when they go out, not while they wait
+                    with self._limit:
+                        resp = self._call(lit, kwargs, request, attempt, ids)
+                else:
+                    resp = self._call(lit, kwargs, request, attempt, ids)
                 self._unreachable = False
                 return resp, retries, ids[0] if ids else ""
             except Exception as exc:  # litellm maps every provider error to its own exception types
@@ -622,6 +665,16 @@ class LLMClient:
             ids.append(obs.sent(model=self.model, node=request.node, key=request.key, attempt=attempt))
         return resp
 
+    def _logprobs(self, resp: Any) -> tuple[TokenLogprob, ...] | None:
+        """The reply's token log-probabilities when this client asks for them, else None."""
+        if not self.logprobs:
+            return None
+        try:
+            tokens = token_logprobs_of(resp.choices[0])
+        except (AttributeError, IndexError):
+            return None
+        return tuple(tokens) if tokens else None
+
     def remember(self, response: ChatResponse, parsed: bool) -> None:
         """Store a response that came from the model (not from the cache) under its key.
 
@@ -640,12 +693,24 @@ class LLMClient:
                 cost_usd=response.cost_usd,
                 finish_reason=response.finish_reason,
                 parsed=parsed,
+                reasoning_content=response.reasoning_content,
+                reasoning_tokens=response.reasoning_tokens,
+                logprobs=list(response.logprobs) if response.logprobs is not None else None,
             ),
         )
 
     # -- helpers ---------------------------------------------------------------------------------
 
-    def _usage(self, resp: Any, messages: Sequence[Mapping[str, str]], text: str) -> tuple[int, int]:
+    def _count(self, text: str) -> int:
+        """Tokens of ``text`` by litellm's offline counter (0 for no text or when it cannot count)."""
+        if not text:
+            return 0
+        try:
+            return int(litellm_module().token_counter(model=self.model, text=text))
+        except Exception:
+            return 0
+
+    def _usage(self, resp: Any, messages: Sequence[Mapping[str, str]], text: str, reasoning_content: str | None = None) -> tuple[int, int]:
         usage = getattr(resp, "usage", None)
         p = int(getattr(usage, "prompt_tokens", 0) or 0)
         c = int(getattr(usage, "completion_tokens", 0) or 0)
@@ -653,10 +718,23 @@ class LLMClient:
             lit = litellm_module()
             try:
                 p = int(lit.token_counter(model=self.model, messages=list(messages)))
-                c = int(lit.token_counter(model=self.model, text=text)) if text else 0
             except Exception:
-                p, c = 0, 0
+                p = 0
+            c = self._count(text) + self._count(reasoning_content or "")
         return p, c
+
+    def _reasoning_tokens(self, resp: Any, text: str, reasoning_content: str | None) -> int:
+        """Completion tokens spent on reasoning: the provider's ``completion_tokens_details.reasoning_tokens``
+        when it reports them, else litellm's offline count of the reasoning content plus the reasoning
+        blocks in ``text`` (:func:`~adjudicator.model.parsing.split_reasoning`); 0 without reasoning."""
+        from adjudicator.model.parsing import split_reasoning
+
+        details = getattr(getattr(resp, "usage", None), "completion_tokens_details", None)
+        reported = getattr(details, "reasoning_tokens", None) if details is not None else None
+        if isinstance(reported, int) and reported > 0:
+            return reported
+        _, blocks = split_reasoning(text)
+        return self._count(reasoning_content or "") + sum(self._count(b) for b in blocks)
 
     def _cost(self, resp: Any) -> float | None:
         lit = litellm_module()
@@ -675,17 +753,20 @@ def _is_connection_failure(exc: BaseException) -> bool:
     return isinstance(exc, lit.APIConnectionError) or "connection error" in str(exc).lower()
 
 
-def _text_of(resp: Any) -> tuple[str, str | None]:
-    """The assistant text of a litellm response (a refusal's text when content is empty)."""
+def _text_of(resp: Any) -> tuple[str, str | None, str | None]:
+    """(assistant text, finish reason, reasoning content) of a litellm response: the text is a
+    refusal's when content is empty; the reasoning content is the draft litellm or the provider put
+    apart from the answer (``message.reasoning_content``), None when there is none."""
     try:
         choice = resp.choices[0]
     except (AttributeError, IndexError):
-        return "", None
+        return "", None, None
     msg = getattr(choice, "message", None)
     content = getattr(msg, "content", None)
     if not content:
         refusal = getattr(msg, "refusal", None)
         content = f"[refusal] {refusal}" if refusal else ""
-    return str(content), getattr(choice, "finish_reason", None)
+    reasoning = getattr(msg, "reasoning_content", None)
+    return str(content), getattr(choice, "finish_reason", None), (str(reasoning) if reasoning else None)
 
 

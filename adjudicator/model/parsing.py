@@ -1,12 +1,18 @@
 """Reading a model's output: three-stage extraction and the field validators every node shares.
 
-The protocol (seed 001, section 02; paper section 3) reads an output in three stages, stopping at the
-first that yields a value the node's validator accepts:
+Before anything is read, reasoning blocks are set aside (:func:`split_reasoning`): a reasoning
+model's draft -- ``<think>…</think>`` and the other tags of :data:`REASONING_TAGS`, ``[THINK]…[/THINK]``,
+gpt-oss's analysis channel, a draft closed by an orphan ``</think>`` or one left open by a cut-off
+reply -- may hold a decoy answer, so no stage below ever reads it. The blocks travel on in
+:attr:`ParseResult.reasoning` (the attempts runner keeps them in the call record).
+
+The protocol (seed 001, section 02; paper section 3) then reads an output in three stages, stopping at
+the first that yields a value the node's validator accepts:
 
 1. ``strict``: the whole output (surrounding whitespace aside) is one JSON object.
 2. ``normalised``: format repairs, then JSON -- code fences removed, the JSON object cut out of
    surrounding prose (balanced-brace scan), full-width punctuation outside strings mapped to ASCII
-   (``｛｝［］：，`` and full-width quotes), single-quoted strings, unquoted keys, Python's
+   (``｛｝［］：，`` and full-width quotes, digits, point and minus), single-quoted strings, unquoted keys, Python's
    ``True/False/None``, trailing commas, raw newlines inside strings.
 3. ``regex``: a node-specific recovery function pulls individual fields out of the text with
    regular expressions (helpers: :func:`find_number`, :func:`find_word`, :func:`find_votes`,
@@ -36,17 +42,85 @@ T = TypeVar("T")
 
 
 class OutputInvalid(ValueError):
-    """A model output (or a field of it) that does not meet the node's requirements."""
+    """A model output (or a field of it) that does not meet the node's requirements.
+
+    ``fields`` names the offending fields as key paths into the answer object (``("p",)``,
+    ``("stage_scores", "s03|affirmative")``), when the validator knows them; a repair turn then asks
+    for those fields only (:mod:`adjudicator.model.repair`). Empty when the whole answer is at fault."""
+
+    def __init__(self, message: str, fields: Iterable[Sequence[str]] = ()) -> None:
+        super().__init__(message)
+        self.fields: tuple[tuple[str, ...], ...] = tuple(tuple(f) for f in fields)
+
+
+# ---------------------------------------------------------------------------------------------
+# Reasoning blocks: a model's draft, never read for an answer
+
+#: Tag names whose ``<tag>…</tag>`` blocks are a model's reasoning (case-insensitive; attributes allowed):
+#: DeepSeek-R1 and Qwen3 (``think``), Claude-style and others (``thinking``, ``reasoning``, ``thought``,
+#: ``reflection``, ``scratchpad``, ``analysis``).
+REASONING_TAGS: tuple[str, ...] = ("think", "thinking", "thought", "thoughts", "reasoning", "reflection", "scratchpad", "analysis", "inner_monologue")
+_TAGS = "|".join(REASONING_TAGS)
+_NS = r"(?:[\w-]+:)?"  # a namespace prefix, as in Anthropic's <budget:thinking>
+_BLOCK_RE = re.compile(rf"<\s*{_NS}({_TAGS})\b[^>]*>(.*?)<\s*/\s*{_NS}\1\s*>", re.I | re.S)
+_BRACKET_RE = re.compile(r"\[THINK\](.*?)\[/THINK\]", re.I | re.S)
+_OPEN_RE = re.compile(rf"<\s*{_NS}({_TAGS})\b[^>]*>|\[THINK\]", re.I)
+_CLOSE_RE = re.compile(rf"<\s*/\s*{_NS}({_TAGS})\s*>|\[/THINK\]", re.I)
+#: gpt-oss (harmony format) writes ``<|channel|>analysis<|message|>…<|end|>`` before the final channel.
+_HARMONY_RE = re.compile(r"<\|channel\|>\s*(analysis|commentary)\s*(?:<\|constrain\|>\S*)?<\|message\|>(.*?)(?:<\|end\|>|(?=<\|start\|>)|(?=<\|channel\|>)|$)", re.S)
+_HARMONY_FINAL_RE = re.compile(r"<\|channel\|>\s*final\s*(?:<\|constrain\|>\S*)?<\|message\|>(.*?)(?:<\|return\|>|<\|end\|>|$)", re.S)
+
+
+def split_reasoning(text: str) -> tuple[str, tuple[str, ...]]:
+    """``(answer, blocks)``: ``text`` with every reasoning block removed, and the blocks' contents in
+    order (stripped). Recognised wherever they stand: ``<tag>…</tag>`` for the tags of
+    :data:`REASONING_TAGS`, ``[THINK]…[/THINK]``, gpt-oss's analysis channel (the answer is then the
+    final channel's message), a closing tag with no opening one (everything before it is the draft:
+    chat templates that open the block in the prompt), and an opening tag never closed (everything
+    after it is the draft: a reply cut off while thinking). Never raises; a text without reasoning
+    comes back unchanged with no blocks."""
+    if not text:
+        return text or "", ()
+    blocks: list[str] = []
+    if "<|channel|>" in text:
+        final = _HARMONY_FINAL_RE.search(text)
+        blocks += [m.group(2).strip() for m in _HARMONY_RE.finditer(text)]
+        if final is not None:
+            return final.group(1).strip(), tuple(b for b in blocks if b)
+        text = _HARMONY_RE.sub("", text)
+
+    def keep(m: re.Match[str]) -> str:
+        blocks.append(m.group(m.lastindex or 0).strip())
+        return "\n"
+
+    text = _BLOCK_RE.sub(keep, text)
+    text = _BRACKET_RE.sub(keep, text)
+    closes = list(_CLOSE_RE.finditer(text))
+    if closes:  # an orphan closing tag: the draft began before the reply did
+        close = closes[-1]
+        blocks.insert(0, text[: close.start()].strip())
+        text = text[close.end() :]
+    opened = _OPEN_RE.search(text)
+    if opened is not None:  # an opening tag never closed: the reply stopped while thinking
+        blocks.append(text[opened.end() :].strip())
+        text = text[: opened.start()]
+    return text, tuple(b for b in blocks if b)
 
 
 @dataclass(frozen=True)
 class ParseResult(Generic[T]):
     """The outcome of reading one output: the value (None when nothing valid was found), the stage
-    that produced it (``strict``/``normalised``/``regex``/``failed``) and, on failure, why."""
+    that produced it (``strict``/``normalised``/``regex``/``failed``), on failure why, the reasoning
+    blocks set aside before reading (:func:`split_reasoning`), and, on a failure whose answer was
+    decoded, the object decoded and the fields the validator named (for a repair turn,
+    :mod:`adjudicator.model.repair`)."""
 
     value: T | None
     stage: ParseStage
     error: str | None = None
+    reasoning: tuple[str, ...] = ()
+    decoded: dict[str, Any] | None = None
+    invalid_fields: tuple[tuple[str, ...], ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -58,7 +132,10 @@ class ParseResult(Generic[T]):
 # Stage 1 and 2: JSON, then normalised JSON
 
 _FENCE_RE = re.compile(r"```[ \t]*(?:json|JSON|javascript|js)?[ \t]*\r?\n?(.*?)```", re.S)
-_FULLWIDTH_STRUCT = {"｛": "{", "｝": "}", "［": "[", "］": "]", "：": ":", "，": ",", "【": "[", "】": "]"}
+_FULLWIDTH_STRUCT = {
+    "｛": "{", "｝": "}", "［": "[", "］": "]", "：": ":", "，": ",", "【": "[", "】": "]",
+    "．": ".", "－": "-", "＋": "+", "\u3000": " ", **{chr(0xFF10 + d): str(d) for d in range(10)},
+}  # fmt: skip
 _OPEN_QUOTES = {'"': '"', "'": "'", "“": "”", "＂": "＂", "「": "」", "‘": "’"}
 _CLOSERS = {'"': {'"'}, "'": {"'"}, "”": {"”", "“", "＂"}, "＂": {"＂", "”"}, "」": {"」"}, "’": {"’", "'"}}
 _BARE = {"True": "true", "False": "false", "None": "null", "true": "true", "false": "false", "null": "null"}
@@ -207,46 +284,53 @@ def parse_output(
     validate: Callable[[dict[str, Any]], T],
     recover: Callable[[str], dict[str, Any] | None] | None = None,
 ) -> ParseResult[T]:
-    """Read ``text`` in the protocol's three stages (module docstring).
+    """Read ``text`` in the protocol's three stages (module docstring), after setting its reasoning
+    blocks aside (:func:`split_reasoning`; they are returned in ``reasoning``, never read).
 
     ``validate`` turns a decoded object into the node's value or raises :class:`OutputInvalid`;
     ``recover`` builds a candidate object from field-level regular expressions (stage 3), or None
     when it finds nothing. Returns the first stage's valid value; on failure ``error`` holds the
     most informative reason (the validation error of the most literal object found, else
-    "no JSON object found"). Never raises for bad text.
+    "no JSON object found"), ``decoded`` that object and ``invalid_fields`` the fields its error
+    named. Never raises for bad text.
     """
     first_error: str | None = None
+    first_obj: dict[str, Any] | None = None
+    first_fields: tuple[tuple[str, ...], ...] = ()
 
     def attempt(obj: dict[str, Any]) -> T | None:
-        nonlocal first_error
+        nonlocal first_error, first_obj, first_fields
         try:
             return validate(obj)
         except (OutputInvalid, ValueError, TypeError, KeyError) as exc:
             if first_error is None:
                 first_error = _short(str(exc) or type(exc).__name__)
+                first_obj = obj
+                first_fields = exc.fields if isinstance(exc, OutputInvalid) else ()
             return None
 
-    if not text or not text.strip():
-        return ParseResult(None, "failed", "empty output")
-    obj = strict_object(text)
+    answer, reasoning = split_reasoning(text or "")
+    if not answer.strip():
+        return ParseResult(None, "failed", "no answer after the reasoning" if reasoning else "empty output", reasoning)
+    obj = strict_object(answer)
     if obj is not None:
         value = attempt(obj)
         if value is not None:
-            return ParseResult(value, "strict")
-    for obj in normalised_candidates(text):
+            return ParseResult(value, "strict", reasoning=reasoning)
+    for obj in normalised_candidates(answer):
         value = attempt(obj)
         if value is not None:
-            return ParseResult(value, "normalised")
+            return ParseResult(value, "normalised", reasoning=reasoning)
     if recover is not None:
         try:
-            obj = recover(text)
+            obj = recover(answer)
         except (ValueError, TypeError, re.error):
             obj = None
         if obj:
             value = attempt(obj)
             if value is not None:
-                return ParseResult(value, "regex")
-    return ParseResult(None, "failed", first_error or "no JSON object found")
+                return ParseResult(value, "regex", reasoning=reasoning)
+    return ParseResult(None, "failed", first_error or "no JSON object found", reasoning, first_obj, first_fields)
 
 
 def _short(text: str, limit: int = 200) -> str:
@@ -305,6 +389,17 @@ def find_votes(text: str, labels: Sequence[str]) -> dict[str, int]:
     return votes
 
 
+def find_labels(text: str, names: Sequence[str], labels: Sequence[str]) -> list[str]:
+    """The known position ``labels`` listed in the last ``name: [...]`` array for any of ``names``
+    (each quoted item that :func:`canonical_label` knows, in order; a label may repeat, one vote per
+    item), or [] when there is no such array. A cut-off array gives the complete items before the cut."""
+    found = re.findall(_key_re(names) + r"[\[［]([^\]］]*)", text)
+    if not found:
+        return []
+    items = re.findall(r"[\"'“]([^\"'“”]+)[\"'”]", found[-1])
+    return [label for label in (canonical_label(i, labels) for i in items) if label is not None]
+
+
 def small_objects(text: str) -> list[str]:
     """Every innermost ``{...}`` span (no nested braces) of ``text``, in order; with a truncated
     output, the complete ones before the cut."""
@@ -313,6 +408,30 @@ def small_objects(text: str) -> list[str]:
 
 # ---------------------------------------------------------------------------------------------
 # Field validators
+
+
+class FieldChecks:
+    """A validator's field checks run to the end: each :meth:`run` returns the check's value, or None
+    after recording its :class:`OutputInvalid` (named with the check's field path when the error
+    names none); :meth:`raise_if_failed` then raises one OutputInvalid holding every message and
+    every failed field, so a repair turn can ask for all of them at once."""
+
+    def __init__(self) -> None:
+        self.errors: list[OutputInvalid] = []
+
+    def run(self, path: Sequence[str], check: Callable[..., T], *args: Any, **kwargs: Any) -> T | None:
+        """``check(*args, **kwargs)``, or None when it raised OutputInvalid (recorded under ``path``)."""
+        try:
+            return check(*args, **kwargs)
+        except OutputInvalid as exc:
+            self.errors.append(exc if exc.fields else OutputInvalid(str(exc), [tuple(path)]))
+            return None
+
+    def raise_if_failed(self) -> None:
+        """Raise the combined OutputInvalid when any check failed (messages joined by ``"; "``)."""
+        if self.errors:
+            fields = [f for e in self.errors for f in e.fields]
+            raise OutputInvalid("; ".join(str(e) for e in self.errors), list(dict.fromkeys(fields)))
 
 
 def as_int(value: Any, field: str) -> int:
@@ -413,7 +532,8 @@ def canonical_label(name: Any, labels: Sequence[str]) -> str | None:
 
 
 def as_votes(value: Any, labels: Sequence[str], total: int, field: str = "best_debater_votes") -> dict[str, int]:
-    """Best-debater votes: a mapping label -> count, or a list of ``{"debater": label, "votes": n}``.
+    """Best-debater votes: a mapping label -> count, a list of ``{"debater": label, "votes": n}``, or a
+    list of labels, one per vote (the response schema's shape, :func:`~adjudicator.model.schema.ballots_of`).
 
     Keys must be known position labels (:func:`canonical_label`), counts non-negative integers, and
     the counts must sum to exactly ``total`` (3 for one judge, 9 for the panel, protocol Task 3).
@@ -422,6 +542,8 @@ def as_votes(value: Any, labels: Sequence[str], total: int, field: str = "best_d
     pairs: list[tuple[Any, Any]]
     if isinstance(value, Mapping):
         pairs = list(value.items())
+    elif isinstance(value, list) and value and all(isinstance(item, str) for item in value):
+        pairs = [(item, 1) for item in value]
     elif isinstance(value, list):
         pairs = []
         for item in value:

@@ -8,15 +8,25 @@ reduced to the plain subset OpenAI's strict structured output and llama.cpp's gr
 - nested models inlined (no ``$defs`` / ``$ref``), no ``title`` or ``description`` (class names and
   docstrings are for readers of the code, not words sent to the model);
 - an enum (a ``Literal``, :func:`one_of`) as ``{"type": "string", "enum": [...]}``, a single value too;
-- an optional value (``int | None``) as ``{"type": ["integer", "null"]}``;
-- keys in a fixed order (``type``, ``enum``, ``items``, ``properties``, ``required``,
-  ``additionalProperties``), so the request bytes -- and so cache keys -- do not depend on pydantic's
-  own key order.
+- an optional value (``int | None``) as ``{"type": ["integer", "null"]}`` (with the value's range, if any);
+- ranges as ``minimum``/``maximum`` (integers and numbers) and exact lengths as ``minItems``/``maxItems``;
+- keys in a fixed order (:data:`SCHEMA_KEYS`), so the request bytes -- and so cache keys -- do not
+  depend on pydantic's own key order.
 
-Per-request shapes (enums of the stage's sides, of the unit stage ids, of the debater labels; one
-property per debater label) are built with :func:`output_model`, :func:`one_of` and :func:`votes_model`.
-The parser (:mod:`adjudicator.model.parsing`) does not depend on these models: they describe what we
-ask for; validation of what comes back is the node's validator.
+An answer's schema is *exact*: what a complete answer is, so that a server that constrains decoding
+(llama.cpp's grammar, vLLM, Ollama, OpenAI strict structured outputs) can only produce a complete one.
+Every unit of the request is a required key of an object (:func:`keyed_model`: one key per scored unit
+or per evaluated side, never an open-ended array), scores and p carry their ranges (:func:`score`,
+:func:`probability`), and vote totals are stated by the shape itself (:func:`ballots_of`: a list of
+exactly N position labels, one per vote). Ranges are not enforced by every grammar (llama.cpp leaves
+number ranges open), so validation and the repair turn still check them.
+
+Per-request shapes (enums of the stage's sides and of the debater labels; one key per unit) are built
+from the request's units with :func:`output_model`, :func:`one_of`, :func:`keyed_model` and
+:func:`ballots_of`, never from hard-coded sides. The parser (:mod:`adjudicator.model.parsing`) does not
+depend on these models: they describe what we ask for; validation of what comes back is the node's
+validator. :func:`sub_schema` cuts a schema down to named fields (the repair turn asks for those only)
+and :func:`skeleton` writes a placeholder answer of a schema's shape.
 """
 
 from __future__ import annotations
@@ -29,7 +39,9 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, create_model
 
 #: The keys a response schema may carry, in the order they are written.
-SCHEMA_KEYS: tuple[str, ...] = ("type", "enum", "items", "properties", "required", "additionalProperties")
+SCHEMA_KEYS: tuple[str, ...] = ("type", "enum", "minimum", "maximum", "items", "minItems", "maxItems", "properties", "required", "additionalProperties")
+#: pydantic's names of the range and length keywords -> the JSON Schema keywords kept.
+_RANGE_KEYS = ("minimum", "maximum", "minItems", "maxItems")
 #: pydantic's annotations from class and field names and docstrings, left out of a response schema.
 _DROPPED = frozenset({"title", "description"})
 
@@ -60,16 +72,35 @@ def output_model(name: str, **fields: Any) -> type[OutputModel]:
     return create_model(name, __base__=OutputModel, **required)
 
 
-def votes_model(labels: Sequence[str], name: str = "Votes") -> type[OutputModel]:
-    """An object with one required integer per debater position label (``"Affirmative Speaker 1"``
-    ...), in the order given. Labels are not Python names, so each is a field's alias."""
-    fields: dict[str, Any] = {f"vote_{i}": (int, Field(alias=label)) for i, label in enumerate(labels)}
+def score(lo: int = 1, hi: int = 10) -> Any:
+    """The type "an integer from ``lo`` to ``hi``" (default 1-10, paper 2.5): ``minimum``/``maximum``."""
+    return Annotated[int, Field(ge=lo, le=hi)]
+
+
+def probability() -> Any:
+    """The type "a number from 0 to 1" (a winner tendency p, protocol Task 1)."""
+    return Annotated[float, Field(ge=0.0, le=1.0)]
+
+
+def ballots_of(labels: Sequence[str], total: int) -> Any:
+    """The type "exactly ``total`` votes, each one of ``labels``": an array of position labels with
+    ``minItems == maxItems == total``, so the vote total is part of the shape (a label listed twice
+    has two votes)."""
+    return Annotated[list[one_of(labels)], Field(min_length=total, max_length=total)]  # type: ignore[misc]
+
+
+def keyed_model(name: str, keys: Sequence[str], value: Any) -> type[OutputModel]:
+    """An object with one required key per entry of ``keys`` (in order), each holding ``value``
+    (a type, e.g. :func:`score` or an :class:`OutputModel`): the exact form of "one entry per unit".
+    Keys need not be Python names (``"s03|affirmative"``), so each is a field's alias."""
+    fields: dict[str, Any] = {f"key_{i}": (value, Field(alias=key)) for i, key in enumerate(keys)}
     return create_model(name, __base__=OutputModel, **fields)
 
 
 def response_schema(model: type[BaseModel]) -> dict[str, Any]:
     """The plain JSON Schema of ``model`` (module docstring). Raises ValueError for a construct
-    outside the plain subset (a default, a union of objects, a constraint ...), so a changed model
+    outside the plain subset (a default, a union of objects, a constraint other than a range or a
+    length ...), so a changed model
     cannot silently send a different kind of schema. Computed once per model class; each call
     returns a fresh copy."""
     return copy.deepcopy(_schema_of(model))
@@ -85,11 +116,15 @@ def _schema_of(model: type[BaseModel]) -> dict[str, Any]:
 def _plain(node: Mapping[str, Any], defs: Mapping[str, Any]) -> dict[str, Any]:
     if "$ref" in node:
         return _plain(defs[str(node["$ref"]).rsplit("/", 1)[-1]], defs)
-    if "anyOf" in node:  # an optional value: every branch a bare type
+    if "anyOf" in node:  # an optional value: bare types, one of them may carry a range
         branches = [_plain(b, defs) for b in node["anyOf"]]
-        if any(set(b) != {"type"} or not isinstance(b["type"], str) for b in branches):
+        if any(not isinstance(b.get("type"), str) or set(b) - {"type", *_RANGE_KEYS} for b in branches):
             raise ValueError(f"response schema: only unions of bare types are supported, not {node['anyOf']}")
-        return {"type": [b["type"] for b in branches]}
+        ranged = [b for b in branches if set(b) != {"type"}]
+        if len(ranged) > 1:
+            raise ValueError(f"response schema: only one branch of a union may carry a range, not {node['anyOf']}")
+        merged = {**(ranged[0] if ranged else {}), "type": [b["type"] for b in branches]}
+        return {key: merged[key] for key in SCHEMA_KEYS if key in merged}
     out = {k: v for k, v in node.items() if k not in _DROPPED}
     if "const" in out:
         out["enum"] = [out.pop("const")]
@@ -97,7 +132,73 @@ def _plain(node: Mapping[str, Any], defs: Mapping[str, Any]) -> dict[str, Any]:
         out["items"] = _plain(out["items"], defs)
     if "properties" in out:
         out["properties"] = {key: _plain(value, defs) for key, value in out["properties"].items()}
+        out.setdefault("required", [])  # an object without keys still says so (strict mode wants the key)
     unknown = set(out) - set(SCHEMA_KEYS)
     if unknown:
         raise ValueError(f"response schema: unsupported keyword(s) {sorted(unknown)}")
     return {key: out[key] for key in SCHEMA_KEYS if key in out}
+
+
+# ---------------------------------------------------------------------------------------------
+# Parts of a schema: the fields a repair turn asks for, and a placeholder answer
+
+FieldPath = tuple[str, ...]
+
+
+def sub_schema(schema: Mapping[str, Any], fields: Sequence[FieldPath]) -> dict[str, Any]:
+    """``schema`` (an object schema) cut down to the given fields, each a key path (``("p",)``,
+    ``("stage_scores", "s03|affirmative")``): every object on a path keeps only the keys asked for,
+    all required, in the schema's order. A path that leaves the schema (a key it does not declare) stops
+    at its last known key, which is then asked for whole. No fields gives the schema unchanged."""
+    if not fields:
+        return copy.deepcopy(dict(schema))
+    tree: dict[str, Any] = {}
+    for path in fields:
+        node, level = schema, tree
+        for i, key in enumerate(path):
+            props = node.get("properties") or {}
+            if key not in props:
+                break
+            last = i == len(path) - 1 or not (props[key].get("properties"))
+            if last:
+                level[key] = None  # the whole value
+                break
+            child = level.get(key, {})
+            if child is None:  # already asked for whole
+                break
+            level[key] = child
+            node, level = props[key], child
+    return _cut(schema, tree)
+
+
+def _cut(schema: Mapping[str, Any], tree: Mapping[str, Any]) -> dict[str, Any]:
+    props = schema.get("properties") or {}
+    keep = [k for k in props if k in tree]
+    out = {k: copy.deepcopy(v) for k, v in schema.items() if k not in ("properties", "required")}
+    out["properties"] = {k: (copy.deepcopy(props[k]) if tree[k] is None else _cut(props[k], tree[k])) for k in keep}
+    out["required"] = keep
+    return {key: out[key] for key in SCHEMA_KEYS if key in out}
+
+
+def skeleton(schema: Mapping[str, Any]) -> Any:
+    """A placeholder value of ``schema``'s shape, for a prompt that shows the expected JSON: an object
+    with every declared key, an array of its minimum length (at least one item), an enum's first
+    value, a number's minimum (else 0), an empty string, and ``null`` for a nullable value."""
+    kind = schema.get("type")
+    kinds = kind if isinstance(kind, list) else [kind]
+    if "null" in kinds:
+        return None
+    if "enum" in schema:
+        values = schema["enum"]
+        return values[0] if values else ""
+    if "object" in kinds:
+        return {k: skeleton(v) for k, v in (schema.get("properties") or {}).items()}
+    if "array" in kinds:
+        return [skeleton(schema.get("items") or {}) for _ in range(max(1, int(schema.get("minItems", 1))))]
+    if "integer" in kinds:
+        return int(schema.get("minimum", 0))
+    if "number" in kinds:
+        return schema.get("minimum", 0)
+    if "boolean" in kinds:
+        return False
+    return ""

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from adjudicator.model.parsing import OutputInvalid, as_probability, as_score, as_votes, find_number, find_votes
+from adjudicator.model.parsing import OutputInvalid, as_probability, as_score, as_votes, find_labels, find_number, find_votes
 from adjudicator.verdict import PANEL_VOTES
 
 
@@ -14,8 +14,11 @@ def read_task1(obj: Mapping[str, Any]) -> float:
     """p from a decoded Task 1 answer: a number in [0, 1], rounded to 0.01. 0.5 is accepted (an
     incorrect prediction, not a parse failure). Raises OutputInvalid."""
     if "p" not in obj:
-        raise OutputInvalid("p: missing")
-    return as_probability(obj["p"], "p")
+        raise OutputInvalid("p: missing", [("p",)])
+    try:
+        return as_probability(obj["p"], "p")
+    except OutputInvalid as exc:
+        raise OutputInvalid(str(exc), [("p",)]) from None
 
 
 def recover_task1(text: str) -> dict[str, Any] | None:
@@ -29,8 +32,11 @@ def read_task2(obj: Mapping[str, Any]) -> int:
     accepted too). Raises OutputInvalid."""
     for key in ("score", "p"):
         if key in obj:
-            return as_score(obj[key], key)
-    raise OutputInvalid("score: missing")
+            try:
+                return as_score(obj[key], key)
+            except OutputInvalid as exc:
+                raise OutputInvalid(str(exc), [("score",)]) from None
+    raise OutputInvalid("score: missing", [("score",)])
 
 
 def recover_task2(text: str) -> dict[str, Any] | None:
@@ -40,16 +46,21 @@ def recover_task2(text: str) -> dict[str, Any] | None:
 
 
 def read_task3(obj: Mapping[str, Any], labels: list[str]) -> dict[str, int]:
-    """Nine votes from a decoded Task 3 answer: ``{"votes": {label: n}}``, or the labels as top-level
-    keys (the paper's shape). Labels must be known (Chinese forms accepted), counts non-negative
-    integers summing to 9. Raises OutputInvalid."""
+    """Nine votes from a decoded Task 3 answer: ``{"votes": [label, ...]}`` (one label per vote, the
+    response schema's shape), ``{"votes": {label: n}}``, or the labels as top-level keys (the paper's
+    shape). Labels must be known (Chinese forms accepted), counts non-negative integers summing to 9.
+    Raises OutputInvalid."""
     votes = obj.get("votes")
     if votes is None:
         votes = {k: v for k, v in obj.items() if k not in ("basis", "reasoning")}
-    return as_votes(votes, labels, PANEL_VOTES, "votes")
+    try:
+        return as_votes(votes, labels, PANEL_VOTES, "votes")
+    except OutputInvalid as exc:
+        raise OutputInvalid(str(exc), [("votes",)]) from None
 
 
 def recover_task3(text: str, labels: list[str]) -> dict[str, Any] | None:
-    """Stage 3 for Task 3: ``label: <integer>`` pairs for the known labels."""
-    votes = find_votes(text, labels)
+    """Stage 3 for Task 3: the labels of a ``"votes": [...]`` array, else ``label: <integer>`` pairs
+    for the known labels."""
+    votes: list[str] | dict[str, int] = find_labels(text, ["votes"], labels) or find_votes(text, labels)
     return {"votes": votes} if votes else None

@@ -177,7 +177,7 @@ def task3_request(view: MatchView, store: PromptStore) -> ChatRequest:
         **match_variables(view),
         "stages": transcript_stages(view.stages),
         "total_votes": PANEL_VOTES,
-        "example_json": json.dumps(example_votes(labels), ensure_ascii=False),
+        "example_json": json.dumps([label for label, n in example_votes(labels).items() for _ in range(n)], ensure_ascii=False),
     }
     rendered = store.render(template_name(TASK3_NODE, lang), variables)
     return ChatRequest(

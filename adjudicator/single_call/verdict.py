@@ -11,6 +11,7 @@ from adjudicator.formats import Side
 from adjudicator.judges.base import NodeResult
 from adjudicator.match import MatchView
 from adjudicator.records import CallRecord, NodeFailure, in_call_order, in_failure_order
+from adjudicator.review import review_of
 from adjudicator.rubric import Rubric
 from adjudicator.single_call.tasks import TaskInstance
 from adjudicator.verdict import Provenance, SpeechResult, StageScore, TaskStatus, UnitResult, Verdict
@@ -84,6 +85,7 @@ def build_verdict(view: MatchView, instances: list[TaskInstance], results: list[
         ballots=[],
         failures=failures,
         tasks=[_status(i, r) for i, r in zip(instances, results)],
+        review=review_of(p, None, failures),
         provenance=provenance,
         calls=calls,
     )

@@ -27,16 +27,28 @@ TASK = "task3"
 
 #: Uniform votes make every debater tie, so only their vote-share MAE is meaningful (paper Table 4
 #: leaves the rest blank).
-UNIFORM_UNDEFINED = ("best_debater_top1", "vote_share_pearson", "vote_share_spearman")
+#: The top-1 rule, stated in every report (paper 2.3 leaves a tie in the model's own maximum open).
+TOP1_RULE = (
+    "Top-1: correct when the model's most-voted debater is among those tied for the judges' most votes; "
+    "a tie in the model's own maximum earns the share of its tied debaters inside that set (the expected accuracy "
+    "of a uniform tie-break; the ranked column). Top-1 strict counts such a tie as wrong."
+)
+
+#: Formats pooled in the vote-share correlations get this caveat (8 debaters in 4v4, 4 in 2v2).
+POOLING_CAVEAT = "vote-share r and ρ pool debaters across formats with different numbers of debaters (4v4: 8, 2v2: 4, 1v1: 2); read the per-format values"
+
+UNIFORM_UNDEFINED = ("best_debater_top1", "best_debater_top1_strict", "vote_share_pearson", "vote_share_spearman")
 
 
 def task3_metrics(votes: list[np.ndarray | None], gold: Gold, mask: np.ndarray, st: ScoreSettings) -> dict[str, Any]:
-    """Top-1, vote-share MAE, pooled vote-share Pearson and Spearman on the matches in ``mask``."""
+    """Top-1 (fractional, the ranked one, and strict), vote-share MAE, pooled vote-share Pearson and
+    Spearman on the matches in ``mask``."""
     sel = mask & gold.has_votes
     pv = take(votes, sel)
     hv = take(gold.votes, sel)
     return {
         "best_debater_top1": scored(M.best_debater_top1, [pv, hv], None, st),
+        "best_debater_top1_strict": scored(M.best_debater_top1_strict, [pv, hv], None, st),
         "vote_share_mae": scored(M.vote_share_mae, [pv, hv], None, st),
         "vote_share_pearson": scored(M.vote_share_pearson, [pv, hv], None, st),
         "vote_share_spearman": scored(M.vote_share_spearman, [pv, hv], None, st),
@@ -99,7 +111,11 @@ def best_debater_table(gold: Gold, preds: dict[str, ArmPredictions], st: ScoreSe
         return out
     n = len(gold.match_ids)
     common = all_parsed([np.array([v is not None for v in pr.votes], dtype=bool) for pr in preds.values()], n)
+    formats = sorted({f for f, has in zip(gold.formats, gold.has_votes) if has})
     out.update(
+        top1_rule=TOP1_RULE,
+        by_format=vote_shares_by_format(gold, preds, st) if len(formats) > 1 else {},
+        pooling_caveat=POOLING_CAVEAT if len(formats) > 1 else None,
         n_matches=int(gold.has_votes.sum()),
         rows=rank(_rows(gold, preds, np.ones(n, bool), st) + human_rows(reliability, TASK, synthetic_labels), TASK),
         common_subset={"n": int((common & gold.has_votes).sum()), "arms": list(preds), "rows": rank(_rows(gold, preds, common, st), TASK)},
@@ -107,12 +123,33 @@ def best_debater_table(gold: Gold, preds: dict[str, ArmPredictions], st: ScoreSe
     return out
 
 
+def vote_shares_by_format(gold: Gold, preds: dict[str, ArmPredictions], st: ScoreSettings) -> dict[str, Any]:
+    """Format -> {"n_matches", arm -> {vote_share_pearson, vote_share_spearman}}: the pooled correlations
+    computed within each format alone (a pooled r mixes formats with 8 and 4 debaters)."""
+    out: dict[str, Any] = {}
+    for fmt_name in sorted({f for f, has in zip(gold.formats, gold.has_votes) if has}):
+        sel = gold.has_votes & np.array([f == fmt_name for f in gold.formats], dtype=bool)
+        hv = take(gold.votes, sel)
+        entry: dict[str, Any] = {"n_matches": int(sel.sum())}
+        for a, pr in preds.items():
+            pv = take(pr.votes, sel)
+            entry[a] = {"vote_share_pearson": scored(M.vote_share_pearson, [pv, hv], None, st), "vote_share_spearman": scored(M.vote_share_spearman, [pv, hv], None, st)}
+        out[fmt_name] = entry
+    return out
+
+
 def paired_tests(a: ArmPredictions, b: ArmPredictions, gold: Gold, st: ScoreSettings) -> dict[str, Any]:
-    """Arm ``a`` versus ``b`` on the matches with gold votes: paired bootstrap of top-1, vote-share
-    MAE and vote-share Pearson."""
+    """Arm ``a`` versus ``b`` on the matches with gold votes: paired bootstrap of top-1 (fractional and
+    strict), vote-share MAE, vote-share Pearson and vote-share Spearman."""
     sel = gold.has_votes
     va, vb, hv = take(a.votes, sel), take(b.votes, sel), take(gold.votes, sel)
     return {
         name: paired_bootstrap_test(fn, [va, hv], [vb, hv], None, st)
-        for name, fn in (("best_debater_top1", M.best_debater_top1), ("vote_share_mae", M.vote_share_mae), ("vote_share_pearson", M.vote_share_pearson))
+        for name, fn in (
+            ("best_debater_top1", M.best_debater_top1),
+            ("best_debater_top1_strict", M.best_debater_top1_strict),
+            ("vote_share_mae", M.vote_share_mae),
+            ("vote_share_pearson", M.vote_share_pearson),
+            ("vote_share_spearman", M.vote_share_spearman),
+        )
     }

@@ -20,6 +20,8 @@ gold labels are aligned by :mod:`adjudicator.bench.gold`, each arm's predictions
   arms are compared pairwise on the common subset with an exact McNemar test (winner accuracy) and
   paired bootstraps (the other metrics); p is checked for calibration (Brier score, ECE, reliability
   curve).
+- Replacing a judge. The alternative annotator test (Calderon et al., ACL 2025) per arm and task on
+  datasets with three-judge panels (:mod:`~adjudicator.bench.scoring.alt_test`).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from adjudicator.bench.gold import Gold, gold_from_matches
 from adjudicator.bench.predictions import ArmPredictions, parse_statistics, predictions_for_arm
 from adjudicator.bench.results import SampleResult
 from adjudicator.bench.scoring import best_debater, dimensions, pairwise, ranking, stage_scores, winner
+from adjudicator.bench.scoring.alt_test import alt_test_section
 from adjudicator.bench.scoring.leaves import ScoreSettings
 from adjudicator.match import Match
 
@@ -44,13 +47,15 @@ def score_run(
     reliability: dict[str, Any] | None = None,
     *,
     synthetic_labels: bool = False,
+    probe_flips: set[str] | None = None,
 ) -> dict[str, Any]:
     """Score every arm of a run against the gold labels of ``matches``.
 
     ``arm_results`` arm -> match id -> result (absent = not run); ``arm_labels`` arm -> display name;
     ``reliability`` the label-reliability report (its ``human_reference`` gives the individual-judge
     rows); ``synthetic_labels`` True when the labels were written by developers (the individual-judge
-    reference rows are then named "synthetic judge"). Returns the ``tasks``, ``parsing``,
+    reference rows are then named "synthetic judge"); ``probe_flips`` the match ids a bench probe
+    flipped (escalated in the ``selective`` section). Returns the ``tasks``, ``parsing``,
     ``failures``, ``paired`` and ``calibration`` sections of report.json (see report.py), plus the
     private ``_predictions`` and ``_gold`` for the plots. Baseline draws use ``settings.seed``. Rows
     of every table are sorted by rank (see :func:`adjudicator.bench.scoring.tables.rank`).
@@ -89,6 +94,8 @@ def score_run(
         "calibration": winner.calibration(gold, preds, settings),
         "paired": [paired_comparison(preds[a], preds[b], gold, app, settings) for a, b in combinations(arms, 2)],
         "arm_vs_baseline": winner.arm_vs_baselines(gold, preds, settings.seed),
+        "alt_test": alt_test_section(matches, gold, preds),
+        "selective": winner.selective(gold, preds, probe_flips),
         "_predictions": preds,
         "_gold": gold,
     }

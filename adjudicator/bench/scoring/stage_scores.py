@@ -26,6 +26,33 @@ from adjudicator.evaluation.metrics import tendency_all_pairs, tendency_non_tie
 
 TASK = "task2"
 
+#: Which Task 2 prediction the table ranks (the paper scores one integer prediction per unit).
+PREDICTION_NOTE = (
+    "The table ranks the agentic arm's panel mean (three judges' integers averaged), which lowers MSE against a single "
+    "integer; the paper scores one integer prediction per unit, so judge_integer gives each judge's own integer MSE "
+    "and their mean on the same units"
+)
+
+
+def judge_integer_mse(gold: Gold, preds: dict[str, ArmPredictions]) -> dict[str, Any]:
+    """Arm -> {"panel_mean_mse", "judge_integer_mse", "per_judge": {judge: mse}, "n_units"}: on the gold
+    units every judge of the arm scored, the MSE of the panel mean and of each judge's own integer
+    (:func:`adjudicator.evaluation.metrics.stage_mse`) and the mean of the latter. Arms without per-judge
+    scores are left out."""
+    out: dict[str, Any] = {}
+    for a, pr in preds.items():
+        if not pr.unit_judges:
+            continue
+        both = np.isfinite(pr.unit_pred) & np.isfinite(gold.unit_mean)
+        for col in pr.unit_judges.values():
+            both &= np.isfinite(col)
+        if not both.any():
+            continue
+        y = gold.unit_mean[both]
+        per = {j: float(M.stage_mse(col[both], y).value) for j, col in pr.unit_judges.items()}
+        out[a] = {"label": pr.label, "n_units": int(both.sum()), "panel_mean_mse": float(M.stage_mse(pr.unit_pred[both], y).value), "judge_integer_mse": float(np.mean(list(per.values()))), "per_judge": per}
+    return out
+
 
 def task2_metrics(unit_pred: np.ndarray, pair_aff: np.ndarray, pair_neg: np.ndarray, gold: Gold, unit_mask: np.ndarray, pair_mask: np.ndarray, st: ScoreSettings) -> dict[str, Any]:
     """MSE, Pearson, Spearman on the units in ``unit_mask``; tendency agreement on pairs in ``pair_mask``."""
@@ -92,6 +119,8 @@ def stage_table(gold: Gold, preds: dict[str, ArmPredictions], st: ScoreSettings,
     common_u = all_parsed([np.isfinite(pr.unit_pred) for pr in preds.values()], n_u)
     common_p = all_parsed([np.isfinite(pr.pair_aff) & np.isfinite(pr.pair_neg) for pr in preds.values()], n_p)
     out.update(
+        prediction_note=PREDICTION_NOTE,
+        judge_integer=judge_integer_mse(gold, preds),
         n_units=n_u,
         n_pairs=n_p,
         n_matches=len(set(gold.unit_match)),
@@ -103,13 +132,13 @@ def stage_table(gold: Gold, preds: dict[str, ArmPredictions], st: ScoreSettings,
 
 def paired_tests(a: ArmPredictions, b: ArmPredictions, gold: Gold, st: ScoreSettings) -> dict[str, Any]:
     """Arm ``a`` versus ``b``: paired bootstrap (items of one match together) of stage MSE, Pearson
-    and Spearman, and of tendency agreement over all pairs when the dataset has paired stages."""
+    and Spearman, and of tendency agreement over all pairs and over the non-tie pairs when the dataset
+    has paired stages (every ranked Task 2 metric has its paired test)."""
     out = {
         name: paired_bootstrap_test(fn, [a.unit_pred, gold.unit_mean], [b.unit_pred, gold.unit_mean], gold.unit_match, st)
         for name, fn in (("stage_mse", M.stage_mse), ("stage_pearson", M.stage_pearson), ("stage_spearman", M.stage_spearman))
     }
     if gold.pairs:
-        out["tendency_all_pairs"] = paired_bootstrap_test(
-            tendency_all_pairs, [a.pair_aff, a.pair_neg, gold.pair_aff, gold.pair_neg], [b.pair_aff, b.pair_neg, gold.pair_aff, gold.pair_neg], gold.pair_match, st
-        )
+        for name, fn in (("tendency_all_pairs", tendency_all_pairs), ("tendency_non_tie", tendency_non_tie)):
+            out[name] = paired_bootstrap_test(fn, [a.pair_aff, a.pair_neg, gold.pair_aff, gold.pair_neg], [b.pair_aff, b.pair_neg, gold.pair_aff, gold.pair_neg], gold.pair_match, st)
     return out

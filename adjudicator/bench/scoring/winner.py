@@ -78,24 +78,32 @@ def winner_table(gold: Gold, preds: dict[str, ArmPredictions], st: ScoreSettings
 
 def calibration(gold: Gold, preds: dict[str, ArmPredictions], st: ScoreSettings) -> dict[str, Any]:
     """The ``calibration`` section: per arm the Brier score (with its interval), the ECE and the
-    reliability curve of p over 10 equal-width bins. Empty when Task 1 is not applicable."""
+    reliability curve of p over 10 equal-width bins; an arm run with ``--p-source logprob`` gets a
+    second entry ``"<arm> (logprob p)"`` for its log-prob p on the same matches (marked
+    ``"source": "logprob"``). Empty when Task 1 is not applicable."""
     if gold.applicability()[TASK] is not None:
         return {}
     out: dict[str, Any] = {}
     for a, pr in preds.items():
-        out[a] = {
-            "label": pr.label,
-            "brier": scored(S.brier_score, [pr.p, gold.winners], None, st),
-            "ece": S.expected_calibration_error(pr.p, gold.winners, 10).as_dict(),
-            "curve": [{k: clean(v) if isinstance(v, float) else v for k, v in b.model_dump().items()} for b in S.reliability_curve(pr.p, gold.winners, 10)],
-            "note": "p read as P(affirmative wins); Brier 0.25 = constant p 0.5; 10 equal-width bins",
-        }
+        sources = [(a, pr.label, pr.p, "p read as P(affirmative wins)")]
+        if pr.p_logprob is not None:  # --p-source logprob: the same run's second reading of p
+            sources.append((f"{a} (logprob p)", f"{pr.label} · logprob p", pr.p_logprob, "p read off the winner token's log-probabilities"))
+        for key, label, p, what in sources:
+            out[key] = {
+                "label": label,
+                **({"source": "logprob"} if key != a else {}),
+                "brier": scored(S.brier_score, [p, gold.winners], None, st),
+                "ece": S.expected_calibration_error(p, gold.winners, 10).as_dict(),
+                "curve": [{k: clean(v) if isinstance(v, float) else v for k, v in b.model_dump().items()} for b in S.reliability_curve(p, gold.winners, 10)],
+                "note": f"{what}; Brier 0.25 = constant p 0.5; 10 equal-width bins",
+            }
     return out
 
 
 def arm_vs_baselines(gold: Gold, preds: dict[str, ArmPredictions], seed: int) -> list[dict[str, Any]]:
     """The ``arm_vs_baseline`` section: each arm against each comparable Task 1 baseline (exact
-    McNemar on per-match correctness). Empty when Task 1 is not applicable."""
+    McNemar on per-match correctness), and against the random baseline's expected accuracy
+    (:func:`random_expected_test`, an exact binomial test). Empty when Task 1 is not applicable."""
     if gold.applicability()[TASK] is not None:
         return []
     out: list[dict[str, Any]] = []
@@ -104,7 +112,21 @@ def arm_vs_baselines(gold: Gold, preds: dict[str, ArmPredictions], seed: int) ->
         for b in task1_structural_baselines(gold.winners, seed):
             cb = M.winner_correct(np.asarray(b.predictions, float), gold.winners)
             out.append({"arm": a, "baseline": b.name, "task": TASK, **mcnemar_leaf(S.mcnemar_exact(ca, cb))})
+        out.append(random_expected_test(a, ca))
     return out
+
+
+def random_expected_test(arm: str, correct: np.ndarray) -> dict[str, Any]:
+    """The arm against the random baseline's *expected* accuracy 0.5 (a fair coin per decisive match),
+    not against one seeded draw: an exact two-sided binomial test of k correct out of n (scipy's
+    ``binomtest``). ``correct`` (M,) True/False/NaN (NaN: not parsed or not decisive, excluded)."""
+    from scipy.stats import binomtest
+
+    c = np.asarray(correct, dtype=float)
+    c = c[np.isfinite(c)]
+    n, k = int(c.size), int(c.sum())
+    p = float(binomtest(k, n, 0.5).pvalue) if n else None
+    return {"arm": arm, "baseline": "random (expected 0.5)", "task": TASK, "test": "exact binomial", "k": k, "n": n, "accuracy_a": k / n if n else None, "accuracy_b": 0.5, "p_value": p}
 
 
 def paired_tests(a: ArmPredictions, b: ArmPredictions, gold: Gold, st: ScoreSettings) -> dict[str, Any]:
@@ -117,3 +139,29 @@ def paired_tests(a: ArmPredictions, b: ArmPredictions, gold: Gold, st: ScoreSett
         "winner_accuracy": mcnemar_test(M.winner_correct(a.p, gold.winners), M.winner_correct(b.p, gold.winners)),
         "brier": paired_bootstrap_test(S.brier_score, [a.p[d], wd], [b.p[d], wd], None, st),
     }
+
+
+def selective(gold: Gold, preds: dict[str, ArmPredictions], probe_flips: set[str] | None = None) -> dict[str, Any]:
+    """The ``selective`` section: per arm the selective accuracy against coverage for each band of
+    |p - 0.5| (:func:`adjudicator.evaluation.selective.selective_accuracy`) and under the verdicts' own
+    review rule (``review``); with ``probe_flips`` (match ids whose winner a probe moved, from
+    ``bench --probe``) also under the review rule plus those flips (``review_with_probes``). Empty when
+    Task 1 is not applicable."""
+    from adjudicator.evaluation.selective import rule_selective, selective_accuracy
+
+    if gold.applicability()[TASK] is not None:
+        return {}
+    out: dict[str, Any] = {}
+    for a, pr in preds.items():
+        p = [None if not np.isfinite(x) else float(x) for x in pr.p]
+        flags = list(pr.escalated or [None] * len(p))
+        entry: dict[str, Any] = {
+            "label": pr.label,
+            "curve": [pt.model_dump() for pt in selective_accuracy(p, gold.winners)],
+            "review": rule_selective(p, gold.winners, flags).model_dump() if any(f is not None for f in flags) else None,
+        }
+        if probe_flips is not None:
+            with_flips = [bool(f) or mid in probe_flips for f, mid in zip(flags, gold.match_ids)]
+            entry["review_with_probes"] = rule_selective(p, gold.winners, with_flips).model_dump()
+        out[a] = entry
+    return out

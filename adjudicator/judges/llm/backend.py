@@ -6,7 +6,9 @@ asks for the answer's response schema (:mod:`adjudicator.judges.llm.outputs`), s
 :class:`~adjudicator.model.llm.LLMClient` with the protocol's up-to-three attempts
 (:func:`~adjudicator.model.attempts.run_attempts`), and reads the answer with the three-stage parser
 and the node's validator and recovery (:mod:`adjudicator.judges.llm.recovery`) into a
-:class:`~adjudicator.battlefield.StageAnalysis` or a :class:`~adjudicator.verdict.Ballot`.
+:class:`~adjudicator.battlefield.StageAnalysis` or a :class:`~adjudicator.verdict.Ballot`. An answer that
+decodes but misses or botches some fields gets a repair turn asking for those fields only
+(:mod:`adjudicator.model.repair`, ``prompts/repair.<lang>.j2``).
 
 Both inputs are built from the label-free :class:`~adjudicator.match.MatchView` and tracker outputs,
 so gold labels cannot reach a prompt.
@@ -14,6 +16,7 @@ so gold labels cannot reach a prompt.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 
 from adjudicator.battlefield import StageAnalysis
@@ -24,12 +27,15 @@ from adjudicator.judges.llm.dimensions import dimension_variables, judge_dimensi
 from adjudicator.judges.llm.outputs import judge_schema, stage_schema
 from adjudicator.judges.llm.ranking import ranking_judge_variables, ranking_schema, read_ranking_ballot, recover_ranking_ballot
 from adjudicator.judges.llm.recovery import read_ballot, read_stage_analysis, recover_ballot, recover_stage_analysis
-from adjudicator.judges.llm.variables import judge_units, judge_variables, stage_variables
+from adjudicator.judges.llm.variables import judge_units, judge_variables, stage_variables, unit_key
 from adjudicator.model.attempts import MAX_ATTEMPTS, run_attempts
 from adjudicator.model.chat import ChatRequest
 from adjudicator.model.llm import LLMClient
-from adjudicator.model.parsing import parse_output
+from adjudicator.model.logprobs import expected_score, logprob_p
+from adjudicator.model.parsing import ParseResult, parse_output, split_reasoning
 from adjudicator.model.prompts import PromptStore, prompt_language
+from adjudicator.model.repair import Repairer
+from adjudicator.model.repair import template_name as repair_template
 from adjudicator.pairwise.comparisons import PairChoice
 from adjudicator.records import FailureKind, NodeFailure
 from adjudicator.verdict import Ballot
@@ -37,6 +43,8 @@ from adjudicator.verdict import Ballot
 TRACK_NODE = "track_stage"
 JUDGE_NODE = "judge"
 COMPARE_NODE = "compare"
+#: Template stem of the pressure probe's challenge turn (``prompts/pressure.<lang>.j2``).
+PRESSURE_TEMPLATE = "pressure"
 
 
 def template_name(node: str, language: str, format_name: str | None = None, dimensional: bool = False) -> str:
@@ -51,17 +59,32 @@ def template_name(node: str, language: str, format_name: str | None = None, dime
 
 def rendered_templates(format_name: str | None = None, panel: str = "scoring") -> list[str]:
     """The template files an :class:`LLMBackend` renders: the tracker's and the judge's in Chinese
-    and English, or, for a format with its own templates (BP), that format's in its language; a
-    ``"pairwise"`` panel's judges render the compare template instead of the judge template."""
+    and English and the repair turn of each language, or, for a format with its own templates (BP),
+    that format's in its language with the repair turn of that language; a ``"pairwise"`` panel's
+    judges render the compare template instead of the judge template."""
     nodes = (TRACK_NODE, COMPARE_NODE if panel == "pairwise" else JUDGE_NODE)
     if format_name is not None and (get_format(format_name).templates or panel == "pairwise"):
         lang = get_format(format_name).language
-        return [template_name(n, lang, format_name) for n in nodes]
-    return [template_name(n, lang) for n in nodes for lang in ("zh", "en")]
+        return [template_name(n, lang, format_name) for n in nodes] + [repair_template(lang)]
+    return [template_name(n, lang) for n in nodes for lang in ("zh", "en")] + [repair_template(lang) for lang in ("zh", "en")]
 
 
 def _dimensional(request: StageRequest | JudgeRequest) -> bool:
     return request.rubric is not None and request.rubric.dimensional
+
+
+def with_logprob_readings(result: NodeResult[Ballot]) -> NodeResult[Ballot]:
+    """``result`` with its ballot's log-prob readings (``--p-source logprob``): ``p_logprob`` from the
+    winner token and each stage score's ``expected`` value from its score tokens, read off the accepted
+    reply's token log-probabilities (:mod:`adjudicator.model.logprobs`). Unchanged when there is no
+    ballot, no accepted reply or no log-probabilities; a value the reply does not support stays None."""
+    ballot, resp = result.value, result.response
+    if ballot is None or resp is None or not resp.logprobs:
+        return result
+    text, tokens = resp.text, list(resp.logprobs)
+    scores = [s.model_copy(update={"expected": expected_score(text, tokens, unit_key(s.stage_id, s.side))}) for s in ballot.stage_scores]
+    ballot = ballot.model_copy(update={"p_logprob": logprob_p(text, tokens), "stage_scores": scores})
+    return NodeResult(value=ballot, calls=result.calls, failure=result.failure, response=resp)
 
 
 class LLMBackend:
@@ -84,10 +107,15 @@ class LLMBackend:
         return f"LLMBackend({self.client!r})"
 
     def prompt_hashes(self, format_name: str | None = None, panel: str = "scoring") -> dict[str, str]:
-        """Content hashes of the templates this backend renders (tracker and judge, zh and en); with
-        ``format_name``, those of that format (a format with its own templates, BP, in its language);
-        a ``"pairwise"`` panel's judges render the compare template instead of the judge template."""
+        """Content hashes of the templates this backend renders (:func:`rendered_templates`: tracker,
+        judge and repair turn, zh and en); with ``format_name``, those of that format (a format with its
+        own templates, BP, in its language, with the repair turn of that language); a ``"pairwise"``
+        panel's judges render the compare template instead of the judge template."""
         return self.prompts.hashes(rendered_templates(format_name, panel))
+
+    def repairer(self, format_name: str) -> Repairer:
+        """The repair turns for a match of ``format_name`` (in its prompt language)."""
+        return Repairer(self.prompts, prompt_language(format_name))
 
     def stage_prompt(self, request: StageRequest) -> ChatRequest:
         """The chat request of the tracker for one stage (exposed for tests and token counting)."""
@@ -150,7 +178,7 @@ class LLMBackend:
         none could be read. Never raises for model faults."""
         chat = self.stage_prompt(request)
         read = partial(parse_output, validate=partial(read_stage_analysis, request=request), recover=recover_stage_analysis)
-        return run_attempts(self.client, chat, read, max_attempts=self.max_attempts)
+        return run_attempts(self.client, chat, read, max_attempts=self.max_attempts, repairer=self.repairer(request.match.format))
 
     def judge(self, request: JudgeRequest) -> NodeResult[Ballot]:
         """One judge's ballot: up to three attempts; a :class:`NodeFailure` with every raw output
@@ -159,15 +187,35 @@ class LLMBackend:
         if not judge_units(request):  # every stage analysis failed: no evidence to judge from
             reason = "no stage analysis succeeded, so there is nothing to judge from"
             return NodeResult(value=None, calls=[], failure=NodeFailure(node=JUDGE_NODE, key=request.judge_id, kind=FailureKind.NO_EVIDENCE, reason=reason))
-        chat = self.judge_prompt(request)
+        ranking = request.match.spec().verdict == "ranking"  # ranking ballots are resent, not repaired
+        result = run_attempts(self.client, self.judge_prompt(request), self._ballot_reader(request), max_attempts=self.max_attempts, repairer=None if ranking else self.repairer(request.match.format))
+        return with_logprob_readings(result) if self.client.logprobs and not ranking else result
+
+    def _ballot_reader(self, request: JudgeRequest) -> Callable[[str], ParseResult[Ballot]]:
+        """The three-stage parser with the ballot validator and recovery for ``request`` (a ranking
+        ballot's for a ranking format)."""
         if request.match.spec().verdict == "ranking":
             units = request.match.units()
-            read = partial(parse_output, validate=partial(read_ranking_ballot, request=request, model=self.client.model), recover=partial(recover_ranking_ballot, units=units))
-            return run_attempts(self.client, chat, read, max_attempts=self.max_attempts)
+            return partial(parse_output, validate=partial(read_ranking_ballot, request=request, model=self.client.model), recover=partial(recover_ranking_ballot, units=units))
         labels = request.match.debater_labels()
-        read = partial(
+        return partial(
             parse_output,
             validate=partial(read_ballot, request=request, model=self.client.model),
-            recover=partial(recover_ballot, labels=labels),
+            recover=partial(recover_ballot, labels=labels, unit_keys=[unit_key(sid, side) for sid, side in judge_units(request)]),
         )
-        return run_attempts(self.client, chat, read, max_attempts=self.max_attempts)
+
+    def reconsider(self, request: JudgeRequest, answered: NodeResult[Ballot]) -> NodeResult[Ballot]:
+        """The pressure probe's second turn (:mod:`adjudicator.probes.pressure`): the judge's request,
+        its accepted answer (the last attempt's reply, reasoning removed) as the assistant's turn, then
+        the contentless challenge of ``prompts/pressure.<lang>.j2``; the reply is read as a complete
+        ballot with the same schema, attempts and repair turns. Returns ``answered`` unchanged when it
+        holds no ballot. Never raises for model faults."""
+        if answered.value is None or not answered.calls:
+            return answered
+        chat = self.judge_prompt(request)
+        shown, _ = split_reasoning(answered.calls[-1].raw_output or "")
+        challenge = self.prompts.render(template_name(PRESSURE_TEMPLATE, prompt_language(request.match.format)), {})
+        messages = (*chat.messages, {"role": "assistant", "content": shown.strip()}, {"role": "user", "content": challenge.user})
+        second = ChatRequest(messages=messages, node=JUDGE_NODE, key=request.judge_id, template_hash=challenge.template_hash, schema=chat.schema, schema_name=chat.schema_name)
+        ranking = request.match.spec().verdict == "ranking"
+        return run_attempts(self.client, second, self._ballot_reader(request), max_attempts=self.max_attempts, repairer=None if ranking else self.repairer(request.match.format))

@@ -29,7 +29,7 @@ from adjudicator.judges.base import JudgeRequest
 from adjudicator.judges.llm.ledger import ledger_view
 from adjudicator.judges.llm.variables import header
 from adjudicator.model.parsing import OutputInvalid, as_int, find_number, find_string, small_objects
-from adjudicator.model.schema import OutputModel, list_of, one_of, output_model, response_schema, votes_model
+from adjudicator.model.schema import OutputModel, keyed_model, list_of, one_of, output_model, response_schema
 from adjudicator.verdict import Ballot, SpeakerScore
 
 
@@ -75,7 +75,7 @@ def ranking_answer(units: tuple[str, ...], stage_ids: tuple[str, ...]) -> type[O
     """A ranking judge's answer: reasoning, ``ranking`` (one integer per unit of ``units``) and
     ``speaker_scores`` (``stage_id`` one of ``stage_ids``, an integer ``score`` and ``rank``)."""
     speech = output_model("SpeakerScoreAnswer", stage_id=one_of(stage_ids), score=int, rank=int)
-    return output_model("RankingBallotAnswer", reasoning=str, ranking=votes_model(units, "UnitRanking"), speaker_scores=list_of(speech))
+    return output_model("RankingBallotAnswer", reasoning=str, ranking=keyed_model("UnitRanking", units, int), speaker_scores=list_of(speech))
 
 
 def ranking_schema(request: JudgeRequest) -> dict[str, Any]:

@@ -22,8 +22,9 @@ from adjudicator.battlefield import CLASH_KINDS, ClashEventKind, ClashUpdate, Si
 from adjudicator.formats import Side
 from adjudicator.judges.base import JudgeRequest, StageRequest
 from adjudicator.judges.llm.dimensions import read_ballot_dimensions, read_side_dimensions
-from adjudicator.judges.llm.variables import judge_units, side_debaters
+from adjudicator.judges.llm.variables import judge_units, side_debaters, unit_key
 from adjudicator.model.parsing import (
+    FieldChecks,
     OutputInvalid,
     as_choice,
     as_number,
@@ -32,6 +33,7 @@ from adjudicator.model.parsing import (
     as_side,
     as_votes,
     canonical_label,
+    find_labels,
     find_number,
     find_string,
     find_votes,
@@ -132,12 +134,15 @@ def _side_items(obj: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
     if isinstance(sides_raw, Mapping):
         sides_raw = [{"side": k, **v} for k, v in sides_raw.items() if isinstance(v, Mapping)]
     if not isinstance(sides_raw, list):
-        raise OutputInvalid("sides: expected a list with one entry per evaluated side")
+        raise OutputInvalid("sides: expected an object with one entry per evaluated side", [("sides",)])
     found: dict[str, Mapping[str, Any]] = {}
     for item in sides_raw:
         if not isinstance(item, Mapping):
-            raise OutputInvalid("sides: every entry must be an object")
-        found.setdefault(as_side(item.get("side"), "sides.side"), item)
+            raise OutputInvalid("sides: every entry must be an object", [("sides",)])
+        try:
+            found.setdefault(as_side(item.get("side"), "sides.side"), item)
+        except OutputInvalid:
+            continue  # an entry for no known side is left out; a side it should have been is then missing
     return found
 
 
@@ -153,30 +158,17 @@ def read_stage_analysis(obj: Mapping[str, Any], request: StageRequest) -> StageA
     """
     st = request.stage
     found = _side_items(obj)
+    checks = FieldChecks()
     analyses = []
     for side in st.evaluated_sides():
         item = found.get(side)
         if item is None:
-            raise OutputInvalid(f"sides: no analysis for the {side}")
-        task = cast(TaskPerformance, as_choice(item.get("task_performance"), TASK_LEVELS, f"sides.{side}.task_performance", LEVEL_ALIASES))
-        bf = cast(BattlefieldJudgement, as_choice(item.get("battlefield_judgement"), BATTLEFIELD_LEVELS, f"sides.{side}.battlefield_judgement", LEVEL_ALIASES))
-        adv = cast(Advancement, as_choice(item.get("advancement"), ADVANCEMENT_LEVELS, f"sides.{side}.advancement", LEVEL_ALIASES))
-        raw_score = item.get("score")
-        score = suggested_score(task, bf, adv) if raw_score in (None, "", "null") else as_score(raw_score, f"sides.{side}.score")
-        analyses.append(
-            SideAnalysis(
-                stage_id=st.stage_id,
-                side=side,
-                role=st.role_of(side),
-                task_performance=task,
-                battlefield_judgement=bf,
-                advancement=adv,
-                suggested_score=score,
-                rationale=_text(item.get("rationale"), 1000),
-                contributions=_contributions(item.get("contributions"), side_debaters(request.match, st, side)),
-                dimensions=read_side_dimensions(item, request, side),
-            )
-        )
+            checks.errors.append(OutputInvalid(f"sides: no analysis for the {side}", [("sides", side)]))
+            continue
+        analysis = checks.run(("sides", side), _side_analysis, item, side, request)
+        if analysis is not None:
+            analyses.append(analysis)
+    checks.raise_if_failed()
     return StageAnalysis(
         stage_id=st.stage_id,
         stage_index=request.index,
@@ -186,13 +178,37 @@ def read_stage_analysis(obj: Mapping[str, Any], request: StageRequest) -> StageA
     )
 
 
-_SIDE_ANCHOR = re.compile(r"(?<![A-Za-z_])[\"']?side[\"']?\s*[:：]\s*[\"'“]?(affirmative|negative)", re.I)
+def _side_analysis(item: Mapping[str, Any], side: Side, request: StageRequest) -> SideAnalysis:
+    """One evaluated side's rating (see :func:`read_stage_analysis`). Raises OutputInvalid."""
+    st = request.stage
+    task = cast(TaskPerformance, as_choice(item.get("task_performance"), TASK_LEVELS, f"sides.{side}.task_performance", LEVEL_ALIASES))
+    bf = cast(BattlefieldJudgement, as_choice(item.get("battlefield_judgement"), BATTLEFIELD_LEVELS, f"sides.{side}.battlefield_judgement", LEVEL_ALIASES))
+    adv = cast(Advancement, as_choice(item.get("advancement"), ADVANCEMENT_LEVELS, f"sides.{side}.advancement", LEVEL_ALIASES))
+    raw_score = item.get("score")
+    score = suggested_score(task, bf, adv) if raw_score in (None, "", "null") else as_score(raw_score, f"sides.{side}.score")
+    return SideAnalysis(
+        stage_id=st.stage_id,
+        side=side,
+        role=st.role_of(side),
+        task_performance=task,
+        battlefield_judgement=bf,
+        advancement=adv,
+        suggested_score=score,
+        rationale=_text(item.get("rationale"), 1000),
+        contributions=_contributions(item.get("contributions"), side_debaters(request.match, st, side)),
+        dimensions=read_side_dimensions(item, request, side),
+    )
+
+
+_SIDE_ANCHOR = re.compile(
+    r"(?<![A-Za-z_])(?:[\"']?side[\"']?\s*[:：]\s*[\"'“]?(affirmative|negative)|[\"'“](affirmative|negative)[\"'”]\s*[:：]\s*[{｛])", re.I
+)
 
 
 def recover_stage_analysis(text: str) -> dict[str, Any] | None:
-    """Stage-3 recovery for the tracker: split the text at each ``"side": "..."`` and read the
-    three levels (and an optional score and rationale) from each piece that has them. Clash
-    updates are not recovered."""
+    """Stage-3 recovery for the tracker: split the text at each ``"side": "..."`` (or each
+    ``"<side>": {``, the response schema's shape) and read the three levels (and an optional score and
+    rationale) from each piece that has them. Clash updates are not recovered."""
     anchors = list(_SIDE_ANCHOR.finditer(text))
     sides = []
     for i, m in enumerate(anchors):
@@ -205,7 +221,7 @@ def recover_stage_analysis(text: str) -> dict[str, Any] | None:
         score = find_number(seg, ["score"])
         sides.append(
             {
-                "side": m.group(1).lower(),
+                "side": (m.group(1) or m.group(2)).lower(),
                 "task_performance": task,
                 "battlefield_judgement": bf,
                 "advancement": adv,
@@ -219,10 +235,13 @@ def recover_stage_analysis(text: str) -> dict[str, Any] | None:
 
 
 def _unit_scores(raw: Any, units: list[tuple[str, Side]]) -> dict[tuple[str, Side], int]:
-    """The judge's scores of the wanted ``units`` from ``stage_scores``: a list of
-    ``{"stage_id", "side", "score"}`` or a mapping ``"<stage_id>|<side>" -> score``. Units not asked
-    for are ignored; a unit given twice with different scores, or one missing, is invalid."""
+    """The judge's scores of the wanted ``units`` from ``stage_scores``: an object ``"<stage_id>|<side>"
+    -> score`` (the response schema's shape) or a list of ``{"stage_id", "side", "score"}``. Units not
+    asked for are ignored; a unit given twice with different scores, out of range or missing is
+    invalid, and the error names it (``("stage_scores", "<stage_id>|<side>")``) when the answer has the
+    object shape, else the whole field."""
     wanted = set(units)
+    whole: list[tuple[str, ...]] = [("stage_scores",)]
     items: list[tuple[Any, Any, Any]] = []
     if isinstance(raw, Mapping):
         for k, v in raw.items():
@@ -231,10 +250,15 @@ def _unit_scores(raw: Any, units: list[tuple[str, Side]]) -> dict[tuple[str, Sid
     elif isinstance(raw, list):
         for it in raw:
             if not isinstance(it, Mapping):
-                raise OutputInvalid("stage_scores: every entry must be an object with stage_id, side and score")
+                raise OutputInvalid("stage_scores: every entry must be an object with stage_id, side and score", whole)
             items.append((it.get("stage_id"), it.get("side"), it.get("score")))
     else:
-        raise OutputInvalid("stage_scores: expected a list of {stage_id, side, score}")
+        raise OutputInvalid("stage_scores: expected an object with one score per unit", whole)
+
+    def name(unit: tuple[str, str]) -> list[tuple[str, ...]]:
+        return [("stage_scores", unit_key(*unit))] if isinstance(raw, Mapping) else whole
+
+    checks = FieldChecks()
     scores: dict[tuple[str, Side], int] = {}
     for sid, side, value in items:
         try:
@@ -244,36 +268,57 @@ def _unit_scores(raw: Any, units: list[tuple[str, Side]]) -> dict[tuple[str, Sid
         unit = (str(sid).strip(), side_n)
         if unit not in wanted:
             continue
-        score = as_score(value, f"stage_scores.{unit[0]}|{unit[1]}")
+        score = checks.run(name(unit)[0], as_score, value, f"stage_scores.{unit_key(*unit)}")
+        if score is None:
+            continue
         if unit in scores and scores[unit] != score:
-            raise OutputInvalid(f"stage_scores: {unit[0]}|{unit[1]} scored twice ({scores[unit]} and {score})")
+            checks.errors.append(OutputInvalid(f"stage_scores: {unit_key(*unit)} scored twice ({scores[unit]} and {score})", name(unit)))
+            continue
         scores[unit] = score
-    missing = [f"{sid}|{side}" for sid, side in units if (sid, side) not in scores]
+    missing = [unit for unit in units if unit not in scores and not any(("stage_scores", unit_key(*unit)) in e.fields for e in checks.errors)]
     if missing:
-        raise OutputInvalid(f"stage_scores: missing {', '.join(missing[:5])}{' ...' if len(missing) > 5 else ''}")
+        keys = [unit_key(*u) for u in missing]
+        fields = [f for u in missing for f in name(u)]
+        checks.errors.append(OutputInvalid(f"stage_scores: missing {', '.join(keys[:5])}{' ...' if len(keys) > 5 else ''}", fields))
+    checks.raise_if_failed()
     return scores
+
+
+def _ballot_p(obj: Mapping[str, Any]) -> tuple[float, Side]:
+    """(p, winner) of a ballot: p in [0, 1] and not 0.5, the winner the side p favours (derived from
+    p when absent). Raises OutputInvalid naming p, or p and the winner when they disagree."""
+    if obj.get("p") in (None, ""):
+        raise OutputInvalid("p: missing", [("p",)])
+    p = as_probability(obj.get("p"), "p")
+    if p == 0.5:
+        raise OutputInvalid("p: a judge may not tie; p must not be 0.5", [("p",)])
+    implied: Side = "affirmative" if p > 0.5 else "negative"
+    winner = _side(obj["winner"], "winner") if obj.get("winner") not in (None, "") else implied
+    if winner != implied:
+        raise OutputInvalid(f"winner: {winner} contradicts p={p}", [("winner",), ("p",)])
+    return p, winner
 
 
 def read_ballot(obj: Mapping[str, Any], request: JudgeRequest, model: str) -> Ballot:
     """Validate a decoded judge answer into a :class:`Ballot`.
 
-    Requires an integer score 1-10 for every unit of :func:`judge_units` (a list of
-    ``{"stage_id", "side", "score"}`` or a mapping ``"<stage_id>|<side>" -> score``; units not asked
+    Requires an integer score 1-10 for every unit of :func:`judge_units` (an object
+    ``"<stage_id>|<side>" -> score`` or a list of ``{"stage_id", "side", "score"}``; units not asked
     for are ignored, a unit given twice with different scores is invalid); p in [0, 1] and not 0.5
     (judges may not tie, paper 2.3); a winner agreeing with p (derived from p when absent); and
-    best-debater votes over known position labels summing to exactly 3. Raises
-    :class:`OutputInvalid` (or pydantic's ValidationError, also a ValueError).
+    best-debater votes over known position labels summing to exactly 3 (a list of labels, one per
+    vote, or a label -> count mapping). Every part is checked; the :class:`OutputInvalid` raised
+    names every failed field (``stage_scores.<unit>``, ``p``, ``winner``, ``best_debater_votes``), so a
+    repair turn can ask for those only.
     """
     units = judge_units(request)
-    scores = _unit_scores(obj.get("stage_scores"), units)
-    p = as_probability(obj.get("p"), "p")
-    if p == 0.5:
-        raise OutputInvalid("p: a judge may not tie; p must not be 0.5")
-    implied: Side = "affirmative" if p > 0.5 else "negative"
-    winner = _side(obj["winner"], "winner") if obj.get("winner") not in (None, "") else implied
-    if winner != implied:
-        raise OutputInvalid(f"winner: {winner} contradicts p={p}")
-    votes = as_votes(obj.get("best_debater_votes"), request.match.debater_labels(), BALLOT_VOTES)
+    checks = FieldChecks()
+    scores = checks.run(("stage_scores",), _unit_scores, obj.get("stage_scores"), units)
+    pw = checks.run(("p",), _ballot_p, obj)
+    votes = checks.run(("best_debater_votes",), as_votes, obj.get("best_debater_votes"), request.match.debater_labels(), BALLOT_VOTES)
+    checks.raise_if_failed()
+    assert scores is not None and pw is not None and votes is not None
+    p, winner = pw
     return Ballot(
         judge_id=request.judge_id,
         perspective=request.perspective,
@@ -287,10 +332,17 @@ def read_ballot(obj: Mapping[str, Any], request: JudgeRequest, model: str) -> Ba
     )
 
 
-def recover_ballot(text: str, labels: list[str]) -> dict[str, Any] | None:
-    """Stage-3 recovery for a judge: unit scores from every small ``{...}`` holding a stage_id,
-    a side and a score; p, winner and the votes from field-level patterns."""
-    scores = []
+def recover_ballot(text: str, labels: list[str], unit_keys: list[str] | None = None) -> dict[str, Any] | None:
+    """Stage-3 recovery for a judge: unit scores from ``"<stage_id>|<side>": <score>`` pairs for the
+    known ``unit_keys`` (the response schema's shape) and from every small ``{...}`` holding a
+    stage_id, a side and a score; p, winner and the votes (a list of labels, else ``label: count``
+    pairs) from field-level patterns."""
+    scores: list[dict[str, Any]] = []
+    for key in unit_keys or []:
+        value = find_number(text, [key])
+        if value is not None:
+            unit_stage, _, unit_side = key.partition("|")
+            scores.append({"stage_id": unit_stage, "side": unit_side, "score": value})
     for span in small_objects(text):
         sid = find_string(span, ["stage_id"])
         side = find_word(span, ["side"], ["affirmative", "negative"])
@@ -304,6 +356,6 @@ def recover_ballot(text: str, labels: list[str]) -> dict[str, Any] | None:
         "stage_scores": scores,
         "p": p,
         "winner": find_word(text, ["winner"], ["affirmative", "negative"]),
-        "best_debater_votes": find_votes(text, labels),
+        "best_debater_votes": find_labels(text, ["best_debater_votes"], labels) or find_votes(text, labels),
         "reasoning": find_string(text, ["reasoning"]) or "",
     }

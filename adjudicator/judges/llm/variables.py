@@ -137,6 +137,11 @@ def speech_slot(match: MatchView, stage_id: str) -> dict[str, str] | None:
     return {"abbr": slot.abbr, "house": slot.unit, "house_name": match.spec().unit(slot.unit).name, "role": slot.speech_role}
 
 
+def unit_key(stage_id: str, side: str) -> str:
+    """The key of a scored unit in a judge's answer and in gold labels: ``"<stage_id>|<side>"``."""
+    return f"{stage_id}|{side}"
+
+
 def judge_units(request: JudgeRequest) -> list[tuple[str, Side]]:
     """The (stage_id, side) units a judge must score: the match's scored units of every stage that
     has a tracker analysis, in stage order."""
@@ -158,6 +163,7 @@ def judge_variables(request: JudgeRequest) -> dict[str, Any]:
         units.append(
             {
                 "stage_id": sid,
+                "key": unit_key(sid, side),
                 "stage_name": st.name,
                 "stage_type": st.type,
                 "side": side,

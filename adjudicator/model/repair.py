@@ -1,0 +1,188 @@
+"""The repair turn: re-ask a model only for the fields its answer got wrong.
+
+When a reply decodes to an object but the node's validator rejects it -- a unit's score missing, p out
+of range, the votes not summing to three -- resending the whole request spends the whole prompt and
+the whole answer again, and a weak model tends to make the same slip. A repair turn instead continues
+the conversation: the original messages, the model's answer as the assistant's turn, then a short user
+turn (``prompts/repair.<lang>.j2``) that quotes the validator's message and asks for the failed fields
+only, with the response schema cut down to them (:func:`~adjudicator.model.schema.sub_schema`), so a
+server that constrains decoding can only return those fields. The reply (the *patch*) is merged into
+the answer (:func:`merge`) and the merged answer goes through the node's reader again.
+
+The fields come from the validator (:attr:`~adjudicator.model.parsing.OutputInvalid.fields`, carried
+in :attr:`~adjudicator.model.parsing.ParseResult.invalid_fields`); a validator that names none gets the
+whole answer asked for again, still with its message. A reply with no decodable object cannot be
+repaired: the attempts runner then resends the original request, as the protocol does.
+
+A repair is one step of :func:`~adjudicator.model.attempts.run_attempts`, kept apart from the other
+ways of choosing the next attempt (resending, or a larger budget after a truncated reply); it counts
+as one of the protocol's three attempts. Its request is deterministic (the messages hold the answer
+shown, so the cache key covers it): a cached rerun replays the same repair from the cache.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from adjudicator.model.chat import ChatRequest
+from adjudicator.model.parsing import ParseResult, parse_output, split_reasoning
+from adjudicator.model.prompts import PromptStore
+from adjudicator.model.schema import FieldPath, skeleton, sub_schema
+
+T = TypeVar("T")
+
+#: Template stem of the repair turn (``prompts/repair.<lang>.j2``).
+REPAIR_TEMPLATE = "repair"
+
+
+def template_name(language: str) -> str:
+    """The repair template of a language, e.g. ``repair.zh.j2``."""
+    return f"{REPAIR_TEMPLATE}.{language}.j2"
+
+
+def _lookup(obj: Any, path: Sequence[str]) -> tuple[bool, Any]:
+    for key in path:
+        if not isinstance(obj, Mapping) or key not in obj:
+            return False, None
+        obj = obj[key]
+    return True, obj
+
+
+def merge(base: Mapping[str, Any], patch: Mapping[str, Any], fields: Sequence[FieldPath]) -> dict[str, Any]:
+    """``base`` with each field of ``fields`` (key paths) replaced by the patch's value for it.
+
+    The patch is read at the full path (``{"stage_scores": {"s03|affirmative": 7}}``) or, for a
+    nested field, at its last key alone (``{"s03|affirmative": 7}``: a model that dropped the
+    wrapper). A field the patch does not hold keeps the base's value. With no ``fields`` (the whole
+    answer was asked for) every top-level key of the patch replaces the base's. Pure: ``base`` is not
+    changed."""
+    out = copy.deepcopy(dict(base))
+    if not fields:
+        out.update(copy.deepcopy(dict(patch)))
+        return out
+    for path in fields:
+        found, value = _lookup(patch, path)
+        if not found and len(path) > 1:
+            found, value = _lookup(patch, path[-1:])
+        if not found:
+            continue
+        node = out
+        for key in path[:-1]:
+            child = node.get(key)
+            if not isinstance(child, dict):
+                child = {}
+                node[key] = child
+            node = child
+        node[path[-1]] = copy.deepcopy(value)
+    return out
+
+
+def _object(obj: dict[str, Any]) -> dict[str, Any]:
+    return obj
+
+
+def describe(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """What a repair prompt says about one field's schema: ``kind`` (integer, number, choice, labels,
+    object, text, boolean), ``minimum``/``maximum``, ``choices`` (an enum, or a list's items), ``count``
+    (a list's exact length) and ``members`` (an object's keys)."""
+    kind = schema.get("type")
+    kinds = kind if isinstance(kind, list) else [kind]
+    out: dict[str, Any] = {"nullable": "null" in kinds, "minimum": schema.get("minimum"), "maximum": schema.get("maximum"), "choices": None, "count": None, "members": None}
+    if "enum" in schema:
+        out.update(kind="choice", choices=list(schema["enum"]))
+    elif "array" in kinds:
+        items = schema.get("items") or {}
+        exact = schema.get("minItems") if schema.get("minItems") == schema.get("maxItems") else None
+        out.update(kind="list", choices=list(items.get("enum") or []) or None, count=exact)
+    elif "object" in kinds:
+        out.update(kind="object", members=list((schema.get("properties") or {}).keys()))
+    elif "integer" in kinds:
+        out.update(kind="integer")
+    elif "number" in kinds:
+        out.update(kind="number")
+    elif "boolean" in kinds:
+        out.update(kind="boolean")
+    else:
+        out.update(kind="text")
+    return out
+
+
+def _field_schema(schema: Mapping[str, Any] | None, path: FieldPath) -> Mapping[str, Any]:
+    node: Mapping[str, Any] = schema or {}
+    for key in path:
+        node = (node.get("properties") or {}).get(key) or {}
+    return node
+
+
+@dataclass(frozen=True)
+class RepairTurn:
+    """One repair turn: the request to send, the answer being repaired (decoded) and the fields asked for."""
+
+    request: ChatRequest
+    base: dict[str, Any]
+    fields: tuple[FieldPath, ...]
+
+    def read(self, text: str, read: Callable[[str], ParseResult[T]]) -> ParseResult[T]:
+        """Read the reply to this turn: decode the patch (strict JSON or the normalising stage),
+        merge it into :attr:`base` and run the node's ``read`` on the merged answer. The result's
+        stage is the patch's; on failure ``decoded`` is the merged answer (so another repair can
+        build on it), or None when the patch held no object. Never raises."""
+        patch = parse_output(text, validate=_object)
+        if not patch.ok or patch.value is None:
+            return ParseResult(None, "failed", f"repair: {patch.error}", patch.reasoning)
+        merged = merge(self.base, patch.value, self.fields)
+        result = read(json.dumps(merged, ensure_ascii=False))
+        if result.ok:
+            return ParseResult(result.value, patch.stage, reasoning=patch.reasoning)
+        return ParseResult(None, "failed", result.error, patch.reasoning, result.decoded or merged, result.invalid_fields)
+
+
+class Repairer:
+    """Builds repair turns in one language from ``store``'s ``repair.<language>.j2``."""
+
+    def __init__(self, store: PromptStore, language: str) -> None:
+        self.store = store
+        self.language = language
+        self.template = template_name(language)
+
+    def template_hash(self) -> str:
+        """The content hash of the repair template (recorded in the provenance's prompt hashes)."""
+        return self.store.template_hash(self.template)
+
+    def turn(self, request: ChatRequest, answer: str, result: ParseResult[Any]) -> RepairTurn | None:
+        """The repair turn for an answer that failed validation, or None when the answer held no
+        decodable object (then only a fresh request can help).
+
+        ``request`` is the node's original request; ``answer`` the text to show as the model's turn
+        (its reply with reasoning blocks removed, or the merged answer of an earlier repair); ``result``
+        the failed reading, whose ``decoded`` object and ``invalid_fields`` say what to keep and what to
+        ask for. The turn's request keeps the node, unit key, template hash and budget of ``request``."""
+        if result.decoded is None:
+            return None
+        fields = tuple(result.invalid_fields)
+        schema = sub_schema(request.schema, fields) if request.schema else None
+        shown, _ = split_reasoning(answer)
+        rendered = self.store.render(
+            self.template,
+            {
+                "error": result.error or "",
+                "whole": not fields,
+                "fields": [{"path": ".".join(path), **describe(_field_schema(request.schema, path))} for path in fields],
+                "shape": json.dumps(skeleton(schema), ensure_ascii=False) if schema else "",
+            },
+        )
+        messages = (*request.messages, {"role": "assistant", "content": shown.strip()}, {"role": "user", "content": rendered.user})
+        repair_request = ChatRequest(
+            messages=messages,
+            node=request.node,
+            key=request.key,
+            template_hash=request.template_hash,
+            schema=schema,
+            schema_name=f"{request.schema_name}_repair",
+            max_tokens=request.max_tokens,
+        )
+        return RepairTurn(request=repair_request, base=dict(result.decoded), fields=fields)
