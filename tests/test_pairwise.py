@@ -239,8 +239,8 @@ def pair_responder(body: dict) -> str:
     if "answer" not in schema.get("properties", {}):
         if body["messages"][-1]["content"].find("bp") >= 0 and "Opening Government" in json.dumps(schema):
             return bp_responder(body)
-        item = schema["properties"]["sides"]["items"]["properties"]
-        sides = item["side"]["enum"]
+        sides = schema["properties"]["sides"]["required"]  # the exact schema: one required entry per evaluated side
+        item = schema["properties"]["sides"]["properties"][sides[0]]["properties"]
         labels = item["contributions"]["items"]["properties"]["debater"]["enum"]
         return tracker_json(sides, {s: next(lab for lab in labels if lab.lower().startswith(s)) for s in sides})
     a, b = _PAIR.search(body["messages"][-1]["content"]).groups()
@@ -263,7 +263,7 @@ def test_pairwise_panel_on_bp_over_http(fake_openai, tmp_path):
     unit = v.pairwise.level_agreement("unit")
     assert (unit.results, unit.inconsistent, unit.inconsistent_share) == (18, 3, 0.1667)
     assert [s.rank for s in v.speaker_scores] == [1, 2, 3, 4, 5, 6, 7, 8]
-    assert set(v.provenance.prompt_hashes) == {"track_stage_bp.en.j2", "compare.en.j2"}
+    assert set(v.provenance.prompt_hashes) == {"track_stage_bp.en.j2", "compare.en.j2", "repair.en.j2"}  # the trackers have repair turns
     compares = [r for r in fake_openai.requests if "answer" in json.dumps(r.get("response_format") or {})]
     assert len(compares) == 3 * 68
     assert all("GOLD-MARKER-PAIR-5e1" not in json.dumps(r) for r in fake_openai.requests)
