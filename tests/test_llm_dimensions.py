@@ -31,8 +31,8 @@ def responder(body: dict[str, Any]) -> str:
 
     props = _schema(body)["properties"]
     if "sides" in props:
-        item = props["sides"]["items"]["properties"]
-        sides = item["side"]["enum"]
+        sides = list(props["sides"]["properties"])  # the exact schema: one required key per evaluated side
+        item = props["sides"]["properties"][sides[0]]["properties"]
         labels = item["contributions"]["items"]["properties"]["debater"]["enum"]
         debaters = {s: next(lab for lab in labels if lab.lower().startswith(s)) for s in sides}
         out = json.loads(tracker_json(sides, debaters))
@@ -48,9 +48,9 @@ def responder(body: dict[str, Any]) -> str:
             if "claims" in item:
                 entry["claims"] = ["Robots will replace many factory jobs in the next decade."]
         return json.dumps(out)
-    stage_ids = props["stage_scores"]["items"]["properties"]["stage_id"]["enum"]
-    labels = list(props["best_debater_votes"]["properties"])
-    out = json.loads(ballot_json([(sid, side) for sid in stage_ids for side in ("affirmative", "negative")], votes={labels[0]: 2, labels[-1]: 1}))
+    units = [tuple(k.split("|")) for k in props["stage_scores"]["properties"]]  # "<stage_id>|<side>" keys
+    labels = props["best_debater_votes"]["items"]["enum"]
+    out = json.loads(ballot_json(units, votes={labels[0]: 2, labels[-1]: 1}))
     if "dimension_votes" in props:
         keys = props["dimension_votes"]["items"]["properties"]["dimension"]["enum"]
         out["dimension_votes"] = [
@@ -96,7 +96,7 @@ def test_inspire_objective_dimensions_are_counted_by_code(fake_openai, tmp_path:
     assert res["logical_validity"]["mean_scores"] == {"affirmative": 1.0, "negative": 0.5} and res["logical_validity"]["winner"] == "affirmative"
     # no evidence source: the tracker is not asked for claims and the dimension is not assessed
     trackers = [b for b in fake_openai.requests if "sides" in _schema(b)["properties"]]
-    assert "claims" not in _schema(trackers[0])["properties"]["sides"]["items"]["properties"]
+    assert all("claims" not in entry["properties"] for entry in _schema(trackers[0])["properties"]["sides"]["properties"].values())
     assert res["fact_authenticity"]["assessed"] is False and res["fact_authenticity"]["note"].startswith("not assessed: no evidence source")
     # judges vote on the four subjective dimensions only
     judge = next(b for b in fake_openai.requests if "stage_scores" in _schema(b)["properties"])
