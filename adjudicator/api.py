@@ -252,11 +252,13 @@ def build_context(
         return offline
 
     rubric, evidence = judging_rubric(config)
+    if config.panel == "pairwise" and config.judge_evidence != "ledger":
+        raise ConfigError(f"--judge-evidence {config.judge_evidence}: a pairwise panel's judges read the ledger only", "use --judge-evidence ledger, or --panel scoring")
     if tracker is None and config.is_offline:
         return replace(AdjudicationContext.single(offline_judge(), config.panel), rubric=rubric, evidence=evidence)
     if tracker is not None and all(m is None for m in config.judges().values()):
         judges = {j: offline_judge() for j in config.judges()}
-        return AdjudicationContext(tracker=tracker, judges=judges, rubric=rubric, evidence=evidence, panel_mode=config.panel)
+        return AdjudicationContext(tracker=tracker, judges=judges, rubric=rubric, evidence=evidence, panel_mode=config.panel, judge_evidence=config.judge_evidence)
 
     from adjudicator.judges.llm.backend import LLMBackend
     from adjudicator.model.llm import PreflightGate
@@ -278,7 +280,7 @@ def build_context(
     judges = {j: backend_for(m) for j, m in config.judges().items()}
     if check_models:
         gate.ensure()
-    return AdjudicationContext(tracker=seated, judges=judges, rubric=rubric, evidence=evidence, panel_mode=config.panel)
+    return AdjudicationContext(tracker=seated, judges=judges, rubric=rubric, evidence=evidence, panel_mode=config.panel, judge_evidence=config.judge_evidence)
 
 
 def judging_rubric(config: ModelConfig) -> tuple[Rubric | None, Any]:

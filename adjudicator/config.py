@@ -66,6 +66,11 @@ PSource = Literal["stated", "logprob"]
 PanelMode = Literal["scoring", "pairwise"]
 PANEL_MODES: tuple[str, ...] = ("scoring", "pairwise")
 
+#: What an LLM judge reads beyond the tracker's ledger and analyses (:mod:`adjudicator.judges.llm.quotes`):
+#: nothing more, the transcript lines behind the decisive clashes, or the whole transcript.
+JudgeEvidence = Literal["ledger", "quotes", "transcript"]
+JUDGE_EVIDENCE: tuple[str, ...] = ("ledger", "quotes", "transcript")
+
 OFFLINE_NAMES = frozenset({"offline", "none", ""})
 
 ENV_PREFIX = "ADJUDICATOR_"
@@ -82,7 +87,7 @@ LIVE_STORE_ENV = "ADJUDICATOR_LIVE_STORE"
 _SETTINGS = (
     "model", "api_base", "tracker_model", "judge_models", "no_cache", "cache_dir", "timeout_s", "json_mode",
     "temperature", "seed", "p_source", "max_tokens", "transport_retries", "backoff_base_s", "rubric", "evidence", "panel", "max_concurrent_requests",
-    "api_key_env",
+    "api_key_env", "judge_evidence",
 )  # fmt: skip
 
 #: Environment variable -> setting.
@@ -189,7 +194,9 @@ class ModelConfig(BaseSettings):
     backoff wait, seconds). Judging settings: ``rubric`` (``--rubric``: a preset name of
     :data:`adjudicator.rubric.PRESETS` or a rubric file; None = ``ccdb``) and ``evidence``
     (``--evidence``: a folder of documents the fact-authenticity check reads, or ``transcript`` for
-    the passages the debaters quoted; None = fact authenticity not assessed). ``api_key_env``
+    the passages the debaters quoted; None = fact authenticity not assessed); ``judge_evidence``
+    (``--judge-evidence``, :data:`JudgeEvidence`: what the LLM judges read beyond the tracker's
+    ledger; ``ledger`` = nothing more, the default; a scoring panel only). ``api_key_env``
     (``--api-key-env``): the name of the environment variable holding the key sent to every model
     (None = ``ADJUDICATOR_API_KEY``, see :func:`api_key`); a name, never a key.
     ``max_concurrent_requests`` caps the requests in flight to one server at
@@ -223,6 +230,7 @@ class ModelConfig(BaseSettings):
     panel: PanelMode = "scoring"
     max_concurrent_requests: int | None = Field(default=None, ge=1)
     api_key_env: str | None = None
+    judge_evidence: JudgeEvidence = "ledger"
 
     @classmethod
     def settings_customise_sources(
@@ -338,6 +346,7 @@ class ModelConfig(BaseSettings):
         max_concurrent_requests: int | None = None,
         p_source: str | None = None,
         api_key_env: str | None = None,
+        judge_evidence: str | None = None,
         env: Mapping[str, str] | None = None,
     ) -> ModelConfig:
         """Resolve flags > ``ADJUDICATOR_*`` environment > config file > defaults.
@@ -345,7 +354,7 @@ class ModelConfig(BaseSettings):
         Arguments are the CLI flags (``--model``, ``--api-base``, ``--tracker-model``, ``--judge-model``
         (repeatable) as ``judge_models``, ``--config`` as ``config_file``, ``--no-cache``,
         ``--cache-dir``, ``--timeout-s``, ``--json-mode``, ``--rubric``, ``--evidence``, ``--panel``, ``--concurrency`` as
-        ``max_concurrent_requests``, ``--p-source``, ``--api-key-env``); None, or an empty ``judge_models``
+        ``max_concurrent_requests``, ``--p-source``, ``--api-key-env``, ``--judge-evidence``); None, or an empty ``judge_models``
         sequence, means the flag was not given (``no_cache=False`` from a flag that defaults to off
         should be passed as None). ``env`` replaces ``os.environ`` (tests). Raises
         :class:`~adjudicator.errors.ConfigError` (exit code 2, one line naming the source and
@@ -368,6 +377,7 @@ class ModelConfig(BaseSettings):
             "max_concurrent_requests": max_concurrent_requests,
             "p_source": p_source,
             "api_key_env": api_key_env,
+            "judge_evidence": judge_evidence,
         }
         given = {k: v for k, v in flags.items() if v is not None}
         resolution = _Resolution(env=env, path=_config_path(config_file, env))

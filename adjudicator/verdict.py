@@ -226,7 +226,9 @@ class Provenance(FrozenModel):
     the verdict (``cost_usd`` None when a price was unknown; ``reasoning_tokens`` the part of the
     completion tokens spent on reasoning). ``strict_json`` / ``recovered`` / ``parse_failures`` count
     attempts by how their output was read; ``repaired`` counts the nodes whose valid answer came from a
-    repair turn (:mod:`adjudicator.model.repair`).
+    repair turn (:mod:`adjudicator.model.repair`). ``judge_evidence``: what the LLM judges read
+    beyond the tracker's ledger (``--judge-evidence``: ledger, quotes or transcript); None when no
+    LLM judge wrote a ballot that could read it (offline judges, a pairwise panel, the single-call arm).
     """
 
     arm: Arm = "agentic"
@@ -244,6 +246,7 @@ class Provenance(FrozenModel):
     recovered: int = 0
     repaired: int = 0
     parse_failures: int = 0
+    judge_evidence: str | None = None
     package_version: str = ""
 
 

@@ -185,3 +185,20 @@ def test_a_rejudge_run_resumes_under_its_own_parent_and_judges(parent, tmp_path,
     assert len(fake_openai.requests) == 3 and {b["model"] for b in fake_openai.requests} == {"judge-b"}
     code, _, err = bench(["--rejudge", str(base), "--name", "rj", "--resume", "--judge-model", "openai/judge-c", *args], capsys)
     assert code == 2 and "differs from run" in err
+
+
+def test_a_rejudge_under_another_judge_evidence_changes_only_the_judges_input(parent, tmp_path, capsys, fake_openai):
+    """The ablation of --judge-evidence on one frozen run: the same tracker outputs, judges that now
+    read quotes; the value is in the manifest and every verdict, and a resume refuses another."""
+    _, runs, base = parent
+    args = ["--runs-dir", str(runs), *common(fake_openai, tmp_path / "c2")]
+    code, _, err = bench(["--rejudge", str(base), "--judge-model", "openai/test-model", "--judge-evidence", "quotes", "--name", "rq", *args], capsys)
+    assert code == 0, err
+    assert not any(is_tracker(b) for b in fake_openai.requests) and len(fake_openai.requests) == 6  # 2 matches x 3 judges
+    assert all("QUOTES" in b["messages"][-1]["content"] for b in fake_openai.requests)
+    run = only_run(runs, "rq")
+    assert json.loads((run / "manifest.json").read_text())["config"]["judge_evidence"] == "quotes"
+    assert {v["provenance"]["judge_evidence"] for v in verdicts(run).values()} == {"quotes"}
+    assert {v["provenance"]["judge_evidence"] for v in verdicts(base).values()} == {"ledger"}
+    code, _, err = bench(["--rejudge", str(base), "--name", "rq", "--resume", "--judge-evidence", "transcript", *args], capsys)
+    assert code == 2 and "differs from run" in err

@@ -14,7 +14,7 @@ from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 from pydantic import ConfigDict, Field
 
 from adjudicator.battlefield import Clash, StageAnalysis
-from adjudicator.config import JUDGE_IDS
+from adjudicator.config import JUDGE_IDS, JudgeEvidence
 from adjudicator.frozen import FrozenModel
 from adjudicator.match import MatchView, Stage
 from adjudicator.pairwise.comparisons import Level, PairChoice
@@ -51,7 +51,8 @@ class StageRequest(FrozenModel):
 class JudgeRequest(FrozenModel):
     """Input of one judge: its id and perspective, the label-free match, and the final battlefield
     state. Each judge receives its own request and nothing of the other judges. ``rubric``: the
-    dimensional rubric whose dimensions the ballot decides (None or ccdb: none)."""
+    dimensional rubric whose dimensions the ballot decides (None or ccdb: none); ``judge_evidence``:
+    what the judge reads beyond the tracker's output (:mod:`adjudicator.judges.llm.quotes`)."""
 
     judge_id: str
     perspective: str
@@ -59,6 +60,7 @@ class JudgeRequest(FrozenModel):
     clashes: dict[str, Clash]
     analyses: list[StageAnalysis]
     rubric: Rubric | None = None
+    judge_evidence: JudgeEvidence = "ledger"
 
 
 class CompareRequest(FrozenModel):

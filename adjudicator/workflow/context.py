@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Protocol, cast
 
-from adjudicator.config import PanelMode
+from adjudicator.config import JudgeEvidence, PanelMode
 from adjudicator.judges.base import JUDGE_PERSPECTIVES, Backend
 from adjudicator.rubric import Rubric
 
@@ -55,7 +55,8 @@ class AdjudicationContext:
     ``rubric`` the active rubric (None = ccdb) and ``evidence`` the fact-authenticity source (an
     :class:`~adjudicator.evidence.EvidenceSource`, ``"transcript"``, or None), which nodes read with
     :func:`rubric_of` / :func:`evidence_of` (a context without them judges on the ccdb rubric);
-    ``panel_mode`` how the judges judge (``"scoring"`` ballots, or ``"pairwise"`` comparisons)."""
+    ``panel_mode`` how the judges judge (``"scoring"`` ballots, or ``"pairwise"`` comparisons);
+    ``judge_evidence`` what the LLM judges read beyond the ledger (:func:`judge_evidence_of`)."""
 
     tracker: Backend
     judges: dict[str, Backend]
@@ -63,6 +64,7 @@ class AdjudicationContext:
     rubric: Rubric | None = None
     evidence: Any = None
     panel_mode: PanelMode = "scoring"
+    judge_evidence: JudgeEvidence = "ledger"
 
     @classmethod
     def single(cls, backend: Backend, panel_mode: PanelMode = "scoring") -> "AdjudicationContext":
@@ -83,3 +85,11 @@ def rubric_of(ctx: object) -> Rubric | None:
 def evidence_of(ctx: object) -> Any:
     """The context's evidence source, or None."""
     return getattr(ctx, "evidence", None)
+
+
+def judge_evidence_of(ctx: object) -> JudgeEvidence:
+    """The context's judge evidence (``"ledger"`` when it names none)."""
+    mode = getattr(ctx, "judge_evidence", "ledger")
+    if mode == "quotes" or mode == "transcript":
+        return cast(JudgeEvidence, mode)
+    return "ledger"

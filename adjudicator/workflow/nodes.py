@@ -24,7 +24,7 @@ from adjudicator.pairwise.comparisons import PairChoice, schedule
 from adjudicator.pairwise.panel import aggregate_pairwise
 from adjudicator.records import CallRecord, FailureKind, NodeFailure, in_call_order, in_failure_order
 from adjudicator.verdict import Ballot, Provenance, Verdict
-from adjudicator.workflow.context import Backends, evidence_of, rubric_of
+from adjudicator.workflow.context import Backends, evidence_of, judge_evidence_of, rubric_of
 
 
 def track_stage(state: BattlefieldState, runtime: Runtime[Backends]) -> dict[str, Any]:
@@ -114,6 +114,8 @@ def judge(task: JudgeTask, runtime: Runtime[Backends]) -> dict[str, Any]:
     rubric = rubric_of(runtime.context)
     if rubric is not None:
         request = request.model_copy(update={"rubric": rubric})
+    if runtime.context.panel_mode != "pairwise":
+        request = request.model_copy(update={"judge_evidence": judge_evidence_of(runtime.context)})
     backend = runtime.context.judges[request.judge_id]
     if runtime.context.panel_mode == "pairwise":
         return compare_all(request, backend)
@@ -155,7 +157,7 @@ def state_provenance(calls: list[CallRecord], ctx: Backends, format_name: str | 
     hashes: dict[str, str] = {}
     for b in backends:
         hashes.update(b.prompt_hashes(format_name, ctx.panel_mode))
-    return provenance_of(
+    provenance = provenance_of(
         "agentic",
         ctx.tracker.name,
         ctx.model_names(),
@@ -164,6 +166,9 @@ def state_provenance(calls: list[CallRecord], ctx: Backends, format_name: str | 
         calls,
         __version__,
     )
+    if ctx.panel_mode == "pairwise" or not any(b.is_llm for b in ctx.judges.values()):
+        return provenance  # the offline judge and the pairwise panel read the ledger whatever the setting
+    return provenance.model_copy(update={"judge_evidence": judge_evidence_of(ctx)})
 
 
 def sorted_calls(state: BattlefieldState) -> list[CallRecord]:

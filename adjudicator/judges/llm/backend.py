@@ -25,6 +25,7 @@ from adjudicator.judges.base import CompareRequest, JudgeRequest, NodeResult, St
 from adjudicator.judges.llm.compare import compare_schema, compare_variables, read_choice, recover_choice
 from adjudicator.judges.llm.dimensions import dimension_variables, judge_dimension_units
 from adjudicator.judges.llm.outputs import judge_schema, stage_schema
+from adjudicator.judges.llm.quotes import evidence_variables
 from adjudicator.judges.llm.ranking import ranking_judge_variables, ranking_schema, read_ranking_ballot, recover_ranking_ballot
 from adjudicator.judges.llm.recovery import read_ballot, read_stage_analysis, recover_ballot, recover_stage_analysis
 from adjudicator.judges.llm.variables import judge_units, judge_variables, stage_variables, unit_key
@@ -140,6 +141,7 @@ class LLMBackend:
         name = template_name(JUDGE_NODE, lang, request.match.format, _dimensional(request))
         ranking = request.match.spec().verdict == "ranking"
         variables = ranking_judge_variables(request) if ranking else judge_variables(request)
+        variables.update(evidence_variables(request))
         if request.rubric is not None and request.rubric.dimensional:
             variables.update(dimension_variables(request.rubric, lang), dimension_units=judge_dimension_units(request))
         rendered = self.prompts.render(name, variables)
