@@ -34,7 +34,6 @@ from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from adjudicator.frozen import FrozenModel
 
@@ -106,6 +105,8 @@ def _p_value(d: np.ndarray, epsilon: float) -> tuple[float | None, float]:
     by its sign (t None, p 0 or 1)."""
     if np.ptp(d) == 0:
         return None, 0.0 if float(d[0]) < epsilon else 1.0
+    from scipy import stats  # here, not at import: scipy.stats costs about a second at start-up
+
     res = stats.ttest_1samp(d, epsilon, alternative="less")
     return float(res.statistic), float(res.pvalue)
 
@@ -156,6 +157,8 @@ def alt_test(
         rows.append({"judge": judge, "n": n, "rho_f": float(np.mean(w_f)), "rho_h": float(np.mean(w_h)), "t": t, "p_value": p, "note": "; ".join(notes)})
     tested = [r for r in rows if "p_value" in r]
     if tested:
+        from scipy import stats
+
         adjusted = stats.false_discovery_control([r["p_value"] for r in tested], method="by")
         for r, q in zip(tested, adjusted):
             r["p_adjusted"] = float(q)

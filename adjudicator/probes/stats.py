@@ -23,7 +23,6 @@ from collections.abc import Sequence
 from typing import Literal
 
 import numpy as np
-from scipy import stats
 
 from adjudicator.match import MatchView
 from adjudicator.probes.card import ProbeMeasure, ProbeName, ProbeSample
@@ -54,6 +53,8 @@ def rate_measure(probe: ProbeName, measure: str, k: int, n: int, reference: floa
     """``k`` of ``n`` as a rate with its Wilson 95 % interval (None for all three when n = 0)."""
     if n == 0:
         return ProbeMeasure(probe=probe, measure=measure, value=None, n=0, reference=reference, reference_kind=reference_kind)
+    from scipy import stats  # here, not at import: scipy.stats costs about a second at start-up
+
     ci = stats.binomtest(k, n).proportion_ci(confidence_level=0.95, method="wilson")
     return ProbeMeasure(probe=probe, measure=measure, value=k / n, ci_low=float(ci.low), ci_high=float(ci.high), n=n, reference=reference, reference_kind=reference_kind)
 
@@ -68,6 +69,8 @@ def mean_measure(probe: ProbeName, measure: str, values: Sequence[float], refere
     mean = float(x.mean())
     lo = hi = None
     if n >= 2:
+        from scipy import stats
+
         half = float(stats.t.ppf(0.975, n - 1) * x.std(ddof=1) / math.sqrt(n))
         lo, hi = mean - half, mean + half
     return ProbeMeasure(probe=probe, measure=measure, value=mean, ci_low=lo, ci_high=hi, n=n, reference=reference, reference_kind=reference_kind)
@@ -77,6 +80,8 @@ def _pearson(x: np.ndarray, y: np.ndarray) -> tuple[float | None, float | None, 
     """(r, CI low, CI high); r None when n < 3 or an input is constant."""
     if x.size < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
         return None, None, None
+    from scipy import stats
+
     res = stats.pearsonr(x, y)
     ci = res.confidence_interval(0.95) if x.size > 3 else None
     return float(res.statistic), (float(ci.low) if ci else None), (float(ci.high) if ci else None)

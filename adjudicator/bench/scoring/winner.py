@@ -119,13 +119,14 @@ def arm_vs_baselines(gold: Gold, preds: dict[str, ArmPredictions], seed: int) ->
 def random_expected_test(arm: str, correct: np.ndarray) -> dict[str, Any]:
     """The arm against the random baseline's *expected* accuracy 0.5 (a fair coin per decisive match),
     not against one seeded draw: an exact two-sided binomial test of k correct out of n (scipy's
-    ``binomtest``). ``correct`` (M,) True/False/NaN (NaN: not parsed or not decisive, excluded)."""
-    from scipy.stats import binomtest
+    ``binomtest``, bit for bit: :func:`~adjudicator.evaluation.uncertainty.binomial_two_sided_p`).
+    ``correct`` (M,) True/False/NaN (NaN: not parsed or not decisive, excluded)."""
+    from adjudicator.evaluation.uncertainty import binomial_two_sided_p
 
     c = np.asarray(correct, dtype=float)
     c = c[np.isfinite(c)]
     n, k = int(c.size), int(c.sum())
-    p = float(binomtest(k, n, 0.5).pvalue) if n else None
+    p = binomial_two_sided_p(k, n) if n else None
     return {"arm": arm, "baseline": "random (expected 0.5)", "task": TASK, "test": "exact binomial", "k": k, "n": n, "accuracy_a": k / n if n else None, "accuracy_b": 0.5, "p_value": p}
 
 
