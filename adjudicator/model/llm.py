@@ -604,6 +604,11 @@ class LLMClient:
                     reason = reason.replace(self._api_key, "***")
                 if self.observer is not None and ids:
                     self.observer.settled(ids[0], error=reason)
+                if self.observer is not None and not self.observer.accepting():
+                    # the session stopped while this request was on its way (the observer refuses a
+                    # request from the request hook, which litellm reports as a server error): not a
+                    # fault to retry or to log
+                    raise TransportError(f"{self.model}: request not sent: the session was stopped", retryable=False, retries=retries) from None
                 if (
                     not retryable
                     and status in (400, 415, 422)
