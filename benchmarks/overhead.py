@@ -19,11 +19,24 @@ litellm's tokenizer before each request, the cost priced from the usage block.
    the one fixed cost a cold run pays that a cached run does not.
 3. **Framework cost per call** = (cold - cached - litellm import) / requests: what sending a request
    costs on top of serving the same answer from the cache (rendering, parsing and the graph are in
-   both), i.e. the client, litellm's request path, the tokenizer and pricing, the cache write.
+   both), i.e. the client, litellm's request path, the tokenizer and pricing, the cache write. That
+   also counts, once, what litellm imports and builds on its first request (its file-id helpers,
+   provider configuration: about a second of CPU), so it overstates a request's own cost. The
+   **marginal** cost per call leaves every once-per-process cost out: a third run on the same cache
+   with the judges on another model name (``--judge-model openai/gpt-4o-mini-2024-07-18``: the
+   tracker's calls are cache hits, the three judges' are requests) pays litellm's import and first
+   request as the cold run does, so (cold - judges-only) / (cold requests - judges-only requests)
+   is what each further request adds over a cache hit, in a whole CLI run.
 4. **Bench** (``--bench-latency-s``, default 0.3 s a request): ``adjudicate bench`` on the first
    ``--bench-matches`` real PanelBench DebateArt debates (converted from ``../shared/data/panelbench``
    into a temporary folder) with default concurrency and reports, cold, then cached (a new run name on
    the same cache: every call a hit).
+
+Every process's CPU time (user + system, from ``getrusage(RUSAGE_CHILDREN)`` around it) is measured
+beside its wall time and printed in its own columns: on a machine shared with other work the wall
+times wander with the load while CPU seconds barely move, so when the wall-time framework cost comes
+out negative (load noise) the CPU-time one still says what a request costs the framework. The loopback
+server runs in this process, so its work is in neither.
 
 Targets (issue 15): cached single match within 1.5x of the offline judge; framework cost per call at
 most 50 ms; cached bench at most 10% of the cold bench.
@@ -34,6 +47,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -53,6 +67,8 @@ MATCHES = {
     "CCDB 4v4 (synthetic_4v4_01, 14 stages)": REPO / "adjudicator/data/matches/synthetic/synthetic_4v4_01.json",
 }
 PANELBENCH = REPO.parent / "shared" / "data" / "panelbench"
+#: A second name litellm knows for the same model (schema-capable, priced): requests under it miss the cache.
+JUDGE_ALIAS = "openai/gpt-4o-mini-2024-07-18"
 TARGET_CACHED_VS_OFFLINE = 1.5
 TARGET_PER_CALL_S = 0.050
 TARGET_BENCH_CACHED_SHARE = 0.10
@@ -69,14 +85,20 @@ def clean_env(home: Path) -> dict[str, str]:
     return env
 
 
-def timed(args: list[str], env: dict[str, str], cwd: Path) -> tuple[float, subprocess.CompletedProcess]:
-    """Wall seconds of one process and the process; raises on a non-zero exit."""
-    t0 = time.perf_counter()
+def _children_cpu_s() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def timed(args: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float, subprocess.CompletedProcess]:
+    """Wall seconds and CPU seconds (user + system) of one process, and the process; raises on a
+    non-zero exit. Processes run one at a time, so the children's CPU delta is this one's."""
+    c0, t0 = _children_cpu_s(), time.perf_counter()
     proc = subprocess.run(args, capture_output=True, text=True, env=env, cwd=cwd, timeout=1800)
-    wall = time.perf_counter() - t0
+    wall, cpu = time.perf_counter() - t0, _children_cpu_s() - c0
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(args)} exited {proc.returncode}:\n{proc.stderr[-2000:]}")
-    return wall, proc
+    return wall, cpu, proc
 
 
 def adjudicate(*args: object) -> list[str]:
@@ -93,34 +115,44 @@ def responder(body: dict) -> Reply:
 
 
 def single_match(name: str, path: Path, server: FakeOpenAI, model: str, repeats: int, work: Path, env: dict[str, str]) -> dict:
-    """Offline, cold and cached wall times (medians of ``repeats``) and the calls of one match."""
+    """Offline, cold and cached wall and CPU times (medians of ``repeats``) and the calls of one match."""
     llm = ["--model", model, "--api-base", server.base_url]
-    offline, cold, cached = [], [], []
-    requests = calls = 0
+    runs: dict[str, list[float]] = {f"{k}{u}": [] for k in ("offline", "cold", "cached", "judges") for u in ("_s", "_cpu_s")}
+    requests = calls = judges_requests = 0
+
+    def record(kind: str, args: list[str]) -> subprocess.CompletedProcess:
+        wall, cpu, proc = timed(args, env, work)
+        runs[f"{kind}_s"].append(wall)
+        runs[f"{kind}_cpu_s"].append(cpu)
+        return proc
+
     for r in range(repeats):
-        offline.append(timed(adjudicate(path), env, work)[0])
+        record("offline", adjudicate(path))
         cache = work / f"cache-{path.stem}-{r}"
         before = server.count
-        wall, proc = timed(adjudicate(path, *llm, "--cache-dir", cache), env, work)
-        cold.append(wall)
+        proc = record("cold", adjudicate(path, *llm, "--cache-dir", cache))
         requests = server.count - before
         calls = json.loads(proc.stdout)["provenance"]["calls"]
         before = server.count
-        cached.append(timed(adjudicate(path, *llm, "--cache-dir", cache), env, work)[0])
+        record("cached", adjudicate(path, *llm, "--cache-dir", cache))
         if server.count != before:
             raise SystemExit(f"the cached rerun of {path.name} sent {server.count - before} requests")
+        before = server.count
+        record("judges", adjudicate(path, *llm, "--judge-model", JUDGE_ALIAS, "--cache-dir", cache))
+        judges_requests = server.count - before
         shutil.rmtree(cache, ignore_errors=True)
-    return {"match": name, "calls": calls, "requests": requests, "offline_s": median(offline), "cold_s": median(cold), "cached_s": median(cached),
-            "runs": {"offline_s": offline, "cold_s": cold, "cached_s": cached}}
+    return {"match": name, "calls": calls, "requests": requests, "judges_requests": judges_requests, **{k: median(v) for k, v in runs.items()}, "runs": runs}
 
 
-def litellm_import_s(repeats: int, env: dict[str, str], work: Path) -> float:
-    """Median seconds litellm's import adds to a fresh process that has imported the model boundary."""
+def litellm_import_s(repeats: int, env: dict[str, str], work: Path) -> tuple[float, float]:
+    """Median wall and CPU seconds litellm's import adds to a fresh process that has imported the
+    model boundary."""
     base = [sys.executable, "-c", "import adjudicator.model.llm"]
     full = [sys.executable, "-c", "import adjudicator.model.llm as m; m.litellm_module()"]
-    with_lit = [timed(full, env, work)[0] for _ in range(repeats)]
-    without = [timed(base, env, work)[0] for _ in range(repeats)]
-    return median(with_lit) - median(without)
+    with_lit = [timed(full, env, work)[:2] for _ in range(repeats)]
+    without = [timed(base, env, work)[:2] for _ in range(repeats)]
+    return (median([w for w, _ in with_lit]) - median([w for w, _ in without]),
+            median([c for _, c in with_lit]) - median([c for _, c in without]))
 
 
 def bench(server: FakeOpenAI, model: str, n: int, work: Path, env: dict[str, str]) -> dict:
@@ -132,13 +164,13 @@ def bench(server: FakeOpenAI, model: str, n: int, work: Path, env: dict[str, str
         f.rename(data / f.name)
     llm = ["--model", model, "--api-base", server.base_url, "--cache-dir", work / "bench-cache", "--no-progress", "--limit", n]
     before = server.count
-    cold, _ = timed(adjudicate("bench", data, "--name", "cold", *llm), env, work)
+    cold, cold_cpu, _ = timed(adjudicate("bench", data, "--name", "cold", *llm), env, work)
     requests = server.count - before
     before = server.count
-    cached, _ = timed(adjudicate("bench", data, "--name", "cached", *llm), env, work)
+    cached, cached_cpu, _ = timed(adjudicate("bench", data, "--name", "cached", *llm), env, work)
     if server.count != before:
         raise SystemExit(f"the cached bench sent {server.count - before} requests")
-    return {"matches": n, "requests": requests, "latency_s": server.latency_s, "cold_s": cold, "cached_s": cached}
+    return {"matches": n, "requests": requests, "latency_s": server.latency_s, "cold_s": cold, "cached_s": cached, "cold_cpu_s": cold_cpu, "cached_cpu_s": cached_cpu}
 
 
 def verdict(ok: bool) -> str:
@@ -162,31 +194,44 @@ def main(argv: list[str] | None = None) -> int:
     server.respond_with(responder)
     try:
         rows = [single_match(name, path, server, args.model, args.repeats, work, env) for name, path in MATCHES.items()]
-        lit = litellm_import_s(args.repeats, env, work)
+        lit, lit_cpu = litellm_import_s(args.repeats, env, work)
     finally:
         server.close()
-    out["single"], out["litellm_import_s"] = rows, lit
+    out["single"], out["litellm_import_s"], out["litellm_import_cpu_s"] = rows, lit, lit_cpu
 
     print(f"Whole `adjudicate` processes against the loopback server (zero latency), model {args.model}, median of {args.repeats} runs.\n")
     head = (f"{'match':<40}{'calls':>6}{'offline s':>11}{'cold s':>9}{'cached s':>10}{'cold s/call':>13}"
-            f"{'cached/offline':>16}{'framework ms/call':>19}")
+            f"{'cached/offline':>16}{'framework ms/call':>19}{'marginal ms/call':>18}{'CPU s off/cold/cached':>24}{'CPU ms/call':>13}{'CPU marginal':>14}")
     print(head)
     print("-" * len(head))
     per_call_ok = cached_ok = True
     noisy = False
     for r in rows:
         r["framework_per_call_s"] = (r["cold_s"] - r["cached_s"] - lit) / max(1, r["requests"])
+        r["framework_per_call_cpu_s"] = (r["cold_cpu_s"] - r["cached_cpu_s"] - lit_cpu) / max(1, r["requests"])
+        extra = max(1, r["requests"] - r["judges_requests"])
+        r["marginal_per_call_s"] = (r["cold_s"] - r["judges_s"]) / extra
+        r["marginal_per_call_cpu_s"] = (r["cold_cpu_s"] - r["judges_cpu_s"]) / extra
         r["cached_vs_offline"] = r["cached_s"] / r["offline_s"]
         per_call_ok &= r["framework_per_call_s"] <= TARGET_PER_CALL_S
         noisy |= r["framework_per_call_s"] < 0  # the cold run took less than the cached one plus litellm's import: noise
         cached_ok &= r["cached_vs_offline"] <= TARGET_CACHED_VS_OFFLINE
         print(f"{r['match']:<40}{r['calls']:>6}{r['offline_s']:>11.2f}{r['cold_s']:>9.2f}{r['cached_s']:>10.2f}{r['cold_s'] / r['calls']:>13.3f}"
-              f"{r['cached_vs_offline']:>15.2f}x{r['framework_per_call_s'] * 1000:>19.1f}")
-    print(f"\nlitellm import in a fresh process: {lit:.2f} s (paid once by a run that sends a request; never by a cached run).")
-    print("framework ms/call = (cold - cached - litellm import) / requests: sending a request against serving it from the cache.")
+              f"{r['cached_vs_offline']:>15.2f}x{r['framework_per_call_s'] * 1000:>19.1f}{r['marginal_per_call_s'] * 1000:>18.1f}"
+              f"{r['offline_cpu_s']:>10.2f}/{r['cold_cpu_s']:.2f}/{r['cached_cpu_s']:.2f}{r['framework_per_call_cpu_s'] * 1000:>13.1f}"
+              f"{r['marginal_per_call_cpu_s'] * 1000:>14.1f}")
+    print(f"\nlitellm import in a fresh process: {lit:.2f} s wall, {lit_cpu:.2f} s CPU (paid once by a run that sends a request; never by a cached run).")
+    print("framework ms/call = (cold - cached - litellm import) / requests: sending a request against serving it from the cache;")
+    print("marginal ms/call = (cold - judges-only run) / (requests - judges-only requests): a further request over a cache hit, once-per-process costs left out;")
+    print("CPU ...: the same in CPU seconds of the adjudicate processes (steady under load; the loopback server's work is not in it).")
     print(f"Target: cached single match within {TARGET_CACHED_VS_OFFLINE}x of the offline judge: {verdict(cached_ok)}.")
-    per_call = "NOT MEASURED (a negative cost: the machine's load varied more than the effect; rerun on a quiet machine)" if noisy else verdict(per_call_ok)
-    print(f"Target: framework cost per call at most {TARGET_PER_CALL_S * 1000:.0f} ms: {per_call}.")
+    cpu_ok = all(r["framework_per_call_cpu_s"] <= TARGET_PER_CALL_S for r in rows)
+    per_call = (f"NOT MEASURED in wall time (a negative cost: the machine's load varied more than the effect; rerun on a quiet machine); "
+                f"in CPU time {verdict(cpu_ok)}") if noisy else verdict(per_call_ok)
+    print(f"Target: framework cost per call at most {TARGET_PER_CALL_S * 1000:.0f} ms (first-request costs included): {per_call}.")
+    marginal_ok = all(r["marginal_per_call_s"] <= TARGET_PER_CALL_S for r in rows)
+    marginal_cpu_ok = all(r["marginal_per_call_cpu_s"] <= TARGET_PER_CALL_S for r in rows)
+    print(f"Target: marginal framework cost per call at most {TARGET_PER_CALL_S * 1000:.0f} ms: wall {verdict(marginal_ok)}, CPU {verdict(marginal_cpu_ok)}.")
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"(load average over the last minute at the end: {load:.1f} on {os.cpu_count()} cores; every number here is a wall time)")
 
@@ -203,8 +248,8 @@ def main(argv: list[str] | None = None) -> int:
             b["cached_share"] = b["cached_s"] / b["cold_s"]
             out["bench"] = b
             print(f"\n`adjudicate bench` on {b['matches']} PanelBench debates, {b['requests']} requests at {b['latency_s']} s each, default concurrency, with reports:")
-            print(f"{'cold s':>10}{'cached s':>10}{'cached/cold':>13}")
-            print(f"{b['cold_s']:>10.2f}{b['cached_s']:>10.2f}{b['cached_share']:>12.1%}")
+            print(f"{'cold s':>10}{'cached s':>10}{'cached/cold':>13}{'CPU s cold':>12}{'CPU s cached':>14}")
+            print(f"{b['cold_s']:>10.2f}{b['cached_s']:>10.2f}{b['cached_share']:>12.1%}{b['cold_cpu_s']:>12.2f}{b['cached_cpu_s']:>14.2f}")
             print(f"Target: cached bench at most {TARGET_BENCH_CACHED_SHARE:.0%} of the cold one: {verdict(b['cached_share'] <= TARGET_BENCH_CACHED_SHARE)}.")
     shutil.rmtree(work, ignore_errors=True)
     if args.json_out:
