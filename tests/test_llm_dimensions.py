@@ -36,10 +36,10 @@ def responder(body: dict[str, Any]) -> str:
         labels = item["contributions"]["items"]["properties"]["debater"]["enum"]
         debaters = {s: next(lab for lab in labels if lab.lower().startswith(s)) for s in sides}
         out = json.loads(tracker_json(sides, debaters))
-        keys = item["dimension_scores"]["items"]["properties"]["dimension"]["enum"] if "dimension_scores" in item else []
+        keys = item["dimension_scores"]["required"] if "dimension_scores" in item else []  # one required key per dimension
         for entry in out["sides"]:
             s = entry["side"]
-            entry["dimension_scores"] = [{"dimension": k, "note": "scripted", "score": TRACKER[s].get(k, 5)} for k in keys]
+            entry["dimension_scores"] = {k: {"note": "scripted", "score": TRACKER[s].get(k, 5)} for k in keys}
             if "arguments" in item:
                 entry["arguments"] = [
                     {"premises": "robots do chores", "inference": "fewer chores", "conclusion": "more free time", "valid": True},
@@ -52,11 +52,11 @@ def responder(body: dict[str, Any]) -> str:
     labels = props["best_debater_votes"]["items"]["enum"]
     out = json.loads(ballot_json(units, votes={labels[0]: 2, labels[-1]: 1}))
     if "dimension_votes" in props:
-        keys = props["dimension_votes"]["items"]["properties"]["dimension"]["enum"]
-        out["dimension_votes"] = [
-            {"dimension": k, "affirmative": TRACKER["affirmative"].get(k, 5), "negative": TRACKER["negative"].get(k, 5), "winner": "tie" if k in ("source", "emotional_appeal") else ("affirmative" if TRACKER["affirmative"].get(k, 5) > TRACKER["negative"].get(k, 5) else "negative")}
+        keys = props["dimension_votes"]["required"]
+        out["dimension_votes"] = {
+            k: {"affirmative": TRACKER["affirmative"].get(k, 5), "negative": TRACKER["negative"].get(k, 5), "winner": "tie" if k in ("source", "emotional_appeal") else ("affirmative" if TRACKER["affirmative"].get(k, 5) > TRACKER["negative"].get(k, 5) else "negative")}
             for k in keys
-        ]
+        }
     return json.dumps(out)
 
 
@@ -100,7 +100,7 @@ def test_inspire_objective_dimensions_are_counted_by_code(fake_openai, tmp_path:
     assert res["fact_authenticity"]["assessed"] is False and res["fact_authenticity"]["note"].startswith("not assessed: no evidence source")
     # judges vote on the four subjective dimensions only
     judge = next(b for b in fake_openai.requests if "stage_scores" in _schema(b)["properties"])
-    assert _schema(judge)["properties"]["dimension_votes"]["items"]["properties"]["dimension"]["enum"] == ["emotional_appeal", "argument_clarity", "argument_arrangement", "topic_relevance"]
+    assert _schema(judge)["properties"]["dimension_votes"]["required"] == ["emotional_appeal", "argument_clarity", "argument_arrangement", "topic_relevance"]
 
 
 def test_inspire_claims_checked_against_the_evidence_folder(fake_openai, tmp_path: Path, capsys) -> None:  # noqa: F811
@@ -157,3 +157,31 @@ def test_single_call_inspire_counts_validity_and_reports_no_evidence(fake_openai
     # 3/4 = 0.75 against 1/2 = 0.5 -> affirmative
     assert res["logical_validity"]["mean_scores"] == {"affirmative": 0.75, "negative": 0.5} and res["logical_validity"]["winner"] == "affirmative"
     assert res["fact_authenticity"]["assessed"] is False and res["fact_authenticity"]["note"].startswith("not assessed: no evidence source")
+
+
+def test_dimension_fields_are_exact_and_both_vote_shapes_read_alike() -> None:
+    """The dimension fields follow the exact-schema rule (one required key per rating dimension), and
+    a judge's votes read the same from the schema's object shape and the older list shape."""
+    from adjudicator.judges.base import JudgeRequest
+    from adjudicator.judges.llm.dimensions import answer_spec, ballot_answer_fields, read_ballot_dimensions, side_answer_fields
+    from adjudicator.match import Match
+    from adjudicator.model.schema import output_model, response_schema
+    from adjudicator.rubric import load_rubric
+
+    rubric = load_rubric("debateart")
+    spec = answer_spec(rubric)
+    assert spec is not None and spec[0] == ("argument", "source", "language")
+    side = response_schema(output_model("Side", **side_answer_fields(spec)))["properties"]["dimension_scores"]
+    assert side["required"] == ["argument", "source", "language"] and side["additionalProperties"] is False
+    votes = response_schema(output_model("Ballot", **ballot_answer_fields(spec)))["properties"]["dimension_votes"]
+    assert votes["required"] == ["argument", "source", "language"]
+    view = Match.model_validate_json(REAL.read_text(encoding="utf-8")).view()
+    request = JudgeRequest(judge_id="judge-1", perspective="task", match=view, clashes={}, analyses=[], rubric=rubric)
+    keyed = {"argument": {"affirmative": 8, "negative": 5, "winner": "affirmative"}, "source": {"affirmative": 4, "negative": 4, "winner": "tie"}, "language": {"affirmative": 5, "negative": 11, "winner": "negative"}}
+    listed = [{"dimension": k, **v} for k, v in keyed.items()]
+    a = read_ballot_dimensions({"dimension_votes": keyed}, request)
+    assert a == read_ballot_dimensions({"dimension_votes": listed}, request)
+    by = {v.dimension: v for v in a}
+    # language 11 is above the debateart scale's top and is clamped to it when read
+    top = next(d.scale_max for d in rubric.dimensions if d.key == "language")
+    assert by["argument"].winner == "affirmative" and by["source"].winner == "tie" and by["language"].scores == {"affirmative": 5.0, "negative": top}

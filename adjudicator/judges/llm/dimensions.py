@@ -27,7 +27,7 @@ from adjudicator.dimensions import NO_EVIDENCE, SIDES, DimensionRating, Dimensio
 from adjudicator.evidence import EvidenceSource, source_for_match, support
 from adjudicator.formats import Side
 from adjudicator.judges.base import JudgeRequest, StageRequest
-from adjudicator.model.schema import list_of, one_of, output_model
+from adjudicator.model.schema import keyed_model, list_of, one_of, output_model
 from adjudicator.rubric import Dimension, Rubric
 
 RATING_CHECKS = ("rating",)
@@ -69,13 +69,16 @@ def answer_spec(rubric: Rubric | None, evidence: Any = None) -> tuple[tuple[str,
 
 
 def side_answer_fields(spec: tuple[tuple[str, ...], bool, bool] | None) -> dict[str, Any]:
-    """The extra fields of a tracker's side entry for ``spec`` (:func:`answer_spec`)."""
+    """The extra fields of a tracker's side entry for ``spec`` (:func:`answer_spec`):
+    ``dimension_scores`` an object with one required key per rating dimension (each ``{"note",
+    "score"}``, so a server that constrains decoding returns every dimension; the score's range is
+    the dimension's own scale, checked and clamped when read), ``arguments`` and ``claims`` lists."""
     if spec is None:
         return {}
     keys, validity, claims = spec
     fields: dict[str, Any] = {}
     if keys:
-        fields["dimension_scores"] = list_of(output_model("DimensionScoreAnswer", dimension=one_of(keys), note=str, score=float))
+        fields["dimension_scores"] = keyed_model("DimensionScores", keys, output_model("DimensionScoreAnswer", note=str, score=float))
     if validity:
         fields["arguments"] = list_of(output_model("ArgumentAnswer", premises=str, inference=str, conclusion=str, valid=bool))
     if claims:
@@ -84,12 +87,13 @@ def side_answer_fields(spec: tuple[tuple[str, ...], bool, bool] | None) -> dict[
 
 
 def ballot_answer_fields(spec: tuple[tuple[str, ...], bool, bool] | None) -> dict[str, Any]:
-    """The extra field of a judge's ballot: one vote per subjective (rating) dimension of ``spec``."""
+    """The extra field of a judge's ballot: ``dimension_votes``, an object with one required key per
+    subjective (rating) dimension of ``spec``, each ``{"affirmative", "negative", "winner"}``."""
     keys = spec[0] if spec is not None else ()
     if not keys:
         return {}
-    vote = output_model("DimensionVoteAnswer", dimension=one_of(keys), affirmative=float, negative=float, winner=one_of(("affirmative", "negative", "tie")))
-    return {"dimension_votes": list_of(vote)}
+    vote = output_model("DimensionVoteAnswer", affirmative=float, negative=float, winner=one_of(("affirmative", "negative", "tie")))
+    return {"dimension_votes": keyed_model("DimensionVotes", keys, vote)}
 
 
 def _number(value: Any) -> float | None:
@@ -170,7 +174,7 @@ def _tracker_ratings(request: JudgeRequest) -> dict[Side, list[DimensionRating]]
 
 def read_ballot_dimensions(obj: Mapping[str, Any], request: JudgeRequest) -> list[DimensionVote]:
     """The ballot's votes per dimension of ``request.rubric``: the judge's own for the rating
-    dimensions it answered (scores clamped to the scale; the winner as given, or from the scores
+    dimensions it answered (an object keyed by dimension, or a list of ``{"dimension", ...}``; scores clamped to the scale; the winner as given, or from the scores
     when absent or unreadable), the tracker-based rule for the rest (module docstring)."""
     rubric = request.rubric
     if rubric is None or not rubric.dimensional:
@@ -178,7 +182,9 @@ def read_ballot_dimensions(obj: Mapping[str, Any], request: JudgeRequest) -> lis
     fallback = {v.dimension: v for v in votes_from_ratings(rubric, _tracker_ratings(request))}
     given: dict[str, Mapping[str, Any]] = {}
     raw = obj.get("dimension_votes")
-    if isinstance(raw, list):
+    if isinstance(raw, Mapping):  # the response schema's shape: dimension key -> vote
+        given.update({str(k): v for k, v in raw.items() if isinstance(v, Mapping)})
+    elif isinstance(raw, list):
         for it in raw:
             if isinstance(it, Mapping) and it.get("dimension") is not None:
                 given.setdefault(str(it["dimension"]), it)
