@@ -3,6 +3,8 @@
 - :func:`online_match` / :func:`ccdb_2v2_match` build label-carrying matches (the labels hold unique
   marker strings so tests can prove they never reach a request).
 - :func:`tracker_json` / :func:`ballot_json` write valid answers for a request.
+- :func:`parse_p` is the three-stage parser for an answer that holds only p (strict, repaired,
+  field-level), for the parser's own tests.
 - :func:`schema_responder` answers any request from the JSON schema the client sent in
   ``response_format`` (use ``json_mode="object"`` or ``"schema"``), so a whole match can run
   through the loopback server without scripting each call.
@@ -11,10 +13,12 @@
 from __future__ import annotations
 
 import json
+from functools import partial
 from typing import Any
 
 from adjudicator.formats import CCDB_2V2
 from adjudicator.match import Match
+from adjudicator.model.parsing import as_probability, find_number, parse_output
 
 GOLD_MARKER = "GOLD-LABEL-MARKER-7f3a"
 
@@ -161,3 +165,17 @@ def schema_responder(body: dict[str, Any]) -> str:
     units = [tuple(key.split("|")) for key in props["stage_scores"]["required"]]
     labels = props["best_debater_votes"]["items"]["enum"]
     return ballot_json(units, votes={labels[0]: 2, labels[-1]: 1})
+
+
+def read_p(obj: Any) -> float:
+    """Validate ``{"p": ...}``: p in [0, 1]."""
+    return as_probability(obj["p"])
+
+
+def recover_p(text: str) -> dict[str, Any] | None:
+    """Field-level recovery of p."""
+    p = find_number(text, ["p"])
+    return None if p is None else {"p": p}
+
+
+parse_p = partial(parse_output, validate=read_p, recover=recover_p)

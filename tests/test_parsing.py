@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from functools import partial
-
 import pytest
+from llm_helpers import parse_p
 
 from adjudicator.model.parsing import (
     OutputInvalid,
@@ -22,18 +21,6 @@ from adjudicator.model.parsing import (
 )
 
 LABELS = ["Affirmative Speaker 1", "Affirmative Speaker 2", "Affirmative Speaker 3", "Negative Speaker 1", "Negative Speaker 2", "Negative Speaker 3"]
-
-
-def read_p(obj):
-    return as_probability(obj["p"])
-
-
-def recover_p(text):
-    p = find_number(text, ["p"])
-    return None if p is None else {"p": p}
-
-
-parse_p = partial(parse_output, validate=read_p, recover=recover_p)
 
 
 def read_votes(obj, total=9):

@@ -17,7 +17,7 @@ from functools import partial
 
 import pytest
 from fake_openai import FakeOpenAI, Reply, fake_openai  # noqa: F401 (fixture)
-from llm_helpers import ballot_json, online_match, tracker_json
+from llm_helpers import ballot_json, online_match, parse_p, tracker_json
 
 from adjudicator.judges.base import JudgeRequest, StageRequest
 from adjudicator.judges.llm.backend import LLMBackend
@@ -26,7 +26,7 @@ from adjudicator.model.attempts import run_attempts
 from adjudicator.model.cache import ResponseCache
 from adjudicator.model.chat import ChatRequest
 from adjudicator.model.llm import LLMClient
-from adjudicator.model.parsing import as_probability, find_number, parse_output, split_reasoning
+from adjudicator.model.parsing import parse_output, split_reasoning
 from adjudicator.model.prompts import PromptStore
 
 ANSWER = '{"basis": "the negative answered the cost clash", "p": 0.31}'
@@ -47,18 +47,6 @@ REPLIES: dict[str, tuple[str, tuple[str, ...]]] = {
     "orphan closing tag": (f"The template opened the block in the prompt. {DECOY}</think>\n{ANSWER}", (f"The template opened the block in the prompt. {DECOY}",)),
     "two blocks and an upper-case tag": (f"<THINK>{DECOY}</THINK>{ANSWER}<think>and {DECOY}</think>", (DECOY, f"and {DECOY}")),
 }
-
-
-def read_p(obj):
-    return as_probability(obj["p"])
-
-
-def recover_p(text):
-    p = find_number(text, ["p"])
-    return None if p is None else {"p": p}
-
-
-parse_p = partial(parse_output, validate=read_p, recover=recover_p)
 
 
 @pytest.mark.parametrize("name", list(REPLIES))
