@@ -130,7 +130,7 @@ def test_offline_judge_is_unmoved_by_names_pressure_and_repeats(offline_card):
         panel = _measure(offline_card, probe, "panel flip rate")
         assert (panel.value, panel.n) == (0.0, 9), probe  # 5 DebateArt + 4 synthetic
         assert _measure(offline_card, probe, "judge flip rate").value == 0.0
-    assert _measure(offline_card, "mask", "mean |p shift|").value == 0.0
+    assert _measure(offline_card, "mask", "mean absolute p shift").value == 0.0
     assert _measure(offline_card, "repeats", "mean spread of p (max - min)").value == 0.0
 
 
@@ -138,7 +138,7 @@ def test_offline_judge_mirrors_a_side_swap(offline_card):
     # the offline judge scores what each side said, never its label: p' = 1 - p on every DebateArt match
     panel = _measure(offline_card, "swap", "panel flip rate")
     assert (panel.value, panel.n) == (0.0, 5)
-    assert _measure(offline_card, "swap", "mean |p' - (1 - p)|").value == pytest.approx(0.0, abs=1e-12)
+    assert _measure(offline_card, "swap", "mean absolute p' - (1 - p)").value == pytest.approx(0.0, abs=1e-12)
     assert sorted({s["match_id"] for s in offline_card.skipped if s["probe"] == "swap"}) == ["synthetic_2v2_01", "synthetic_2v2_02", "synthetic_4v4_01", "synthetic_4v4_02"]
 
 

@@ -106,7 +106,7 @@ def flip_measures(probe: ProbeName, samples: Sequence[ProbeSample], expected_p: 
     return [
         rate_measure(probe, "panel flip rate", k, len(comparable), 0.0, "expected"),
         rate_measure(probe, "judge flip rate", judges_k, judges_n, 0.0, "expected"),
-        mean_measure(probe, "mean |p shift|" if expected_p == "same" else "mean |p' - (1 - p)|", shifts, 0.0, "expected"),
+        mean_measure(probe, "mean absolute p shift" if expected_p == "same" else "mean absolute p' - (1 - p)", shifts, 0.0, "expected"),
     ]
 
 

@@ -6,8 +6,8 @@
 - ``quotes``: the ledger plus, for each decisive clash (:func:`decisive_clashes`), the transcript
   lines the tracker's clash events point at: for each of the clash's latest events, the sentence of
   the event's stage, spoken by the event's debater (else by the event's side), that shares the most
-  words with the event's note, the clash's title and the acting side's position on it, cut to
-  :data:`QUOTE_CHARS`. Bounded whatever the debate's length: at most :data:`QUOTE_CLASHES` x
+  words with the event's note, the clash's title and the acting side's position on it (none when
+  no sentence shares a word), cut to :data:`QUOTE_CHARS`. Bounded whatever the debate's length: at most :data:`QUOTE_CLASHES` x
   :data:`QUOTE_EVENTS` quotes.
 - ``transcript``: the ledger plus the whole transcript, stage by stage (for short debates or
   long-context models; the context-window preflight refuses a prompt that does not fit).
@@ -33,7 +33,10 @@ QUOTE_CLASHES = 4
 QUOTE_EVENTS = 3
 QUOTE_CHARS: dict[str, int] = {"zh": 120, "en": 320}
 
-_SENTENCE = re.compile(r"[^.!?。！？；;\n]+[.!?。！？；;]*")
+#: A sentence: up to a stop (., !, ?, ;, their full-width forms, or a line break). A full stop
+#: inside a number ("0.5"), before a lower-case word ("e.g. this") or after a single capital
+#: ("U.S.") does not end one.
+_SENTENCE = re.compile(r"(?:[^.!?。！？；;\n]|(?<=\d)\.(?=\d)|(?<=\b[A-Za-z])\.|\.(?=\s*[a-z]))+[.!?。！？；;]*")
 _WORD = re.compile(r"[A-Za-z0-9']+")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 
@@ -62,7 +65,9 @@ def _cut(text: str, limit: int) -> str:
 def quote_for(match: MatchView, clash: Clash, event: ClashEvent, limit: int) -> dict[str, str] | None:
     """The transcript sentence ``event`` rests on (module docstring), as ``{"clash_id", "stage_id",
     "speaker", "text"}`` with ``text`` at most ``limit`` characters; None when the event's stage is
-    not in ``match`` or nobody of the event's side spoke in it. Ties go to the earlier sentence."""
+    not in ``match``, nobody of the event's side spoke in it, or no sentence shares a word with the
+    event (a quote about nothing in particular would only cost tokens). Ties go to the earlier
+    sentence."""
     try:
         stage = match.stage(event.stage_id)
     except KeyError:
@@ -80,7 +85,7 @@ def quote_for(match: MatchView, clash: Clash, event: ClashEvent, limit: int) -> 
             overlap = len(wanted & _terms(sentence))
             if best is None or overlap > best[0]:
                 best = (overlap, u.speaker, sentence)
-    if best is None:
+    if best is None or best[0] == 0:
         return None
     return {"clash_id": clash.clash_id, "stage_id": event.stage_id, "speaker": best[1], "text": _cut(best[2], limit)}
 
