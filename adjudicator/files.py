@@ -192,6 +192,23 @@ def write_output(path: Path, text: str) -> None:
         raise InputError(f"{path}: cannot write ({exc.strerror or exc})", "choose a writable path") from None
 
 
+def check_writable(path: Path, flag: str) -> None:
+    """Check, before any work is done, that the user-named output ``path`` can be written: its
+    folder exists or can be made, is writable, and ``path`` is not a folder. Raises
+    :class:`~adjudicator.errors.InputError` (exit code 2) naming ``flag`` and the path otherwise, so
+    a run never spends model calls on a verdict it cannot save."""
+    target = Path(path).expanduser()
+    if target.is_dir():
+        raise InputError(f"{flag} {path}: is a folder", "give a file path")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(dir=target.parent, prefix=".adjudicator-check-")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        raise InputError(f"{flag} {path}: cannot write there ({exc.strerror or exc})", "choose a writable path") from None
+
+
 def read_json(path: Path) -> Any:
     """Decode a JSON file. Raises InputError naming the file when it is missing or malformed."""
     try:

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from fake_openai import fake_openai  # noqa: F401 (fixture)
 
 from adjudicator.cli import main
 
@@ -190,3 +191,27 @@ def test_live_serve_refuses_a_bad_store_or_token_in_one_line(tmp_path, capsys):
     assert code == 2 and len(err.strip().splitlines()) == 1 and err.startswith("adjudicate: error: --store: cannot connect to PostgreSQL (") and "Traceback" not in err
     code, _, err = run(["live", "serve", "--port", "0", "--state-dir", state, "--token", "short"], capsys)
     assert code == 2 and err.startswith("adjudicate: error: --token: the access token must have at least 16 characters")
+
+
+def _match_file(tmp_path: Path) -> Path:
+    from llm_helpers import online_match
+
+    path = tmp_path / "match.json"
+    path.write_text(online_match().model_dump_json(), encoding="utf-8")
+    return path
+
+
+def test_an_unwritable_out_path_is_refused_before_any_request(fake_openai, tmp_path: Path, capsys) -> None:  # noqa: F811
+    from llm_helpers import schema_responder
+
+    fake_openai.respond_with(schema_responder)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x", encoding="utf-8")  # a file where --out needs a folder
+    args = [str(_match_file(tmp_path)), "--model", "openai/test-model", "--api-base", fake_openai.base_url, "--json-mode", "schema", "--no-cache"]
+    code = main([*args, "--out", str(blocker / "verdict.json")])
+    _, err = capsys.readouterr()
+    assert code == 2 and fake_openai.requests == []
+    assert err.strip().splitlines() == [f"adjudicate: error: --out {blocker / 'verdict.json'}: cannot write there (File exists); choose a writable path"]
+    code = main([*args, "--report", "md", "--report-out", str(blocker / "r.md")])
+    _, err = capsys.readouterr()
+    assert code == 2 and fake_openai.requests == [] and err.startswith(f"adjudicate: error: --report-out {blocker / 'r.md'}: cannot write there")

@@ -160,3 +160,4 @@ def test_a_bp_judge_reads_the_same_evidence() -> None:
     # no clash has an event yet, so the quotes section says so instead of quoting
     assert "(no clash has an event to quote)" in user("quotes")
     assert "QUOTES" not in user("ledger") and "TRANSCRIPT" not in user("ledger")
+

@@ -10,7 +10,7 @@ import click
 
 from adjudicator.cli.options import echo_err, model_config_from_options, model_options, models_text, usage_summary
 from adjudicator.errors import InputError
-from adjudicator.files import write_output
+from adjudicator.files import check_writable, write_output
 
 
 @click.command("run")
@@ -46,6 +46,10 @@ def run_cmd(match_file: Path, out: Path | None, report: str | None, report_out: 
     match = load_match(match_file)
     report_path = (report_out or (out.with_suffix(suffix) if out else Path(f"{match.match_id}.report{suffix}"))) if report else None
     config = model_config_from_options(opts)
+    if out is not None:  # before any model call: a verdict that cannot be saved is not paid for
+        check_writable(out, "--out")
+    if report_path is not None:
+        check_writable(report_path, "--report-out" if report_out is not None else "--report")
     try:
         if quiet:
             verdict = adjudicate(match, config, arm=arm)
