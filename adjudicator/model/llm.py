@@ -39,6 +39,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import nullcontext
 from functools import lru_cache
 from typing import Any
 
@@ -590,10 +591,7 @@ class LLMClient:
                 self.requests_sent += 1
             ids: list[str] = []
             try:
-                if self._limit is not None:  # queued requests are recorded when they go out, not while they wait
-                    with self._limit:
-                        resp = self._call(lit, kwargs, request, attempt, ids)
-                else:
+                with self._limit or nullcontext():  # a queued request is recorded when it goes out, not while it waits
                     resp = self._call(lit, kwargs, request, attempt, ids)
                 self._unreachable = False
                 return resp, retries, ids[0] if ids else ""

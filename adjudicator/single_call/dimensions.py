@@ -17,7 +17,7 @@ from typing import Any
 from adjudicator.dimensions import NO_EVIDENCE, SIDES, DimensionVote, decide
 from adjudicator.evidence import source_for_match, support
 from adjudicator.formats import Side
-from adjudicator.judges.llm.dimensions import answer_spec, dimension_variables
+from adjudicator.judges.llm.dimensions import answer_spec, dimension_variables, number
 from adjudicator.match import MatchView
 from adjudicator.model.chat import ChatRequest
 from adjudicator.model.parsing import OutputInvalid, ParseResult, parse_output
@@ -52,13 +52,6 @@ def dimensions_request(view: MatchView, store: PromptStore, rubric: Rubric, evid
     return ChatRequest(messages=rendered.messages(), node=DIMENSIONS_NODE, key=MATCH_KEY, template_hash=rendered.template_hash, schema=dimensions_schema(rubric, evidence), schema_name="dimensions")
 
 
-def _num(x: Any) -> float | None:
-    try:
-        v = float(x)
-    except (TypeError, ValueError):
-        return None
-    return v if v == v else None
-
 
 def read_dimensions(obj: Mapping[str, Any], rubric: Rubric, view: MatchView, evidence: Any) -> list[DimensionVote]:
     """The task's answer as one vote per dimension. Raises OutputInvalid when no rating dimension
@@ -69,7 +62,7 @@ def read_dimensions(obj: Mapping[str, Any], rubric: Rubric, view: MatchView, evi
     for dim in rubric.dimensions:
         if dim.check == "rating":
             it = given.get(dim.key)
-            nums = {s: _num(it.get(s)) for s in SIDES} if it else {}
+            nums = {s: number(it.get(s)) for s in SIDES} if it else {}
             if not it or any(v is None for v in nums.values()):
                 out.append(DimensionVote(dimension=dim.key, note="not assessed: the model gave no scores"))
                 continue
@@ -84,7 +77,7 @@ def read_dimensions(obj: Mapping[str, Any], rubric: Rubric, view: MatchView, evi
             for s in SIDES:
                 raw_c = lv.get(s)
                 c: Mapping[str, Any] = raw_c if isinstance(raw_c, Mapping) else {}
-                n, k = _num(c.get("arguments")), _num(c.get("valid"))
+                n, k = number(c.get("arguments")), number(c.get("valid"))
                 if n and k is not None and n > 0:
                     scores[s] = round(min(1.0, max(0.0, k / n)), 4)
             out.append(DimensionVote(dimension=dim.key, scores=scores, winner=decide(dim, scores, rubric.tie_margin), note="" if len(scores) == 2 else "not assessed: no argument counts for both sides"))

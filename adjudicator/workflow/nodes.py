@@ -110,12 +110,7 @@ def judge_tasks(state: PanelState) -> list[JudgeTask]:
 def judge(task: JudgeTask, runtime: Runtime[Backends]) -> dict[str, Any]:
     """Run one judge on its own request; returns its ballot (or failure) and call records. On a
     pairwise panel the judge makes its comparisons instead (:func:`compare_all`)."""
-    request = task["request"]
-    rubric = rubric_of(runtime.context)
-    if rubric is not None:
-        request = request.model_copy(update={"rubric": rubric})
-    if runtime.context.panel_mode != "pairwise":
-        request = request.model_copy(update={"judge_evidence": judge_evidence_of(runtime.context)})
+    request = task["request"].model_copy(update={"rubric": rubric_of(runtime.context), "judge_evidence": judge_evidence_of(runtime.context)})
     backend = runtime.context.judges[request.judge_id]
     if runtime.context.panel_mode == "pairwise":
         return compare_all(request, backend)

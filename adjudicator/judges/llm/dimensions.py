@@ -96,7 +96,8 @@ def ballot_answer_fields(spec: tuple[tuple[str, ...], bool, bool] | None) -> dic
     return {"dimension_votes": keyed_model("DimensionVotes", keys, vote)}
 
 
-def _number(value: Any) -> float | None:
+def number(value: Any) -> float | None:
+    """``value`` as a float, or None when it is not a number (or NaN); lenient reading of scores."""
     try:
         x = float(value)
     except (TypeError, ValueError):
@@ -113,13 +114,13 @@ def _score_items(raw: Any) -> dict[str, tuple[float, str]]:
     out: dict[str, tuple[float, str]] = {}
     if isinstance(raw, Mapping):
         for k, v in raw.items():
-            x = _number(v.get("score") if isinstance(v, Mapping) else v)
+            x = number(v.get("score") if isinstance(v, Mapping) else v)
             if x is not None:
                 out[str(k)] = (x, str(v.get("note", "")) if isinstance(v, Mapping) else "")
     elif isinstance(raw, list):
         for it in raw:
             if isinstance(it, Mapping) and it.get("dimension") is not None:
-                x = _number(it.get("score"))
+                x = number(it.get("score"))
                 if x is not None:
                     out.setdefault(str(it["dimension"]), (x, str(it.get("note") or "")[:300]))
     return out
@@ -191,7 +192,7 @@ def read_ballot_dimensions(obj: Mapping[str, Any], request: JudgeRequest) -> lis
     out: list[DimensionVote] = []
     for dim in rubric.dimensions:
         it = given.get(dim.key) if dim.check == "rating" else None
-        nums = {s: _number(it.get(s)) for s in SIDES} if it is not None else {}
+        nums = {s: number(it.get(s)) for s in SIDES} if it is not None else {}
         if it is None or any(v is None for v in nums.values()):
             fb = fallback[dim.key]
             why = "from the tracker's ratings (objective dimension)" if dim.check != "rating" else "from the tracker's ratings (the judge gave no vote)"
