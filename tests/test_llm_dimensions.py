@@ -130,11 +130,16 @@ def single_call_responder(body: dict[str, Any]) -> str:
     return schema_responder(body)
 
 
-def test_single_call_arm_gets_the_per_dimension_task(fake_openai, tmp_path: Path, capsys) -> None:  # noqa: F811
-    fake_openai.respond_with(single_call_responder)
-    args = [str(REAL), "--arm", "single-call", "--model", "openai/test-model", "--api-base", fake_openai.base_url, "--json-mode", "schema", "--cache-dir", str(tmp_path / "cache"), "--rubric", "debateart"]
+def _run_single_call(server, tmp_path: Path, capsys, rubric: str) -> tuple[int, str, str]:
+    server.respond_with(single_call_responder)
+    args = [str(REAL), "--arm", "single-call", "--model", "openai/test-model", "--api-base", server.base_url, "--json-mode", "schema", "--cache-dir", str(tmp_path / "cache"), "--rubric", rubric]
     code = main(args)
     out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_single_call_arm_gets_the_per_dimension_task(fake_openai, tmp_path: Path, capsys) -> None:  # noqa: F811
+    code, out, err = _run_single_call(fake_openai, tmp_path, capsys, "debateart")
     assert code == 0, err
     v = json.loads(out)
     dim_requests = [b for b in fake_openai.requests if "basis" in _schema(b).get("properties", {}) and "dimensions" in _schema(b)["properties"]]
@@ -148,10 +153,7 @@ def test_single_call_arm_gets_the_per_dimension_task(fake_openai, tmp_path: Path
 
 
 def test_single_call_inspire_counts_validity_and_reports_no_evidence(fake_openai, tmp_path: Path, capsys) -> None:  # noqa: F811
-    fake_openai.respond_with(single_call_responder)
-    args = [str(REAL), "--arm", "single-call", "--model", "openai/test-model", "--api-base", fake_openai.base_url, "--json-mode", "schema", "--cache-dir", str(tmp_path / "cache"), "--rubric", "inspire"]
-    code = main(args)
-    out, err = capsys.readouterr()
+    code, out, err = _run_single_call(fake_openai, tmp_path, capsys, "inspire")
     assert code == 0, err
     res = {d["dimension"]: d for d in json.loads(out)["dimensions"]}
     # 3/4 = 0.75 against 1/2 = 0.5 -> affirmative
