@@ -75,6 +75,8 @@ class FailureKind(StrEnum):
     - ``unparseable``: answers came, but none was valid after the protocol's attempts;
     - ``truncated``: answers came, but the last attempt was still cut off at the completion budget
       after the budget had been raised (:data:`~adjudicator.model.attempts.TRUNCATION_CAP_TOKENS`);
+    - ``copied_example``: answers came, but the last one still gave the prompt's example text as its
+      own reasoning, rationale, title or note (:mod:`adjudicator.model.examples`);
     - ``no_evidence``: nothing to work from (a judge whose every stage analysis failed), so no request
       was sent;
     - ``error``: the backend itself raised (an offline judge fault).
@@ -84,6 +86,7 @@ class FailureKind(StrEnum):
     REFUSED = "refused"
     UNPARSEABLE = "unparseable"
     TRUNCATED = "truncated"
+    COPIED_EXAMPLE = "copied_example"
     NO_EVIDENCE = "no_evidence"
     ERROR = "error"
 
@@ -91,6 +94,11 @@ class FailureKind(StrEnum):
     def unreachable(self) -> bool:
         """True for a model call that never got an answer (``transport`` or ``refused``)."""
         return self in (FailureKind.TRANSPORT, FailureKind.REFUSED)
+
+    @property
+    def answered(self) -> bool:
+        """True for a model that answered, but never usably (``unparseable``, ``truncated``, ``copied_example``)."""
+        return self in (FailureKind.UNPARSEABLE, FailureKind.TRUNCATED, FailureKind.COPIED_EXAMPLE)
 
 
 #: Reason prefixes of result files written before failures carried a kind (read back by ``--resume``).

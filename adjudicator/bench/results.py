@@ -22,7 +22,7 @@ from adjudicator.battlefield import StageAnalysis
 from adjudicator.bench.layout import RESULTS, SUPERSEDED
 from adjudicator.files import atomic_write_json, read_json
 from adjudicator.frozen import FrozenModel
-from adjudicator.records import CallRecord, FailureKind, NodeFailure, Usage
+from adjudicator.records import CallRecord, NodeFailure, Usage
 
 RESULT_SCHEMA = 1
 
@@ -101,9 +101,9 @@ def read_result(path: Path) -> SampleResult | None:
 def first_failure(failures: list[NodeFailure]) -> NodeFailure | None:
     """The node failure that says why a sample failed (failures are sorted by node and key, so a
     judge's derived "no stage analysis succeeded" can come before the tracker call that caused it):
-    the first ``transport``/``refused`` one, else the first ``unparseable`` or ``truncated`` one, else
+    the first ``transport``/``refused`` one, else the first ``unparseable``, ``truncated`` or ``copied_example`` one, else
     the first; None when there is no failure."""
-    for wanted in (lambda k: k.unreachable, lambda k: k in (FailureKind.UNPARSEABLE, FailureKind.TRUNCATED)):
+    for wanted in (lambda k: k.unreachable, lambda k: k.answered):
         for f in failures:
             if wanted(f.kind):
                 return f
@@ -125,6 +125,6 @@ def is_unreachable(result: SampleResult) -> bool:
         return False
     if not any(f.kind.unreachable for f in result.failures):
         return False
-    if any(f.kind in (FailureKind.UNPARSEABLE, FailureKind.TRUNCATED) for f in result.failures):
+    if any(f.kind.answered for f in result.failures):
         return False
     return not any(c.raw_output is not None or c.cache_hit for c in result.calls if c.parse != "native")

@@ -43,6 +43,7 @@ from typing import Any, TypeVar
 
 from adjudicator.judges.base import NodeResult
 from adjudicator.model.chat import ChatRequest, ChatResponse
+from adjudicator.model.examples import copied_fields, example_texts
 from adjudicator.model.llm import LLMClient
 from adjudicator.model.parsing import ParseResult
 from adjudicator.model.repair import Repairer, RepairTurn
@@ -89,6 +90,7 @@ def run_attempts(
     *,
     max_attempts: int = MAX_ATTEMPTS,
     repairer: Repairer | None = None,
+    refuse_examples: bool = True,
 ) -> NodeResult[T]:
     """Run ``request`` through ``client`` for up to ``max_attempts`` (1-3) attempts.
 
@@ -97,9 +99,15 @@ def run_attempts(
     repair turns (:func:`next_attempt`). Never raises for model faults: a transport failure or three
     unreadable outputs give a result with ``value=None`` and a ``failure`` whose ``raw_outputs`` lists
     every output received (in attempt order) and whose ``reason`` starts with ``"transport:"``,
-    ``"refused:"``, ``"unparseable:"`` or ``"truncated:"``. A truncated reply is sent again with a
+    ``"refused:"``, ``"unparseable:"``, ``"truncated:"`` or ``"copied_example:"``. A truncated reply is sent again with a
     larger budget, never repaired (module docstring). Every call record keeps the reply's reasoning
     (the provider's ``reasoning_content`` and the blocks the parser set aside) and its reasoning tokens.
+
+    With ``refuse_examples`` (the default; the single-call arm turns it off to keep the protocol's
+    letter), an answer whose free-text fields copy the placeholder text of the example answer shown in
+    ``request``'s system message (:mod:`adjudicator.model.examples`) fails validation of those fields:
+    it is repaired (or resent) like any invalid answer, and a node whose last answer still copies fails
+    with kind ``copied_example`` (reason prefix ``"copied_example:"``).
     """
     if not 1 <= max_attempts <= MAX_ATTEMPTS:
         raise ValueError(f"max_attempts must be 1-{MAX_ATTEMPTS}, got {max_attempts}")
@@ -109,6 +117,8 @@ def run_attempts(
     last_error = ""
     truncated = False
     current, pending = request, None
+    examples = example_texts(request.messages) if refuse_examples else frozenset()
+    copied = False
     base = request  # the answer turn a repair is built on (its budget raised after a truncation)
 
     def record(attempt: int, **fields) -> CallRecord:
@@ -127,6 +137,11 @@ def run_attempts(
                 failure=NodeFailure(node=request.node, key=request.key, kind=kind, reason=f"{kind.value}: {exc.message}", raw_outputs=raws),
             )
         result = read(resp.text) if pending is None else pending.read(resp.text, read)
+        copies = copied_fields(result.decoded, request.schema, examples) if result.ok else []
+        copied = bool(copies)
+        if copies:  # every field validated, but some free text is the prompt's example: not an answer
+            names = ", ".join(".".join(path) for path in copies)
+            result = ParseResult(None, "failed", f"{names}: the example answer's placeholder text, not your own", result.reasoning, result.decoded, tuple(copies))
         error = result.error
         truncated = resp.finish_reason == "length"
         if truncated:  # never a success, whatever could be read from it
@@ -164,7 +179,7 @@ def run_attempts(
                 base = current
         else:
             current, pending = next_attempt(base, resp, result, pending, repairer)
-    kind = FailureKind.TRUNCATED if truncated else FailureKind.UNPARSEABLE
+    kind = FailureKind.TRUNCATED if truncated else FailureKind.COPIED_EXAMPLE if copied else FailureKind.UNPARSEABLE
     what = "no complete output" if truncated else "no valid output"
     return NodeResult(
         value=None,

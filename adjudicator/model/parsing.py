@@ -111,9 +111,9 @@ def split_reasoning(text: str) -> tuple[str, tuple[str, ...]]:
 class ParseResult(Generic[T]):
     """The outcome of reading one output: the value (None when nothing valid was found), the stage
     that produced it (``strict``/``normalised``/``regex``/``failed``), on failure why, the reasoning
-    blocks set aside before reading (:func:`split_reasoning`), and, on a failure whose answer was
-    decoded, the object decoded and the fields the validator named (for a repair turn,
-    :mod:`adjudicator.model.repair`)."""
+    blocks set aside before reading (:func:`split_reasoning`), the object decoded (on success the one
+    the value was read from; on a failure the one whose error is reported, or None), and on failure
+    the fields the validator named (for a repair turn, :mod:`adjudicator.model.repair`)."""
 
     value: T | None
     stage: ParseStage
@@ -316,11 +316,11 @@ def parse_output(
     if obj is not None:
         value = attempt(obj)
         if value is not None:
-            return ParseResult(value, "strict", reasoning=reasoning)
+            return ParseResult(value, "strict", reasoning=reasoning, decoded=obj)
     for obj in normalised_candidates(answer):
         value = attempt(obj)
         if value is not None:
-            return ParseResult(value, "normalised", reasoning=reasoning)
+            return ParseResult(value, "normalised", reasoning=reasoning, decoded=obj)
     if recover is not None:
         try:
             obj = recover(answer)
@@ -329,7 +329,7 @@ def parse_output(
         if obj:
             value = attempt(obj)
             if value is not None:
-                return ParseResult(value, "regex", reasoning=reasoning)
+                return ParseResult(value, "regex", reasoning=reasoning, decoded=obj)
     return ParseResult(None, "failed", first_error or "no JSON object found", reasoning, first_obj, first_fields)
 
 

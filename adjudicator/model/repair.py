@@ -129,15 +129,15 @@ class RepairTurn:
     def read(self, text: str, read: Callable[[str], ParseResult[T]]) -> ParseResult[T]:
         """Read the reply to this turn: decode the patch (strict JSON or the normalising stage),
         merge it into :attr:`base` and run the node's ``read`` on the merged answer. The result's
-        stage is the patch's; on failure ``decoded`` is the merged answer (so another repair can
-        build on it), or None when the patch held no object. Never raises."""
+        stage is the patch's and ``decoded`` the merged answer (so a failed one can be repaired again),
+        or None when the patch held no object. Never raises."""
         patch = parse_output(text, validate=_object)
         if not patch.ok or patch.value is None:
             return ParseResult(None, "failed", f"repair: {patch.error}", patch.reasoning)
         merged = merge(self.base, patch.value, self.fields)
         result = read(json.dumps(merged, ensure_ascii=False))
         if result.ok:
-            return ParseResult(result.value, patch.stage, reasoning=patch.reasoning)
+            return ParseResult(result.value, patch.stage, reasoning=patch.reasoning, decoded=merged)
         return ParseResult(None, "failed", result.error, patch.reasoning, result.decoded or merged, result.invalid_fields)
 
 

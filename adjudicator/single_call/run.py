@@ -47,7 +47,7 @@ def run_single_call(
     done = [0]
 
     def run(inst: TaskInstance) -> NodeResult[Any]:
-        result = run_attempts(client, inst.request, inst.read, max_attempts=max_attempts)
+        result = run_attempts(client, inst.request, inst.read, max_attempts=max_attempts, refuse_examples=False)
         if progress is not None:
             with lock:
                 done[0] += 1
