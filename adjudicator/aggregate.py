@@ -129,7 +129,7 @@ def aggregate(
             battlefields=list(clashes.values()),
             ballots=ballots,
             failures=failures,
-            review=review_of(None, dissent.winner_split, failures, split_label="first place"),
+            review=review_of(None, dissent.winner_split, failures, split_label="first place", ballots=ballots),
             provenance=provenance,
             calls=calls,
         )
@@ -157,7 +157,7 @@ def aggregate(
         battlefields=list(clashes.values()),
         ballots=ballots,
         failures=failures,
-        review=review_of(p, dissent.winner_split, failures),
+        review=review_of(p, dissent.winner_split, failures, ballots=ballots),
         provenance=provenance,
         calls=calls,
     )

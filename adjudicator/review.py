@@ -8,6 +8,9 @@
 - ``split_panel``: the judges did not agree on the winner (a 2:1 split; ranking formats: not every
   judge put the same unit first);
 - ``failed_judge``: a judge's node failed (its ballot is missing, the verdict rests on fewer judges);
+- ``identical_ballots``: every ballot (at least two) is the same -- the same winner, p, stage scores
+  and best-debater votes (ranking formats: the same ranking and speaker scores) -- which independent
+  judges almost never give: a model ignoring its judge's perspective, or copying an example, is likelier;
 - ``probe_flip``: a bias or stability probe moved the panel's winner on this match (only when probes
   ran: :func:`with_probe_flips`, used by the bench report).
 
@@ -19,7 +22,7 @@ against coverage (accuracy on the verdicts not escalated, for each band) is comp
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -29,7 +32,20 @@ from adjudicator.records import NodeFailure
 #: A winner tendency this close to 0.5 (inclusive) is a close call.
 REVIEW_BAND = 0.1
 
-ReviewReason = Literal["close_call", "split_panel", "failed_judge", "probe_flip"]
+ReviewReason = Literal["close_call", "split_panel", "failed_judge", "identical_ballots", "probe_flip"]
+
+#: The parts of a ballot compared by the ``identical_ballots`` rule (its decision, not its words or its judge).
+_DECISION_FIELDS = {"winner", "p", "stage_scores", "best_debater_votes", "ranking", "speaker_scores", "dimensions"}
+
+
+def identical_ballots(ballots: Sequence[Any]) -> bool:
+    """True when there are at least two ballots (:class:`~adjudicator.verdict.Ballot`) and all give the
+    same decision: every field of :data:`_DECISION_FIELDS` equal (reasoning, judge id, perspective and
+    model may differ)."""
+    if len(ballots) < 2:
+        return False
+    first = ballots[0].model_dump(include=_DECISION_FIELDS)
+    return all(b.model_dump(include=_DECISION_FIELDS) == first for b in ballots[1:])
 
 
 class Review(FrozenModel):
@@ -43,10 +59,19 @@ class Review(FrozenModel):
     band: float = REVIEW_BAND
 
 
-def review_of(p: float | None, winner_split: str | None, failures: Sequence[NodeFailure], *, band: float = REVIEW_BAND, split_label: str = "winner") -> Review:
+def review_of(
+    p: float | None,
+    winner_split: str | None,
+    failures: Sequence[NodeFailure],
+    *,
+    band: float = REVIEW_BAND,
+    split_label: str = "winner",
+    ballots: Sequence[Any] = (),
+) -> Review:
     """The review record of a verdict with winner tendency ``p`` (None for ranking formats or a
-    failed winner), the panel's ``winner_split`` (``"3:0"``, ``"2:1"``; None without a panel) and its
-    node ``failures``. ``split_label`` names what was split (``winner``; ``first place`` for rankings)."""
+    failed winner), the panel's ``winner_split`` (``"3:0"``, ``"2:1"``; None without a panel), its
+    node ``failures`` and its panel's ``ballots`` (empty for the single-call arm). ``split_label``
+    names what was split (``winner``; ``first place`` for rankings)."""
     reasons: list[ReviewReason] = []
     detail: list[str] = []
     if p is not None and abs(p - 0.5) <= band + 1e-12:
@@ -65,6 +90,9 @@ def review_of(p: float | None, winner_split: str | None, failures: Sequence[Node
     elif tasks:
         reasons.append("failed_judge")
         detail.append(f"task(s) {', '.join(tasks)} failed")
+    if identical_ballots(ballots):
+        reasons.append("identical_ballots")
+        detail.append(f"all {len(ballots)} ballots are identical (same winner, p, scores and votes): the judges may not have judged independently")
     return Review(escalate=bool(reasons), reasons=reasons, detail=detail, band=band)
 
 

@@ -49,7 +49,8 @@ def test_samples_files_hold_one_row_per_sample_and_arm(tmp_path, capsys, fake_op
     rows = [json.loads(line) for line in (run / "samples.jsonl").read_text(encoding="utf-8").splitlines()]
     assert [r["sample_id"] for r in rows] == ["m01", "m02", "m03"]
     assert all(list(r) == list(FIELD_NAMES) for r in rows)  # every verdict carries its review
-    assert [r["escalated"] for r in rows] == [False, None, False]  # p 0.62, 3:0: no review; m02 failed, no verdict
+    # p 0.62, 3:0, but one scripted answer for every judge: three identical ballots escalate; m02 failed, no verdict
+    assert [r["escalated"] for r in rows] == [True, None, True]
     by = {r["sample_id"]: r for r in rows}
     for mid, gold in (("m01", "affirmative"), ("m03", "negative")):
         r = by[mid]
@@ -99,11 +100,11 @@ def test_escalation_column_appears_when_a_verdict_has_a_review(tmp_path, capsys,
     run, args = _run(tmp_path, capsys, fake_openai)
     path = result_path(run, "agentic", "m03")
     res = read_result(path)
-    write_result(path, res.model_copy(update={"verdict": {**res.verdict, "review": {"needed": True, "reasons": ["2:1 split"]}}}))
+    write_result(path, res.model_copy(update={"verdict": {**res.verdict, "review": {"escalate": False, "reasons": []}}}))
     code, _, _ = bench([*args, "--report-only"], capsys)
     assert code == 0
     rows = [json.loads(line) for line in (run / "samples.jsonl").read_text(encoding="utf-8").splitlines()]
-    assert [r["escalated"] for r in rows] == [False, None, True]  # m01's own review; m02 failed, no verdict
+    assert [r["escalated"] for r in rows] == [True, None, False]  # m01's own review (identical ballots); m02 failed, no verdict
     assert "escalated" in (run / "samples.csv").read_text(encoding="utf-8").splitlines()[0].split(",")
     assert '<th data-col="escalated"' in (run / "report.html").read_text(encoding="utf-8")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from fake_openai import fake_openai  # noqa: F401 (fixture)
 
 from adjudicator.api import adjudicate
 from adjudicator.evaluation.selective import rule_selective, selective_accuracy
@@ -49,3 +50,45 @@ def test_selective_accuracy_against_coverage():
     assert (rule.kept, rule.accuracy) == (3, 1.0)
     with pytest.raises(ValueError, match="bands"):
         selective_accuracy(p, gold, bands=(0.5,))
+
+
+def _ballot(judge_id: str, p: float = 0.36, score: int = 6, votes: dict[str, int] | None = None, reasoning: str = "r"):
+    from adjudicator.verdict import Ballot, BallotScore
+
+    return Ballot(
+        judge_id=judge_id,
+        perspective=judge_id,
+        model="m",
+        winner="affirmative" if p > 0.5 else "negative",
+        p=p,
+        stage_scores=[BallotScore(stage_id="s1", side="affirmative", score=score), BallotScore(stage_id="s2", side="negative", score=7)],
+        best_debater_votes=votes or {"Negative Speaker 1": 2, "Affirmative Speaker 1": 1},
+        reasoning=reasoning,
+    )
+
+
+def test_three_identical_ballots_are_escalated():
+    same = [_ballot(f"judge-{i}", reasoning=f"judge {i}'s own words") for i in (1, 2, 3)]
+    r = review_of(0.36, "3:0", [], ballots=same)  # clear and unanimous: only the identity escalates it
+    assert (r.escalate, r.reasons) == (True, ["identical_ballots"])
+    assert r.detail == ["all 3 ballots are identical (same winner, p, scores and votes): the judges may not have judged independently"]
+    # one differing score, p or vote makes the panel an ordinary unanimous one
+    for odd in (_ballot("judge-3", score=5), _ballot("judge-3", p=0.35), _ballot("judge-3", votes={"Negative Speaker 1": 3})):
+        assert review_of(0.36, "3:0", [], ballots=[*same[:2], odd]).reasons == []
+    assert review_of(0.36, "3:0", [], ballots=same[:1]).reasons == []  # one ballot is no panel
+
+
+def test_an_llm_verdict_with_identical_ballots_says_so(fake_openai):  # noqa: F811
+    from llm_helpers import online_match, schema_responder
+
+    from adjudicator.api import adjudicate_with_context
+    from adjudicator.judges.llm.backend import LLMBackend
+    from adjudicator.model.llm import LLMClient
+    from adjudicator.model.prompts import PromptStore
+    from adjudicator.workflow.context import AdjudicationContext
+
+    fake_openai.respond_with(schema_responder)  # every judge gets the same answer
+    client = LLMClient("openai/test-model", api_base=fake_openai.base_url, api_key="sk-test-0123456789", json_mode="object")
+    v = adjudicate_with_context(online_match(), AdjudicationContext.single(LLMBackend(client, PromptStore())))
+    assert v.p == 0.62 and v.dissent.winner_split == "3:0"
+    assert v.review.escalate and v.review.reasons == ["identical_ballots"]

@@ -106,7 +106,7 @@ th{background:#f3f3f3} tr.ref td{color:#666;font-style:italic} tr.baseline td{ba
 </table>{% endif %}
 
 {% if selective %}<h2>Escalation: selective accuracy against coverage</h2>
-<p class="note">A verdict with |p − 0.5| ≤ band goes to a person; accuracy is over the verdicts kept (decisive gold winners only). Review rule: the verdicts' own review.escalate (close call within 0.1, split panel, failed judge; with probes, their flips).</p>
+<p class="note">A verdict with |p − 0.5| ≤ band goes to a person; accuracy is over the verdicts kept (decisive gold winners only). Review rule: the verdicts' own review.escalate (close call within 0.1, split panel, failed judge, identical ballots; with probes, their flips).</p>
 {% for arm, r in selective.items() %}<p><b>{{ r.label }}</b></p>
 <table><tr><th>Escalate when</th><th>kept / n</th><th>coverage</th><th>accuracy on kept</th></tr>
 {% for pt in r.curve %}<tr><td>|p − 0.5| ≤ {{ "%.2f"|format(pt.band) }}</td><td>{{ pt.kept }} / {{ pt.n }}</td><td>{{ fmt(pt.coverage) }}</td><td>{{ fmt(pt.accuracy) }}</td></tr>{% endfor %}
