@@ -258,7 +258,7 @@ def build_context(
         return replace(AdjudicationContext.single(offline_judge(), config.panel), rubric=rubric, evidence=evidence)
     if tracker is not None and all(m is None for m in config.judges().values()):
         judges = {j: offline_judge() for j in config.judges()}
-        return AdjudicationContext(tracker=tracker, judges=judges, rubric=rubric, evidence=evidence, panel_mode=config.panel, judge_evidence=config.judge_evidence)
+        return AdjudicationContext(tracker=tracker, judges=judges, rubric=rubric, evidence=evidence, panel_mode=config.panel, judge_evidence=config.judge_evidence, track_window_chars=config.track_window_chars)
 
     from adjudicator.judges.llm.backend import LLMBackend
     from adjudicator.model.llm import PreflightGate
@@ -280,7 +280,7 @@ def build_context(
     judges = {j: backend_for(m) for j, m in config.judges().items()}
     if check_models:
         gate.ensure()
-    return AdjudicationContext(tracker=seated, judges=judges, rubric=rubric, evidence=evidence, panel_mode=config.panel, judge_evidence=config.judge_evidence)
+    return AdjudicationContext(tracker=seated, judges=judges, rubric=rubric, evidence=evidence, panel_mode=config.panel, judge_evidence=config.judge_evidence, track_window_chars=config.track_window_chars)
 
 
 def judging_rubric(config: ModelConfig) -> tuple[Rubric | None, Any]:

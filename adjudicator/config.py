@@ -87,7 +87,7 @@ LIVE_STORE_ENV = "ADJUDICATOR_LIVE_STORE"
 _SETTINGS = (
     "model", "api_base", "tracker_model", "judge_models", "no_cache", "cache_dir", "timeout_s", "json_mode",
     "temperature", "seed", "p_source", "max_tokens", "transport_retries", "backoff_base_s", "rubric", "evidence", "panel", "max_concurrent_requests",
-    "api_key_env", "judge_evidence",
+    "api_key_env", "judge_evidence", "track_window_chars",
 )  # fmt: skip
 
 #: Environment variable -> setting.
@@ -196,7 +196,10 @@ class ModelConfig(BaseSettings):
     (``--evidence``: a folder of documents the fact-authenticity check reads, or ``transcript`` for
     the passages the debaters quoted; None = fact authenticity not assessed); ``judge_evidence``
     (``--judge-evidence``, :data:`JudgeEvidence`: what the LLM judges read beyond the tracker's
-    ledger; ``ledger`` = nothing more, the default; a scoring panel only). ``api_key_env``
+    ledger; ``ledger`` = nothing more, the default; a scoring panel only); ``track_window_chars``
+    (``--track-window-chars``): the LLM tracker analyses consecutive stages whose transcripts add up
+    to at most this many characters in one request (:mod:`adjudicator.workflow.windows`; 0 = one
+    stage per request, the default). ``api_key_env``
     (``--api-key-env``): the name of the environment variable holding the key sent to every model
     (None = ``ADJUDICATOR_API_KEY``, see :func:`api_key`); a name, never a key.
     ``max_concurrent_requests`` caps the requests in flight to one server at
@@ -231,6 +234,7 @@ class ModelConfig(BaseSettings):
     max_concurrent_requests: int | None = Field(default=None, ge=1)
     api_key_env: str | None = None
     judge_evidence: JudgeEvidence = "ledger"
+    track_window_chars: int = Field(default=0, ge=0)
 
     @classmethod
     def settings_customise_sources(
@@ -347,6 +351,7 @@ class ModelConfig(BaseSettings):
         p_source: str | None = None,
         api_key_env: str | None = None,
         judge_evidence: str | None = None,
+        track_window_chars: int | None = None,
         env: Mapping[str, str] | None = None,
     ) -> ModelConfig:
         """Resolve flags > ``ADJUDICATOR_*`` environment > config file > defaults.
@@ -354,7 +359,7 @@ class ModelConfig(BaseSettings):
         Arguments are the CLI flags (``--model``, ``--api-base``, ``--tracker-model``, ``--judge-model``
         (repeatable) as ``judge_models``, ``--config`` as ``config_file``, ``--no-cache``,
         ``--cache-dir``, ``--timeout-s``, ``--json-mode``, ``--rubric``, ``--evidence``, ``--panel``, ``--concurrency`` as
-        ``max_concurrent_requests``, ``--p-source``, ``--api-key-env``, ``--judge-evidence``); None, or an empty ``judge_models``
+        ``max_concurrent_requests``, ``--p-source``, ``--api-key-env``, ``--judge-evidence``, ``--track-window-chars``); None, or an empty ``judge_models``
         sequence, means the flag was not given (``no_cache=False`` from a flag that defaults to off
         should be passed as None). ``env`` replaces ``os.environ`` (tests). Raises
         :class:`~adjudicator.errors.ConfigError` (exit code 2, one line naming the source and
@@ -378,6 +383,7 @@ class ModelConfig(BaseSettings):
             "p_source": p_source,
             "api_key_env": api_key_env,
             "judge_evidence": judge_evidence,
+            "track_window_chars": track_window_chars,
         }
         given = {k: v for k, v in flags.items() if v is not None}
         resolution = _Resolution(env=env, path=_config_path(config_file, env))

@@ -229,6 +229,9 @@ class Provenance(FrozenModel):
     repair turn (:mod:`adjudicator.model.repair`). ``judge_evidence``: what the LLM judges read
     beyond the tracker's ledger (``--judge-evidence``: ledger, quotes or transcript); None when no
     LLM judge wrote a ballot that could read it (offline judges, a pairwise panel, the single-call arm).
+    ``track_window_chars``: the character budget of the LLM tracker's stage windows
+    (``--track-window-chars``, :mod:`adjudicator.workflow.windows`); None, and left out of the JSON,
+    when the tracker analysed one stage per request.
     """
 
     arm: Arm = "agentic"
@@ -247,6 +250,7 @@ class Provenance(FrozenModel):
     repaired: int = 0
     parse_failures: int = 0
     judge_evidence: str | None = None
+    track_window_chars: int | None = Field(default=None, ge=1, exclude_if=_none)
     package_version: str = ""
 
 

@@ -6,7 +6,8 @@
 - :func:`parse_p` is the three-stage parser for an answer that holds only p (strict, repaired,
   field-level), for the parser's own tests.
 - :func:`schema_responder` answers any request from the JSON schema the client sent in
-  ``response_format`` (use ``json_mode="object"`` or ``"schema"``), so a whole match can run
+  ``response_format`` (use ``json_mode="object"`` or ``"schema"``; a tracker window's schema gets one
+  stage answer per stage id), so a whole match can run
   through the loopback server without scripting each call.
 """
 
@@ -158,13 +159,21 @@ def schema_responder(body: dict[str, Any]) -> str:
         labels = props["votes"]["items"]["enum"]
         return json.dumps({"basis": "most influential debaters", "votes": {labels[0]: 5, labels[-1]: 4}})
     if "sides" in props:
-        sides = props["sides"]["required"]
-        labels = props["sides"]["properties"][sides[0]]["properties"]["contributions"]["items"]["properties"]["debater"]["enum"]
-        debaters = {s: next(label for label in labels if label.lower().startswith(s)) for s in sides}
-        return tracker_json(sides, debaters)
+        return _tracker_answer(props)
+    if "stages" in props:  # the tracker's window of stages: one stage answer per stage id
+        stages = props["stages"]
+        return json.dumps({"stages": {sid: json.loads(_tracker_answer(stages["properties"][sid]["properties"])) for sid in stages["required"]}})
     units = [tuple(key.split("|")) for key in props["stage_scores"]["required"]]
     labels = props["best_debater_votes"]["items"]["enum"]
     return ballot_json(units, votes={labels[0]: 2, labels[-1]: 1})
+
+
+def _tracker_answer(props: dict[str, Any]) -> str:
+    """:func:`tracker_json` for the sides and debater labels of one stage answer's schema properties."""
+    sides = props["sides"]["required"]
+    labels = props["sides"]["properties"][sides[0]]["properties"]["contributions"]["items"]["properties"]["debater"]["enum"]
+    debaters = {s: next(label for label in labels if label.lower().startswith(s)) for s in sides}
+    return tracker_json(sides, debaters)
 
 
 def read_p(obj: Any) -> float:

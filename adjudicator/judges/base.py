@@ -98,6 +98,18 @@ class NodeResult(Generic[T]):
     response: Any = None  # the accepted attempt's ChatResponse (LLM backends), for its token log-probabilities
 
 
+@dataclass
+class WindowResult:
+    """What a tracker returns for one window of consecutive stages (:mod:`adjudicator.workflow.windows`):
+    one :class:`~adjudicator.battlefield.StageAnalysis` per stage in stage order (empty when the
+    window failed), the call records of every attempt of its one request, and one
+    :class:`~adjudicator.records.NodeFailure` per stage (key = stage id) when no valid answer came."""
+
+    analyses: list[StageAnalysis] = field(default_factory=list)
+    calls: list[CallRecord] = field(default_factory=list)
+    failures: list[NodeFailure] = field(default_factory=list)
+
+
 @runtime_checkable
 class Backend(Protocol):
     """A model behind the nodes. ``name`` appears in the verdict as the model; ``is_llm`` is False for

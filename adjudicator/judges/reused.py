@@ -17,6 +17,9 @@ verdict's provenance counts their tokens and cost as it does for a cached rerun 
 run's with the same settings), while the run's ledger counts no request and no spend for them. A
 stage the parent's tracker failed on fails again with the parent's :class:`~adjudicator.records.NodeFailure`.
 The clash map is rebuilt by the graph's own reducers from these analyses, as in the parent run.
+A parent whose LLM tracker read stage windows (``--track-window-chars``) made one request per window:
+its call records come back with the window's first stage, the stored analyses with every stage, so
+the replay still walks one stage per step and counts each request once.
 """
 
 from __future__ import annotations
@@ -57,8 +60,8 @@ class ReusedTracker:
         self.is_llm = is_llm
         self._calls: dict[str, list[CallRecord]] = {}
         for c in calls:
-            if c.node == TRACK_NODE:
-                self._calls.setdefault(c.key, []).append(c)
+            if c.node == TRACK_NODE:  # a window's request ("s03+s04") is its first stage's
+                self._calls.setdefault(c.key.split("+")[0], []).append(c)
         for group in self._calls.values():
             group.sort(key=lambda c: c.attempt)
         self._failures = {f.key: f for f in failures if f.node == TRACK_NODE}

@@ -43,6 +43,7 @@ import logging
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, cast
 
@@ -104,7 +105,10 @@ class LiveStore:
 
         self.state_dir = Path(state_dir)
         self.state_dir.mkdir(parents=True, exist_ok=True)
-        self.context = context
+        # live tracking stays one stage per request whatever --track-window-chars says: stages arrive one
+        # at a time and each is analysed as it is pushed, so a window would depend on how many stages
+        # happened to be waiting, and a push's board update would wait for the stages after it
+        self.context = replace(context, track_window_chars=0) if isinstance(context, AdjudicationContext) else context
         self.on_change = on_change
         self.on_closed = on_closed
         self.db_path = self.state_dir / DB_NAME

@@ -13,10 +13,11 @@ verdict is the panel's verdict after every judge was challenged once.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 from adjudicator.battlefield import StageAnalysis
-from adjudicator.judges.base import Backend, CompareRequest, JudgeRequest, NodeResult, StageRequest
+from adjudicator.judges.base import Backend, CompareRequest, JudgeRequest, NodeResult, StageRequest, WindowResult
 from adjudicator.pairwise.comparisons import PairChoice
 from adjudicator.verdict import Ballot
 from adjudicator.workflow.context import AdjudicationContext
@@ -35,6 +36,25 @@ class PressureBackend:
     def analyse_stage(self, request: StageRequest) -> NodeResult[StageAnalysis]:
         """The inner backend's stage analysis (pressure applies to judges only)."""
         return self.inner.analyse_stage(request)
+
+    def supports_windows(self, format_name: str, rubric: object = None) -> bool:
+        """Whether the inner backend analyses stage windows for ``format_name`` and ``rubric`` (False
+        when it has no windows: then the graph tracks one stage per step)."""
+        inner = getattr(self.inner, "supports_windows", None)
+        return bool(inner(format_name, rubric)) if inner is not None and callable(getattr(self.inner, "analyse_window", None)) else False
+
+    def analyse_window(self, requests: Sequence[StageRequest]) -> WindowResult:
+        """The inner backend's analysis of a stage window (pressure applies to judges only). Raises
+        TypeError when the inner backend has no windows (:meth:`supports_windows` is then False)."""
+        inner = getattr(self.inner, "analyse_window", None)
+        if inner is None:
+            raise TypeError(f"{self.inner!r} analyses one stage at a time")
+        return inner(requests)
+
+    def window_hashes(self, format_name: str | None = None) -> dict[str, str]:
+        """The inner backend's window template hashes (none when it has no windows)."""
+        inner = getattr(self.inner, "window_hashes", None)
+        return dict(inner(format_name)) if inner is not None else {}
 
     def judge(self, request: JudgeRequest) -> NodeResult[Ballot]:
         """The ballot after the challenge: the first answer's call records followed by the challenge

@@ -56,7 +56,9 @@ class AdjudicationContext:
     :class:`~adjudicator.evidence.EvidenceSource`, ``"transcript"``, or None), which nodes read with
     :func:`rubric_of` / :func:`evidence_of` (a context without them judges on the ccdb rubric);
     ``panel_mode`` how the judges judge (``"scoring"`` ballots, or ``"pairwise"`` comparisons);
-    ``judge_evidence`` what the LLM judges read beyond the ledger (:func:`judge_evidence_of`)."""
+    ``judge_evidence`` what the LLM judges read beyond the ledger (:func:`judge_evidence_of`);
+    ``track_window_chars`` the LLM tracker's stage-window budget in characters (0 = one stage per
+    request; :mod:`adjudicator.workflow.windows`, :func:`track_window_of`)."""
 
     tracker: Backend
     judges: dict[str, Backend]
@@ -65,6 +67,7 @@ class AdjudicationContext:
     evidence: Any = None
     panel_mode: PanelMode = "scoring"
     judge_evidence: JudgeEvidence = "ledger"
+    track_window_chars: int = 0
 
     @classmethod
     def single(cls, backend: Backend, panel_mode: PanelMode = "scoring") -> "AdjudicationContext":
@@ -93,3 +96,9 @@ def judge_evidence_of(ctx: object) -> JudgeEvidence:
     if mode == "quotes" or mode == "transcript":
         return cast(JudgeEvidence, mode)
     return "ledger"
+
+
+def track_window_of(ctx: object) -> int:
+    """The context's stage-window budget in characters (0 when it sets none: one stage per request)."""
+    value = getattr(ctx, "track_window_chars", 0)
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0

@@ -24,18 +24,75 @@ from adjudicator.pairwise.comparisons import PairChoice, schedule
 from adjudicator.pairwise.panel import aggregate_pairwise
 from adjudicator.records import CallRecord, FailureKind, NodeFailure, in_call_order, in_failure_order
 from adjudicator.verdict import Ballot, Provenance, Verdict
-from adjudicator.workflow.context import Backends, evidence_of, judge_evidence_of, rubric_of
+from adjudicator.workflow.context import Backends, evidence_of, judge_evidence_of, rubric_of, track_window_of
+from adjudicator.workflow.windows import window_size
 
 
 def track_stage(state: BattlefieldState, runtime: Runtime[Backends]) -> dict[str, Any]:
-    """Analyse stage ``state["next_stage"]`` with the context's tracker and advance the cursor by one.
+    """Analyse the window of stages starting at ``state["next_stage"]`` with the context's tracker and
+    advance the cursor past it.
 
-    Returns the update: ``next_stage`` + 1, the stage's analysis and the clash delta (or a failure),
-    and the call records. The stage is read together with the accumulated ledger, not the full
-    preceding transcript.
+    The window is one stage unless the context sets a window budget (``track_window_chars``) and
+    the tracker reads windows (:func:`window_count`); then it is :func:`~adjudicator.workflow.windows.window_size`
+    stages, analysed in one request. Returns the update: the new ``next_stage``, one analysis per
+    stage and the clash delta they make in stage order (or a failure per stage), and the call
+    records. A stage is read together with the accumulated ledger, not the full preceding transcript.
     """
     i = state.get("next_stage", 0)
-    return {"next_stage": i + 1, **stage_update(state, i, runtime.context)}
+    n = window_count(state, i, runtime.context)
+    if n <= 1:
+        return {"next_stage": i + 1, **stage_update(state, i, runtime.context)}
+    return {"next_stage": i + n, **window_update(state, i, n, runtime.context)}
+
+
+def window_count(state: BattlefieldState, i: int, context: Backends) -> int:
+    """How many stages the tracking step at stage ``i`` analyses: the window of
+    :func:`~adjudicator.workflow.windows.window_size` under the context's ``track_window_chars`` when
+    its tracker reads windows for this match (an ``analyse_window`` method and ``supports_windows``
+    true for the format and rubric, :func:`windowed_tracking`), else 1."""
+    budget = windowed_tracking(context, state["match"].format)
+    if budget is None or not callable(getattr(context.tracker, "analyse_window", None)):
+        return 1
+    return max(1, window_size(state["stages"], i, budget))
+
+
+def stage_request(state: BattlefieldState, i: int, context: Backends) -> StageRequest:
+    """The tracker's request for stage ``i`` of ``state``: the stage, the stages before it, and the
+    clash map and analyses as they stand in ``state``."""
+    stages = state["stages"]
+    return StageRequest(
+        match=state["match"],
+        stage=stages[i],
+        index=i,
+        previous=list(stages[:i]),
+        clashes=state.get("clashes") or {},
+        analyses=list(state.get("analyses") or []),
+        rubric=rubric_of(context),
+        evidence=evidence_of(context),
+    )
+
+
+def window_update(state: BattlefieldState, i: int, n: int, context: Backends) -> dict[str, Any]:
+    """Analyse stages ``i`` .. ``i + n - 1`` of ``state`` in one tracker request (each stage's request
+    holds the ledger as it stood before the window) and return the state update without
+    ``next_stage``: the analyses in stage order, the clash delta their updates make when applied one
+    stage after the other (so a later stage may advance a clash an earlier one opened), or one failure
+    per stage, and the call records."""
+    requests = [stage_request(state, k, context) for k in range(i, i + n)]
+    result = context.tracker.analyse_window(requests)  # type: ignore[attr-defined]
+    update: dict[str, Any] = {"calls": list(result.calls)}
+    if result.analyses:
+        running = dict(state.get("clashes") or {})
+        delta: dict[str, Clash] = {}
+        for analysis in result.analyses:
+            step = apply_clash_updates(running, analysis.stage_id, analysis.clash_updates)
+            running.update(step)
+            delta.update(step)
+        update["analyses"] = list(result.analyses)
+        update["clashes"] = delta
+    if result.failures:
+        update["failures"] = list(result.failures)
+    return update
 
 
 def stage_update(state: BattlefieldState, i: int, context: Backends) -> dict[str, Any]:
@@ -45,19 +102,8 @@ def stage_update(state: BattlefieldState, i: int, context: Backends) -> dict[str
     failure) and the call records. :func:`track_stage` uses it for the next stage; the live store
     uses it to retry a stage whose analysis failed (its failure stays in ``failures``, superseded by
     the analysis: :func:`~adjudicator.battlefield.failed_stage_ids`)."""
-    stages = state["stages"]
-    stage = stages[i]
-    clashes = state.get("clashes") or {}
-    request = StageRequest(
-        match=state["match"],
-        stage=stage,
-        index=i,
-        previous=list(stages[:i]),
-        clashes=clashes,
-        analyses=list(state.get("analyses") or []),
-        rubric=rubric_of(context),
-        evidence=evidence_of(context),
-    )
+    request = stage_request(state, i, context)
+    stage, clashes = request.stage, request.clashes
     result = context.tracker.analyse_stage(request)
     update: dict[str, Any] = {"calls": list(result.calls)}
     if result.value is not None:
@@ -161,9 +207,24 @@ def state_provenance(calls: list[CallRecord], ctx: Backends, format_name: str | 
         calls,
         __version__,
     )
+    window = windowed_tracking(ctx, format_name)
+    if window:
+        hashes = dict(sorted({**provenance.prompt_hashes, **ctx.tracker.window_hashes(format_name)}.items()))  # type: ignore[attr-defined]
+        provenance = provenance.model_copy(update={"track_window_chars": window, "prompt_hashes": hashes})
     if ctx.panel_mode == "pairwise" or not any(b.is_llm for b in ctx.judges.values()):
         return provenance  # the offline judge and the pairwise panel read the ledger whatever the setting
     return provenance.model_copy(update={"judge_evidence": judge_evidence_of(ctx)})
+
+
+def windowed_tracking(ctx: Backends, format_name: str | None) -> int | None:
+    """The stage-window budget (characters) the context's tracker works under for a match of
+    ``format_name``: the context's ``track_window_chars`` when it is set and the tracker reads windows
+    for that format and the context's rubric (:func:`window_count`), else None (one stage per request)."""
+    budget = track_window_of(ctx)
+    supports = getattr(ctx.tracker, "supports_windows", None)
+    if budget <= 0 or format_name is None or supports is None or not callable(getattr(ctx.tracker, "window_hashes", None)):
+        return None
+    return budget if supports(format_name, rubric_of(ctx)) else None
 
 
 def sorted_calls(state: BattlefieldState) -> list[CallRecord]:

@@ -71,22 +71,13 @@ class GraphProgress:
         """Report the step ``node`` finished with ``update`` (other nodes are silent)."""
         if node not in ("track_stage", "judge") or not update:
             return
-        self.done += 1
         calls = list(update.get("calls") or [])
         failures = list(update.get("failures") or [])
         if node == "track_stage":
-            i = int(update.get("next_stage", 1)) - 1
-            sid = self.order[i] if 0 <= i < len(self.order) else str(i)
-            analyses = update.get("analyses") or []
-            if analyses:
-                a = analyses[0]
-                scores = ", ".join(f"{s.side} {s.suggested_score}" for s in a.sides)
-                moves = len(a.clash_updates)
-                detail = f"{scores}; {moves} clash move{'' if moves == 1 else 's'}"
-            else:
-                detail = failures[0].reason if failures else "no analysis"
-            event = ProgressEvent("stage", self.done, self.total, sid, self.names.get(sid, ""), bool(analyses), detail, **_usage(calls))
-        elif "pair_choices" in update:  # a pairwise panel's judge: its comparisons
+            self._stages(update, calls, failures)
+            return
+        self.done += 1
+        if "pair_choices" in update:  # a pairwise panel's judge: its comparisons
             choices = update.get("pair_choices") or []
             jid = choices[0].judge_id if choices else (failures[0].key.split("|")[0] if failures else "")
             detail = f"{len(choices)} comparisons" + (f", {len(failures)} failed" if failures else "")
@@ -102,6 +93,29 @@ class GraphProgress:
                 detail = failures[0].reason if failures else "no ballot"
             event = ProgressEvent("judge", self.done, self.total, jid, self.perspectives.get(jid, ""), bool(ballots), detail, **_usage(calls))
         self.sink(event)
+
+    def _stages(self, update: dict[str, Any], calls: list[CallRecord], failures: list[Any]) -> None:
+        """One event per stage a tracking step covered (a window covers several, in stage order: the
+        stages up to the new cursor that it analysed or failed on); the step's requests, cache hits
+        and latency go with its first stage's event, so their sums stay those of the run."""
+        end = int(update.get("next_stage", 1))
+        analyses = {a.stage_id: a for a in update.get("analyses") or []}
+        failed = {f.key: f for f in failures if getattr(f, "node", "track_stage") == "track_stage"}
+        covered = [sid for sid in self.order[:end] if sid in analyses or sid in failed]
+        if len(covered) <= 1:  # one stage: the stage before the new cursor
+            i = end - 1
+            covered = [self.order[i] if 0 <= i < len(self.order) else str(i)]
+        for n, sid in enumerate(covered):
+            self.done += 1
+            a = analyses.get(sid)
+            if a is not None:
+                scores = ", ".join(f"{s.side} {s.suggested_score}" for s in a.sides)
+                moves = len(a.clash_updates)
+                detail = f"{scores}; {moves} clash move{'' if moves == 1 else 's'}"
+            else:
+                f = failed.get(sid) or (failures[0] if failures else None)
+                detail = f.reason if f is not None else "no analysis"
+            self.sink(ProgressEvent("stage", self.done, self.total, sid, self.names.get(sid, ""), a is not None, detail, **_usage(calls if n == 0 else [])))
 
 
 def task_event(done: int, total: int, key: str, ok: bool, detail: str, calls: list[CallRecord]) -> ProgressEvent:

@@ -16,21 +16,21 @@ so gold labels cannot reach a prompt.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 
 from adjudicator.battlefield import StageAnalysis
 from adjudicator.formats import get_format
-from adjudicator.judges.base import CompareRequest, JudgeRequest, NodeResult, StageRequest
+from adjudicator.judges.base import CompareRequest, JudgeRequest, NodeResult, StageRequest, WindowResult
 from adjudicator.judges.llm.compare import compare_schema, compare_variables, read_choice, recover_choice
 from adjudicator.judges.llm.dimensions import dimension_variables, judge_dimension_units
-from adjudicator.judges.llm.outputs import judge_schema, stage_schema
+from adjudicator.judges.llm.outputs import judge_schema, stage_schema, window_schema
 from adjudicator.judges.llm.quotes import evidence_variables
 from adjudicator.judges.llm.ranking import ranking_judge_variables, ranking_schema, read_ranking_ballot, recover_ranking_ballot
-from adjudicator.judges.llm.recovery import read_ballot, read_stage_analysis, recover_ballot, recover_stage_analysis
-from adjudicator.judges.llm.variables import judge_units, judge_variables, stage_variables, unit_key
+from adjudicator.judges.llm.recovery import read_ballot, read_stage_analysis, read_window_analyses, recover_ballot, recover_stage_analysis
+from adjudicator.judges.llm.variables import judge_units, judge_variables, stage_variables, unit_key, window_variables
 from adjudicator.model.attempts import MAX_ATTEMPTS, run_attempts
-from adjudicator.model.chat import ChatRequest
+from adjudicator.model.chat import NODE_MAX_TOKENS, ChatRequest
 from adjudicator.model.llm import LLMClient
 from adjudicator.model.logprobs import expected_score, logprob_p
 from adjudicator.model.parsing import ParseResult, parse_output, split_reasoning
@@ -42,6 +42,8 @@ from adjudicator.records import FailureKind, NodeFailure
 from adjudicator.verdict import Ballot
 
 TRACK_NODE = "track_stage"
+#: Template stem of the tracker's window of several stages (``prompts/track_window.<lang>.j2``).
+WINDOW_TEMPLATE = "track_window"
 JUDGE_NODE = "judge"
 COMPARE_NODE = "compare"
 #: Template stem of the pressure probe's challenge turn (``prompts/pressure.<lang>.j2``).
@@ -68,6 +70,12 @@ def rendered_templates(format_name: str | None = None, panel: str = "scoring") -
         lang = get_format(format_name).language
         return [template_name(n, lang, format_name) for n in nodes] + [repair_template(lang)]
     return [template_name(n, lang) for n in nodes for lang in ("zh", "en")] + [repair_template(lang) for lang in ("zh", "en")]
+
+
+def window_key(requests: Sequence[StageRequest]) -> str:
+    """The call key of a window's request: its stage ids joined by ``+`` (``"s03+s04"``; ``+`` cannot
+    occur in a stage id, :data:`~adjudicator.match.ID_PATTERN`); one stage's key is its stage id."""
+    return "+".join(r.stage.stage_id for r in requests)
 
 
 def _dimensional(request: StageRequest | JudgeRequest) -> bool:
@@ -134,6 +142,56 @@ class LLMBackend:
             schema=stage_schema(request),
             schema_name="stage_analysis",
         )
+
+    def supports_windows(self, format_name: str, rubric: object = None) -> bool:
+        """True when the tracker can analyse a window of several stages in one request for a match
+        of ``format_name`` under ``rubric``: formats without their own tracker template (BP speeches
+        are each longer than any sensible window) and the CCDB rubric (a dimensional rubric's extra
+        fields are asked per stage)."""
+        dimensional = bool(getattr(rubric, "dimensional", False))
+        return not dimensional and "track_stage" not in get_format(format_name).templates
+
+    def window_hashes(self, format_name: str | None = None) -> dict[str, str]:
+        """Content hashes of the window templates (``track_window.<lang>.j2``) for ``format_name``'s
+        language (both languages when None): recorded in the provenance of a windowed run."""
+        langs = [prompt_language(format_name)] if format_name else ["zh", "en"]
+        return self.prompts.hashes([f"{WINDOW_TEMPLATE}.{lang}.j2" for lang in langs])
+
+    def window_prompt(self, requests: Sequence[StageRequest]) -> ChatRequest:
+        """The chat request of the tracker for a window of consecutive stages (``requests``, one per
+        stage in order, each with the ledger as it stood before the window): ``track_window.<lang>.j2``,
+        key :func:`window_key`, the exact schema of :func:`~adjudicator.judges.llm.outputs.window_schema`
+        and a completion budget of the per-stage budget times the stage count."""
+        first = requests[0]
+        lang = prompt_language(first.match.format)
+        rendered = self.prompts.render(f"{WINDOW_TEMPLATE}.{lang}.j2", window_variables(requests))
+        per_stage = self.client.max_tokens if self.client.max_tokens is not None else NODE_MAX_TOKENS[TRACK_NODE]
+        return ChatRequest(
+            messages=rendered.messages(),
+            node=TRACK_NODE,
+            key=window_key(requests),
+            template_hash=rendered.template_hash,
+            schema=window_schema(requests),
+            schema_name="stage_window",
+            max_tokens=per_stage * len(requests),
+        )
+
+    def analyse_window(self, requests: Sequence[StageRequest]) -> WindowResult:
+        """Track a window of consecutive stages in one request (:mod:`adjudicator.workflow.windows`):
+        up to three attempts, a repair turn asking only for the stages' fields that failed; one
+        analysis per stage in order. When no valid answer came, every stage of the window gets its
+        own :class:`NodeFailure` (key = its stage id) holding the window's raw outputs. Never raises
+        for model faults."""
+        requests = list(requests)
+        chat = self.window_prompt(requests)
+        read = partial(parse_output, validate=partial(read_window_analyses, requests=requests))
+        result = run_attempts(self.client, chat, read, max_attempts=self.max_attempts, repairer=self.repairer(requests[0].match.format))
+        if result.value is not None:
+            return WindowResult(analyses=list(result.value), calls=list(result.calls))
+        failure = result.failure
+        assert failure is not None
+        failures = [failure.model_copy(update={"key": r.stage.stage_id, "reason": f"{failure.reason} (window {chat.key})"}) for r in requests]
+        return WindowResult(calls=list(result.calls), failures=failures)
 
     def judge_prompt(self, request: JudgeRequest) -> ChatRequest:
         """The chat request of one judge (exposed for tests and token counting)."""

@@ -17,10 +17,11 @@ recovery).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Annotated, Any
 
-from pydantic import Field
+from pydantic import Field, create_model
 
 from adjudicator.battlefield import ClashEventKind
 from adjudicator.formats import Side
@@ -82,6 +83,22 @@ def ballot_answer(unit_keys: tuple[str, ...], sides: tuple[str, ...], labels: tu
         best_debater_votes=ballots_of(labels, BALLOT_VOTES),
         **ballot_answer_fields(dims),
     )
+
+
+@lru_cache(maxsize=256)
+def window_answer(stages: tuple[tuple[str, tuple[str, ...]], ...], labels: tuple[str, ...]) -> type[OutputModel]:
+    """The tracker's answer for a window of consecutive stages (:mod:`adjudicator.workflow.windows`):
+    ``stages`` holds one required key per stage id (in stage order, ``stages`` = ``((stage_id,
+    evaluated sides), ...)``), each a :func:`stage_answer` for that stage's evaluated sides."""
+    fields: dict[str, Any] = {f"key_{i}": (stage_answer(sides, labels), Field(alias=sid)) for i, (sid, sides) in enumerate(stages)}
+    return output_model("WindowAnswer", stages=create_model("WindowStages", __base__=OutputModel, **fields))
+
+
+def window_schema(requests: Sequence[StageRequest]) -> dict[str, Any]:
+    """JSON Schema of the tracker's answer for the window of ``requests`` (one per stage, in order;
+    :func:`window_answer`)."""
+    stages = tuple((r.stage.stage_id, tuple(r.stage.evaluated_sides())) for r in requests)
+    return response_schema(window_answer(stages, tuple(requests[0].match.speaker_labels())))
 
 
 def stage_schema(request: StageRequest) -> dict[str, Any]:

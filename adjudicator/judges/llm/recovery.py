@@ -15,7 +15,7 @@ regular expressions when no JSON object could be decoded; the validator then che
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 from adjudicator.battlefield import CLASH_KINDS, ClashEventKind, ClashUpdate, SideAnalysis, StageAnalysis
@@ -176,6 +176,46 @@ def read_stage_analysis(obj: Mapping[str, Any], request: StageRequest) -> StageA
         clash_updates=_clash_updates(obj.get("clash_updates"), request.match.speaker_labels()),
         summary=_text(obj.get("summary"), 600),
     )
+
+
+def _window_parts(obj: Mapping[str, Any], ids: Sequence[str]) -> Mapping[str, Any]:
+    """The per-stage answers of a window answer by stage id: ``stages`` as an object keyed by stage id
+    (the response schema's shape) or a list of objects carrying ``stage_id``; an answer without
+    ``stages`` whose top-level keys are the stage ids themselves is read the same way."""
+    parts = obj.get("stages")
+    if parts is None and any(sid in obj for sid in ids):
+        parts = obj
+    if isinstance(parts, list):
+        parts = {str(p.get("stage_id")): p for p in parts if isinstance(p, Mapping) and p.get("stage_id") is not None}
+    if not isinstance(parts, Mapping):
+        raise OutputInvalid("stages: expected an object with one entry per stage asked, keyed by stage id", [("stages",)])
+    return parts
+
+
+def read_window_analyses(obj: Mapping[str, Any], requests: Sequence[StageRequest]) -> list[StageAnalysis]:
+    """Validate a decoded answer for a window of consecutive stages (``requests``, one per stage in
+    stage order) into one :class:`StageAnalysis` per stage, in order: each stage's part
+    (``stages.<stage_id>``) goes through :func:`read_stage_analysis` with that stage's request. Every
+    stage is checked; the :class:`OutputInvalid` raised names each failed field under its stage
+    (``("stages", "s04", "sides", "negative")``, or ``("stages", "s04")`` for a missing stage), so a
+    repair turn asks again only for what failed. Clash ids need no check against the ledger: a later
+    stage may reuse an id an earlier stage of the window opened (the graph folds them in stage order)."""
+    parts = _window_parts(obj, [r.stage.stage_id for r in requests])
+    checks = FieldChecks()
+    out: list[StageAnalysis] = []
+    for r in requests:
+        sid = r.stage.stage_id
+        part = parts.get(sid)
+        if not isinstance(part, Mapping):
+            checks.errors.append(OutputInvalid(f"stages: no answer for stage {sid}", [("stages", sid)]))
+            continue
+        try:
+            out.append(read_stage_analysis(part, r))
+        except OutputInvalid as exc:
+            fields = [("stages", sid, *f) for f in exc.fields] or [("stages", sid)]
+            checks.errors.append(OutputInvalid(f"stages.{sid}: {exc}", fields))
+    checks.raise_if_failed()
+    return out
 
 
 def _side_analysis(item: Mapping[str, Any], side: Side, request: StageRequest) -> SideAnalysis:

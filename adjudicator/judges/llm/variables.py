@@ -20,6 +20,7 @@ gold labels cannot reach a prompt.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from adjudicator.battlefield import CLASH_KINDS, SideAnalysis
@@ -125,6 +126,23 @@ def stage_variables(request: StageRequest) -> dict[str, Any]:
         "levels": _levels(lang),
         "clash_kinds": list(CLASH_KINDS),
     }
+
+
+def window_variables(requests: Sequence[StageRequest]) -> dict[str, Any]:
+    """Template variables of the clash tracker for a window of consecutive stages
+    (``prompts/track_window.<lang>.j2``): those of the window's first stage (:func:`stage_variables`:
+    header, the ledger as it stood before the window, the stage before the window, clash ids, rubric)
+    plus ``window``, one entry per stage in order with its ``stage`` (id, name, type, number, ...),
+    ``evaluated`` sides and ``stage_text``. Raises ValueError for an empty window."""
+    if not requests:
+        raise ValueError("a stage window holds at least one stage")
+    out = stage_variables(requests[0])
+    window = []
+    for r in requests:
+        v = stage_variables(r) if r is not requests[0] else out
+        window.append({"stage": v["stage"], "evaluated": v["evaluated"], "stage_text": v["stage_text"]})
+    out["window"] = window
+    return out
 
 
 def speech_slot(match: MatchView, stage_id: str) -> dict[str, str] | None:
