@@ -40,26 +40,30 @@ def adjudicate(
     arm: str = "agentic",
     progress: ProgressSink | None = None,
     observer: Any | None = None,
+    cache: Any | None = None,
 ) -> Verdict:
     """Adjudicate ``match`` with ``arm`` (one of :data:`ARMS`) under ``settings`` (default: the
     offline judge for every role); ``progress`` receives an event per finished stage and ballot
     (single-call: per protocol instance); ``observer`` (a :class:`~adjudicator.model.chat.RequestObserver`)
-    is told about every model request before it is sent (the benchmark's request log). Raises
+    is told about every model request before it is sent (the benchmark's request log); ``cache`` the
+    response store every client uses (default :func:`open_cache`; the benchmark passes a journaled one). Raises
     :class:`~adjudicator.errors.InputError` for an unknown arm, :class:`~adjudicator.errors.ConfigError`
     for an unusable model setting (before any call), and :class:`~adjudicator.errors.AdjudicationFailed`
     when the arm could not produce a verdict (it carries the partial verdict)."""
     settings = settings if settings is not None else ModelConfig()
     if arm == "agentic":
-        return adjudicate_with_context(match, build_context(settings, observer=observer), progress=progress)
+        return adjudicate_with_context(match, build_context(settings, observer=observer, cache=cache), progress=progress)
     if arm == "single-call":
-        return adjudicate_single_call(match, settings, progress=progress, observer=observer)
+        return adjudicate_single_call(match, settings, progress=progress, observer=observer, cache=cache)
     raise InputError(f"--arm: unknown arm {arm!r}", f"use one of {', '.join(ARMS)}")
 
 
-def adjudicate_single_call(match: Match | MatchView, settings: ModelConfig, *, progress: ProgressSink | None = None, observer: Any | None = None) -> Verdict:
+def adjudicate_single_call(
+    match: Match | MatchView, settings: ModelConfig, *, progress: ProgressSink | None = None, observer: Any | None = None, cache: Any | None = None,
+) -> Verdict:
     """Adjudicate ``match`` with the CCDB single-call protocol: ``settings.model`` answers every task
     (with its API base, timeout, decoding parameters, JSON mode, transport policy and cache);
-    ``observer`` as in :func:`adjudicate`.
+    ``observer`` and ``cache`` as in :func:`adjudicate`.
 
     Raises :class:`~adjudicator.errors.InputError` (exit code 2, before any call) when the model is
     the offline judge (none, ``offline``): the protocol is defined for a language model only; and
@@ -78,7 +82,7 @@ def adjudicate_single_call(match: Match | MatchView, settings: ModelConfig, *, p
         from adjudicator.rubric import check_rubric_format
 
         check_rubric_format(rubric, view.format)
-    return run_single_call(view, make_client(settings, model, observer=observer), progress=progress, rubric=rubric, evidence=evidence)
+    return run_single_call(view, make_client(settings, model, observer=observer, cache=cache), progress=progress, rubric=rubric, evidence=evidence)
 
 
 def initial_state(view: MatchView) -> dict:
@@ -218,6 +222,7 @@ def build_context(
     check_models: bool = False,
     tracker: Backend | None = None,
     observer: Any | None = None,
+    cache: Any | None = None,
 ) -> AdjudicationContext:
     """The :class:`~adjudicator.workflow.context.AdjudicationContext` for ``config``.
 
@@ -228,7 +233,8 @@ def build_context(
     ``api_key`` (default: the variable ``config.api_key_env`` names, else ``$ADJUDICATOR_API_KEY``) is
     passed to every model; without it litellm reads the provider's own variable, for the provider's
     own endpoint only. ``observer`` (a :class:`~adjudicator.model.chat.RequestObserver`)
-    is given to every client. ``prompts`` (a PromptStore) and ``sleep`` are for tests.
+    is given to every client; ``cache`` is the response store they share (default
+    :func:`open_cache`; ignored with ``no_cache``). ``prompts`` (a PromptStore) and ``sleep`` are for tests.
 
     The models share one :class:`~adjudicator.model.llm.PreflightGate`: just before the run's first
     request (never when every answer comes from the cache, which keeps litellm unimported) every
@@ -265,7 +271,8 @@ def build_context(
     from adjudicator.model.prompts import PromptStore
 
     gate = PreflightGate()
-    cache = open_cache(config)
+    if cache is None or config.no_cache:
+        cache = open_cache(config)
     store = prompts or PromptStore()
     backends: dict[str, Backend] = {}
 

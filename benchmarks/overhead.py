@@ -30,7 +30,15 @@ litellm's tokenizer before each request, the cost priced from the usage block.
 4. **Bench** (``--bench-latency-s``, default 0.3 s a request): ``adjudicate bench`` on the first
    ``--bench-matches`` real PanelBench DebateArt debates (converted from ``../shared/data/panelbench``
    into a temporary folder) with default concurrency and reports, cold, then cached (a new run name on
-   the same cache: every call a hit).
+   the same cache: every call a hit, every sample's stored result reused, see
+   ``adjudicator/bench/result_cache.py``), then cached with ``--no-result-cache`` (every graph run
+   again, its answers from the response cache). Each cached run must have sent nothing: the loopback
+   server's count and the run's own ledger (``status.json``: 0 requests, every call a cache hit) are
+   both checked, and the benchmark stops if either says otherwise.
+
+Bytecode: the processes run with Python's bytecode cache on (``PYTHONDONTWRITEBYTECODE`` is dropped
+from their environment and the package is compiled once before the first measurement), as in an
+installed package; otherwise every process would recompile the package's ~180 modules (about 0.3 s).
 
 Every process's CPU time (user + system, from ``getrusage(RUSAGE_CHILDREN)`` around it) is measured
 beside its wall time and printed in its own columns: on a machine shared with other work the wall
@@ -78,7 +86,8 @@ def clean_env(home: Path) -> dict[str, str]:
     """This environment without the user's adjudicator settings, keys or proxies; HOME in ``home``
     (no user config file); litellm's offline price map."""
     env = {k: v for k, v in os.environ.items()
-           if not (k.startswith("ADJUDICATOR_") or k.endswith("_API_KEY") or k.lower() in ("http_proxy", "https_proxy", "all_proxy"))}
+           if not (k.startswith("ADJUDICATOR_") or k.endswith("_API_KEY") or k.lower() in ("http_proxy", "https_proxy", "all_proxy")
+                   or k == "PYTHONDONTWRITEBYTECODE")}
     env.update({"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"), "XDG_CACHE_HOME": str(home / ".cache"),
                 "MPLCONFIGDIR": str(home / ".mpl"), "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost",
                 "LITELLM_LOCAL_MODEL_COST_MAP": "True"})
@@ -155,8 +164,16 @@ def litellm_import_s(repeats: int, env: dict[str, str], work: Path) -> tuple[flo
             median([c for _, c in with_lit]) - median([c for _, c in without]))
 
 
+def ledger_total(stdout: str) -> dict:
+    """The ``ledger.total`` of the run folder a bench process printed on stdout (its status.json)."""
+    run_dir = Path(stdout.strip().splitlines()[-1])
+    return json.loads((run_dir / "status.json").read_text(encoding="utf-8"))["ledger"]["total"]
+
+
 def bench(server: FakeOpenAI, model: str, n: int, work: Path, env: dict[str, str]) -> dict:
-    """Cold and cached wall times of ``adjudicate bench`` on ``n`` PanelBench debates."""
+    """Cold and cached wall times of ``adjudicate bench`` on ``n`` PanelBench debates: cached with the
+    result cache, and cached with ``--no-result-cache``. Raises SystemExit when a cached run sent a
+    request (by the server's count or its own ledger)."""
     converted, data = work / "pb-all", work / "pb"
     timed(adjudicate("convert", "panelbench", PANELBENCH, "--out", converted), env, work)
     data.mkdir()
@@ -164,13 +181,21 @@ def bench(server: FakeOpenAI, model: str, n: int, work: Path, env: dict[str, str
         f.rename(data / f.name)
     llm = ["--model", model, "--api-base", server.base_url, "--cache-dir", work / "bench-cache", "--no-progress", "--limit", n]
     before = server.count
-    cold, cold_cpu, _ = timed(adjudicate("bench", data, "--name", "cold", *llm), env, work)
+    cold, cold_cpu, proc = timed(adjudicate("bench", data, "--name", "cold", *llm), env, work)
     requests = server.count - before
-    before = server.count
-    cached, cached_cpu, _ = timed(adjudicate("bench", data, "--name", "cached", *llm), env, work)
-    if server.count != before:
-        raise SystemExit(f"the cached bench sent {server.count - before} requests")
-    return {"matches": n, "requests": requests, "latency_s": server.latency_s, "cold_s": cold, "cached_s": cached, "cold_cpu_s": cold_cpu, "cached_cpu_s": cached_cpu}
+    cold_ledger = ledger_total(proc.stdout)
+    if cold_ledger["requests"] != requests:
+        raise SystemExit(f"the cold bench's ledger counts {cold_ledger['requests']} requests, the server received {requests}")
+    out = {"matches": n, "requests": requests, "calls": cold_ledger["calls"], "latency_s": server.latency_s, "cold_s": cold, "cold_cpu_s": cold_cpu}
+    for kind, extra in (("cached", []), ("replayed", ["--no-result-cache"])):
+        before = server.count
+        wall, cpu, proc = timed(adjudicate("bench", data, "--name", kind, *llm, *extra), env, work)
+        ledger = ledger_total(proc.stdout)
+        if server.count != before or ledger["requests"] != 0 or ledger["cache_hits"] != cold_ledger["calls"]:
+            raise SystemExit(f"the {kind} bench sent {server.count - before} requests (its ledger: {ledger['requests']} requests, "
+                             f"{ledger['cache_hits']} cache hits of {cold_ledger['calls']} calls)")
+        out[f"{kind}_s"], out[f"{kind}_cpu_s"] = wall, cpu
+    return out
 
 
 def verdict(ok: bool) -> str:
@@ -189,6 +214,7 @@ def main(argv: list[str] | None = None) -> int:
 
     work = Path(tempfile.mkdtemp(prefix="adjudicator-overhead-"))
     env = clean_env(work / "home")
+    timed([sys.executable, "-m", "compileall", "-q", str(REPO / "adjudicator")], env, work)  # bytecode once, as an install has it
     out: dict = {"model": args.model, "repeats": args.repeats}
     server = FakeOpenAI()
     server.respond_with(responder)
@@ -246,10 +272,14 @@ def main(argv: list[str] | None = None) -> int:
             finally:
                 slow.close()
             b["cached_share"] = b["cached_s"] / b["cold_s"]
+            b["replayed_share"] = b["replayed_s"] / b["cold_s"]
             out["bench"] = b
-            print(f"\n`adjudicate bench` on {b['matches']} PanelBench debates, {b['requests']} requests at {b['latency_s']} s each, default concurrency, with reports:")
-            print(f"{'cold s':>10}{'cached s':>10}{'cached/cold':>13}{'CPU s cold':>12}{'CPU s cached':>14}")
-            print(f"{b['cold_s']:>10.2f}{b['cached_s']:>10.2f}{b['cached_share']:>12.1%}{b['cold_cpu_s']:>12.2f}{b['cached_cpu_s']:>14.2f}")
+            print(f"\n`adjudicate bench` on {b['matches']} PanelBench debates, {b['requests']} requests at {b['latency_s']} s each, default concurrency, with reports;")
+            print("cached: a new run on the same cache (stored sample results reused); replayed: the same with --no-result-cache (every graph run, answers from the cache).")
+            print("Both cached runs sent 0 requests (server count and run ledger checked).")
+            print(f"{'cold s':>10}{'cached s':>10}{'cached/cold':>13}{'replayed s':>12}{'replayed/cold':>15}{'CPU s cold':>12}{'CPU s cached':>14}{'CPU s replayed':>16}")
+            print(f"{b['cold_s']:>10.2f}{b['cached_s']:>10.2f}{b['cached_share']:>12.1%}{b['replayed_s']:>12.2f}{b['replayed_share']:>14.1%}"
+                  f"{b['cold_cpu_s']:>12.2f}{b['cached_cpu_s']:>14.2f}{b['replayed_cpu_s']:>16.2f}")
             print(f"Target: cached bench at most {TARGET_BENCH_CACHED_SHARE:.0%} of the cold one: {verdict(b['cached_share'] <= TARGET_BENCH_CACHED_SHARE)}.")
     shutil.rmtree(work, ignore_errors=True)
     if args.json_out:

@@ -6,6 +6,12 @@ across samples"): every sample gets its own freshly built runtime context and ba
 other), its own graph thread and state, and its own result file. Only the response cache, whose
 keys hash everything that shaped a request, is shared between samples.
 
+A sample of a model arm first asks the result cache (:mod:`adjudicator.bench.result_cache`): when
+its every answer is in the response cache and nothing that determines its result changed, the stored
+outcome becomes the result, as a rerun from the response cache would write it, without building a
+context or running the graph; otherwise it runs, through a journaled view of the response cache, and
+an ``ok`` outcome is stored for the next run.
+
 Model faults never abort the run: a sample whose arm produced no verdict is recorded as ``failed``
 with every call record and raw output it collected. A configuration error (bad model options, a
 missing key) concerns every sample alike, so it is re-raised to stop the run.
@@ -45,7 +51,7 @@ class ArmOutcome:
     analyses: list[StageAnalysis] = field(default_factory=list)
 
 
-def run_arm(match: Match, arm: str, config: Any, tracker: Backend | None = None, observer: Any | None = None) -> ArmOutcome:
+def run_arm(match: Match, arm: str, config: Any, tracker: Backend | None = None, observer: Any | None = None, cache: Any | None = None) -> ArmOutcome:
     """Adjudicate ``match`` with ``arm`` and return its :class:`ArmOutcome`.
 
     The agentic arm is run through :func:`adjudicator.api.run_agentic` on a context built for
@@ -55,12 +61,13 @@ def run_arm(match: Match, arm: str, config: Any, tracker: Backend | None = None,
     and lose them). Other arms go through :func:`adjudicator.api.adjudicate`; if their
     AdjudicationFailed carries ``calls`` or ``failures`` attributes, those are kept. Raises
     ConfigError; other AdjudicatorErrors become the ``error`` string. ``observer`` (a
-    :class:`~adjudicator.model.chat.RequestObserver`) is given to every model client of the sample.
+    :class:`~adjudicator.model.chat.RequestObserver`) is given to every model client of the sample,
+    ``cache`` (a response store; None: :func:`adjudicator.api.open_cache`) too.
     """
     if arm == "agentic":
         from adjudicator.api import build_context, run_agentic
 
-        verdict, state = run_agentic(match, build_context(config, tracker=tracker, observer=observer))
+        verdict, state = run_agentic(match, build_context(config, tracker=tracker, observer=observer, cache=cache))
         analyses = list(state.get("analyses") or [])
         if verdict is not None:
             return ArmOutcome(verdict, list(verdict.calls), list(verdict.failures), None, analyses)
@@ -70,7 +77,7 @@ def run_arm(match: Match, arm: str, config: Any, tracker: Backend | None = None,
     from adjudicator.api import adjudicate
 
     try:
-        verdict = adjudicate(match, config, arm=arm, observer=observer)
+        verdict = adjudicate(match, config, arm=arm, observer=observer, cache=cache)
     except ConfigError:
         raise
     except AdjudicatorError as exc:
@@ -94,15 +101,34 @@ def _status(verdict: Verdict | None, failures: list[NodeFailure], error: str | N
 
 def execute_sample(
     match: Match, arm: str, config: Any, *, sample_sha256: str, session: int, superseded: list[str] | None = None,
-    tracker: Backend | None = None, not_run: str | None = None, observer: Any | None = None,
+    tracker: Backend | None = None, not_run: str | None = None, observer: Any | None = None, result_cache: bool = True,
 ) -> SampleResult:
     """Run ``arm`` on ``match`` and return its :class:`SampleResult`. Never raises for a model fault
     or an unexpected exception inside the arm (both become a failed sample); re-raises ConfigError
     and KeyboardInterrupt. ``tracker`` and ``observer`` as in :func:`run_arm`; ``not_run`` a reason
     the sample cannot be run at all (a re-judge run whose parent has no result for it): the result
-    is then ``failed`` with that error (type ``NoParentResult``) and nothing is sent."""
+    is then ``failed`` with that error (type ``NoParentResult``) and nothing is sent.
+    ``result_cache`` False neither reads nor writes the result cache (``bench --no-result-cache``);
+    a re-judge sample (``tracker`` given) never uses it."""
     started = utc_now()
     t0 = time.monotonic()
+    store = key = None
+    if result_cache and tracker is None and not_run is None:
+        from adjudicator.bench.result_cache import lookup, sample_key
+
+        key = sample_key(config, arm, sample_sha256)
+        if key is not None:
+            from adjudicator.api import open_cache
+            from adjudicator.model.cache import JournaledCache
+
+            store = open_cache(config)  # ConfigError for an unusable --cache-dir, as a run would raise
+            stored = lookup(store, key)
+            if stored is not None:
+                store.close()
+                return _result(match, arm, sample_sha256, session, superseded, started, t0, verdict=stored.verdict, calls=stored.calls,
+                               failures=stored.failures, analyses=stored.analyses, status="ok")
+            store = JournaledCache(store)
+
     verdict = None
     calls: list[CallRecord] = []
     failures: list[NodeFailure] = []
@@ -112,7 +138,7 @@ def execute_sample(
         if not_run is not None:
             error, error_type = not_run, "NoParentResult"
         else:
-            outcome = run_arm(match, arm, config, tracker, observer)
+            outcome = run_arm(match, arm, config, tracker, observer, store)
             verdict, calls, failures, error, analyses = outcome.verdict, outcome.calls, outcome.failures, outcome.error, outcome.analyses
             if error is not None:
                 error_type = "AdjudicationFailed"
@@ -124,15 +150,36 @@ def execute_sample(
         error, error_type = _one_line(f"{type(exc).__name__}: {exc}"), type(exc).__name__
         trace = tb.format_exc()
     status, error, error_type = _status(verdict, failures, error, error_type)
+    result = _result(
+        match, arm, sample_sha256, session, superseded, started, t0, verdict=None if verdict is None else verdict.model_dump(mode="json"),
+        calls=calls, failures=failures, analyses=analyses, status=status,
+        error=None if status == "ok" else _one_line(error or "no verdict"),
+        error_type=None if status == "ok" else (error_type or "AdjudicationFailed"), trace=trace,
+    )
+    if store is not None and key is not None:
+        from adjudicator.bench.result_cache import remember
+
+        remember(store, key, result, config)
+        store.close()
+    return result
+
+
+def _result(
+    match: Match, arm: str, sample_sha256: str, session: int, superseded: list[str] | None, started: Any, t0: float, *,
+    verdict: dict[str, Any] | None, calls: list[CallRecord], failures: list[NodeFailure], analyses: list[StageAnalysis], status: SampleStatus,
+    error: str | None = None, error_type: str | None = None, trace: str | None = None,
+) -> SampleResult:
+    """The :class:`SampleResult` of one finished sample (``usage`` summed from ``calls``; timing from
+    ``started`` and the monotonic clock ``t0``)."""
     return SampleResult(
         sample_id=match.match_id,
         arm=arm,
         sample_sha256=sample_sha256,
         status=status,
-        error=None if status == "ok" else _one_line(error or "no verdict"),
-        error_type=None if status == "ok" else (error_type or "AdjudicationFailed"),
+        error=error,
+        error_type=error_type,
         traceback=trace,
-        verdict=None if verdict is None else verdict.model_dump(mode="json"),
+        verdict=verdict,
         calls=calls,
         failures=failures,
         analyses=analyses,

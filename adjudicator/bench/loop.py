@@ -95,14 +95,15 @@ def opening_ledger(run_dir: Path, arms: list[str], existing: dict[tuple[str, str
 
 def run_task(
     run_dir: Path, task: Task, config: Any, session: int, parent: Parent | None = None, observer: Any | None = None,
-    gate: Callable[[Callable[[], None]], bool] | None = None,
+    gate: Callable[[Callable[[], None]], bool] | None = None, result_cache: bool = True,
 ) -> SampleResult:
     """Run one task and write its result file (moving a replaced failed result to superseded/).
     In a re-judge run (``parent``), the tracker's seat goes to the parent's tracker outputs for the
     sample (:func:`~adjudicator.bench.rejudge.reused_tracker`); a sample the parent has no result
     for fails without a request. ``observer`` is told about every model request (the run's request
     log); ``gate`` runs the write and returns False, writing nothing, once the session has abandoned
-    its samples (None: always write)."""
+    its samples (None: always write); ``result_cache`` False keeps the sample off the result cache
+    (:mod:`adjudicator.bench.result_cache`)."""
     from adjudicator.bench.execute import execute_sample
 
     path = result_path(run_dir, task.arm, task.sample.stem)
@@ -126,7 +127,7 @@ def run_task(
             tracker = reused_tracker(parent, prior_run)
     result = execute_sample(
         task.sample.match, task.arm, config, sample_sha256=task.sample.sha256, session=session, superseded=moved, tracker=tracker, not_run=not_run,
-        observer=observer,
+        observer=observer, result_cache=result_cache,
     )
 
     def write() -> None:
@@ -184,7 +185,8 @@ class SampleLoop:
                 return
             task = self.queue.pop(0)
             observer = self.requests.for_sample(task.arm, task.sample.sample_id)
-            self.in_flight.add(ex.submit(run_task, self.run_dir, task, self.config, self.session, self.parent, observer, self._write_unless_abandoned))
+            self.in_flight.add(ex.submit(run_task, self.run_dir, task, self.config, self.session, self.parent, observer, self._write_unless_abandoned,
+                                         self.opts.result_cache))
 
     def _finished(self, result: SampleResult, bar: Any) -> None:
         """Fold one finished sample in: ledger, tally (and its ``failed:`` line), the unpriced

@@ -67,7 +67,9 @@ class BenchOptions:
     baselines and the bootstrap; ``n_bootstrap`` resamples per confidence interval;
     ``label_convention`` how upstream PanelBench labels are read (see :mod:`adjudicator.convert`);
     ``probes`` the bias probes to run after the samples (:mod:`adjudicator.probes`; empty: none), with
-    ``probe_repeats`` runs at ``probe_temperature`` for the repeats probe.
+    ``probe_repeats`` runs at ``probe_temperature`` for the repeats probe. ``result_cache`` False
+    runs every sample even when its stored result could be reused (``--no-result-cache``;
+    :mod:`adjudicator.bench.result_cache`).
 
     ``limit``, ``seed`` and ``n_bootstrap`` None mean "not given": a new run then uses all samples,
     seed 0 and 2000 resamples, and a resumed run keeps its manifest's values (see :func:`resumed_settings`).
@@ -107,6 +109,7 @@ class BenchOptions:
     probes: tuple[str, ...] = ()
     probe_repeats: int = 5
     probe_temperature: float = 0.7
+    result_cache: bool = True
 
 
 @dataclass(frozen=True)

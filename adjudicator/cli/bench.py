@@ -86,6 +86,8 @@ def explicit_model_fields(opts: dict) -> frozenset[str] | None:
 @click.option("--seed", type=int, help="seed of the random baselines and the bootstrap  [default: 0; a resumed run keeps its seed and refuses another]")
 @click.option("--bootstrap", "n_bootstrap", type=click.IntRange(min=0), help="bootstrap resamples per confidence interval, 0 for none  [default: 2000; a resumed run keeps its count unless given]")
 @click.option("--no-progress", is_flag=True, help="no progress bar")
+@click.option("--no-result-cache", is_flag=True,
+              help="run every sample even when its stored result could be reused (its answers still come from the response cache; --no-cache bypasses both)")
 @click.option("--report-only", is_flag=True, help="only rebuild the reports of the latest run of --name")
 @click.option("--label-convention", type=click.Choice(["content", "documented"]), help="upstream PanelBench only: how its labels map to winners (see `adjudicate convert panelbench --help`)")
 @click.option("--fold", type=int, metavar="K",
@@ -100,7 +102,7 @@ def explicit_model_fields(opts: dict) -> frozenset[str] | None:
 @click.option("--probe-temperature", type=click.FloatRange(min=0.0, max=2.0), default=0.7, show_default=True, help="sampling temperature of the repeats probe")
 @model_options
 def bench_cmd(dataset: Path, arms: tuple[str, ...], name: str | None, runs_dir: Path, concurrency: int, limit: int | None, budget_usd: float | None,
-              max_errors: int | None, resume: bool, retry_errors: bool, seed: int | None, n_bootstrap: int | None, no_progress: bool, report_only: bool,
+              max_errors: int | None, resume: bool, retry_errors: bool, seed: int | None, n_bootstrap: int | None, no_progress: bool, no_result_cache: bool, report_only: bool,
               label_convention: str | None, fold: int | None, splits_file: Path | None, rejudge: str | None,
               probes: tuple[str, ...], probe_repeats: int, probe_temperature: float, **opts) -> None:
     """Run a labelled DATASET (a folder of match files, or the PanelBench folder) through the arms
@@ -131,7 +133,7 @@ def bench_cmd(dataset: Path, arms: tuple[str, ...], name: str | None, runs_dir: 
         budget_usd=budget_usd, max_errors=max_errors, resume=resume, retry_errors=retry_errors, seed=seed, n_bootstrap=n_bootstrap,
         progress=not no_progress, command=command_line(click.get_current_context()), label_convention=label_convention,
         explicit_model_fields=explicit_model_fields(opts), fold=fold, splits_file=splits_file, rejudge=rejudge,
-        probes=probes, probe_repeats=probe_repeats, probe_temperature=probe_temperature,
+        probes=probes, probe_repeats=probe_repeats, probe_temperature=probe_temperature, result_cache=not no_result_cache,
     )
     outcome = run_bench(options)  # prints the per-arm summary and the report paths on stderr
     click.echo(str(outcome.run_dir))

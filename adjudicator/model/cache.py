@@ -15,7 +15,12 @@ and processes (diskcache uses SQLite with its own locking).
 
 Besides responses the cache keeps a few small records about a model (:class:`ModelFacts`, what
 litellm's model table says about it), so that a rerun answered from the cache can build its
-requests' keys without importing litellm.
+requests' keys without importing litellm, and the benchmark's per-sample results
+(:meth:`ResponseCache.get_result`, keys starting with :data:`RESULT_PREFIX`; what they hold and when
+they are trusted is :mod:`adjudicator.bench.result_cache`'s business). They live in the same folder,
+so ``--no-cache`` (:class:`NullCache`) bypasses them and deleting the folder clears them too.
+:class:`JournaledCache` writes down every response and fact entry one sample looked up or stored,
+which is how a stored result names the response entries it depends on.
 """
 
 from __future__ import annotations
@@ -23,9 +28,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import threading
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 from pydantic import Field
 
@@ -41,6 +47,12 @@ CREDENTIAL_FIELDS: frozenset[str] = frozenset(
 
 #: Bumped when the meaning of a cached value changes, so old entries stop matching.
 CACHE_SCHEMA_VERSION = 1
+
+#: Prefix of the benchmark's per-sample result entries (never a response key: those start with "v").
+RESULT_PREFIX = "result-"
+
+#: What a journaled entry was: a model response or a model's facts.
+EntryKind = Literal["response", "facts"]
 
 
 class CachedResponse(FrozenModel):
@@ -108,6 +120,98 @@ class ResponseStore(Protocol):
     def set_facts(self, key: str, value: ModelFacts) -> None: ...
 
 
+def entry_digest(value: FrozenModel) -> str:
+    """SHA-256 (64 hex digits) of a cache entry's canonical JSON text (``model_dump_json``): what a
+    stored result records of each response entry it used, and compares on reuse."""
+    return hashlib.sha256(value.model_dump_json().encode("utf-8")).hexdigest()
+
+
+class JournaledCache:
+    """A :class:`ResponseStore` that forwards to ``store`` and writes down every entry looked up or
+    stored through it: ``(kind, key) -> digest`` of the entry as it stands afterwards, or None for a
+    lookup that missed and was never stored (such as the marker saying a server rejected JSON
+    schemas, whose absence is meaningful too).
+
+    One per benchmark sample (every client of the sample shares it; thread-safe, since a panel's
+    judges run concurrently). :meth:`entries` is the list a stored sample result depends on;
+    :meth:`complete` says whether a rerun would find every entry it looks up (then it sends no
+    request). The result methods pass straight through, unjournaled.
+    """
+
+    def __init__(self, store: Any) -> None:
+        self.store = store
+        self.directory = getattr(store, "directory", None)
+        self._seen: dict[tuple[EntryKind, str], str | None] = {}
+        self._lock = threading.Lock()
+
+    def _note(self, kind: EntryKind, key: str, value: FrozenModel | None, *, stored: bool) -> None:
+        with self._lock:
+            if value is not None:
+                self._seen[(kind, key)] = entry_digest(value)
+            elif not stored:
+                self._seen.setdefault((kind, key), None)
+
+    def get(self, key: str) -> CachedResponse | None:
+        """The store's answer for ``key``, journaled."""
+        value = self.store.get(key)
+        self._note("response", key, value, stored=False)
+        return value
+
+    def set(self, key: str, value: CachedResponse) -> None:
+        """Store ``value`` and journal it."""
+        self.store.set(key, value)
+        self._note("response", key, value, stored=True)
+
+    def get_facts(self, key: str) -> ModelFacts | None:
+        """The store's facts for ``key``, journaled."""
+        value = self.store.get_facts(key)
+        self._note("facts", key, value, stored=False)
+        return value
+
+    def set_facts(self, key: str, value: ModelFacts) -> None:
+        """Store ``value`` and journal it."""
+        self.store.set_facts(key, value)
+        self._note("facts", key, value, stored=True)
+
+    def get_result(self, key: str) -> str | None:
+        """The store's result entry (not journaled)."""
+        return self.store.get_result(key)
+
+    def set_result(self, key: str, text: str) -> None:
+        """Store a result entry (not journaled)."""
+        self.store.set_result(key, text)
+
+    def close(self) -> None:
+        """Close the store underneath."""
+        self.store.close()
+
+    def complete(self, may_be_absent: frozenset[str] = frozenset()) -> bool:
+        """True when every entry looked up through this journal is now in the store (a miss that
+        was answered by a request and then stored counts as present), apart from the keys in
+        ``may_be_absent`` (markers whose absence a rerun reads the same way): a rerun of the same
+        sample finds every answer it looks up and sends nothing."""
+        with self._lock:
+            return all(d is not None or key in may_be_absent for (_, key), d in self._seen.items())
+
+    def entries(self) -> list[tuple[EntryKind, str, str | None]]:
+        """``(kind, key, digest)`` of every entry looked up or stored, sorted; digest None for one
+        that is absent."""
+        with self._lock:
+            return sorted(((k, key, d) for (k, key), d in self._seen.items()), key=lambda e: (e[0], e[1]))
+
+
+def entries_unchanged(store: Any, entries: list[tuple[EntryKind, str, str | None]]) -> bool:
+    """True when every ``(kind, key, digest)`` of ``entries`` is in ``store`` as it was: present with
+    that digest, or still absent for digest None (an entry evicted, cleared, rewritten or newly
+    stored since gives False)."""
+    for kind, key, digest in entries:
+        value = store.get(key) if kind == "response" else store.get_facts(key)
+        now = None if value is None else entry_digest(value)
+        if now != digest:
+            return False
+    return True
+
+
 class NullCache:
     """A cache that stores nothing (``--no-cache``)."""
 
@@ -125,6 +229,13 @@ class NullCache:
         return None
 
     def set_facts(self, key: str, value: ModelFacts) -> None:
+        """Discard."""
+
+    def get_result(self, key: str) -> str | None:
+        """Always a miss."""
+        return None
+
+    def set_result(self, key: str, text: str) -> None:
         """Discard."""
 
     def close(self) -> None:
@@ -160,6 +271,19 @@ class ResponseCache:
     def set_facts(self, key: str, value: ModelFacts) -> None:
         """Store model facts under ``key`` (JSON text)."""
         self._cache.set(key, value.model_dump_json())
+
+    def get_result(self, key: str) -> str | None:
+        """The result entry stored under ``key`` (JSON text), or None. ``key`` starts with
+        :data:`RESULT_PREFIX`; the text is whatever :meth:`set_result` stored."""
+        raw = self._cache.get(key)
+        return raw if isinstance(raw, str) else None
+
+    def set_result(self, key: str, text: str) -> None:
+        """Store a result entry (JSON text) under ``key``. Raises ValueError for a key without
+        :data:`RESULT_PREFIX`, so a result can never shadow a response."""
+        if not key.startswith(RESULT_PREFIX):
+            raise ValueError(f"a result key starts with {RESULT_PREFIX!r}, got {key[:20]!r}")
+        self._cache.set(key, text)
 
     def _read(self, key: str, kind: type[_Record]) -> _Record | None:
         raw = self._cache.get(key)

@@ -294,6 +294,12 @@ class PreflightGate:
 # The client
 
 
+def schema_rejection_key(model: str, api_base: str | None) -> str:
+    """The cache key of the marker saying the server at ``api_base`` rejected a JSON schema for
+    ``model`` (auto mode then sends prompted JSON); absent until a rejection happens."""
+    return request_key({"marker": "json_schema rejected", "model": model, "api_base": api_base})
+
+
 class LLMClient:
     """A litellm-backed chat client for one model. Thread-safe: the three judges may share it.
 
@@ -395,7 +401,7 @@ class LLMClient:
         self._api_key = preflight(self.model, self.api_base, self._api_key_given)
 
     def _rejection_key(self) -> str:
-        return request_key({"marker": "json_schema rejected", "model": self.model, "api_base": self.api_base})
+        return schema_rejection_key(self.model, self.api_base)
 
     def _drop_schema(self, reason: str) -> None:
         """Remember that the server rejected ``json_schema`` (auto mode falls back to prompted JSON)."""
