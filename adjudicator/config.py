@@ -112,6 +112,12 @@ def default_plot_cache_dir(env: Mapping[str, str] | None = None) -> Path:
     return default_cache_dir(env).parent / "plots"
 
 
+def default_template_cache_dir(env: Mapping[str, str] | None = None) -> Path:
+    """``$XDG_CACHE_HOME/adjudicator/templates`` (``~/.cache/...`` when XDG_CACHE_HOME is unset): the
+    bench report pages' compiled Jinja2 code (:mod:`adjudicator.bench.templates`)."""
+    return default_cache_dir(env).parent / "templates"
+
+
 def is_offline(model: str | None) -> bool:
     """True for no model or the names ``offline`` / ``none`` (case-insensitive)."""
     return model is None or model.strip().lower() in OFFLINE_NAMES

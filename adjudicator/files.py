@@ -1,6 +1,6 @@
 """The one writer of files: every file the package writes goes through here, atomically.
 
-- :func:`atomic_write_text` / :func:`atomic_write_json`: a temp file in the same folder, fsync, then
+- :func:`atomic_write_text` / :func:`atomic_write_bytes` / :func:`atomic_write_json`: a temp file in the same folder, fsync, then
   ``os.replace``, so a reader (or a run resumed after ``kill -9``) sees the old file or the new one,
   never half of one. ``private=True`` creates the file 0600 (live state, access tokens).
 - :func:`append_json_line`: one fsynced JSON line appended to a log (``sessions.jsonl``,
@@ -38,12 +38,17 @@ def atomic_write_text(path: Path, text: str, *, private: bool = False) -> None:
 
     Creates parent folders. The file gets the usual permissions (0666 less the umask), or 0600 with
     ``private``. Raises OSError on failure (the old file, if any, is left intact)."""
+    atomic_write_bytes(path, text.encode("utf-8"), private=private)
+
+
+def atomic_write_bytes(path: Path, data: bytes, *, private: bool = False) -> None:
+    """Write ``data`` to ``path`` atomically, as :func:`atomic_write_text` does. Raises OSError."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=str(path.parent))
     try:
         os.fchmod(fd, 0o600 if private else 0o666 & ~_UMASK)  # mkstemp makes 0600 files
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import jinja2
 from markupsafe import Markup
 
 from adjudicator.bench.ledger import cost_text
@@ -180,14 +179,16 @@ def render_html(report: dict[str, Any], plot_cache: PlotCache | None = None) -> 
         "scatter": stage_scatter(report.get("_predictions") or {}, report["_gold"], seed=report["run"]["seeds"]["bootstrap"], cache=plot_cache) if report.get("_gold") is not None and report["tasks"]["task2"].get("applicable") else None,
         "cost": cost_plot(report.get("ledger") or {}, cache=plot_cache),
     }
-    env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
+    from adjudicator.bench.templates import report_environment
+
+    env = report_environment({"report.html": _TEMPLATE})
     env.globals.update(
         fmt=fmt, cell=cell, table=_table_html, leaf_text=_leaf_text, sub=lambda a, b: None if a is None or b is None else a - b,
         models_text=models_text, counts_text=counts_text, ordered=ordered, reference_heading=reference_heading,
         cost_text=cost_text, cause_text=cause_text, p_text=p_text, ranked_by_text=ranked_by_text, ranked_label=ranked_label,
         bp_tasks=BP_TASKS,
     )
-    tpl = env.from_string(_TEMPLATE)
+    tpl = env.get_template("report.html")
     return tpl.render(
         run=report["run"],
         samples=report["samples"],

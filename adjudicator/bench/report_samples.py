@@ -11,6 +11,7 @@ rows and reads ``textContent``, never writes markup.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -123,8 +124,15 @@ of failed attempts. The same rows are in <code>samples.jsonl</code> and <code>sa
 </script>
 """
 
-_ENV = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
-_SECTION = _ENV.from_string(_TEMPLATE)
+
+
+@functools.lru_cache(maxsize=1)
+def _section() -> jinja2.Template:
+    """The section's template, compiled on first use (its code cached on disk, :mod:`adjudicator.bench.templates`)."""
+    from adjudicator.bench.templates import report_environment
+
+    return report_environment({"samples.html": _TEMPLATE}).get_template("samples.html")
+
 
 CSS = """
 table.samples td,table.samples th{white-space:nowrap} table.samples td[data-col=motion]{white-space:normal;min-width:14rem}
@@ -269,4 +277,4 @@ def samples_section(rows: Sequence[dict[str, Any]], matches: Sequence[Match], re
         values = sorted({tr["show"][key] for tr in table_rows if tr["show"].get(key)})
         if len(values) > 1:
             selects.append((key, title, values))
-    return Markup(_SECTION.render(rows=table_rows, details=details, columns=columns, selects=selects))
+    return Markup(_section().render(rows=table_rows, details=details, columns=columns, selects=selects))
