@@ -69,3 +69,29 @@ def test_cli_exits_2_with_one_line_for_a_duplicate_gold_label(tmp_path, capsys):
     assert main([str(flipped)]) == 2
     out, err = capsys.readouterr()
     assert out == "" and err.count("\n") == 1 and "duplicate key labels.outcome" in err and "Traceback" not in err
+
+
+def test_well_formed_input_skips_the_token_scan_and_bad_input_gets_the_scans_first_error(monkeypatch):
+    """A valid file is parsed once (the scan never runs); a file with two faults is refused with
+    the one the scan meets first in the text, as when the scan always ran first."""
+    import adjudicator.jsontext as jt
+
+    scans: list[str] = []
+    real = jt.scan_structure
+    monkeypatch.setattr(jt, "scan_structure", lambda text, source, max_depth=MAX_JSON_DEPTH: (scans.append(source), real(text, source, max_depth))[1])
+    deep_ok = "[" * MAX_JSON_DEPTH + "]" * MAX_JSON_DEPTH
+    assert read_json('{"a": [1, {"b": "x"}], "c": null}', "ok.json") == {"a": [1, {"b": "x"}], "c": None}
+    assert read_json(deep_ok, "deep-ok.json") is not None and scans == []
+    # a duplicate key before a nesting fault: the duplicate is named; the reverse order names the nesting
+    too_deep = "[" * (MAX_JSON_DEPTH + 1) + "]" * (MAX_JSON_DEPTH + 1)
+    with pytest.raises(JsonInputError, match=r"dup.json: duplicate key a"):
+        read_json('{"a": 1, "a": 2, "z": ' + too_deep + "}", "dup.json")
+    with pytest.raises(JsonInputError, match=r"deep.json: nested deeper than 64 levels at z"):
+        read_json('{"z": ' + too_deep + ', "a": 1, "a": 2}', "deep.json")
+    # far deeper than the parser's own recursion limit: the nesting message, never a RecursionError
+    with pytest.raises(JsonInputError, match=r"nested deeper than 64 levels"):
+        read_json("[" * 200_000 + "]" * 200_000, "huge.json")
+    # a duplicate before a syntax error: the duplicate (the scan is tolerant of syntax)
+    with pytest.raises(JsonInputError, match=r"both.json: duplicate key a"):
+        read_json('{"a": 1, "a": 2, "b": }', "both.json")
+    assert scans == ["dup.json", "deep.json", "huge.json", "both.json"]
