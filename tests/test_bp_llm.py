@@ -76,6 +76,12 @@ def test_agentic_panel_on_bp_over_http(fake_openai, tmp_path):
     # a judge sees the ledger and analyses, not the transcript
     judge_prompts = [p for p in prompts if "Houses to rank: OG, OO, CG, CO." in p]
     assert len(judge_prompts) == 3 and all(SPEECHES[4][3] not in p for p in judge_prompts)
+    # static first: the three judges' systems are one text and their user messages one text up to the
+    # line naming the judge; only the id and the emphasis follow, after every fenced block
+    judge_bodies = [r for r in fake_openai.requests if "ranking" in json.dumps(r.get("response_format") or {})]
+    assert len({r["messages"][0]["content"] for r in judge_bodies}) == 1
+    heads = {p[: p.index("You are judge-")] for p in judge_prompts}
+    assert len(heads) == 1 and "<<<LEDGER-" in heads.pop() and all("<<<" not in p[p.index("You are judge-"):] for p in judge_prompts)
     # the judge's schema is built from the match's units and speeches
     judge_body = next(r for r in fake_openai.requests if "ranking" in json.dumps(r.get("response_format") or {}))
     schema = judge_body["response_format"].get("schema") or judge_body["response_format"]["json_schema"]["schema"]

@@ -72,3 +72,29 @@ def test_an_empty_battlefield(store):
     clashes, analyses = battlefield()
     hidden = ledger_text(store, ledger_view(clashes, analyses, max_clashes=0, max_stages=0), "en")
     assert hidden == "Battlefields:\n- (+3 older clashes not shown)\nStages so far:\n- (+3 earlier stages not shown)"
+
+
+def test_events_of_one_stage_name_the_stage_once_and_a_side_once_per_run(store):
+    # c1: s1 aff opened + aff advanced (one stage, one side), then s2 neg contested + aff conceded
+    # (one stage, the side changes), then s3 aff defended (a new stage)
+    events = [ClashEvent(stage_id="s1", side="affirmative", kind="opened", note="sleep first"), ClashEvent(stage_id="s1", side="affirmative", kind="advanced"),
+              ClashEvent(stage_id="s2", side="negative", kind="contested", note="habits"), ClashEvent(stage_id="s2", side="affirmative", kind="conceded"),
+              ClashEvent(stage_id="s3", side="affirmative", kind="defended")]
+    c1 = Clash(clash_id="c1", title="sleep", affirmative_position="sleep matters", negative_position="habits matter", opened_in="s1", events=events)
+    view = ledger_view({"c1": c1}, [], max_events=5)
+    line = "- [c1] sleep | AFF: sleep matters | NEG: habits matter | momentum +0.33 | s1:aff opened (sleep first), advanced; s2:neg contested (habits), aff conceded; s3:aff defended"
+    # momentum (battlefield.event_balance): aff advanced +1, aff conceded -1, aff defended +1; opened and
+    # contested not counted: (1 - 1 + 1) / 3 = +0.33
+    assert ledger_text(store, view, "en").splitlines()[1] == line
+    assert ledger_text(store, view, "zh").splitlines()[1] == line  # the markers are the same in both languages
+
+
+def test_the_judges_clash_lines_leave_the_stage_lines_to_the_analyses(store):
+    clashes, analyses = battlefield()
+    view = ledger_view(clashes, analyses)
+    full = ledger_text(store, view, "en").splitlines()
+    for lang in ("en", "zh"):
+        lines = store.render_macro(f"_ledger.{lang}.j2", "clash_lines", view).splitlines()
+        assert lines == full[1:4]  # the three clash lines, no headings, no stage lines
+    assert store.render_macro("_ledger.en.j2", "clash_lines", ledger_view({}, [])) == "- (none yet)"
+    assert store.render_macro("_ledger.zh.j2", "clash_lines", ledger_view({}, [])) == "- (暂无)"

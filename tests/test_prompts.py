@@ -223,10 +223,15 @@ def test_judge_prompt_lists_units_labels_votes_and_perspective(backend):
     jr = JudgeRequest(judge_id="judge-2", perspective="battlefield", match=match, clashes={}, analyses=analyses)
     chat = backend.judge_prompt(jr)
     user, system = user_text(chat), system_text(chat)
-    # s01 monologue (aff), s02 questioning (both), s03 monologue (neg): 4 units
-    assert '- "s01|affirmative"' in user
-    assert '- "s02|negative"' in user
-    assert "共 4 个" in user and 's04' not in user.split("需要打分的单元")[1]
+    # s01 monologue (aff), s02 questioning (both), s03 monologue (neg): 4 units, each key quoted once,
+    # in the analyses only (the key list is not repeated), with its role where the stage has roles
+    analyses_block = user.split("<<<ANALYSES-")[1].split(">>>", 1)[1].split("<<<END ANALYSES-")[0]
+    assert re.findall(r'^- "([^"]+)"', analyses_block, flags=re.M) == ["s01|affirmative", "s02|affirmative", "s02|negative", "s03|negative"]
+    assert '- "s02|negative" (questioner)：' in analyses_block and '- "s02|affirmative" (respondent)：' in analyses_block
+    assert [line.split(" ")[0] for line in analyses_block.strip().splitlines() if not line.startswith("- ")] == ["s01", "s02", "s03"]  # a heading per stage
+    assert "共 4 个" in user and 's04' not in user.split("需要打分的单元")[1] and "s04" not in analyses_block
+    # the ledger's stage lines are not repeated to the judge: their scores and summaries are in the analyses
+    assert "已分析环节" not in user.split("<<<LEDGER-")[1].split("<<<END LEDGER-")[0]
     assert "恰好 3 票" in system and "战场选择" in system
     assert "优先看战场选择" in user.split("ANALYSES-")[-1] and "你是 judge-2" in user  # the emphasis comes after the shared part
     assert "Affirmative Speaker 2" in user and "<<<ANALYSES-" in user and "<<<LEDGER-" in user
@@ -266,3 +271,31 @@ def test_no_gold_label_reaches_any_prompt(backend):
             chat = backend.stage_prompt(StageRequest(match=view, stage=st, index=i, previous=list(view.stages[:i])))
             text = system_text(chat) + user_text(chat)
             assert GOLD_MARKER not in text and "gold-0" not in text  # ... that never reach a prompt
+
+
+def test_a_position_that_restates_the_motion_is_shown_as_its_stance_only():
+    from adjudicator.judges.llm.variables import stance
+
+    motion = "Robots are going to increase the quality of life for humans"
+    assert stance("For the motion: " + motion, motion) == "For the motion"
+    assert stance("Against the motion: " + motion + ".", motion) == "Against the motion"
+    assert stance(motion, motion) == ""  # the position is the motion itself
+    assert stance("Robots will not increase it", motion) is None  # its own words: shown whole
+    assert stance("We argue at length, with several qualifications, that " + motion, motion) is None  # a long preamble is its own text
+    assert stance("大学生在校期间做兼职利大于弊", "大学生在校期间做兼职利大于弊") == ""
+    assert stance("大学生在校期间做兼职弊大于利", "大学生在校期间做兼职利大于弊") is None
+
+
+def test_the_judges_rubric_keeps_every_row_of_table_5(backend):
+    from adjudicator.judges.llm.variables import rubric_groups
+    from adjudicator.rubric import rubric_rows
+
+    for lang in ("en", "zh"):
+        groups = rubric_groups(lang)
+        flat = [(g["task"], g["battlefield"], a, sc) for g in groups for a, sc in g["scores"]]
+        assert flat == rubric_rows(lang) and len(rubric_rows(lang)) == 11 and len(groups) == 6  # every row, in order, each level pair once
+    system = system_text(backend.judge_prompt(JudgeRequest(judge_id="judge-1", perspective="task", match=online_match().view(), clashes={}, analyses=[])))
+    assert "- well completed, correct and important battlefield: substantial advancement 8, effective advancement 7, an attempt to advance 6" in system
+    assert "- not completed, incorrect battlefield: an attempt to advance 3, no advancement 2, counterproductive effect 1" in system
+    zh = system_text(backend.judge_prompt(JudgeRequest(judge_id="judge-1", perspective="task", match=ccdb_2v2_match().view(), clashes={}, analyses=[])))
+    assert "- 较好完成、正确但次要的战场：有效推进 6" in zh and "- 完美完成、正确且重要的战场：决定性推进 10，重大推进 9" in zh

@@ -8,7 +8,9 @@ touched (ties by id) and ``max_stages`` only the latest stage lines; with both s
 tracker's setting, :func:`~adjudicator.judges.llm.variables.tracker_ledger`) the ledger has a bounded
 size, so a tracker's prompt does not grow with the number of stages before it and total tracker
 tokens grow linearly with the stage count (the design card, Data flow). The judges read the full
-ledger (both None) once each. ``compact`` shortens the free text (positions to 50 characters, event
+ledger (both None) once each, its clash lines only (macro ``clash_lines``): their analyses already carry
+each stage's scores and summary. A clash's events name their stage once for a run of events in the
+same stage, and their side once for a run of the same side. ``compact`` shortens the free text (positions to 50 characters, event
 notes to 30, stage summaries to 80; the tracker's setting; else 90, 60 and 120; titles always 60).
 No gold label can appear: the ledger is built only from tracker outputs.
 """

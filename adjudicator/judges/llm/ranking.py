@@ -5,7 +5,7 @@ speeches from the match (:meth:`~adjudicator.match.MatchView.speeches`), so the 
 the reader are driven by the request's units, not by the format's name:
 
 - :func:`ranking_judge_variables` feeds ``prompts/judge_bp.<lang>.j2`` (the format's judge template):
-  the match header, the full ledger, and per speech its house, short name, role, the tracker's
+  the match header, the full ledger (the template shows its clash lines), and per speech its house, short name, role, the tracker's
   suggested 1-10 rating with its levels, rationale (first 400 characters) and summary (first 300);
   never the transcript, so a judge's prompt grows with the ledger, not with the speeches' length.
 - :func:`ranking_answer` / :func:`ranking_schema`: ``reasoning``, ``ranking`` (one integer per

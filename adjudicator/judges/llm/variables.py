@@ -10,9 +10,12 @@ What each node sees (the design card, Data flow):
   utterances), the text of the immediately preceding stage only (for engagement) and the compact,
   bounded ledger (:func:`tracker_ledger`) -- never the whole preceding transcript, so tokens grow
   linearly with the number of stages;
-- a judge: the match header, the full ledger, every analysed stage's suggested scores and rationales,
-  its perspective, the units it must score and the debater labels. Units of a stage the tracker
-  failed on are not offered: a judge scores only what it has evidence about.
+- a judge: the match header (a position that only restates the motion shown as its stance), the
+  full ledger's clash lines, every analysed stage's summary with its units' levels, suggested scores
+  and rationales (each fact once: the ledger's stage lines would repeat the scores and summaries), the
+  rubric with each level pair written once, its perspective (last, after everything the three judges
+  share), the units it must score and the debater labels. Units of a stage the tracker failed on are
+  not offered: a judge scores only what it has evidence about.
 
 Both are built from the label-free :class:`~adjudicator.match.MatchView` and tracker outputs, so
 gold labels cannot reach a prompt.
@@ -167,40 +170,89 @@ def judge_units(request: JudgeRequest) -> list[tuple[str, Side]]:
     return [(sid, side) for sid, side in request.match.scored_units() if sid in analysed]
 
 
-def judge_variables(request: JudgeRequest) -> dict[str, Any]:
-    """Template variables of one judge (see the module docstring). Each unit carries the tracker's
-    suggested score, levels, rationale (first 400 characters) and stage summary (first 300)."""
+def rubric_groups(language: str) -> list[dict[str, Any]]:
+    """Table 5 (:func:`~adjudicator.rubric.rubric_rows`) with consecutive rows of the same task
+    performance and battlefield judgement merged: ``[{"task", "battlefield", "scores": [(advancement,
+    score), ...]}]``, in table order (11 rows -> 6 groups; every row's content kept, each level pair
+    written once), for the judges' compact rubric."""
+    groups: list[dict[str, Any]] = []
+    for t, b, a, s in rubric_rows(language):
+        if groups and (groups[-1]["task"], groups[-1]["battlefield"]) == (t, b):
+            groups[-1]["scores"].append((a, s))
+        else:
+            groups.append({"task": t, "battlefield": b, "scores": [(a, s)]})
+    return groups
+
+
+#: A position written as "<stance><separator><motion>" repeats the motion; the stance alone is shown
+#: when it has at most this many characters ("For the motion", "Against the motion").
+STANCE_CHARS = 30
+
+
+def stance(position: str, motion: str) -> str | None:
+    """What ``position`` says beyond ``motion`` when it only restates it: the stance before the
+    motion's text with its separator stripped (``"For the motion: X"`` with motion ``"X"`` ->
+    ``"For the motion"``; ``"X"`` itself -> ``""``), or None when the position is its own text (then
+    the prompt shows it whole). Only a true repeat is shortened: the position must end with the
+    whole motion (spaces and a final full stop ignored) and the stance be at most
+    :data:`STANCE_CHARS` characters."""
+    pos, mot = position.strip().rstrip(".。"), motion.strip().rstrip(".。")
+    if not mot or not pos.endswith(mot):
+        return None
+    head = pos[: len(pos) - len(mot)].rstrip(" :：,，-—")
+    return head if len(head) <= STANCE_CHARS else None
+
+
+def judge_stages(request: JudgeRequest, ledger: Ledger) -> list[dict[str, Any]]:
+    """The units a judge must score (:func:`judge_units`) grouped by stage, in stage order:
+    ``[{"stage_id", "name", "type", "summary", "units": [{"key", "side", "role", "suggested_score",
+    "task", "battlefield", "advancement", "rationale"}]}]``. A stage's summary is the ledger's (cut as
+    the ledger cuts it), a unit's rationale its first 400 characters; a unit the analysis does not
+    cover has None for its score and levels and "" for its rationale."""
     match = request.match
-    lang = prompt_language(match.format)
     by_unit: dict[tuple[str, str], SideAnalysis] = {(s.stage_id, s.side): s for a in request.analyses for s in a.sides}
-    summaries = {a.stage_id: a.summary for a in request.analyses}
-    units = []
+    summaries = {s.stage_id: s.summary for s in ledger.stages}
+    stages: list[dict[str, Any]] = []
     for sid, side in judge_units(request):
-        st = match.stage(sid)
+        if not stages or stages[-1]["stage_id"] != sid:
+            st = match.stage(sid)
+            stages.append({"stage_id": sid, "name": st.name, "type": st.type, "summary": summaries.get(sid, ""), "units": []})
         sa = by_unit.get((sid, side))
-        units.append(
+        stages[-1]["units"].append(
             {
-                "stage_id": sid,
                 "key": unit_key(sid, side),
-                "stage_name": st.name,
-                "stage_type": st.type,
                 "side": side,
-                "role": st.role_of(side),
+                "role": match.stage(sid).role_of(side),
                 "suggested_score": sa.suggested_score if sa else None,
                 "task": sa.task_performance if sa else None,
                 "battlefield": sa.battlefield_judgement if sa else None,
                 "advancement": sa.advancement if sa else None,
                 "rationale": (sa.rationale if sa else "")[:400],
-                "contributions": dict(sa.contributions) if sa else {},
-                "summary": summaries.get(sid, "")[:300],
             }
         )
+    return stages
+
+
+def judge_variables(request: JudgeRequest) -> dict[str, Any]:
+    """Template variables of one judge (see the module docstring): the match header (with
+    ``affirmative_stance`` / ``negative_stance``, :func:`stance`, where a position only restates the
+    motion), the ledger (the judge template shows its clash lines; the stage lines' scores and
+    summaries travel in ``stages``), the units grouped by stage (:func:`judge_stages`; ``units`` is the
+    flat list of unit keys), the compact rubric (:func:`rubric_groups`), the vote total, its id and
+    perspective."""
+    match = request.match
+    lang = prompt_language(match.format)
+    ledger = ledger_view(request.clashes, request.analyses)
+    stages = judge_stages(request, ledger)
     return {
         **header(match),
+        "affirmative_stance": stance(match.affirmative_position, match.motion),
+        "negative_stance": stance(match.negative_position, match.motion),
         "judge_id": request.judge_id,
         "perspective": request.perspective,
-        "ledger": ledger_view(request.clashes, request.analyses),
-        "units": units,
+        "ledger": ledger,
+        "stages": stages,
+        "units": [u["key"] for st in stages for u in st["units"]],
         "votes_total": BALLOT_VOTES,
-        "rubric": rubric_rows(lang),
+        "rubric": rubric_groups(lang),
     }
