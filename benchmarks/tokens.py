@@ -23,7 +23,10 @@ litellm, so no network is needed). One attempt per request (re-asks are not coun
   Task 2 (one request per scored (stage, side) with the entire preceding transcript), Task 3 (one
   request with the whole transcript);
 - agentic (:mod:`adjudicator.judges.llm.backend`): one clash-tracker request per stage (the stage, the
-  stage before it and the compact ledger) and one request per judge (three: the ledger and the
+  stage before it and the compact ledger) -- or, under ``--track-window-chars N`` (default: the
+  library's default), one per stage window (:mod:`adjudicator.workflow.windows`: consecutive stages
+  within N characters, at most four, read with the ledger as it stood before the window), the
+  one-request-per-stage figure then shown beside it -- and one request per judge (three: the ledger and the
   per-unit analyses). Its ledger comes from real tracker outputs: the offline judge
   (:class:`adjudicator.judges.offline.OfflineJudge`) run over the match stage by stage, exactly as the
   tracking graph folds them. With ``--ledger llm-sized`` (the default) every free-text field of
@@ -51,6 +54,7 @@ Run from the repository root::
     .venv/bin/python benchmarks/tokens.py
     .venv/bin/python benchmarks/tokens.py --ledger offline --repeats 1,2,3,4,6 --json tokens.json
     .venv/bin/python benchmarks/tokens.py --run runs/<run>   # also: completion tokens a real run spent
+    .venv/bin/python benchmarks/tokens.py --track-window-chars 3000   # the tracker in stage windows
 """
 
 from __future__ import annotations
@@ -69,6 +73,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from synthetic_ccdb import synthetic_ccdb_view  # noqa: E402
 
 from adjudicator.battlefield import Clash, StageAnalysis, apply_clash_updates, merge_clashes  # noqa: E402
+from adjudicator.config import ModelConfig  # noqa: E402
 from adjudicator.judges.base import JUDGE_PERSPECTIVES, CompareRequest, JudgeRequest, StageRequest  # noqa: E402
 from adjudicator.judges.llm.backend import LLMBackend  # noqa: E402
 from adjudicator.judges.llm.ledger import ledger_text  # noqa: E402
@@ -81,6 +86,7 @@ from adjudicator.model.llm import LLMClient, litellm_module  # noqa: E402
 from adjudicator.model.prompts import PromptStore, utterance_lines  # noqa: E402
 from adjudicator.pairwise.comparisons import schedule  # noqa: E402
 from adjudicator.single_call.tasks import task_instances  # noqa: E402
+from adjudicator.workflow.windows import windows  # noqa: E402
 
 REAL_MATCHES = ROOT / "adjudicator" / "data" / "matches" / "panelbench"
 BP_DIR = ROOT.parent / "shared" / "data" / "panelbench" / "BP-Competition"
@@ -242,26 +248,41 @@ def single_call_cost(view: MatchView, store: PromptStore, count: Counter, budget
     return out
 
 
-def agentic_cost(view: MatchView, backend: LLMBackend, count: Counter, budget: int | None, ledger: str) -> dict:
-    """Input tokens (messages plus schema) of the agentic arm for ``view``: trackers (one per stage)
-    and the three judges, the ceiling and the cacheable prefix (trackers in stage order, then the
-    judges), with an approximate split of the tracker inputs into system message, the stage's text,
-    the previous stage's text, the ledger, the schema and the rest of the user message (headings,
-    task, fences)."""
+def tracker_windows(view: MatchView, backend: LLMBackend, requests: list[StageRequest], window_chars: int) -> list[list[StageRequest]]:
+    """The tracker's requests grouped as the tracking graph sends them: one window per request
+    (:func:`adjudicator.workflow.windows.windows` under ``window_chars``, when the backend reads
+    windows for the format; else one stage each). Every stage of a window carries the ledger as it
+    stood before the window, as ``nodes.window_update`` builds it."""
+    spans = windows(view.stages, window_chars) if window_chars > 0 and backend.supports_windows(view.format) else [(i, 1) for i in range(len(requests))]
+    out = []
+    for start, n in spans:
+        first = requests[start]
+        out.append([first] + [requests[k].model_copy(update={"clashes": first.clashes, "analyses": first.analyses}) for k in range(start + 1, start + n)])
+    return out
+
+
+def agentic_cost(view: MatchView, backend: LLMBackend, count: Counter, budget: int | None, ledger: str, window_chars: int = 0) -> dict:
+    """Input tokens (messages plus schema) of the agentic arm for ``view``: trackers (one request per
+    stage, or per stage window under ``window_chars``, :func:`tracker_windows`) and the three judges,
+    the ceiling and the cacheable prefix (trackers in stage order, then the judges), with an
+    approximate split of the tracker inputs into system message, the stages' text, the previous
+    stage's text, the ledger, the schema and the rest of the user message (headings, task, fences)."""
     requests, clashes, analyses = tracker_requests(view, ledger)
+    groups = tracker_windows(view, backend, requests, window_chars)
     lang = view.language
     parts = {"system": 0, "stage_text": 0, "previous_text": 0, "ledger": 0, "schema": 0, "rest": 0}
     track = 0
     ceiling = 0
     meter = PrefixMeter()
-    for r in requests:
-        chat = backend.stage_prompt(r)
-        ceiling += request_budget(chat, budget)
+    for group in groups:
+        r = group[0]
+        chat = backend.window_prompt(group) if len(group) > 1 else backend.stage_prompt(r)
+        ceiling += request_budget(chat, budget * len(group) if budget is not None else None)
         messages = chat.messages
         total = count(messages)
         schema = count.schema(chat)
         system = count(messages[:1])
-        stage_text = count.text(utterance_lines(r.stage.utterances))
+        stage_text = sum(count.text(utterance_lines(g.stage.utterances)) for g in group)
         prev_text = count.text(excerpt(utterance_lines(r.previous[-1].utterances), PREVIOUS_STAGE_CHARS[lang])) if r.previous else 0
         ledger_tokens = count.text(ledger_text(backend.prompts, tracker_ledger(r), lang))
         parts["system"] += system
@@ -282,8 +303,8 @@ def agentic_cost(view: MatchView, backend: LLMBackend, count: Counter, budget: i
         judge_schema += schema
         judges += count(chat.messages) + schema
         meter.add(count.ids(chat.messages))
-    calls = len(requests) + len(JUDGE_PERSPECTIVES)
-    return {"track": track, "judges": judges, "calls": calls, "input": track + judges, "schema": parts["schema"] + judge_schema,
+    calls = len(groups) + len(JUDGE_PERSPECTIVES)
+    return {"track": track, "track_calls": len(groups), "judges": judges, "calls": calls, "input": track + judges, "schema": parts["schema"] + judge_schema,
             "ceiling": ceiling, "clashes": len(clashes), "track_parts": parts, **meter.shares()}
 
 
@@ -418,9 +439,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--ledger", choices=["llm-sized", "offline"], default="llm-sized", help="tracker outputs feeding the agentic ledger")
     ap.add_argument("--bp", type=Path, default=BP_DIR, help="PanelBench BP-Competition folder (default: ../shared/data/panelbench/BP-Competition; skipped when absent)")
     ap.add_argument("--run", type=Path, default=None, help="a bench run folder: also print the completion tokens its calls spent")
+    ap.add_argument("--track-window-chars", type=int, default=None, metavar="N",
+                    help="the LLM tracker's stage-window budget in characters, as adjudicate --track-window-chars (default: the library's default; 0 = one stage per request)")
     ap.add_argument("--json", dest="json_out", type=Path, help="also write every number as JSON here")
     args = ap.parse_args(argv)
     repeats = [int(r) for r in args.repeats.split(",") if r.strip()]
+    window = args.track_window_chars if args.track_window_chars is not None else int(ModelConfig.model_fields["track_window_chars"].default)
 
     t0 = time.monotonic()
     store = PromptStore()
@@ -438,16 +462,19 @@ def main(argv: list[str] | None = None) -> int:
     results = []
     for kind, view, n in rows:
         sc = single_call_cost(view, store, count, args.max_tokens)
-        ag = agentic_cost(view, backend, count, args.max_tokens, args.ledger)
+        ag = agentic_cost(view, backend, count, args.max_tokens, args.ledger, window)
+        ag1 = agentic_cost(view, backend, count, args.max_tokens, args.ledger, 0) if window else ag
         chars = sum(len(u.text) for s in view.stages for u in s.utterances)
         results.append({"kind": kind, "match_id": view.match_id, "stages": n, "units": len(view.scored_units()), "chars": chars,
-                        "single_call": sc, "agentic": ag,
-                        "ratio_input": ag["input"] / sc["input"], "ratio_ceiling": ag["ceiling"] / sc["ceiling"]})
+                        "single_call": sc, "agentic": ag, "agentic_per_stage": ag1,
+                        "ratio_input": ag["input"] / sc["input"], "ratio_ceiling": ag["ceiling"] / sc["ceiling"],
+                        "ratio_input_per_stage": ag1["input"] / sc["input"]})
 
     print(f"Input tokens per match (messages + response schema), counted offline with litellm.token_counter(model={args.tokenizer!r}) = {count.encoding()};"
-          f" completion ceiling = calls x budget ({args.max_tokens or 'per node ' + str(NODE_MAX_TOKENS)}); agentic ledger: {args.ledger}; nothing is sent.\n")
+          f" completion ceiling = calls x budget ({args.max_tokens or 'per node ' + str(NODE_MAX_TOKENS)}); agentic ledger: {args.ledger};"
+          f" tracker stage windows: {f'{window:,} characters (at most 4 stages)' if window else 'off, one stage per request'}; nothing is sent.\n")
     head = (f"{'match':<24}{'stages':>6}{'units':>6}{'chars':>7} | {'SC T1':>7}{'SC T2':>9}{'SC T3':>7}{'calls':>6}{'SC in':>9}{'ceil':>7}{'cache':>6}"
-            f" | {'AG trk':>7}{'AG jdg':>7}{'calls':>6}{'schema':>7}{'AG in':>8}{'ceil':>7}{'cache':>6} | {'AG/SC in':>9}{'target':>7}{'ceil':>7}")
+            f" | {'AG trk':>7}{'AG jdg':>7}{'calls':>6}{'schema':>7}{'AG in':>8}{'ceil':>7}{'cache':>6} | {'AG/SC in':>9}{'target':>7}{'ceil':>7}{'1-stage':>8}")
     print(head)
     print("-" * len(head))
     verdicts = []
@@ -459,9 +486,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{r['match_id']:<24}{r['stages']:>6}{r['units']:>6}{r['chars']:>7} | {_k(sc['task1']):>7}{_k(sc['task2']):>9}{_k(sc['task3']):>7}"
               f"{sc['calls']:>6}{_k(sc['input']):>9}{_k(sc['ceiling']):>7}{sc['openai_cached_share']:>6.0%} | {_k(ag['track']):>7}{_k(ag['judges']):>7}{ag['calls']:>6}"
               f"{_k(ag['schema']):>7}{_k(ag['input']):>8}{_k(ag['ceiling']):>7}{ag['openai_cached_share']:>6.0%} | {r['ratio_input']:>9.1%}"
-              f"{(f'{target:.0%}' if target is not None else '-'):>7}{r['ratio_ceiling']:>7.0%}")
+              f"{(f'{target:.0%}' if target is not None else '-'):>7}{r['ratio_ceiling']:>7.0%}{r['ratio_input_per_stage']:>8.1%}")
     print("\nSC = single-call protocol (T1/T2/T3 input tokens), AG = agentic panel (tracker and judge input tokens, 'schema' of which the"
-          " response schemas); 'in' = messages + schema; 'ceil' = calls x completion budget (a ceiling, not spend: see --run);"
+          " response schemas; 'calls' counts a stage window's one request once); '1-stage' = AG/SC input with one tracker request per stage; 'in' = messages + schema; 'ceil' = calls x completion budget (a ceiling, not spend: see --run);"
           f" 'cache' = share of input tokens a prompt cache could serve under OpenAI's rule (prefix shared with an earlier request of the match,"
           f" prompts >= {CACHE_MIN_TOKENS} tokens, steps of {CACHE_STEP}).")
     print("Cacheable prefix without the 1,024-token rule: "
@@ -500,7 +527,7 @@ def main(argv: list[str] | None = None) -> int:
     spent = print_run(args.run, args.max_tokens) if args.run else None
     print(f"[{time.monotonic() - t0:.1f}s]", file=sys.stderr)
     if args.json_out:
-        args.json_out.write_text(json.dumps({"tokenizer": args.tokenizer, "encoding": count.encoding(), "max_tokens": args.max_tokens, "ledger": args.ledger,
+        args.json_out.write_text(json.dumps({"tokenizer": args.tokenizer, "encoding": count.encoding(), "max_tokens": args.max_tokens, "ledger": args.ledger, "track_window_chars": window,
                                              "matches": results, "growth": growth, "bp": bp, "run": spent}, indent=2), encoding="utf-8")
     return 0
 
