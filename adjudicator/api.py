@@ -133,12 +133,19 @@ def adjudicate_with_context(match: Match | MatchView, context: AdjudicationConte
 
     Raises :class:`~adjudicator.errors.AdjudicationFailed` (exit code 1) when fewer than two judges
     produced a valid ballot; the exception carries the partial verdict (failures with raw outputs,
-    valid ballots, clash map, provenance)."""
+    valid ballots, clash map, provenance). With ``--judge-evidence transcript``, raises
+    :class:`~adjudicator.errors.InputError` (exit code 2) just before the first request when a judge's
+    prompt with the whole transcript cannot fit its model's context window
+    (:func:`adjudicator.judges.llm.window.check_transcript_fits`)."""
     from adjudicator.rubric import check_rubric_format
     from adjudicator.workflow.nodes import partial_verdict
 
     if context.rubric is not None:
         check_rubric_format(context.rubric, match.format)
+    if context.judge_evidence == "transcript":
+        from adjudicator.judges.llm.window import check_transcript_fits
+
+        check_transcript_fits(match.view() if isinstance(match, Match) else match, context)
     verdict, state = run_agentic(match, context, progress)
     if verdict is None:
         partial = partial_verdict(state, context)

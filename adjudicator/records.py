@@ -70,8 +70,9 @@ class FailureKind(StrEnum):
 
     - ``transport``: no answer after the model boundary's transport retries (refused, dropped or timed
       out connections, 429 and 5xx that did not clear);
-    - ``refused``: the server answered with an error that is not retried (HTTP 400/401/404, a prompt
-      over the context window);
+    - ``refused``: the server answered with an error that is not retried (HTTP 400/401/404);
+    - ``prompt_too_long``: the prompt cannot fit the model's known context window, so the client sent
+      nothing (no request, no call record; :class:`~adjudicator.model.transport.PromptTooLong`);
     - ``unparseable``: answers came, but none was valid after the protocol's attempts;
     - ``truncated``: answers came, but the last attempt was still cut off at the completion budget
       after the budget had been raised (:data:`~adjudicator.model.attempts.TRUNCATION_CAP_TOKENS`);
@@ -87,6 +88,7 @@ class FailureKind(StrEnum):
     UNPARSEABLE = "unparseable"
     TRUNCATED = "truncated"
     COPIED_EXAMPLE = "copied_example"
+    PROMPT_TOO_LONG = "prompt_too_long"
     NO_EVIDENCE = "no_evidence"
     ERROR = "error"
 

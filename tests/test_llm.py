@@ -268,7 +268,8 @@ def test_completion_budget_is_per_node_unless_configured(fake_openai):
 
 def test_a_prompt_beyond_the_known_context_window_is_never_sent(fake_openai):
     """gpt-4o's window is known to litellm (128k input tokens): a 200k-word prompt fails at once,
-    with no request, as a non-retryable fault (the attempts runner records it as refused)."""
+    with no request: the attempts runner records the node as failed with kind prompt_too_long, and no
+    call record, since nothing was sent (it is no request and no parse failure)."""
     from adjudicator.model.attempts import run_attempts
     from adjudicator.model.parsing import parse_output
 
@@ -276,8 +277,9 @@ def test_a_prompt_beyond_the_known_context_window_is_never_sent(fake_openai):
     huge = ChatRequest(messages=({"role": "system", "content": "Judge."}, {"role": "user", "content": "word " * 200_000}), node="judge", key="j1")
     result = run_attempts(c, huge, lambda text: parse_output(text, validate=lambda obj: obj))
     assert fake_openai.count == 0
-    assert result.value is None and result.failure.reason.startswith("refused: the prompt has about")
-    assert len(result.calls) == 1  # one attempt recorded, not three
+    assert result.value is None and result.failure.reason.startswith("prompt_too_long: the prompt has about")
+    assert result.failure.kind == "prompt_too_long" and not result.failure.kind.unreachable
+    assert result.calls == []  # no request was made, so none is recorded (nor counted, nor a parse failure)
 
 
 def test_a_prompt_that_surely_fits_is_sent_without_loading_the_tokenizer(fake_openai, monkeypatch):

@@ -47,7 +47,7 @@ from adjudicator.model.examples import copied_fields, example_texts
 from adjudicator.model.llm import LLMClient
 from adjudicator.model.parsing import ParseResult
 from adjudicator.model.repair import Repairer, RepairTurn
-from adjudicator.model.transport import TransportError
+from adjudicator.model.transport import PromptTooLong, TransportError
 from adjudicator.records import CallRecord, FailureKind, NodeFailure
 
 T = TypeVar("T")
@@ -99,7 +99,9 @@ def run_attempts(
     repair turns (:func:`next_attempt`). Never raises for model faults: a transport failure or three
     unreadable outputs give a result with ``value=None`` and a ``failure`` whose ``raw_outputs`` lists
     every output received (in attempt order) and whose ``reason`` starts with ``"transport:"``,
-    ``"refused:"``, ``"unparseable:"``, ``"truncated:"`` or ``"copied_example:"``. A truncated reply is sent again with a
+    ``"refused:"``, ``"unparseable:"``, ``"truncated:"``, ``"copied_example:"`` or ``"prompt_too_long:"``
+    (a prompt the client refused to send because it cannot fit the model's context window: that
+    attempt leaves no call record, since no request was made). A truncated reply is sent again with a
     larger budget, never repaired (module docstring). Every call record keeps the reply's reasoning
     (the provider's ``reasoning_content`` and the blocks the parser set aside) and its reasoning tokens.
 
@@ -128,6 +130,9 @@ def run_attempts(
         budget = client.budget_tokens(current)
         try:
             resp = client.complete(current, attempt)
+        except PromptTooLong as exc:  # refused before sending: no request, no call record, no parse failure
+            kind = FailureKind.PROMPT_TOO_LONG
+            return NodeResult(value=None, calls=calls, failure=NodeFailure(node=request.node, key=request.key, kind=kind, reason=f"{kind.value}: {exc.message}", raw_outputs=raws))
         except TransportError as exc:
             calls.append(record(attempt, transport_retries=exc.retries, parse="failed", error=exc.message, max_tokens=budget, turn="repair" if pending else "answer"))
             kind = FailureKind.TRANSPORT if exc.retryable else FailureKind.REFUSED

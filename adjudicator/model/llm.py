@@ -47,7 +47,7 @@ from adjudicator.config import JSON_MODES, JsonMode
 from adjudicator.model.cache import CachedResponse, ModelFacts, NullCache, ResponseStore, request_key
 from adjudicator.model.chat import NODE_MAX_TOKENS, ChatRequest, ChatResponse, RequestObserver
 from adjudicator.model.logprobs import TOP_LOGPROBS, TokenLogprob, token_logprobs_of
-from adjudicator.model.transport import RETRYABLE_STATUS, TransportError, TransportPolicy, describe_error, headers_of, retry_after_s, status_of
+from adjudicator.model.transport import RETRYABLE_STATUS, PromptTooLong, TransportError, TransportPolicy, describe_error, headers_of, retry_after_s, status_of
 
 log = logging.getLogger("adjudicator.model.llm")
 
@@ -267,16 +267,26 @@ class PreflightGate:
         self._lock = threading.Lock()
         self._checked = False
         self._error: tuple[str, str | None] | None = None
+        self._pending: list[Callable[[], None]] = []
 
     def add(self, client: LLMClient) -> None:
         """Check ``client`` with the others (before :meth:`ensure` first runs)."""
         with self._lock:
             self._clients.append(client)
 
+    def also_check(self, check: Callable[[], None]) -> None:
+        """Run ``check`` once, just before the next request any client of this gate sends (after the
+        model checks): a check of the run's input that needs litellm, e.g. that the judges' prompt fits
+        their context window, without importing litellm for a run answered from the cache. ``check``
+        raises :class:`~adjudicator.errors.InputError` to stop the run."""
+        with self._lock:
+            self._pending.append(check)
+
     def ensure(self) -> None:
-        """Check every client once (importing litellm). Raises ConfigError when a model is unroutable
-        or its key is missing, now and on every later call."""
-        from adjudicator.errors import ConfigError
+        """Check every client once (importing litellm), then run the checks :meth:`also_check` added
+        since the last call. Raises ConfigError when a model is unroutable or its key is missing, or
+        when a check failed, now and on every later call."""
+        from adjudicator.errors import ConfigError, InputError
 
         with self._lock:
             if not self._checked:
@@ -286,6 +296,13 @@ class PreflightGate:
                 except ConfigError as exc:
                     self._error = (exc.message, exc.hint)
                 self._checked = True
+            pending, self._pending = self._pending, []
+            for check in pending if self._error is None else ():
+                try:
+                    check()
+                except InputError as exc:
+                    self._error = (exc.message, exc.hint)
+                    break
         if self._error is not None:
             raise ConfigError(*self._error)
 
@@ -527,6 +544,15 @@ class LLMClient:
             logprobs=self._logprobs(resp),
         )
 
+    def before_first_request(self, check: Callable[[], None]) -> None:
+        """Run ``check`` just before this client's (or its run's) next request, through the run's
+        :class:`PreflightGate` (:meth:`PreflightGate.also_check`); a client without a gate runs it now.
+        ``check`` raises :class:`~adjudicator.errors.InputError` to stop the run before any request."""
+        if self._gate is not None:
+            self._gate.also_check(check)
+        else:
+            check()
+
     def context_window(self) -> int | None:
         """The model's input context window in tokens where litellm knows it, else None (local and
         unknown models: then nothing is checked)."""
@@ -540,31 +566,34 @@ class LLMClient:
             self._context_window = int(window) if window else None
         return self._context_window
 
-    def _check_context_window(self, lit: Any, kwargs: dict[str, Any]) -> None:
-        """Refuse, before sending, a prompt that cannot fit the model's known context window: it would
-        fail three times and be billed each time. Raises a non-retryable :class:`TransportError`.
+    def overflow(self, messages: Sequence[Mapping[str, Any]]) -> tuple[int, int] | None:
+        """``(tokens, window)`` when ``messages`` cannot fit the model's known input context window,
+        else None (it fits, or the window or the token count is unknown). Imports litellm.
 
         The tokenizer is loaded only when the prompt might not fit: a token covers at least one byte
         of text under every tokenizer litellm uses (byte-level BPE, SentencePiece with byte
         fallback), so a prompt whose UTF-8 bytes plus :data:`MESSAGE_OVERHEAD_TOKENS` per message and
-        once more for the reply fit the window fits it, and is sent without counting."""
+        once more for the reply fit the window fits it, and is not counted."""
         window = self.context_window()
         if window is None:
-            return
-        messages = kwargs["messages"]
+            return None
         bound = sum(len(str(m.get("content") or "").encode("utf-8")) + MESSAGE_OVERHEAD_TOKENS for m in messages) + MESSAGE_OVERHEAD_TOKENS
         if bound <= window:
-            return
+            return None
         try:
-            n = int(lit.token_counter(model=self.model, messages=kwargs["messages"]))
+            n = int(litellm_module().token_counter(model=self.model, messages=[dict(m) for m in messages]))
         except Exception:
-            return
-        if n > window:
-            raise TransportError(
-                f"the prompt has about {n} tokens, more than {self.model}'s context window of {window}; nothing was sent",
-                status=None,
-                retryable=False,
-            )
+            return None
+        return (n, window) if n > window else None
+
+    def _check_context_window(self, lit: Any, kwargs: dict[str, Any]) -> None:
+        """Refuse, before sending, a prompt that cannot fit the model's known context window
+        (:meth:`overflow`): it would fail three times and be billed each time. Raises
+        :class:`~adjudicator.model.transport.PromptTooLong` (non-retryable; nothing was sent)."""
+        over = self.overflow(kwargs["messages"])
+        if over is not None:
+            n, window = over
+            raise PromptTooLong(f"the prompt has about {n} tokens, more than {self.model}'s context window of {window}; nothing was sent", tokens=n, window=window)
 
     def _kwargs(self, request: ChatRequest) -> dict[str, Any]:
         kwargs: dict[str, Any] = {

@@ -27,6 +27,17 @@ class TransportError(ModelCallError):
         self.retries = retries
 
 
+class PromptTooLong(TransportError):
+    """A request refused by the client before sending: its prompt cannot fit the model's known context
+    window (:meth:`~adjudicator.model.llm.LLMClient.overflow`). Nothing was sent, so it is no request,
+    no transport fault and no parse failure. ``tokens`` and ``window`` are the counts, in tokens."""
+
+    def __init__(self, message: str, *, tokens: int, window: int) -> None:
+        super().__init__(message, status=None, retryable=False)
+        self.tokens = tokens
+        self.window = window
+
+
 @dataclass(frozen=True)
 class TransportPolicy:
     """Bounded backoff for transport faults.
