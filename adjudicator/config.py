@@ -466,8 +466,12 @@ def _read_config_file(path: Path) -> dict[str, Any]:
     if path.suffix.lower() in (".yaml", ".yml"):
         import yaml
 
+        from adjudicator.yamltext import DuplicateKey, load_yaml
+
         try:
-            data = yaml.safe_load(text) or {}
+            data = load_yaml(text) or {}
+        except DuplicateKey as exc:
+            raise ConfigError(f"{path}: setting {exc.key!r} given twice (line {exc.line})", "keep one; which is meant cannot be guessed") from None
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             where = f" at line {mark.line + 1}" if mark is not None else ""

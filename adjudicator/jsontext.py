@@ -6,6 +6,8 @@
   field path where the limit was crossed, instead of Python's ``RecursionError`` deep in the parser;
 - a key that occurs twice in one object is refused with its path (``json.loads`` silently keeps the
   last, so a second ``labels.outcome`` could flip a gold label);
+- a number with more than :data:`MAX_NUMBER_DIGITS` digits is refused with its path (``json.loads``
+  raises a bare ``ValueError`` past Python's 4,300-digit integer limit, and no field needs such a number);
 - invalid JSON is reported with line and column.
 
 The nesting and duplicate checks run in one linear pass (:func:`scan_structure`) over the tokens that
@@ -27,8 +29,14 @@ from adjudicator.errors import InputError
 #: (match > stages > stage > utterances > utterance > field); 64 leaves room for ``info`` blocks.
 MAX_JSON_DEPTH = 64
 
-#: A JSON string (with its escapes) or one structural character.
-_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{},:]', re.DOTALL)
+#: The most digits a number in an input may have in one run (integer part, or fraction, or exponent).
+#: Python refuses to convert an integer of more than 4,300 digits (``sys.get_int_max_str_digits``);
+#: no field of any input needs more than a few, so a longer number is refused with its field path.
+MAX_NUMBER_DIGITS = 100
+
+#: A JSON string (with its escapes), one structural character, or a digit run longer than
+#: :data:`MAX_NUMBER_DIGITS` (outside strings: a string is consumed whole as one token).
+_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{},:]|[0-9]{' + str(MAX_NUMBER_DIGITS + 1) + ",}", re.DOTALL)
 
 
 class JsonInputError(InputError):
@@ -67,8 +75,9 @@ def _line_col(text: str, pos: int) -> tuple[int, int]:
 
 
 def scan_structure(text: str, source: str, max_depth: int = MAX_JSON_DEPTH) -> None:
-    """Check ``text`` for nesting deeper than ``max_depth`` and for duplicate keys in one object,
-    in one pass linear in ``len(text)``. Syntax errors are left to the parser (the scan is tolerant).
+    """Check ``text`` for nesting deeper than ``max_depth``, for duplicate keys in one object and for
+    a number with more than :data:`MAX_NUMBER_DIGITS` digits in a run, in one pass linear in
+    ``len(text)``. Syntax errors are left to the parser (the scan is tolerant).
 
     Raises :class:`JsonInputError` naming ``source`` and the dotted path (``stages.3.utterances``),
     e.g. ``match.json: duplicate key labels.outcome (an object may name a field once)``.
@@ -98,6 +107,13 @@ def scan_structure(text: str, source: str, max_depth: int = MAX_JSON_DEPTH) -> N
         elif tok == ":":
             if top is not None and top.is_object:
                 top.expect_key = False
+        elif tok[0].isdigit():
+            line, col = _line_col(text, m.start())
+            raise JsonInputError(
+                f"{source}: field {_path(stack)}: a number of {len(tok):,} digits (line {line} column {col}); at most {MAX_NUMBER_DIGITS} are read",
+                "write the number the field needs (see `adjudicate schema`)",
+                path=_path(stack),
+            )
         elif top is not None and top.is_object and top.expect_key:
             try:
                 key = json.loads(tok)
@@ -116,6 +132,26 @@ def scan_structure(text: str, source: str, max_depth: int = MAX_JSON_DEPTH) -> N
 
 class _DuplicateKey(Exception):
     """Raised inside the parser by :func:`_unique_pairs` (the scan then names the path)."""
+
+
+class _LongNumber(Exception):
+    """Raised inside the parser by :func:`_short_number` (the scan then names the path)."""
+
+
+_LONG_DIGITS = re.compile("[0-9]{" + str(MAX_NUMBER_DIGITS + 1) + ",}")
+
+
+def _short_number(convert: Any) -> Any:
+    """``json.loads``' number hook around ``convert`` (int or float): :class:`_LongNumber` for a
+    number with a digit run longer than :data:`MAX_NUMBER_DIGITS` (Python cannot even read an
+    integer of more than 4,300 digits)."""
+
+    def read(text: str) -> Any:
+        if _LONG_DIGITS.search(text):
+            raise _LongNumber
+        return convert(text)
+
+    return read
 
 
 def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -146,18 +182,19 @@ def read_json(text: str, source: str, max_depth: int = MAX_JSON_DEPTH) -> Any:
     """Parse untrusted JSON ``text`` (a leading byte-order mark is dropped).
 
     Raises :class:`JsonInputError` (exit code 2; one line naming ``source``) for invalid JSON (line
-    and column), nesting deeper than ``max_depth`` or a duplicate key (both with the field path).
+    and column), nesting deeper than ``max_depth``, a duplicate key or a number of more than
+    :data:`MAX_NUMBER_DIGITS` digits (each with the field path).
 
-    The common case costs one C parse: duplicate keys are caught by the parser's object hook and the
-    nesting is measured on the parsed value; only when either (or the syntax) is wrong does the
-    token scan (:func:`scan_structure`) run, so the error is the one the scan meets first in the
-    text, with its path, exactly as when the scan ran first.
+    The common case costs one C parse: duplicate keys are caught by the parser's object hook, a long
+    number by its number hooks, and the nesting is measured on the parsed value; only when one of
+    them (or the syntax) is wrong does the token scan (:func:`scan_structure`) run, so the error is
+    the one the scan meets first in the text, with its path, exactly as when the scan ran first.
     """
     if text.startswith("\ufeff"):
         text = text[1:]
     try:
-        value = json.loads(text, object_pairs_hook=_unique_pairs)
-    except (_DuplicateKey, RecursionError, json.JSONDecodeError):
+        value = json.loads(text, object_pairs_hook=_unique_pairs, parse_int=_short_number(int), parse_float=_short_number(float))
+    except (_DuplicateKey, _LongNumber, RecursionError, ValueError):  # ValueError: json.JSONDecodeError and any other refusal
         pass
     else:
         if _depth(value) <= max_depth:
@@ -169,3 +206,5 @@ def read_json(text: str, source: str, max_depth: int = MAX_JSON_DEPTH) -> Any:
         raise JsonInputError(f"{source}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}", "fix the JSON syntax") from None
     except RecursionError:  # unreachable after the scan; kept so no input can surface a traceback
         raise JsonInputError(f"{source}: nested too deeply to read", "flatten the data") from None
+    except ValueError as exc:  # e.g. Python's integer-size limit; unreachable after the scan, kept for safety
+        raise JsonInputError(f"{source}: a value cannot be read ({' '.join(str(exc).split())[:120]})", "fix the value") from None

@@ -262,6 +262,7 @@ def _read_rubric_text(path: Path, flag: str) -> dict:
     import yaml
 
     from adjudicator.errors import InputError
+    from adjudicator.yamltext import load_yaml
 
     try:
         text = path.read_text(encoding="utf-8")
@@ -275,7 +276,7 @@ def _read_rubric_text(path: Path, flag: str) -> dict:
         elif path.suffix.lower() == ".json":
             data = json.loads(text)
         else:
-            data = yaml.safe_load(text)
+            data = load_yaml(text)  # a key given twice is refused, as TOML does
     except (ValueError, yaml.YAMLError) as exc:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise InputError(f"{flag} {path}: malformed file ({first})", "fix the syntax; see prompts/rubrics/debateart.yaml for the schema") from None

@@ -144,3 +144,32 @@ def test_no_module_but_config_reads_the_environment():
             if isinstance(node, ast.Attribute) and node.attr in ("environ", "getenv") and getattr(node.value, "id", "") == "os":
                 readers.append(str(path.relative_to(root)))
     assert sorted(set(readers)) == ["__init__.py"]
+
+
+def test_a_yaml_config_naming_a_setting_twice_is_refused_like_toml(tmp_path):
+    # PyYAML keeps the last of two equal keys silently; TOML refuses the file: so do we, for YAML too
+    f = tmp_path / "adj.yaml"
+    f.write_text("model: openai/a\ntimeout_s: 30\nmodel: openai/b\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as info:
+        ModelConfig.resolve(config_file=f, env=ENV)
+    assert info.value.one_line() == f"{f}: setting 'model' given twice (line 3); keep one; which is meant cannot be guessed"
+    toml = tmp_path / "adj.toml"
+    toml.write_text('model = "openai/a"\nmodel = "openai/b"\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match="invalid TOML"):
+        ModelConfig.resolve(config_file=toml, env=ENV)
+    nested = tmp_path / "nested.yaml"
+    nested.write_text("adjudicator:\n  no_cache: true\n  no_cache: false\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"setting 'no_cache' given twice \(line 3\)"):
+        ModelConfig.resolve(config_file=nested, env=ENV)
+
+
+def test_the_cli_refuses_a_yaml_config_with_a_repeated_key_in_one_line(tmp_path, capsys, monkeypatch):
+    from adjudicator.cli import main
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    f = tmp_path / "adj.yaml"
+    f.write_text("model: offline\nmodel: openai/b\n", encoding="utf-8")
+    match = Path(__file__).resolve().parents[1] / "adjudicator/data/matches/panelbench/debateart_0020.json"
+    assert main([str(match), "--config", str(f)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and "setting 'model' given twice (line 2)" in err and str(f) in err

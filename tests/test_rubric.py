@@ -127,3 +127,13 @@ def test_rubric_from_environment_and_config_file(tmp_path: Path) -> None:
 def test_rubric_schema_is_the_documented_one() -> None:
     fields = set(Rubric.model_json_schema()["properties"])
     assert fields == {"name", "description", "source", "dimensions", "stage_score", "decision", "tie_margin"}
+
+
+def test_a_rubric_yaml_naming_a_key_twice_is_refused(tmp_path):
+    from adjudicator.errors import InputError
+    from adjudicator.rubric import load_rubric
+
+    f = tmp_path / "r.yaml"
+    f.write_text("name: mine\nname: other\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"malformed file \(key 'name' given twice \(line 2\)\)"):
+        load_rubric(str(f))
