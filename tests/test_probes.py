@@ -217,3 +217,42 @@ def test_bench_probe_puts_the_bias_card_in_every_report(tmp_path, capsys):
     assert len(json.loads((run / "probes.json").read_text())["samples"]) == 10  # 5 matches x 2 probes
     assert "## Bias card" in (run / "report.md").read_text() and "| swap | panel flip rate | 0.000 |" in (run / "report.md").read_text()
     assert "<h2>Bias card</h2>" in (run / "report.html").read_text()
+
+
+def _probe_cli(server, tmp_path: Path, capsys, *extra: str) -> tuple[int, str, str]:
+    from adjudicator.cli import main
+
+    server.respond_with(schema_responder)
+    data = tmp_path / "data"
+    data.mkdir(exist_ok=True)
+    (data / "m1.json").write_text(online_match(match_id="m1").model_dump_json(), encoding="utf-8")
+    args = ["probe", str(data), "--probe", "mask", "--probe", "swap", "--api-base", server.base_url, "--json-mode", "object", "--cache-dir", str(tmp_path / "cache"), *extra]
+    code = main(args)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cli_probe_with_a_model_ends_with_the_request_token_and_cost_summary(fake_openai, tmp_path, capsys):  # noqa: F811
+    code, out, err = _probe_cli(fake_openai, tmp_path, capsys, "--model", "openai/test-model", "--out", str(tmp_path / "card.json"))
+    assert code == 0, err
+    # three adjudications (base, masked, swapped) of 4 stages + 3 judges = 21 calls; the match names no
+    # one, so the masked match is the base match and its 7 calls are cache hits; every reply has usage 11 + 7
+    assert fake_openai.count == 14
+    assert err.strip().splitlines()[-1] == "openai/test-model: 21 calls: 14 model requests, 7 cache hits, 231+147 tokens, cost unknown (no price for this model)"
+    card = json.loads((tmp_path / "card.json").read_text())
+    assert (card["usage"]["requests"], card["usage"]["prompt_tokens"], card["stopped"]) == (14, 231, "")
+    code, _, err = _probe_cli(fake_openai, tmp_path, capsys, "--model", "openai/test-model")
+    assert code == 0 and fake_openai.count == 14  # the rerun is served from the cache
+    assert err.strip().splitlines()[-1] == "openai/test-model: 21 calls: 0 model requests, 21 cache hits, 231+147 tokens, nothing spent"
+
+
+def test_cli_probe_budget_stops_starting_adjudications(fake_openai, tmp_path, capsys):  # noqa: F811
+    # gpt-4o-mini is priced by litellm: 7 requests of 11 + 7 tokens cost more than $0.00001, so after the
+    # base adjudication neither the masked nor the swapped match is adjudicated
+    code, out, err = _probe_cli(fake_openai, tmp_path, capsys, "--model", "openai/gpt-4o-mini", "--budget-usd", "0.00001")
+    assert code == 1
+    assert fake_openai.count == 7
+    assert "Stopped early: budget of $0.0000 reached" in out and "## Bias card" in out
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("adjudicate: error: stopped: budget of $0.0000 reached (spent $0.0000); 2 adjudication(s) not run")
+    assert "openai/gpt-4o-mini: 7 calls: 7 model requests, 0 cache hits, 77+49 tokens, $0.0000 spent" in err

@@ -75,7 +75,11 @@ def usage_summary(calls) -> str:
     """One stderr line: model requests, cache hits, tokens and cost of a run's call records."""
     from adjudicator.records import Usage
 
-    u = Usage.of(list(calls))
+    return usage_text(Usage.of(list(calls)))
+
+
+def usage_text(u) -> str:
+    """:func:`usage_summary` of summed usage (a :class:`~adjudicator.records.Usage`)."""
     if u.requests == 0:
         cost = "nothing spent"
     else:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from adjudicator.cli.options import echo_err, model_config_from_options, model_options
-from adjudicator.errors import InputError
+from adjudicator.cli.options import echo_err, model_config_from_options, model_options, usage_text
+from adjudicator.errors import AdjudicationFailed, InputError
 
 PROBE_NAMES = ("mask", "swap", "order", "length", "pressure", "repeats")
 
@@ -21,11 +21,13 @@ PROBE_NAMES = ("mask", "swap", "order", "length", "pressure", "repeats")
 @click.option("--limit", type=click.IntRange(min=1), help="only the first N matches (by file name)")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="write the card as JSON here (and its Markdown beside it, .md)")
 @click.option("--concurrency", type=click.IntRange(min=1), help="model requests in flight at once (default: no cap; 1 for a local server that answers one at a time)")
+@click.option("--budget-usd", type=click.FloatRange(min=0.0), help="start no further adjudication once the known spend reaches this many US dollars (the card is printed; exit 1)")
 @model_options
-def probe_cmd(dataset: Path, probes: tuple[str, ...], repeats: int, temperature: float, limit: int | None, out: Path | None, **opts) -> None:
+def probe_cmd(dataset: Path, probes: tuple[str, ...], repeats: int, temperature: float, limit: int | None, out: Path | None, budget_usd: float | None, **opts) -> None:
     """Run bias and stability probes on DATASET (a folder of match files, or upstream PanelBench) and
     print the bias card (Markdown) on stdout: per probe its rate, 95% CI and n beside the base
-    verdicts' accuracy.
+    verdicts' accuracy. stderr ends with the run's requests, cache hits, tokens and cost; with
+    --budget-usd a run that reached the budget stops starting adjudications and exits 1.
 
     \b
     mask      names and position labels masked: the verdict should not move
@@ -46,10 +48,17 @@ def probe_cmd(dataset: Path, probes: tuple[str, ...], repeats: int, temperature:
         matches = [s.match for s in ds.limited(limit)]
     if not matches:
         raise InputError(f"{dataset}: no match files found", "give a folder of match JSON files")
-    card = run_probes(matches, config, list(probes) or list(PROBE_NAMES), repeats=repeats, temperature=temperature, progress=echo_err)  # type: ignore[arg-type]
+    card = run_probes(matches, config, list(probes) or list(PROBE_NAMES), repeats=repeats, temperature=temperature, progress=echo_err, budget_usd=budget_usd)  # type: ignore[arg-type]
     text = render_markdown(card)
     if out is not None:
         atomic_write_json(out, card.model_dump(mode="json"))
         atomic_write_text(out.with_suffix(".md"), text)
         echo_err(f"bias card: {out} and {out.with_suffix('.md')}")
     click.echo(text, nl=False)
+    echo_err(f"{card.model}: {usage_text(card.usage)}")
+    if budget_usd is not None and not card.usage.cost_known:
+        from adjudicator.bench.loop import BUDGET_WARNING
+
+        echo_err(BUDGET_WARNING)
+    if card.stopped:
+        raise AdjudicationFailed(f"stopped: {card.stopped}", "rerun with a larger --budget-usd; the adjudications already made are cached")

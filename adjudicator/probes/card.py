@@ -13,6 +13,7 @@ from typing import Literal
 from pydantic import Field
 
 from adjudicator.frozen import FrozenModel
+from adjudicator.records import Usage
 
 ProbeName = Literal["mask", "swap", "order", "length", "pressure", "repeats"]
 
@@ -64,7 +65,9 @@ class BiasCard(FrozenModel):
     """The bias card of one run: the ``model`` (or models), whether it ``is_llm``, the probes run, the
     number of matches, the base panel's winner ``accuracy`` on matches with a decisive gold winner
     (with ``accuracy_n``), the repeats settings, every measure, every sample and the skipped
-    (probe, match, reason) triples."""
+    (probe, match, reason) triples; ``usage`` sums the call records of every adjudication the run made
+    (requests, cache hits, tokens, cost in US dollars), and ``stopped`` says why the run stopped
+    early ("" when it ran to the end: ``--budget-usd`` reached)."""
 
     model: str
     is_llm: bool
@@ -77,6 +80,8 @@ class BiasCard(FrozenModel):
     measures: list[ProbeMeasure] = Field(default_factory=list)
     samples: list[ProbeSample] = Field(default_factory=list)
     skipped: list[dict[str, str]] = Field(default_factory=list)
+    usage: Usage = Field(default_factory=Usage)
+    stopped: str = ""
 
     def flips(self) -> dict[str, set[str]]:
         """Probe -> the match ids whose panel verdict flipped under it (for escalation)."""
@@ -98,6 +103,8 @@ def render_markdown(card: BiasCard, heading: str = "##") -> str:
     lines.append(f"Model: `{card.model}`{'' if card.is_llm else ' (offline judge, a non-LLM baseline)'}; {card.matches} matches; base winner accuracy {acc}.")
     if "repeats" in card.probes:
         lines.append(f"Repeats: {card.repeats} runs at temperature {card.temperature}.")
+    if card.stopped:
+        lines.append(f"Stopped early: {card.stopped}; the adjudications not run are left out of every rate.")
     lines += ["", "| probe | measure | value | 95% CI | n | reference |", "|---|---|---|---|---|---|"]
     for m in card.measures:
         ci = f"[{_num(m.ci_low)}, {_num(m.ci_high)}]" if m.ci_low is not None and m.ci_high is not None else ""

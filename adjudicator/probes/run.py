@@ -15,12 +15,15 @@ Flips are counted on the panel's winner and per judge (a judge's ballot winner),
 measures (:mod:`adjudicator.probes.stats`). A run that fails (fewer than two ballots, a model fault
 past its retries) is recorded in the sample's note and left out of the rates, never counted as a flip.
 Model calls go through the same clients and response cache as ``adjudicate``, so a rerun of a probe
-is served from the cache.
+is served from the cache. Every adjudication's call records are summed on the card (``usage``); with a
+``budget_usd``, no adjudication starts once the known spend (requests sent, not cache hits) has
+reached it: those are noted as not run, left out of the rates, and the card says it ``stopped``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 from adjudicator.api import adjudicate_with_context, build_context
 from adjudicator.config import ModelConfig
@@ -30,6 +33,7 @@ from adjudicator.probes.card import BiasCard, ProbeMeasure, ProbeName, ProbeSamp
 from adjudicator.probes.pressure import pressured_context
 from adjudicator.probes.stats import affirmative_share, flip_measures, length_measures, order_measures, rate_measure, repeat_measures
 from adjudicator.probes.transforms import ProbeNotApplicable, mask_names, swap_sides
+from adjudicator.records import CallRecord, Usage
 from adjudicator.verdict import Verdict
 from adjudicator.workflow.context import AdjudicationContext
 
@@ -39,12 +43,41 @@ PROBE_ORDER: tuple[ProbeName, ...] = ("mask", "swap", "order", "length", "pressu
 _OTHER = {"affirmative": "negative", "negative": "affirmative"}
 
 
-def _try(match: Match, context: AdjudicationContext) -> tuple[Verdict | None, str]:
-    """The verdict, or None and the failure's one line."""
+#: The note of an adjudication not run because the budget was reached.
+NOT_RUN = "not run: the --budget-usd budget was reached"
+
+
+@dataclass
+class Spend:
+    """The call records of every adjudication of one probe run, its budget (US dollars; None: no cap)
+    and how many adjudications the budget stopped. Not thread-safe: the probes run one at a time."""
+
+    budget_usd: float | None = None
+    calls: list[CallRecord] = field(default_factory=list)
+    not_run: int = 0
+
+    def usage(self) -> Usage:
+        """The summed usage of :attr:`calls` (:meth:`Usage.of`: cache hits cost nothing)."""
+        return Usage.of(self.calls)
+
+    def exhausted(self) -> bool:
+        """True when a budget is set and the known spend has reached it."""
+        return self.budget_usd is not None and self.usage().cost_usd >= self.budget_usd
+
+
+def _try(match: Match, context: AdjudicationContext, spend: Spend) -> tuple[Verdict | None, str]:
+    """The verdict, or None and the failure's one line (:data:`NOT_RUN` once the budget is spent).
+    The run's call records, of a failed run too, are added to ``spend``."""
+    if spend.exhausted():
+        spend.not_run += 1
+        return None, NOT_RUN
     try:
         v = adjudicate_with_context(match, context)
     except AdjudicationFailed as exc:
+        partial = exc.verdict
+        spend.calls.extend(getattr(partial, "calls", None) or [])
         return None, exc.one_line()
+    spend.calls.extend(v.calls)
     return (v, "") if v.p is not None else (None, "no winner tendency")
 
 
@@ -108,11 +141,13 @@ def run_probes(
     repeats: int = 5,
     temperature: float = 0.7,
     progress: Callable[[str], None] | None = None,
+    budget_usd: float | None = None,
 ) -> BiasCard:
     """The bias card of ``probes`` on ``matches`` under ``settings`` (see the module docstring).
 
     ``repeats`` (>= 2) runs at ``temperature`` (> 0 for an LLM; 0-2) for the repeats probe;
-    ``progress`` receives one line per match. Raises ValueError for an unknown probe or repeats < 2;
+    ``progress`` receives one line per match; ``budget_usd`` caps the known spend in US dollars
+    (module docstring). Raises ValueError for an unknown probe or repeats < 2;
     :class:`~adjudicator.errors.ConfigError` from the models' pre-flight check. Model faults never
     raise: they are notes on the samples."""
     chosen = [p for p in PROBE_ORDER if p in set(probes)]
@@ -127,12 +162,13 @@ def run_probes(
     samples: list[ProbeSample] = []
     skipped: list[dict[str, str]] = []
     bases: list[Verdict | None] = []
+    spend = Spend(budget_usd)
     for i, match in enumerate(matches, start=1):
-        base, note = _try(match, context)
+        base, note = _try(match, context, spend)
         bases.append(base)
         for probe in chosen:
             if probe == "mask":
-                probed, why = _try(mask_names(match), context)
+                probed, why = _try(mask_names(match), context, spend)
                 samples.append(compare("mask", match.match_id, base, probed, why or note))
             elif probe == "swap":
                 try:
@@ -140,17 +176,20 @@ def run_probes(
                 except ProbeNotApplicable as exc:
                     skipped.append({"probe": "swap", "match_id": match.match_id, "reason": exc.message})
                     continue
-                probed, why = _try(swapped, context)
+                probed, why = _try(swapped, context, spend)
                 samples.append(compare("swap", match.match_id, base, probed, why or note, mirror=True))
             elif probe == "pressure" and pressured is not None:
-                probed, why = _try(match, pressured)
+                probed, why = _try(match, pressured, spend)
                 samples.append(compare("pressure", match.match_id, base, probed, why or note))
             elif probe == "repeats":
-                runs = [_try(match, c) for c in repeat_contexts]
+                runs = [_try(match, c, spend) for c in repeat_contexts]
                 samples.append(repeat_sample(match.match_id, [v for v, _ in runs], [n for _, n in runs]))
         if progress is not None:
             progress(f"probe {i}/{len(matches)} {match.match_id}: {base.outcome_text() if base else 'base verdict failed: ' + note}")
-    return _card(matches, settings, context, chosen, bases, samples, skipped, repeats, temperature)
+    card = _card(matches, settings, context, chosen, bases, samples, skipped, repeats, temperature)
+    usage = spend.usage()
+    stopped = f"budget of ${budget_usd:.4f} reached (spent ${usage.cost_usd:.4f}); {spend.not_run} adjudication(s) not run" if budget_usd is not None and spend.not_run else ""
+    return card.model_copy(update={"usage": usage, "stopped": stopped})
 
 
 def _card(matches: Sequence[Match], settings: ModelConfig, context: AdjudicationContext, chosen: list[ProbeName], bases: list[Verdict | None], samples: list[ProbeSample], skipped: list[dict[str, str]], repeats: int, temperature: float) -> BiasCard:
