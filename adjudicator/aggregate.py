@@ -139,6 +139,8 @@ def aggregate(
     dims = panel_dimensions(rubric, {b.judge_id: b.dimensions for b in ballots}) if rubric is not None and rubric.dimensional else []
     p = panel_p(ballots, winner)
     dissent = panel_dissent(ballots, stage_scores, winner)
+    if provenance.p_source == "logprob":  # how many ballots the log-prob reading could not support
+        provenance = provenance.model_copy(update={"p_logprob_missing": sum(1 for b in ballots if b.p_logprob is None)})
     return Verdict(
         match_id=match.match_id,
         format=match.format,

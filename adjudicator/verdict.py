@@ -232,6 +232,10 @@ class Provenance(FrozenModel):
     ``track_window_chars``: the character budget of the LLM tracker's stage windows
     (``--track-window-chars``, :mod:`adjudicator.workflow.windows`); None, and left out of the JSON,
     when the tracker analysed one stage per request.
+    ``p_source`` is ``"logprob"`` when the LLM judges were asked for token log-probabilities
+    (``--p-source logprob``), and ``p_logprob_missing`` then counts the ballots from whose reply no
+    log-prob p could be read (the server sent no log-probabilities, or tokens that do not spell the
+    reply); both are left out of the JSON under the default (``stated``: the p each judge writes).
     """
 
     arm: Arm = "agentic"
@@ -251,6 +255,8 @@ class Provenance(FrozenModel):
     parse_failures: int = 0
     judge_evidence: str | None = None
     track_window_chars: int | None = Field(default=None, ge=1, exclude_if=_none)
+    p_source: str | None = Field(default=None, exclude_if=_none)
+    p_logprob_missing: int | None = Field(default=None, ge=0, exclude_if=_none)
     package_version: str = ""
 
 

@@ -82,7 +82,11 @@ def test_logprob_p_through_the_loopback_server_and_the_cache(fake_openai, tmp_pa
     fake_openai.respond_with(answer)
     config = ModelConfig.model_validate({"model": "openai/test-model", "api_base": fake_openai.base_url, "json_mode": "object", "cache_dir": tmp_path / "cache", "p_source": "logprob"})
     v = adjudicate(online_match(), config)
-    assert all(r.get("logprobs") is True and r.get("top_logprobs") == 20 for r in fake_openai.requests)
+    judges = [r for r in fake_openai.requests if "best_debater_votes" in r["response_format"]["schema"]["properties"]]
+    assert len(judges) == 3 and all(r.get("logprobs") is True and r.get("top_logprobs") == 20 for r in judges)
+    # only the judges' replies are read for log-probabilities: the trackers' 4 requests do not ask for them
+    assert [r for r in fake_openai.requests if "logprobs" in r] == judges and fake_openai.count == 7
+    assert (v.provenance.p_source, v.provenance.p_logprob_missing) == ("logprob", 0)
     assert [b.p_logprob for b in v.ballots] == [pytest.approx(0.7778, abs=1e-4)] * 3  # 0.7 / (0.7 + 0.2)
     assert v.p_logprob == pytest.approx(0.7778, abs=1e-4) and v.p == 0.62  # beside the stated p
     assert {s.logprob_mean for s in v.stage_scores} == {7.5}  # (7 + 8) / 2 on every unit
@@ -98,6 +102,22 @@ def test_stated_p_source_sends_no_logprob_request_and_writes_no_field(fake_opena
     v = adjudicate(online_match(), config)
     assert not any("logprobs" in r for r in fake_openai.requests)
     assert v.p_logprob is None and "p_logprob" not in v.model_dump_json() and "logprob_mean" not in v.model_dump_json()
+    assert v.provenance.p_source is None and "p_source" not in v.model_dump_json()  # the default, stated, is left out
+
+
+def test_a_server_sending_no_logprobs_is_counted_and_warned_about(fake_openai, tmp_path, capsys):
+    from adjudicator.cli import main
+
+    fake_openai.respond_with(schema_responder)  # answers, but never with log-probabilities
+    path = tmp_path / "m.json"
+    path.write_text(online_match().model_dump_json(), encoding="utf-8")
+    args = [str(path), "--model", "openai/test-model", "--api-base", fake_openai.base_url, "--json-mode", "object", "--cache-dir", str(tmp_path / "cache"), "--p-source", "logprob"]
+    assert main(args) == 0
+    out, err = capsys.readouterr()
+    v = json.loads(out)
+    assert v["provenance"]["p_source"] == "logprob" and v["provenance"]["p_logprob_missing"] == 3
+    assert "p_logprob" not in v and all("p_logprob" not in b for b in v["ballots"])
+    assert "warning: --p-source logprob: 3 of 3 ballots carry no log-prob p (the server sent no log-probabilities" in err
 
 
 def test_bench_calibrates_each_p_source_on_the_same_matches():

@@ -94,6 +94,13 @@ def _emit_verdict(verdict, out: Path | None, report_path: Path | None, quiet: bo
     if quiet:
         return
     echo_err(f"{models_text(verdict.provenance)}: {verdict.outcome_text()}; {usage_summary(verdict.calls)}")
+    missing = verdict.provenance.p_logprob_missing
+    if missing:
+        echo_err(
+            f"warning: --p-source logprob: {missing} of {len(verdict.ballots)} ballots carry no log-prob p (the server sent no "
+            "log-probabilities, or tokens that do not spell the reply); p_logprob uses the others"
+            + ("" if missing < len(verdict.ballots) else " and is left out")
+        )
     from adjudicator.report import dimensions_line
 
     if verdict.dimensions:

@@ -52,6 +52,11 @@ NODE_MAX_TOKENS: dict[str, int] = {
     "compare": 256,
 }
 
+#: The nodes whose replies are read for token log-probabilities under ``--p-source logprob`` (a judge's
+#: ballot: :mod:`adjudicator.model.logprobs`). Other requests of a client that asks for them (the
+#: tracker's, a repair turn's of another node) do not ask: nothing would read them.
+LOGPROB_NODES: frozenset[str] = frozenset({"judge"})
+
 
 @dataclass(frozen=True)
 class ChatResponse:

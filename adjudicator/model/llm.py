@@ -45,7 +45,7 @@ from typing import Any
 
 from adjudicator.config import JSON_MODES, JsonMode
 from adjudicator.model.cache import CachedResponse, ModelFacts, NullCache, ResponseStore, request_key
-from adjudicator.model.chat import NODE_MAX_TOKENS, ChatRequest, ChatResponse, RequestObserver
+from adjudicator.model.chat import LOGPROB_NODES, NODE_MAX_TOKENS, ChatRequest, ChatResponse, RequestObserver
 from adjudicator.model.logprobs import TOP_LOGPROBS, TokenLogprob, token_logprobs_of
 from adjudicator.model.transport import RETRYABLE_STATUS, PromptTooLong, TransportError, TransportPolicy, describe_error, headers_of, retry_after_s, status_of
 
@@ -325,7 +325,8 @@ class LLMClient:
     or None; ``api_key`` an explicit key or None for the provider's environment variable;
     ``timeout_s`` per-request timeout in seconds; ``temperature`` (default 0); ``seed`` a sampling seed sent with every request and part of
     its cache key (None = none sent; the repeats probe gives each run its own); ``logprobs`` asks for
-    token log-probabilities (``--p-source logprob``, :mod:`adjudicator.model.logprobs`); ``max_tokens`` the
+    token log-probabilities on the requests of :data:`~adjudicator.model.chat.LOGPROB_NODES` (``--p-source
+    logprob``, :mod:`adjudicator.model.logprobs`); ``max_tokens`` the
     completion budget for every request (None = the request's own budget, else
     :data:`NODE_MAX_TOKENS` for its node); ``json_mode`` auto/schema/object/none (module
     docstring); ``cache`` a :class:`~adjudicator.model.cache.ResponseCache` or None for no caching;
@@ -453,7 +454,7 @@ class LLMClient:
         p: dict[str, Any] = {"temperature": self.temperature}
         if self.seed is not None:  # a sampling seed (repeats probe): sent, and part of the cache key
             p["seed"] = self.seed
-        if self.logprobs:  # --p-source logprob: token log-probabilities with their top alternatives
+        if self.logprobs and request.node in LOGPROB_NODES:  # --p-source logprob: token log-probabilities with their top alternatives
             p["logprobs"] = True
             p["top_logprobs"] = TOP_LOGPROBS
         budget = self.budget_tokens(request)

@@ -213,7 +213,8 @@ def state_provenance(calls: list[CallRecord], ctx: Backends, format_name: str | 
         provenance = provenance.model_copy(update={"track_window_chars": window, "prompt_hashes": hashes})
     if ctx.panel_mode == "pairwise" or not any(b.is_llm for b in ctx.judges.values()):
         return provenance  # the offline judge and the pairwise panel read the ledger whatever the setting
-    return provenance.model_copy(update={"judge_evidence": judge_evidence_of(ctx)})
+    logprob = any(getattr(getattr(b, "client", None), "logprobs", False) for b in ctx.judges.values())
+    return provenance.model_copy(update={"judge_evidence": judge_evidence_of(ctx), **({"p_source": "logprob"} if logprob else {})})
 
 
 def windowed_tracking(ctx: Backends, format_name: str | None) -> int | None:
