@@ -135,23 +135,26 @@ class _DuplicateKey(Exception):
 
 
 class _LongNumber(Exception):
-    """Raised inside the parser by :func:`_short_number` (the scan then names the path)."""
+    """Raised inside the parser by :func:`_short_int` / :func:`_short_float` (the scan then names the path)."""
 
 
 _LONG_DIGITS = re.compile("[0-9]{" + str(MAX_NUMBER_DIGITS + 1) + ",}")
 
 
-def _short_number(convert: Any) -> Any:
-    """``json.loads``' number hook around ``convert`` (int or float): :class:`_LongNumber` for a
-    number with a digit run longer than :data:`MAX_NUMBER_DIGITS` (Python cannot even read an
-    integer of more than 4,300 digits)."""
+def _short_int(text: str) -> int:
+    """``json.loads``' integer hook: the integer, or :class:`_LongNumber` past :data:`MAX_NUMBER_DIGITS`
+    digits (Python cannot even read one of more than 4,300)."""
+    if len(text.lstrip("-")) > MAX_NUMBER_DIGITS:
+        raise _LongNumber
+    return int(text)
 
-    def read(text: str) -> Any:
-        if _LONG_DIGITS.search(text):
-            raise _LongNumber
-        return convert(text)
 
-    return read
+def _short_float(text: str) -> float:
+    """``json.loads``' number hook for a fraction or an exponent: the float, or :class:`_LongNumber`
+    for a digit run longer than :data:`MAX_NUMBER_DIGITS`, as the scan counts them."""
+    if len(text) > MAX_NUMBER_DIGITS and _LONG_DIGITS.search(text):
+        raise _LongNumber
+    return float(text)
 
 
 def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -193,7 +196,7 @@ def read_json(text: str, source: str, max_depth: int = MAX_JSON_DEPTH) -> Any:
     if text.startswith("\ufeff"):
         text = text[1:]
     try:
-        value = json.loads(text, object_pairs_hook=_unique_pairs, parse_int=_short_number(int), parse_float=_short_number(float))
+        value = json.loads(text, object_pairs_hook=_unique_pairs, parse_int=_short_int, parse_float=_short_float)
     except (_DuplicateKey, _LongNumber, RecursionError, ValueError):  # ValueError: json.JSONDecodeError and any other refusal
         pass
     else:
