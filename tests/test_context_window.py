@@ -67,8 +67,12 @@ def test_a_judge_refused_before_sending_is_no_request_and_no_parse_failure(fake_
     client = LLMClient("openai/gpt-4", api_base=fake_openai.base_url, api_key="sk-test-0123456789", json_mode="schema")
     judge = LLMBackend(client, PromptStore())
     ctx = AdjudicationContext(tracker=OfflineJudge(), judges={j: judge for j in ("judge-1", "judge-2", "judge-3")}, judge_evidence="transcript")
-    verdict, state = run_agentic(LONG, ctx)
+    events: list = []
+    verdict, state = run_agentic(LONG, ctx, progress=events.append)
     assert verdict is None and fake_openai.count == 0
+    # the judges' progress lines say why, and count no request (they said "(1 request)")
+    judged = [e for e in events if e.kind == "judge"]
+    assert [(e.ok, e.requests) for e in judged] == [(False, 0)] * 3 and all("prompt_too_long" in e.detail for e in judged)
     judges = [f for f in state["failures"] if f.node == "judge"]
     assert [f.kind for f in judges] == [FailureKind.PROMPT_TOO_LONG] * 3
     assert all(f.reason.startswith("prompt_too_long: the prompt has about") for f in judges)
