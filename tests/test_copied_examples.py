@@ -175,3 +175,35 @@ def test_a_judge_that_keeps_copying_fails_and_gives_no_ballot(fake_openai, make_
     result = backend_for(fake_openai).judge(request)
     assert result.value is None and result.failure.kind == FailureKind.COPIED_EXAMPLE
     assert [c.turn for c in result.calls] == ["answer", "repair", "repair"]
+
+
+def test_a_window_stage_copying_the_example_is_repaired_for_that_stage_only(fake_openai, tmp_path, capsys):
+    # --track-window-chars: one request for the four stages; stage s2's clash note is the example's
+    from llm_helpers import schema_responder
+
+    from adjudicator.cli import main
+
+    def window_of(body: dict) -> list[str] | None:
+        props = (body.get("response_format") or {}).get("json_schema", {}).get("schema", {}).get("properties") or {}
+        return list(props["stages"]["required"]) if "stages" in props else None
+
+    def respond(body: dict) -> str:
+        if window_of(body) == ["s1", "s2", "s3", "s4"]:
+            answer = json.loads(schema_responder(body))
+            answer["stages"]["s2"]["clash_updates"][0]["note"] = example_value(body, "note")
+            return json.dumps(answer)
+        if window_of(body) == ["s2"]:  # the repair turn: that stage's clash updates, in its own words
+            return json.dumps({"stages": {"s2": {"clash_updates": json.loads(tracker_json(["negative"]))["clash_updates"]}}})
+        return schema_responder(body)
+
+    fake_openai.respond_with(respond)
+    path = tmp_path / "m.json"
+    path.write_text(online_match().model_dump_json(), encoding="utf-8")
+    args = [str(path), "--model", "openai/test-model", "--api-base", fake_openai.base_url, "--json-mode", "schema", "--no-cache", "--track-window-chars", "1000"]
+    assert main(args) == 0
+    v = json.loads(capsys.readouterr().out)
+    repair = fake_openai.requests[1]
+    assert window_of(repair) == ["s2"]
+    assert list(repair["response_format"]["json_schema"]["schema"]["properties"]["stages"]["properties"]["s2"]["properties"]) == ["clash_updates"]
+    assert fake_openai.count == 2 + 3 and v["provenance"]["repaired"] == 1
+    assert [e["note"] for e in v["battlefields"][0]["events"]] == ["pressed"] * 4  # the scripted answers' own note
