@@ -39,8 +39,8 @@ def test_the_full_ledger_in_english(store):
         [
             "Battlefields:",
             f"- [c1] sleep versus discipline | AFF: sleep matters | NEG: habits matter | momentum -1.00 | s1:aff opened; s2:neg advanced ({'x' * 60})",
-            "- [c2] cost | AFF:  | NEG:  | momentum +0.00 | s2:neg opened",
-            "- [c3] fairness | AFF:  | NEG:  | momentum +1.00 | s3:aff defended",
+            "- [c2] cost | momentum +0.00 | s2:neg opened",
+            "- [c3] fairness | momentum +1.00 | s3:aff defended",
             "Stages so far:",
             "- s1: aff=7 | opened",
             "- s2: neg=6",
@@ -57,7 +57,7 @@ def test_the_bounded_ledger_in_chinese(store):
         [
             "战场:",
             f"- [c1] sleep versus discipline | AFF: sleep matters | NEG: habits matter | momentum -1.00 | s2:neg advanced ({'x' * 30})",
-            "- [c3] fairness | AFF:  | NEG:  | momentum +1.00 | s3:aff defended",
+            "- [c3] fairness | momentum +1.00 | s3:aff defended",
             "- (另有1个较早的战场未列出)",
             "已分析环节:",
             "- (另有2个较早环节未列出)",
@@ -98,3 +98,12 @@ def test_the_judges_clash_lines_leave_the_stage_lines_to_the_analyses(store):
         assert lines == full[1:4]  # the three clash lines, no headings, no stage lines
     assert store.render_macro("_ledger.en.j2", "clash_lines", ledger_view({}, [])) == "- (none yet)"
     assert store.render_macro("_ledger.zh.j2", "clash_lines", ledger_view({}, [])) == "- (暂无)"
+
+
+def test_a_side_without_a_recorded_position_has_no_position_part(store):
+    # the tracker fills positions only when it opens a clash or a position changes: c1 was opened by
+    # the negative, whose position is all that is known
+    c1 = Clash(clash_id="c1", title="cost", negative_position="it costs too much", opened_in="s2", events=[ClashEvent(stage_id="s2", side="negative", kind="opened")])
+    for lang in ("en", "zh"):
+        lines = store.render_macro(f"_ledger.{lang}.j2", "clash_lines", ledger_view({"c1": c1}, []))
+        assert lines == "- [c1] cost | NEG: it costs too much | momentum +0.00 | s2:neg opened"
