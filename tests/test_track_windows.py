@@ -257,3 +257,43 @@ def test_a_resumed_bench_refuses_another_window_budget(fake_openai, tmp_path, ca
 def test_tracker_json_is_a_stage_answer() -> None:
     # the window answers of schema_responder are made of tracker_json stage answers
     assert set(json.loads(tracker_json(["affirmative"]))) == {"reasoning", "sides", "clash_updates", "summary"}
+
+
+def test_a_chinese_match_in_windows_of_four_keeps_every_stage_and_its_sides(fake_openai, tmp_path) -> None:  # noqa: F811
+    from llm_helpers import ccdb_2v2_match
+
+    from adjudicator.api import adjudicate
+
+    match = ccdb_2v2_match()
+    # twelve short stages (each well under 1,000 characters together): windows of four, the cap
+    assert windows(match.view().stages, 100000) == [(0, 4), (4, 4), (8, 4)]
+    fake_openai.respond_with(schema_responder)
+    config = ModelConfig.resolve(model="openai/test-model", api_base=fake_openai.base_url, json_mode="schema", no_cache=True, track_window_chars=100000, env={})
+    v = adjudicate(match, config)
+    assert fake_openai.count == 3 + 3
+    assert [_window_ids(b) for b in fake_openai.requests[:3]] == [[f"s{k:02d}" for k in range(i, i + 4)] for i in (1, 5, 9)]
+    system = fake_openai.requests[0]["messages"][0]["content"]
+    assert "本次请求一次分析若干个连续环节" in system  # the Chinese window template
+    # the questioning stage s02 evaluates both sides: its schema part asks for both keys
+    s02 = _schema(fake_openai.requests[0])["properties"]["stages"]["properties"]["s02"]["properties"]["sides"]
+    assert s02["required"] == ["affirmative", "negative"]
+    assert sorted({(s.stage_id, s.side) for s in v.stage_scores}) == sorted(set(match.view().scored_units()))
+    assert v.provenance.track_window_chars == 100000 and "track_window.zh.j2" in v.provenance.prompt_hashes
+
+
+def test_a_rejudge_replays_a_windowed_parent_one_stage_per_step() -> None:
+    from adjudicator.battlefield import StageAnalysis
+    from adjudicator.judges.base import StageRequest
+    from adjudicator.judges.reused import ReusedTracker
+    from adjudicator.records import CallRecord
+
+    match = online_match()
+    view = match.view()
+    window_call = CallRecord(node="track_stage", key="s1+s2", model="openai/test-model", parse="strict", prompt_tokens=900, completion_tokens=300)
+    analyses = [StageAnalysis(stage_id=s.stage_id, stage_index=i, sides=[], clash_updates=[], summary=f"stage {i + 1}") for i, s in enumerate(view.stages[:2])]
+    tracker = ReusedTracker("openai/test-model", is_llm=True, calls=[window_call], analyses=analyses)
+    first = tracker.analyse_stage(StageRequest(match=view, stage=view.stages[0], index=0))
+    second = tracker.analyse_stage(StageRequest(match=view, stage=view.stages[1], index=1, previous=list(view.stages[:1])))
+    # the window's one request comes back once, with its first stage (as a cache hit: no new spend)
+    assert [(c.key, c.cache_hit, c.prompt_tokens) for c in first.calls] == [("s1+s2", True, 900)] and second.calls == []
+    assert first.value == analyses[0] and second.value == analyses[1]
