@@ -25,7 +25,7 @@ litellm, so no network is needed). One attempt per request (re-asks are not coun
 - agentic (:mod:`adjudicator.judges.llm.backend`): one clash-tracker request per stage (the stage, the
   stage before it and the compact ledger) -- or, under ``--track-window-chars N`` (default: the
   library's default), one per stage window (:mod:`adjudicator.workflow.windows`: consecutive stages
-  within N characters, at most four, read with the ledger as it stood before the window), the
+  within N characters, at most six, read with the ledger as it stood before the window), the
   one-request-per-stage figure then shown beside it -- and one request per judge (three: the ledger and the
   per-unit analyses). Its ledger comes from real tracker outputs: the offline judge
   (:class:`adjudicator.judges.offline.OfflineJudge`) run over the match stage by stage, exactly as the
@@ -86,7 +86,7 @@ from adjudicator.model.llm import LLMClient, litellm_module  # noqa: E402
 from adjudicator.model.prompts import PromptStore, utterance_lines  # noqa: E402
 from adjudicator.pairwise.comparisons import schedule  # noqa: E402
 from adjudicator.single_call.tasks import task_instances  # noqa: E402
-from adjudicator.workflow.windows import windows  # noqa: E402
+from adjudicator.workflow.windows import MAX_WINDOW_STAGES, windows  # noqa: E402
 
 REAL_MATCHES = ROOT / "adjudicator" / "data" / "matches" / "panelbench"
 BP_DIR = ROOT.parent / "shared" / "data" / "panelbench" / "BP-Competition"
@@ -472,7 +472,7 @@ def main(argv: list[str] | None = None) -> int:
 
     print(f"Input tokens per match (messages + response schema), counted offline with litellm.token_counter(model={args.tokenizer!r}) = {count.encoding()};"
           f" completion ceiling = calls x budget ({args.max_tokens or 'per node ' + str(NODE_MAX_TOKENS)}); agentic ledger: {args.ledger};"
-          f" tracker stage windows: {f'{window:,} characters (at most 4 stages)' if window else 'off, one stage per request'}; nothing is sent.\n")
+          f" tracker stage windows: {f'{window:,} characters (at most {MAX_WINDOW_STAGES} stages)' if window else 'off, one stage per request'}; nothing is sent.\n")
     head = (f"{'match':<24}{'stages':>6}{'units':>6}{'chars':>7} | {'SC T1':>7}{'SC T2':>9}{'SC T3':>7}{'calls':>6}{'SC in':>9}{'ceil':>7}{'cache':>6}"
             f" | {'AG trk':>7}{'AG jdg':>7}{'calls':>6}{'schema':>7}{'AG in':>8}{'ceil':>7}{'cache':>6} | {'AG/SC in':>9}{'target':>7}{'ceil':>7}{'1-stage':>8}")
     print(head)

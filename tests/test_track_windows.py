@@ -43,15 +43,15 @@ def test_stage_chars_counts_the_transcript_lines_the_prompt_shows() -> None:
     assert [stage_chars(s) for s in m.stages] == [100, 100, 250]
 
 
-def test_windows_are_greedy_within_the_budget_and_capped_at_four_stages() -> None:
+def test_windows_are_greedy_within_the_budget_and_capped_at_six_stages() -> None:
     stages = _match([100] * 6).stages
     # 100 + 100 = 200 <= 250, + 100 = 300 > 250: windows of two
     assert windows(stages, 250) == [(0, 2), (2, 2), (4, 2)]
     # 300 <= 300: windows of three
     assert windows(stages, 300) == [(0, 3), (3, 3)]
-    # 600 would fit 1,000, but a window holds at most four stages: 4 + 2
-    assert MAX_WINDOW_STAGES == 4
-    assert windows(stages, 1000) == [(0, 4), (4, 2)]
+    # 800 would fit 1,000, but a window holds at most six stages: 6 + 2
+    assert MAX_WINDOW_STAGES == 6
+    assert windows(_match([100] * 8).stages, 1000) == [(0, 6), (6, 2)]
     # no budget: one stage per window (today's per-stage tracking)
     assert windows(stages, 0) == [(i, 1) for i in range(6)]
     assert windows(stages, 1000, max_stages=1) == [(i, 1) for i in range(6)]
@@ -259,19 +259,19 @@ def test_tracker_json_is_a_stage_answer() -> None:
     assert set(json.loads(tracker_json(["affirmative"]))) == {"reasoning", "sides", "clash_updates", "summary"}
 
 
-def test_a_chinese_match_in_windows_of_four_keeps_every_stage_and_its_sides(fake_openai, tmp_path) -> None:  # noqa: F811
+def test_a_chinese_match_in_windows_of_six_keeps_every_stage_and_its_sides(fake_openai, tmp_path) -> None:  # noqa: F811
     from llm_helpers import ccdb_2v2_match
 
     from adjudicator.api import adjudicate
 
     match = ccdb_2v2_match()
-    # twelve short stages (each well under 1,000 characters together): windows of four, the cap
-    assert windows(match.view().stages, 100000) == [(0, 4), (4, 4), (8, 4)]
+    # twelve short stages (a few hundred characters together): windows of six, the cap
+    assert windows(match.view().stages, 100000) == [(0, 6), (6, 6)]
     fake_openai.respond_with(schema_responder)
     config = ModelConfig.resolve(model="openai/test-model", api_base=fake_openai.base_url, json_mode="schema", no_cache=True, track_window_chars=100000, env={})
     v = adjudicate(match, config)
-    assert fake_openai.count == 3 + 3
-    assert [_window_ids(b) for b in fake_openai.requests[:3]] == [[f"s{k:02d}" for k in range(i, i + 4)] for i in (1, 5, 9)]
+    assert fake_openai.count == 2 + 3
+    assert [_window_ids(b) for b in fake_openai.requests[:2]] == [[f"s{k:02d}" for k in range(i, i + 6)] for i in (1, 7)]
     system = fake_openai.requests[0]["messages"][0]["content"]
     assert "本次请求一次分析若干个连续环节" in system  # the Chinese window template
     # the questioning stage s02 evaluates both sides: its schema part asks for both keys

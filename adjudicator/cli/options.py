@@ -30,7 +30,7 @@ def model_options(f):
         click.option("--evidence", help="evidence source for the fact-authenticity dimension: a folder of documents (info pack), or 'transcript' (the passages the debaters quoted); default: not assessed"),
         click.option("--panel", type=click.Choice(["scoring", "pairwise"]), help="how the judges judge: scoring ballots (default) or pairwise comparisons with Bradley-Terry strengths"),
         click.option("--judge-evidence", type=click.Choice(["ledger", "quotes", "transcript"]), help="what the LLM judges read beyond the tracker's ledger and analyses: nothing more (ledger, default), the transcript lines behind the decisive clashes (quotes), or the whole transcript"),
-        click.option("--track-window-chars", type=click.IntRange(min=0), metavar="N", help="LLM tracker: analyse consecutive stages whose transcripts add up to at most N characters in one request (up to 4 stages; fewer requests and tokens on short stages); 0 (default) = one stage per request"),
+        click.option("--track-window-chars", type=click.IntRange(min=0), metavar="N", help="LLM tracker: analyse consecutive stages whose transcripts add up to at most N characters in one request (up to 6 stages; fewer requests and tokens on short stages); 0 (default) = one stage per request"),
         click.option("--p-source", type=click.Choice(["stated", "logprob"]), help="logprob: also read p and stage scores off the judges' token log-probabilities (OpenAI-compatible servers), beside the stated p"),
     ]
     for opt in reversed(options):

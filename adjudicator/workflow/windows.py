@@ -22,9 +22,11 @@ from adjudicator.match import Stage
 from adjudicator.model.prompts import utterance_lines
 
 #: The most stages one window holds: its completion budget is the per-stage budget times its stage
-#: count (4 x 1,280 = 5,120 tokens), which stays below the 8,192 output tokens common models allow
-#: and the attempts' truncation cap (:data:`~adjudicator.model.attempts.TRUNCATION_CAP_TOKENS`).
-MAX_WINDOW_STAGES = 4
+#: count (6 x 1,280 = 7,680 tokens), which stays within the 8,192 output tokens common models allow
+#: and the attempts' truncation cap (:data:`~adjudicator.model.attempts.TRUNCATION_CAP_TOKENS`); a
+#: six-speech DebateArt debate is then one request (benchmarks/tokens.py: 0750 and 4739 at 83% and
+#: 94% of single-call with six, 97% and 109% with four).
+MAX_WINDOW_STAGES = 6
 
 
 def stage_chars(stage: Stage) -> int:
