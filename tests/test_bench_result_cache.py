@@ -172,7 +172,7 @@ def test_the_key_covers_every_setting_the_input_and_named_files(tmp_path):
     assert result_cache.sample_key(base, "agentic", "b" * 64) != key  # another match file
     assert result_cache.sample_key(base, "single-call", "a" * 64) != key  # another arm
     for field, value in {"temperature": 0.5, "seed": 3, "judge_evidence": "quotes", "json_mode": "schema", "api_base": "http://x/v1",
-                         "max_tokens": 99, "rubric": "debateart", "judge_models": ("openai/n",)}.items():
+                         "max_tokens": 99, "rubric": "debateart", "judge_models": ("openai/n",), "track_window_chars": 4000}.items():
         other = base.model_copy(update={field: value})
         assert result_cache.sample_key(other, "agentic", "a" * 64) != key, field
     # every field of the settings reaches the key: one added later is covered without listing it

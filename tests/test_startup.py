@@ -151,3 +151,29 @@ def test_the_cli_reports_a_missing_key_as_one_line_exit_2(tmp_path, capsys):
     code = main([str(REAL), "--model", "deepseek/deepseek-chat", "--cache-dir", str(tmp_path / "cache")])
     out, err = capsys.readouterr()
     assert code == 2 and out == "" and err.count("\n") == 1 and "DEEPSEEK_API_KEY" in err and "Traceback" not in err
+
+
+def test_a_bench_answered_by_the_result_cache_imports_no_graph_litellm_or_matplotlib(tmp_path, fake_openai, capsys):
+    """A bench run against the loopback server fills the response cache and the result cache; a new
+    run of the same samples in a fresh process (server closed, no key) takes every sample's stored
+    result: 0 requests, and langgraph (with langchain-core and langsmith), litellm and matplotlib are
+    never imported (the pictures come from the plot cache the first run filled)."""
+    from bench_helpers import answer, online, write_dataset
+
+    fake_openai.respond_with(answer)
+    data = write_dataset(tmp_path / "data", [online(i) for i in range(2)])
+    llm = ["--model", "openai/test-model", "--api-base", fake_openai.base_url, "--json-mode", "object", "--cache-dir", str(tmp_path / "cache"),
+           "--runs-dir", str(tmp_path / "runs"), "--no-progress", "--bootstrap", "0"]
+    assert main(["bench", str(data), "--name", "first", *llm]) == 0
+    capsys.readouterr()
+    assert fake_openai.count == 2 * (4 + 3)
+    fake_openai.close()
+    code, heavy, proc = probe(tmp_path, "--probe-modules", "langgraph,langchain_core,langsmith,litellm,openai,matplotlib",
+                              "bench", data, "--name", "second", *llm)
+    assert code == 0, proc.stderr
+    assert heavy == []
+    run_dir = Path(proc.stdout.strip().splitlines()[-1])
+    if not run_dir.is_absolute():
+        run_dir = tmp_path / run_dir
+    ledger = json.loads((run_dir / "status.json").read_text(encoding="utf-8"))["ledger"]["total"]
+    assert ledger["requests"] == 0 and ledger["cache_hits"] == 2 * 7

@@ -8,7 +8,7 @@ sample's result depends on:
 - the code: every file of the ``adjudicator`` package and of the prompts folder, byte for byte
   (:func:`code_fingerprint`; about 15 ms once per process), the Python version and every installed
   distribution's name and version (langgraph, litellm, pydantic, ... as the ``*.dist-info`` folders
-  on ``sys.path`` name them);
+  in the interpreter's package folders name them);
 - the settings: the whole model configuration the sample runs with (``ModelConfig.model_dump``:
   every field, so a setting added later is covered without listing it here), with the content of a
   rubric file and of an evidence folder when those name files;
@@ -80,12 +80,19 @@ def _hash_tree(h: Any, root: Path) -> None:
 
 
 def installed_distributions() -> list[str]:
-    """Names of the ``*.dist-info`` / ``*.egg-info`` entries on ``sys.path`` (name and version of
-    every installed distribution, e.g. ``langgraph-1.0.1.dist-info``), sorted."""
+    """Names of the ``*.dist-info`` / ``*.egg-info`` entries in the interpreter's package folders
+    (its ``purelib`` and ``platlib`` and every ``site-packages`` / ``dist-packages`` folder on
+    ``sys.path``): name and version of every installed distribution, e.g.
+    ``langgraph-1.0.1.dist-info``, sorted. The working folder is never looked at, so the list does not
+    depend on where the command runs."""
+    import sysconfig
+
+    paths = sysconfig.get_paths()
+    folders = {paths["purelib"], paths["platlib"], *(p for p in sys.path if p.rstrip("/").endswith(("site-packages", "dist-packages")))}
     names: set[str] = set()
-    for entry in sys.path:
+    for folder in sorted(folders):
         try:
-            names.update(n for n in os.listdir(entry or ".") if n.endswith((".dist-info", ".egg-info")))
+            names.update(n for n in os.listdir(folder) if n.endswith((".dist-info", ".egg-info")))
         except OSError:
             continue
     return sorted(names)
