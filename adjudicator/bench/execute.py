@@ -102,6 +102,7 @@ def _status(verdict: Verdict | None, failures: list[NodeFailure], error: str | N
 def execute_sample(
     match: Match, arm: str, config: Any, *, sample_sha256: str, session: int, superseded: list[str] | None = None,
     tracker: Backend | None = None, not_run: str | None = None, observer: Any | None = None, result_cache: bool = True,
+    cache: Any | None = None,
 ) -> SampleResult:
     """Run ``arm`` on ``match`` and return its :class:`SampleResult`. Never raises for a model fault
     or an unexpected exception inside the arm (both become a failed sample); re-raises ConfigError
@@ -109,25 +110,30 @@ def execute_sample(
     the sample cannot be run at all (a re-judge run whose parent has no result for it): the result
     is then ``failed`` with that error (type ``NoParentResult``) and nothing is sent.
     ``result_cache`` False neither reads nor writes the result cache (``bench --no-result-cache``);
-    a re-judge sample (``tracker`` given) never uses it."""
+    a re-judge sample (``tracker`` given) never uses it. ``cache`` is the run's open response cache
+    (:func:`adjudicator.api.open_cache` of ``config``, shared by the samples of a session; None:
+    this sample opens its own)."""
     started = utc_now()
     t0 = time.monotonic()
-    store = key = None
+    store = key = opened = None
     if result_cache and tracker is None and not_run is None:
         from adjudicator.bench.result_cache import lookup, sample_key
 
         key = sample_key(config, arm, sample_sha256)
         if key is not None:
-            from adjudicator.api import open_cache
             from adjudicator.model.cache import JournaledCache
 
-            store = open_cache(config)  # ConfigError for an unusable --cache-dir, as a run would raise
-            stored = lookup(store, key)
+            if cache is None:
+                from adjudicator.api import open_cache
+
+                cache = opened = open_cache(config)  # ConfigError for an unusable --cache-dir, as a run would raise
+            stored = lookup(cache, key)
             if stored is not None:
-                store.close()
+                if opened is not None:
+                    opened.close()
                 return _result(match, arm, sample_sha256, session, superseded, started, t0, verdict=stored.verdict, calls=stored.calls,
                                failures=stored.failures, analyses=stored.analyses, status="ok")
-            store = JournaledCache(store)
+            store = JournaledCache(cache)
 
     verdict = None
     calls: list[CallRecord] = []
@@ -160,7 +166,8 @@ def execute_sample(
         from adjudicator.bench.result_cache import remember
 
         remember(store, key, result, config)
-        store.close()
+    if opened is not None:
+        opened.close()
     return result
 
 

@@ -95,7 +95,7 @@ def opening_ledger(run_dir: Path, arms: list[str], existing: dict[tuple[str, str
 
 def run_task(
     run_dir: Path, task: Task, config: Any, session: int, parent: Parent | None = None, observer: Any | None = None,
-    gate: Callable[[Callable[[], None]], bool] | None = None, result_cache: bool = True,
+    gate: Callable[[Callable[[], None]], bool] | None = None, result_cache: bool = True, cache: Any | None = None,
 ) -> SampleResult:
     """Run one task and write its result file (moving a replaced failed result to superseded/).
     In a re-judge run (``parent``), the tracker's seat goes to the parent's tracker outputs for the
@@ -103,7 +103,8 @@ def run_task(
     for fails without a request. ``observer`` is told about every model request (the run's request
     log); ``gate`` runs the write and returns False, writing nothing, once the session has abandoned
     its samples (None: always write); ``result_cache`` False keeps the sample off the result cache
-    (:mod:`adjudicator.bench.result_cache`)."""
+    (:mod:`adjudicator.bench.result_cache`); ``cache`` the session's open response cache (None: the
+    sample opens its own)."""
     from adjudicator.bench.execute import execute_sample
 
     path = result_path(run_dir, task.arm, task.sample.stem)
@@ -127,7 +128,7 @@ def run_task(
             tracker = reused_tracker(parent, prior_run)
     result = execute_sample(
         task.sample.match, task.arm, config, sample_sha256=task.sample.sha256, session=session, superseded=moved, tracker=tracker, not_run=not_run,
-        observer=observer, result_cache=result_cache,
+        observer=observer, result_cache=result_cache, cache=cache,
     )
 
     def write() -> None:
@@ -172,6 +173,7 @@ class SampleLoop:
         self._gate = threading.Lock()
         self._abandoned = False
         self.written = 0  # result files this session wrote (a sample may be written before it is folded in)
+        self.cache: Any | None = None  # the response cache the samples share for their result-cache lookups (opened by run)
 
     def _fill(self, ex: ThreadPoolExecutor) -> None:
         """Start tasks until the concurrency is used up; the budget is checked before each start.
@@ -186,7 +188,7 @@ class SampleLoop:
             task = self.queue.pop(0)
             observer = self.requests.for_sample(task.arm, task.sample.sample_id)
             self.in_flight.add(ex.submit(run_task, self.run_dir, task, self.config, self.session, self.parent, observer, self._write_unless_abandoned,
-                                         self.opts.result_cache))
+                                         self.opts.result_cache, self.cache))
 
     def _finished(self, result: SampleResult, bar: Any) -> None:
         """Fold one finished sample in: ledger, tally (and its ``failed:`` line), the unpriced
@@ -234,6 +236,7 @@ class SampleLoop:
         bar = _progress(self.total, self.opts.progress)
         ex = ThreadPoolExecutor(max_workers=self.opts.concurrency, thread_name_prefix="bench")
         try:
+            self.cache = self._shared_cache()
             self._fill(ex)
             while self.in_flight:
                 done, _ = wait(self.in_flight, return_when=FIRST_COMPLETED)
@@ -250,4 +253,18 @@ class SampleLoop:
         finally:
             bar.close()
         ex.shutdown(wait=True)
+        if self.cache is not None:
+            self.cache.close()
         return self.tally
+
+    def _shared_cache(self) -> Any | None:
+        """The response cache opened once for the session's result-cache lookups, when a planned
+        sample may use the result cache (:func:`~adjudicator.bench.result_cache.eligible`); None
+        otherwise. Raises ConfigError for an unusable ``--cache-dir``, as the first sample would."""
+        from adjudicator.bench.result_cache import eligible
+
+        if not self.opts.result_cache or self.parent is not None or not any(eligible(self.config, t.arm) for t in self.queue):
+            return None
+        from adjudicator.api import open_cache
+
+        return open_cache(self.config)
