@@ -299,3 +299,34 @@ def test_the_judges_rubric_keeps_every_row_of_table_5(backend):
     assert "- not completed, incorrect battlefield: an attempt to advance 3, no advancement 2, counterproductive effect 1" in system
     zh = system_text(backend.judge_prompt(JudgeRequest(judge_id="judge-1", perspective="task", match=ccdb_2v2_match().view(), clashes={}, analyses=[])))
     assert "- 较好完成、正确但次要的战场：有效推进 6" in zh and "- 完美完成、正确且重要的战场：决定性推进 10，重大推进 9" in zh
+
+
+def test_template_references_are_kept_across_processes_by_text(tmp_path, monkeypatch):
+    """Hashing the prompts parses each template once per text: a later process (here: the
+    in-process memo emptied) reads the references from the template cache folder, and an edited file
+    is parsed again."""
+    import adjudicator.model.prompts as P
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    folder = tmp_path / "prompts"
+    shutil.copytree(P.prompts_dir(), folder)
+    monkeypatch.setattr(P, "_REFERENCES", {})
+    parsed: list[str] = []
+    real = jinja2.Environment.parse
+
+    def counting(self, source, name=None, filename=None):
+        parsed.append(name)
+        return real(self, source, name, filename)
+
+    monkeypatch.setattr(jinja2.Environment, "parse", counting)
+    first = P.PromptStore(folder).hashes()
+    assert "judge.en.j2" in parsed and len(list((tmp_path / "xdg" / "adjudicator" / "templates").glob("*.refs.json"))) >= 1
+    monkeypatch.setattr(P, "_REFERENCES", {})
+    parsed.clear()
+    assert P.PromptStore(folder).hashes() == first and parsed == []
+    # an edited partial: only that file is parsed again, and the hashes of the templates using it change
+    ledger = folder / "_ledger.en.j2"
+    ledger.write_text(ledger.read_text(encoding="utf-8") + "\n{# edited #}\n", encoding="utf-8")
+    monkeypatch.setattr(P, "_REFERENCES", {})
+    edited = P.PromptStore(folder).hashes()
+    assert parsed == ["_ledger.en.j2"] and edited["judge.en.j2"] != first["judge.en.j2"]

@@ -23,7 +23,9 @@ lines indented, so a line break inside an utterance cannot fake another speaker'
 Parsing and compiling a template is the costly part of a store (a bench builds one per sample), so
 both are remembered process-wide by the template's text: its compiled code (a Jinja2 bytecode cache
 keyed by name and a checksum of the source) and the templates it references or extends (keyed by
-the source itself). A file that changes is parsed afresh; an unchanged one never twice.
+the source itself; also kept across processes in ``~/.cache/adjudicator/templates`` under a hash of
+the text and Jinja2's version, so a rerun that only hashes the prompts parses none). A file that
+changes is parsed afresh; an unchanged one never twice.
 """
 
 from __future__ import annotations
@@ -106,19 +108,64 @@ def utterance_lines(utterances: Iterable[Any]) -> str:
 #: whether it extends another; filled by :func:`_references` (entries are never stale: the key is the text).
 _REFERENCES: dict[str, tuple[tuple[str | None, ...], bool]] = {}
 
+#: Reference records kept on disk (the newest by modification time); the prompts folder has about 50 files.
+REFERENCE_CACHE_ENTRIES = 256
+
 
 def _references(env: Any, source: str, name: str) -> tuple[tuple[str | None, ...], bool]:
     """``(templates referenced by source, whether it extends another)`` from Jinja2's parser,
-    remembered by the source text."""
+    remembered by the source text: in this process, and across processes in the template cache
+    folder (:func:`_stored_references`), so hashing the prompts parses no template that was parsed
+    before."""
     found = _REFERENCES.get(source)
     if found is None:
-        import jinja2.meta
-        import jinja2.nodes
+        found = _stored_references(source)
+        if found is None:
+            import jinja2.meta
+            import jinja2.nodes
 
-        ast = env.parse(source, name)
-        found = (tuple(jinja2.meta.find_referenced_templates(ast)), ast.find(jinja2.nodes.Extends) is not None)
+            ast = env.parse(source, name)
+            found = (tuple(jinja2.meta.find_referenced_templates(ast)), ast.find(jinja2.nodes.Extends) is not None)
+            _store_references(source, found)
         _REFERENCES[source] = found
     return found
+
+
+def _references_path(source: str) -> Path:
+    """Where the references of ``source`` are kept: ``<sha256 of Jinja2's version and the text>.refs.json``
+    in :func:`adjudicator.config.default_template_cache_dir`."""
+    import jinja2
+
+    from adjudicator.config import default_template_cache_dir
+
+    digest = hashlib.sha256(f"jinja2 {jinja2.__version__}\0{source}".encode()).hexdigest()
+    return default_template_cache_dir() / f"{digest}.refs.json"
+
+
+def _stored_references(source: str) -> tuple[tuple[str | None, ...], bool] | None:
+    """The references stored for ``source`` by an earlier process, or None (none, unreadable or malformed)."""
+    import json
+
+    try:
+        data = json.loads(_references_path(source).read_text(encoding="utf-8"))
+        refs, extends = data["references"], data["extends"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if not isinstance(refs, list) or not all(r is None or isinstance(r, str) for r in refs) or not isinstance(extends, bool):
+        return None
+    return tuple(refs), extends
+
+
+def _store_references(source: str, found: tuple[tuple[str | None, ...], bool]) -> None:
+    """Keep ``found`` for later processes (a folder that cannot be written only means parsing again)."""
+    from adjudicator.files import atomic_write_json, prune_oldest_files
+
+    path = _references_path(source)
+    try:
+        atomic_write_json(path, {"references": list(found[0]), "extends": found[1]})
+        prune_oldest_files(path.parent, "*.refs.json", REFERENCE_CACHE_ENTRIES)
+    except OSError:
+        pass
 
 
 @functools.lru_cache(maxsize=1)
