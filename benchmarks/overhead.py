@@ -164,9 +164,9 @@ def litellm_import_s(repeats: int, env: dict[str, str], work: Path) -> tuple[flo
             median([c for _, c in with_lit]) - median([c for _, c in without]))
 
 
-def ledger_total(stdout: str) -> dict:
-    """The ``ledger.total`` of the run folder a bench process printed on stdout (its status.json)."""
-    run_dir = Path(stdout.strip().splitlines()[-1])
+def ledger_total(stdout: str, cwd: Path) -> dict:
+    """The ``ledger.total`` of the run folder a bench process started in ``cwd`` printed on stdout (its status.json)."""
+    run_dir = cwd / stdout.strip().splitlines()[-1]
     return json.loads((run_dir / "status.json").read_text(encoding="utf-8"))["ledger"]["total"]
 
 
@@ -183,14 +183,14 @@ def bench(server: FakeOpenAI, model: str, n: int, work: Path, env: dict[str, str
     before = server.count
     cold, cold_cpu, proc = timed(adjudicate("bench", data, "--name", "cold", *llm), env, work)
     requests = server.count - before
-    cold_ledger = ledger_total(proc.stdout)
+    cold_ledger = ledger_total(proc.stdout, work)
     if cold_ledger["requests"] != requests:
         raise SystemExit(f"the cold bench's ledger counts {cold_ledger['requests']} requests, the server received {requests}")
     out = {"matches": n, "requests": requests, "calls": cold_ledger["calls"], "latency_s": server.latency_s, "cold_s": cold, "cold_cpu_s": cold_cpu}
     for kind, extra in (("cached", []), ("replayed", ["--no-result-cache"])):
         before = server.count
         wall, cpu, proc = timed(adjudicate("bench", data, "--name", kind, *llm, *extra), env, work)
-        ledger = ledger_total(proc.stdout)
+        ledger = ledger_total(proc.stdout, work)
         if server.count != before or ledger["requests"] != 0 or ledger["cache_hits"] != cold_ledger["calls"]:
             raise SystemExit(f"the {kind} bench sent {server.count - before} requests (its ledger: {ledger['requests']} requests, "
                              f"{ledger['cache_hits']} cache hits of {cold_ledger['calls']} calls)")
