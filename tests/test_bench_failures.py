@@ -237,6 +237,5 @@ def test_ranking_metric_is_stated_and_constant_predictions_explain_an_undefined_
     # 6: the loopback model has no price: the summary and the report say unknown; the HTML plots tokens instead
     assert "cost unknown (no prices for these models)" in err
     assert "| unknown (no prices for these models) |" in md
-    assert html.count("data:image/png;base64,") == 2  # reliability curve, stage scatter
-    assert html.count("data:image/svg+xml;base64,") == 1  # the tokens chart
+    assert html.count("data:image/png;base64,") == 3  # tokens chart, reliability curve, stage scatter
     assert "Cost not plotted: no price is known for these models; tokens per sample are shown instead." in html

@@ -1,12 +1,11 @@
-"""Report plots: matplotlib figures (bare figures drawn by Agg; no pyplot, no display) as base64 PNG strings, and the cost chart as base64 SVG.
+"""Report plots rendered with matplotlib (bare figures drawn by Agg; no pyplot, no display) into base64 PNG strings.
 
 - :func:`reliability_plot`: reliability curve of p per arm (mean p against the observed
   affirmative-win share per bin, marker area by bin count, the diagonal for reference).
 - :func:`stage_scatter`: predicted against human (3-judge mean) stage scores per arm, slightly
   jittered, with the identity line.
 - :func:`cost_plot`: per-arm cost in US dollars (only when some price is known) and tokens per
-  sample (only when some tokens were counted), a bar chart written as SVG without matplotlib;
-  :func:`cost_note` says what was left out and why.
+  sample (only when some tokens were counted); :func:`cost_note` says what was left out and why.
 Each returns None when there is nothing to draw.
 
 Each function first works out what it draws (the points, bars and labels: cheap, no matplotlib),
@@ -193,54 +192,30 @@ def cost_note(ledger: dict[str, Any]) -> str | None:
 
 
 def cost_plot(ledger: dict[str, Any], cache: PlotCache | None = None) -> str | None:
-    """Base64 SVG (``image/svg+xml``) of per-arm cost (US dollars, known prices only; drawn only
-    when some arm has a priced request) and tokens per sample (drawn only when some were counted),
-    or None when neither has anything to show (see :func:`cost_note`).
-
-    A plain bar chart written as SVG text (:func:`_svg_bars`), without matplotlib: it changes with
-    every run's ledger (a cached rerun's has no cost panel), so it could not come from the plot
-    cache, and importing matplotlib to draw a few bars costs about a second. ``cache`` is accepted
-    for symmetry with the other plots and not used."""
+    """Base64 PNG of per-arm cost (US dollars, known prices only; drawn only when some arm has a
+    priced request) and tokens per sample (drawn only when some were counted), or None when neither
+    has anything to show (see :func:`cost_note`)."""
     arms = ledger.get("arms") or {}
     if not arms:
         return None
     names = list(arms)
     panels = []
     if any(_has_price(arms[a]) for a in names):
-        panels.append(("cost, US dollars (known prices only)", [float(arms[a]["cost_usd"] or 0) for a in names], "#4C72B0", "${:.4f}"))
-    tokens = [float(arms[a].get("tokens_per_sample") or 0) for a in names]
+        panels.append(("cost, US dollars (known prices only)", [arms[a]["cost_usd"] for a in names], "#4C72B0"))
+    tokens = [arms[a].get("tokens_per_sample") or 0 for a in names]
     if any(t > 0 for t in tokens):
-        panels.append(("tokens per sample (prompt + completion)", tokens, "#55A868", "{:,.0f}"))
+        panels.append(("tokens per sample (prompt + completion)", tokens, "#55A868"))
     if not panels:
         return None
-    return base64.b64encode(_svg_bars(names, panels).encode("utf-8")).decode("ascii")
+    return _rendered("cost", {"names": names, "panels": panels}, _draw_cost, cache)
 
 
-#: One panel of the cost chart in pixels: width, height, and the plot area's margins.
-_PANEL_W, _PANEL_H, _LEFT, _RIGHT, _TOP, _BOTTOM = 420, 300, 20, 20, 50, 30
-
-
-def _svg_bars(names: list[str], panels: list[tuple[str, list[float], str, str]]) -> str:
-    """An SVG document with one bar panel per ``(title, values, colour, value format)`` side by
-    side, a bar per name (labelled under it, its value above it), bars scaled to the panel's largest
-    value (a zero-height bar for 0)."""
-    from xml.sax.saxutils import escape
-
-    width, parts = _PANEL_W * len(panels), []
-    for i, (title, values, color, fmt) in enumerate(panels):
-        x0, top = i * _PANEL_W + _LEFT, _TOP
-        plot_w, plot_h = _PANEL_W - _LEFT - _RIGHT, _PANEL_H - _TOP - _BOTTOM
-        base = top + plot_h
-        peak = max(values) or 1.0
-        slot = plot_w / len(values)
-        parts.append(f'<text x="{x0 + plot_w / 2:.1f}" y="22" text-anchor="middle" font-size="14">{escape(title)}</text>')
-        parts.append(f'<line x1="{x0}" y1="{base}" x2="{x0 + plot_w}" y2="{base}" stroke="#333" stroke-width="1"/>')
-        for k, (name, value) in enumerate(zip(names, values)):
-            h = plot_h * value / peak
-            bx = x0 + k * slot + slot * 0.15
-            parts.append(f'<rect x="{bx:.1f}" y="{base - h:.1f}" width="{slot * 0.7:.1f}" height="{h:.1f}" fill="{color}"/>')
-            cx = x0 + (k + 0.5) * slot
-            parts.append(f'<text x="{cx:.1f}" y="{base - h - 5:.1f}" text-anchor="middle" font-size="12">{escape(fmt.format(value))}</text>')
-            parts.append(f'<text x="{cx:.1f}" y="{base + 18}" text-anchor="middle" font-size="12">{escape(name)}</text>')
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{_PANEL_H}" viewBox="0 0 {width} {_PANEL_H}" '
-            f'font-family="DejaVu Sans, Arial, sans-serif"><rect width="100%" height="100%" fill="white"/>' + "".join(parts) + "</svg>")
+def _draw_cost(spec: dict[str, Any]) -> str:
+    names, panels = spec["names"], spec["panels"]
+    fig, axes = _subplots(1, len(panels), figsize=(4.25 * len(panels), 3.4), squeeze=False)
+    for ax, (title, values, color) in zip(axes[0], panels):
+        ax.bar(names, values, color=color)
+        ax.set_title(title)
+        ax.set_ylim(bottom=0)
+        ax.tick_params(axis="x", labelrotation=15)
+    return _png(fig)

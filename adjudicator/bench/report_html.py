@@ -44,7 +44,7 @@ th{background:#f3f3f3} tr.ref td{color:#666;font-style:italic} tr.baseline td{ba
 {% for arm in run.arms %}{% set s = samples.per_arm[arm] %}{% set l = ledger.arms.get(arm, {}) %}
 <tr><td>{{ arm }}</td><td>{{ s.ok }}</td><td>{{ s.partial }}</td><td>{{ s.failed }}</td><td>{{ s.not_run }}</td><td>{{ l.get("requests", 0) }}</td><td>{{ l.get("cache_hits", 0) }}</td><td>{{ l.get("prompt_tokens", 0) }}</td><td>{{ l.get("completion_tokens", 0) }}</td><td>{{ cost_text(l) }}</td></tr>{% endfor %}
 </table>
-{% if plots.cost %}<img alt="per-arm cost and tokens" src="data:image/svg+xml;base64,{{ plots.cost }}">{% endif %}
+{% if plots.cost %}<img alt="per-arm cost and tokens" src="data:image/png;base64,{{ plots.cost }}">{% endif %}
 {% if cost_note %}<p class="note">{{ cost_note }}</p>{% endif %}
 
 <h2>Parsing</h2>
