@@ -124,21 +124,21 @@ def test_cost_text_when_prices_are_known_partly_known_or_unknown():
 def test_cost_chart_plots_tokens_when_no_price_is_known_and_nothing_when_nothing_was_counted():
     import base64
 
-    from adjudicator.bench.plots import cost_note, cost_plot
+    from adjudicator.bench.plots import cost_note, cost_plots
 
     def ledger(**arm):
         return {"arms": {"agentic": {"cost_usd": 0.0, "priced_requests": 0, "unpriced_requests": 0, "requests": 0, "tokens_per_sample": None, **arm}}}
 
     unpriced = ledger(unpriced_requests=8, requests=8, tokens_per_sample=950.0)
     assert cost_note(unpriced) == "Cost not plotted: no price is known for these models; tokens per sample are shown instead."
-    png = cost_plot(unpriced)
-    assert png is not None and base64.b64decode(png)[:8] == b"\x89PNG\r\n\x1a\n"
+    pngs = cost_plots(unpriced)  # the tokens panel only
+    assert len(pngs) == 1 and base64.b64decode(pngs[0])[:8] == b"\x89PNG\r\n\x1a\n"
     dead = ledger(unpriced_requests=8, requests=40, tokens_per_sample=0.0)
-    assert cost_plot(dead) is None and cost_note(dead).startswith("No cost or token chart: no price is known")
+    assert cost_plots(dead) == [] and cost_note(dead).startswith("No cost or token chart: no price is known")
     offline = ledger()
-    assert cost_plot(offline) is None and cost_note(offline).startswith("No cost or token chart: no model request was sent")
+    assert cost_plots(offline) == [] and cost_note(offline).startswith("No cost or token chart: no model request was sent")
     priced = ledger(cost_usd=0.02, priced_requests=8, requests=8, tokens_per_sample=950.0)
-    assert cost_note(priced) is None and cost_plot(priced) is not None
+    assert cost_note(priced) is None and len(cost_plots(priced)) == 2  # cost, then tokens
 
 
 def test_the_plot_cache_returns_the_same_png_and_draws_again_when_the_data_changes(tmp_path, monkeypatch):
@@ -150,23 +150,23 @@ def test_the_plot_cache_returns_the_same_png_and_draws_again_when_the_data_chang
     ledger = {"arms": {"agentic": {"cost_usd": 0.0, "priced_requests": 0, "unpriced_requests": 8, "requests": 8, "tokens_per_sample": 950.0}}}
     calibration = {"agentic": {"label": "agentic", "brier": {"value": 0.21}, "curve": [{"mean_p": 0.3, "observed": 0.25, "count": 4}, {"mean_p": 0.8, "observed": 1.0, "count": 0}]}}
     cache = plots.PlotCache(tmp_path / ".plot-cache")
-    drawn = plots.cost_plot(ledger), plots.reliability_plot(calibration)
-    assert plots.cost_plot(ledger, cache=cache) == drawn[0] and plots.reliability_plot(calibration, cache=cache) == drawn[1]
+    drawn = plots.cost_plots(ledger)[0], plots.reliability_plot(calibration)
+    assert plots.cost_plots(ledger, cache=cache) == [drawn[0]] and plots.reliability_plot(calibration, cache=cache) == drawn[1]
     assert len(list((tmp_path / ".plot-cache").glob("*.b64"))) == 2
 
     def no_drawing(*a, **k):
         raise AssertionError("drew a picture the cache holds")
 
     monkeypatch.setattr(plots, "_subplots", no_drawing)
-    assert plots.cost_plot(ledger, cache=cache) == drawn[0] and plots.reliability_plot(calibration, cache=cache) == drawn[1]
+    assert plots.cost_plots(ledger, cache=cache) == [drawn[0]] and plots.reliability_plot(calibration, cache=cache) == drawn[1]
     with pytest.raises(AssertionError, match="drew"):  # 951 tokens is another picture
-        plots.cost_plot({"arms": {"agentic": {**ledger["arms"]["agentic"], "tokens_per_sample": 951.0}}}, cache=cache)
+        plots.cost_plots({"arms": {"agentic": {**ledger["arms"]["agentic"], "tokens_per_sample": 951.0}}}, cache=cache)
     monkeypatch.undo()
     blocked = tmp_path / "file"
     blocked.write_text("x", encoding="utf-8")
-    assert plots.cost_plot(ledger, cache=plots.PlotCache(blocked / "sub")) == drawn[0]  # cannot write there: drawn, no error
+    assert plots.cost_plots(ledger, cache=plots.PlotCache(blocked / "sub")) == [drawn[0]]  # cannot write there: drawn, no error
     monkeypatch.setattr(plots, "PLOT_CACHE_ENTRIES", 1)
-    plots.cost_plot({"arms": {"agentic": {**ledger["arms"]["agentic"], "tokens_per_sample": 7.0}}}, cache=cache)
+    plots.cost_plots({"arms": {"agentic": {**ledger["arms"]["agentic"], "tokens_per_sample": 7.0}}}, cache=cache)
     assert len(list((tmp_path / ".plot-cache").glob("*.b64"))) == 1
 
 
@@ -188,3 +188,22 @@ def test_an_undefined_correlation_says_which_side_is_constant():
     # Sxy = 23/3, Sxx = 38/3, Syy = 14/3 -> r = 23 / sqrt(38 * 14) = 0.997176...
     leaf = why_undefined(scored(M.stage_pearson, [varied, gold], None, ScoreSettings(n_bootstrap=0)), varied, gold, "r")
     assert leaf["value"] == pytest.approx(23 / (38 * 14) ** 0.5) and "reason" not in leaf
+
+
+def test_a_cached_rerun_reads_the_tokens_picture_back_without_drawing(tmp_path, monkeypatch):
+    """A cold run of a priced model has two panels (cost, tokens); its rerun from the response cache
+    bills nothing (no cost panel) but counts the same tokens per sample: its one picture is the cold
+    run's tokens picture, read from the plot cache, nothing drawn."""
+    from adjudicator.bench import plots
+
+    arm = {"priced_requests": 8, "unpriced_requests": 0, "requests": 8, "tokens_per_sample": 950.0}
+    cold = {"arms": {"agentic": {**arm, "cost_usd": 0.02}}}
+    rerun = {"arms": {"agentic": {**arm, "cost_usd": 0.0, "priced_requests": 0, "requests": 0}}}
+    cache = plots.PlotCache(tmp_path / ".plot-cache")
+    cost_png, tokens_png = plots.cost_plots(cold, cache=cache)
+
+    def no_drawing(*a, **k):
+        raise AssertionError("drew a picture the cache holds")
+
+    monkeypatch.setattr(plots, "_subplots", no_drawing)
+    assert plots.cost_plots(rerun, cache=cache) == [tokens_png] and cost_png != tokens_png

@@ -4,9 +4,9 @@
   affirmative-win share per bin, marker area by bin count, the diagonal for reference).
 - :func:`stage_scatter`: predicted against human (3-judge mean) stage scores per arm, slightly
   jittered, with the identity line.
-- :func:`cost_plot`: per-arm cost in US dollars (only when some price is known) and tokens per
+- :func:`cost_plots`: per-arm cost in US dollars (only when some price is known) and tokens per
   sample (only when some tokens were counted); :func:`cost_note` says what was left out and why.
-Each returns None when there is nothing to draw.
+Each returns None when there is nothing to draw (:func:`cost_plots`: an empty list).
 
 Each function first works out what it draws (the points, bars and labels: cheap, no matplotlib),
 then draws it. Given a :class:`PlotCache` (the bench's is ``~/.cache/adjudicator/plots``,
@@ -173,7 +173,7 @@ def _has_price(sums: dict[str, Any]) -> bool:
 
 
 def cost_note(ledger: dict[str, Any]) -> str | None:
-    """The sentence shown with (or instead of) the cost chart of :func:`cost_plot`, or None when it
+    """The sentence shown with (or instead of) the cost chart of :func:`cost_plots`, or None when it
     draws both panels."""
     arms = ledger.get("arms") or {}
     if not arms:
@@ -191,13 +191,18 @@ def cost_note(ledger: dict[str, Any]) -> str | None:
     return None
 
 
-def cost_plot(ledger: dict[str, Any], cache: PlotCache | None = None) -> str | None:
-    """Base64 PNG of per-arm cost (US dollars, known prices only; drawn only when some arm has a
-    priced request) and tokens per sample (drawn only when some were counted), or None when neither
-    has anything to show (see :func:`cost_note`)."""
+def cost_plots(ledger: dict[str, Any], cache: PlotCache | None = None) -> list[str]:
+    """Base64 PNGs of the cost chart, one picture per panel: per-arm cost in US dollars (known prices
+    only; drawn only when some arm has a priced request), then tokens per sample (drawn only when
+    some were counted); an empty list when neither has anything to show (see :func:`cost_note`).
+
+    One picture per panel, each under its own plot-cache key, so a panel whose numbers did not change
+    is read back without drawing: a rerun answered from the response cache bills nothing (no cost
+    panel) but counts the same tokens per sample, so its tokens picture is the cold run's and it
+    needs no matplotlib."""
     arms = ledger.get("arms") or {}
     if not arms:
-        return None
+        return []
     names = list(arms)
     panels = []
     if any(_has_price(arms[a]) for a in names):
@@ -205,17 +210,14 @@ def cost_plot(ledger: dict[str, Any], cache: PlotCache | None = None) -> str | N
     tokens = [arms[a].get("tokens_per_sample") or 0 for a in names]
     if any(t > 0 for t in tokens):
         panels.append(("tokens per sample (prompt + completion)", tokens, "#55A868"))
-    if not panels:
-        return None
-    return _rendered("cost", {"names": names, "panels": panels}, _draw_cost, cache)
+    return [_rendered("cost-panel", {"names": names, "panel": panel}, _draw_cost_panel, cache) for panel in panels]
 
 
-def _draw_cost(spec: dict[str, Any]) -> str:
-    names, panels = spec["names"], spec["panels"]
-    fig, axes = _subplots(1, len(panels), figsize=(4.25 * len(panels), 3.4), squeeze=False)
-    for ax, (title, values, color) in zip(axes[0], panels):
-        ax.bar(names, values, color=color)
-        ax.set_title(title)
-        ax.set_ylim(bottom=0)
-        ax.tick_params(axis="x", labelrotation=15)
+def _draw_cost_panel(spec: dict[str, Any]) -> str:
+    names, (title, values, color) = spec["names"], spec["panel"]
+    fig, ax = _subplots(1, 1, figsize=(4.25, 3.4))
+    ax.bar(names, values, color=color)
+    ax.set_title(title)
+    ax.set_ylim(bottom=0)
+    ax.tick_params(axis="x", labelrotation=15)
     return _png(fig)

@@ -11,7 +11,7 @@ from typing import Any
 from markupsafe import Markup
 
 from adjudicator.bench.ledger import cost_text
-from adjudicator.bench.plots import PlotCache, cost_note, cost_plot, reliability_plot, stage_scatter
+from adjudicator.bench.plots import PlotCache, cost_note, cost_plots, reliability_plot, stage_scatter
 from adjudicator.bench.report_md import BP_TASKS, COLUMNS, cause_text, cell, counts_text, fmt, label_convention_text, models_text, ordered, p_text, ranked_by_text, ranked_label, reference_heading
 from adjudicator.bench.report_samples import CSS as SAMPLES_CSS
 from adjudicator.bench.report_samples import samples_section
@@ -44,7 +44,7 @@ th{background:#f3f3f3} tr.ref td{color:#666;font-style:italic} tr.baseline td{ba
 {% for arm in run.arms %}{% set s = samples.per_arm[arm] %}{% set l = ledger.arms.get(arm, {}) %}
 <tr><td>{{ arm }}</td><td>{{ s.ok }}</td><td>{{ s.partial }}</td><td>{{ s.failed }}</td><td>{{ s.not_run }}</td><td>{{ l.get("requests", 0) }}</td><td>{{ l.get("cache_hits", 0) }}</td><td>{{ l.get("prompt_tokens", 0) }}</td><td>{{ l.get("completion_tokens", 0) }}</td><td>{{ cost_text(l) }}</td></tr>{% endfor %}
 </table>
-{% if plots.cost %}<img alt="per-arm cost and tokens" src="data:image/png;base64,{{ plots.cost }}">{% endif %}
+{% for png in plots.cost %}<img alt="per-arm cost and tokens" src="data:image/png;base64,{{ png }}">{% endfor %}
 {% if cost_note %}<p class="note">{{ cost_note }}</p>{% endif %}
 
 <h2>Parsing</h2>
@@ -177,7 +177,7 @@ def render_html(report: dict[str, Any], plot_cache: PlotCache | None = None) -> 
     plots = {
         "reliability": reliability_plot(report.get("calibration") or {}, cache=plot_cache),
         "scatter": stage_scatter(report.get("_predictions") or {}, report["_gold"], seed=report["run"]["seeds"]["bootstrap"], cache=plot_cache) if report.get("_gold") is not None and report["tasks"]["task2"].get("applicable") else None,
-        "cost": cost_plot(report.get("ledger") or {}, cache=plot_cache),
+        "cost": cost_plots(report.get("ledger") or {}, cache=plot_cache),
     }
     from adjudicator.bench.templates import report_environment
 
