@@ -207,3 +207,5 @@ def test_a_cached_rerun_reads_the_tokens_picture_back_without_drawing(tmp_path, 
 
     monkeypatch.setattr(plots, "_subplots", no_drawing)
     assert plots.cost_plots(rerun, cache=cache) == [tokens_png] and cost_png != tokens_png
+    # the sentence beside it says why there is no cost panel: nothing was sent, not an unknown price
+    assert plots.cost_note(rerun) == "Cost not plotted: no model request was sent (every answer came from the cache), so nothing was billed; tokens per sample are shown instead."

@@ -184,6 +184,8 @@ def cost_note(ledger: dict[str, Any]) -> str | None:
         if not any(a.get("requests") for a in arms.values()):
             return "No cost or token chart: no model request was sent (offline judge or cached answers only)."
         return "No cost or token chart: no price is known for these models and no request returned token counts."
+    if not priced and not any(a.get("requests") for a in arms.values()):
+        return "Cost not plotted: no model request was sent (every answer came from the cache), so nothing was billed; tokens per sample are shown instead."
     if not priced:
         return "Cost not plotted: no price is known for these models; tokens per sample are shown instead."
     if not tokens:
