@@ -1,7 +1,7 @@
 """The front door: adjudicate one match with either arm, and build the run context it needs.
 
 - :func:`adjudicate` -- ``adjudicate(match, settings, arm=...)`` returns a
-  :class:`~adjudicator.verdict.Verdict` for the agentic panel (``"agentic"``) or the CCDB single-call
+  :class:`~adjudicator.verdict.ballots.Verdict` for the agentic panel (``"agentic"``) or the CCDB single-call
   protocol (``"single-call"``); both verdicts have the same shape, so the benchmark scores them alike.
 - :func:`build_context` -- the :class:`~adjudicator.workflow.context.AdjudicationContext` (which
   backend tracks clashes, which judges sit) for a :class:`~adjudicator.config.ModelConfig`;
@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING, Any, cast
 from adjudicator.config import ModelConfig, is_offline
 from adjudicator.config import api_key as config_api_key
 from adjudicator.errors import AdjudicationFailed, ConfigError, InputError
+from adjudicator.input.match import Match, MatchView
+from adjudicator.input.rubric import Rubric
 from adjudicator.judges.base import Backend
-from adjudicator.match import Match, MatchView
-from adjudicator.rubric import Rubric
-from adjudicator.verdict import Verdict
+from adjudicator.verdict.ballots import Verdict
 from adjudicator.workflow.context import AdjudicationContext
 
 if TYPE_CHECKING:
@@ -79,7 +79,7 @@ def adjudicate_single_call(
     view = match.view() if isinstance(match, Match) else match
     rubric, evidence = judging_rubric(settings)
     if rubric is not None:
-        from adjudicator.rubric import check_rubric_format
+        from adjudicator.input.rubric import check_rubric_format
 
         check_rubric_format(rubric, view.format)
     return run_single_call(view, make_client(settings, model, observer=observer, cache=cache), progress=progress, rubric=rubric, evidence=evidence)
@@ -137,7 +137,7 @@ def adjudicate_with_context(match: Match | MatchView, context: AdjudicationConte
     :class:`~adjudicator.errors.InputError` (exit code 2) just before the first request when a judge's
     prompt with the whole transcript cannot fit its model's context window
     (:func:`adjudicator.judges.llm.window.check_transcript_fits`)."""
-    from adjudicator.rubric import check_rubric_format
+    from adjudicator.input.rubric import check_rubric_format
     from adjudicator.workflow.nodes import partial_verdict
 
     if context.rubric is not None:
@@ -302,8 +302,8 @@ def judging_rubric(config: ModelConfig) -> tuple[Rubric | None, Any]:
     ``config.evidence`` names (opened only under a rubric with a fact-authenticity dimension).
     Raises InputError (exit code 2, nothing sent) for an unknown rubric, a bad rubric file, or a
     missing or empty evidence folder."""
-    from adjudicator.evidence import open_source
-    from adjudicator.rubric import load_rubric
+    from adjudicator.input.evidence import open_source
+    from adjudicator.input.rubric import load_rubric
 
     rubric = load_rubric(config.rubric)
     if not rubric.dimensional:

@@ -198,7 +198,7 @@ class ModelConfig(BaseSettings):
     ``max_tokens`` (completion budget per call),
     ``transport_retries`` (re-sends after a transport fault, 0-10) and ``backoff_base_s`` (first
     backoff wait, seconds). Judging settings: ``rubric`` (``--rubric``: a preset name of
-    :data:`adjudicator.rubric.PRESETS` or a rubric file; None = ``ccdb``) and ``evidence``
+    :data:`adjudicator.input.rubric.PRESETS` or a rubric file; None = ``ccdb``) and ``evidence``
     (``--evidence``: a folder of documents the fact-authenticity check reads, or ``transcript`` for
     the passages the debaters quoted; None = fact authenticity not assessed); ``judge_evidence``
     (``--judge-evidence``, :data:`JudgeEvidence`: what the LLM judges read beyond the tracker's
@@ -466,7 +466,7 @@ def _read_config_file(path: Path) -> dict[str, Any]:
     if path.suffix.lower() in (".yaml", ".yml"):
         import yaml
 
-        from adjudicator.yamltext import DuplicateKey, load_yaml
+        from adjudicator.input.yamltext import DuplicateKey, load_yaml
 
         try:
             data = load_yaml(text) or {}

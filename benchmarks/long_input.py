@@ -4,9 +4,9 @@
 
 A bundled match (the DebateArt ``debateart_4389`` in English, the synthetic CCDB 4v4
 ``synthetic_4v4_01`` in Chinese) is grown to ``--chars`` characters of transcript (default
-:data:`~adjudicator.match.MAX_MATCH_CHARS`) by refilling every utterance, in turn, with words (en) or
+:data:`~adjudicator.input.match.MAX_MATCH_CHARS`) by refilling every utterance, in turn, with words (en) or
 characters (zh) drawn with a fixed seed from the match's own text, each utterance at most
-:data:`~adjudicator.match.MAX_UTTERANCE_CHARS`. The table gives the match's size and the wall time of
+:data:`~adjudicator.input.match.MAX_UTTERANCE_CHARS`. The table gives the match's size and the wall time of
 ``adjudicate(match)`` with the offline judge in this process (validation included, start-up not).
 
 Target (issue 10): the longest accepted match in under 60 s on one core. Shuffled text is a worst
@@ -51,7 +51,7 @@ def grow(data: dict, chars: int, per_utterance: int, seed: int = 7) -> dict:
 
 def main() -> int:
     from adjudicator.api import adjudicate
-    from adjudicator.match import MAX_MATCH_CHARS, MAX_UTTERANCE_CHARS, parse_match
+    from adjudicator.input.match import MAX_MATCH_CHARS, MAX_UTTERANCE_CHARS, parse_match
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--chars", type=int, default=MAX_MATCH_CHARS)

@@ -12,7 +12,7 @@ million characters over 148 matches, i.e. roughly 20,000 a match, ~1,450 a stage
 
 One repeat is ~21,400 characters. The text is stitched deterministically (seeded) from a small pool
 of sentences written for this benchmark on one motion, so token counts are those of ordinary
-Chinese prose, not of random characters. The result is a :class:`~adjudicator.match.MatchView`
+Chinese prose, not of random characters. The result is a :class:`~adjudicator.input.match.MatchView`
 (the label-free view every prompt is built from); a repeated order is not a valid ``ccdb-4v4``
 *match file* (which must follow the order exactly once), which is why no :class:`Match` is built.
 """
@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import random
 
-from adjudicator.formats import CCDB_4V4, INTERACTION, position_label
-from adjudicator.match import MatchView
+from adjudicator.input.formats import CCDB_4V4, INTERACTION, position_label
+from adjudicator.input.match import MatchView
 
 MOTION = "大学生在校期间做兼职利大于弊"
 AFFIRMATIVE_POSITION = "大学生在校期间做兼职利大于弊"

@@ -72,20 +72,20 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from synthetic_ccdb import synthetic_ccdb_view  # noqa: E402
 
-from adjudicator.battlefield import Clash, StageAnalysis, apply_clash_updates, merge_clashes  # noqa: E402
 from adjudicator.config import ModelConfig  # noqa: E402
+from adjudicator.input.match import MatchView, load_match  # noqa: E402
 from adjudicator.judges.base import JUDGE_PERSPECTIVES, CompareRequest, JudgeRequest, StageRequest  # noqa: E402
 from adjudicator.judges.llm.backend import LLMBackend  # noqa: E402
 from adjudicator.judges.llm.ledger import ledger_text  # noqa: E402
 from adjudicator.judges.llm.variables import PREVIOUS_STAGE_CHARS, excerpt, tracker_ledger  # noqa: E402
 from adjudicator.judges.offline import OfflineJudge  # noqa: E402
-from adjudicator.match import MatchView, load_match  # noqa: E402
 from adjudicator.model.cache import NullCache  # noqa: E402
 from adjudicator.model.chat import NODE_MAX_TOKENS  # noqa: E402
 from adjudicator.model.llm import LLMClient, litellm_module  # noqa: E402
 from adjudicator.model.prompts import PromptStore, utterance_lines  # noqa: E402
 from adjudicator.pairwise.comparisons import schedule  # noqa: E402
 from adjudicator.single_call.tasks import task_instances  # noqa: E402
+from adjudicator.verdict.battlefield import Clash, StageAnalysis, apply_clash_updates, merge_clashes  # noqa: E402
 from adjudicator.workflow.windows import MAX_WINDOW_STAGES, windows  # noqa: E402
 
 REAL_MATCHES = ROOT / "adjudicator" / "data" / "matches" / "panelbench"
@@ -373,7 +373,7 @@ def bp_rows(bp_dir: Path, store: PromptStore, backend: LLMBackend, count: Counte
     """Print and return the BP table: per round, the single-call arm's three tasks and the agentic
     arm's trackers and judges (input tokens, schema included; ceilings). Empty when ``bp_dir`` does
     not exist."""
-    from adjudicator.convert_bp import bp_matches, find_bp_dir
+    from adjudicator.input.convert.bp import bp_matches, find_bp_dir
 
     found = find_bp_dir(bp_dir) if bp_dir.exists() else None
     if found is None:

@@ -24,8 +24,8 @@ from env_isolation import isolate_env, subprocess_env  # noqa: F401  (re-exporte
 from llm_helpers import ccdb_2v2_match, schema_responder
 
 from adjudicator.cli import main
-from adjudicator.convert import match_json
-from adjudicator.match import Match
+from adjudicator.input.convert.debateart import match_json
+from adjudicator.input.match import Match
 
 TOKEN_RE = re.compile(r"SAMPLETOKEN-\d+")
 ECHO_RE = re.compile(r"(?:SAMPLETOKEN|ISOLATIONMARKER)-[A-Za-z0-9]+")

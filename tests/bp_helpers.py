@@ -21,7 +21,7 @@ SPEECHES = [
 
 def bp_data(match_id: str = "bp_test", labels: dict | None = None) -> dict:
     """The decoded JSON of a valid ``bp`` match (stage ids s01-s08)."""
-    from adjudicator.formats import BP
+    from adjudicator.input.formats import BP
 
     stages = []
     for k, ((unit, side, team, text), slot) in enumerate(zip(SPEECHES, BP.order)):

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import threading
 
-from adjudicator.battlefield import ClashUpdate, SideAnalysis, StageAnalysis
+from adjudicator.input.match import Match
 from adjudicator.judges.base import JudgeRequest, NodeResult, StageRequest
-from adjudicator.match import Match
 from adjudicator.records import CallRecord, FailureKind, NodeFailure
-from adjudicator.verdict import Ballot, BallotScore
+from adjudicator.verdict.ballots import Ballot, BallotScore
+from adjudicator.verdict.battlefield import ClashUpdate, SideAnalysis, StageAnalysis
 
 
 class RecordingBackend:

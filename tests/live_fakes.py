@@ -10,7 +10,7 @@ from pathlib import Path
 
 from graph_fakes import RecordingBackend, tiny_match
 
-from adjudicator.formats import CCDB_4V4, other_side
+from adjudicator.input.formats import CCDB_4V4, other_side
 from adjudicator.live.app import create_app
 from adjudicator.live.server import LiveServer
 from adjudicator.workflow.context import AdjudicationContext

@@ -17,8 +17,8 @@ import json
 from functools import partial
 from typing import Any
 
-from adjudicator.formats import CCDB_2V2
-from adjudicator.match import Match
+from adjudicator.input.formats import CCDB_2V2
+from adjudicator.input.match import Match
 from adjudicator.model.parsing import as_probability, find_number, parse_output
 
 GOLD_MARKER = "GOLD-LABEL-MARKER-7f3a"

@@ -23,11 +23,11 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from adjudicator.battlefield import apply_clash_updates, merge_clashes  # noqa: E402
+from adjudicator.input.match import Match  # noqa: E402
 from adjudicator.judges.base import JUDGE_PERSPECTIVES, JudgeRequest, StageRequest  # noqa: E402
 from adjudicator.judges.offline import OfflineBackend  # noqa: E402
-from adjudicator.match import Match  # noqa: E402
-from adjudicator.verdict import Ballot  # noqa: E402
+from adjudicator.verdict.ballots import Ballot  # noqa: E402
+from adjudicator.verdict.battlefield import apply_clash_updates, merge_clashes  # noqa: E402
 
 DEBATEART = Path("/work/shared/data/panelbench/DebateArt")
 

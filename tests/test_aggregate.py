@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from graph_fakes import tiny_match
 
-from adjudicator.aggregate import aggregate, panel_p, panel_winner, provenance_of
 from adjudicator.errors import AdjudicationFailed
 from adjudicator.records import CallRecord, FailureKind, NodeFailure
-from adjudicator.verdict import Ballot, BallotScore
+from adjudicator.verdict.aggregate import aggregate, panel_p, panel_winner, provenance_of
+from adjudicator.verdict.ballots import Ballot, BallotScore
 
 VIEW = tiny_match(2).view()
 

@@ -59,7 +59,7 @@ def test_the_bench_section_on_three_judge_panels():
 
     from adjudicator.bench.gold import gold_from_matches
     from adjudicator.bench.predictions import ArmPredictions
-    from adjudicator.bench.scoring.alt_test import alt_test_section
+    from adjudicator.bench.scoring.alt_test_section import alt_test_section
 
     units = {"s01|affirmative": [7, 7, 8], "s03|negative": [6, 5, 6]}
     votes = [{"Affirmative Speaker 1": 2, "Negative Speaker 1": 1}] * 3
@@ -81,7 +81,7 @@ def test_not_applicable_without_judge_panels():
     from llm_helpers import online_match
 
     from adjudicator.bench.gold import gold_from_matches
-    from adjudicator.bench.scoring.alt_test import alt_test_section
+    from adjudicator.bench.scoring.alt_test_section import alt_test_section
 
     matches = [online_match()]
     sec = alt_test_section(matches, gold_from_matches(matches), {})

@@ -19,7 +19,7 @@ from adjudicator.evaluation.baselines import (
     uniform_votes,
 )
 from adjudicator.evaluation.metrics import best_debater_top1, stage_mse, tendency_agreement, vote_share_mae, winner_accuracy
-from adjudicator.formats import CCDB_4V4
+from adjudicator.input.formats import CCDB_4V4
 
 A, N = "affirmative", "negative"
 

@@ -45,7 +45,7 @@ def test_label_convention_line(tmp_path, bundled_matches_dir):
     content = {"provenance": provenance([s.match for s in load_folder(pb).samples])}
     # LABEL_CONVENTIONS["content"]: 1.0 -> negative, 0.5 -> tie, 0.0 -> affirmative
     assert label_convention_text(content) == (
-        "PanelBench labels read under the 'content' convention (upstream 1.0 = negative win, 0.5 = tie, 0.0 = affirmative win); see adjudicator/convert.py"
+        "PanelBench labels read under the 'content' convention (upstream 1.0 = negative win, 0.5 = tie, 0.0 = affirmative win); see adjudicator/input/convert/debateart.py"
     )
     # the same files with their note saying 'documented' (two of them) and nothing (one)
     folder = tmp_path / "mixed"

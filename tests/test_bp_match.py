@@ -7,10 +7,10 @@ import pytest
 from bp_helpers import bp_data, write_bp
 
 from adjudicator.cli import main
-from adjudicator.convert import convert_panelbench
 from adjudicator.errors import InputError
-from adjudicator.formats import BP, get_format
-from adjudicator.match import load_match, parse_match
+from adjudicator.input.convert.debateart import convert_panelbench
+from adjudicator.input.formats import BP, get_format
+from adjudicator.input.match import load_match, parse_match
 
 
 def run(args, capsys):

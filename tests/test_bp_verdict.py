@@ -9,10 +9,10 @@ import pytest
 from bp_helpers import bp_data, write_bp
 from pydantic import ValidationError
 
-from adjudicator.aggregate import panel_ranking
 from adjudicator.cli import main
-from adjudicator.match import parse_match
-from adjudicator.verdict import Ballot, SpeakerScore
+from adjudicator.input.match import parse_match
+from adjudicator.verdict.aggregate import panel_ranking
+from adjudicator.verdict.ballots import Ballot, SpeakerScore
 
 SPEECHES = [("s01", "OG", "PM"), ("s02", "OO", "LO"), ("s03", "OG", "DPM"), ("s04", "OO", "DLO"), ("s05", "CG", "MG"), ("s06", "CO", "MO"), ("s07", "CG", "GW"), ("s08", "CO", "OW")]
 

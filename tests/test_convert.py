@@ -1,4 +1,4 @@
-"""PanelBench DebateArt -> match files (adjudicator.convert)."""
+"""PanelBench DebateArt -> match files (adjudicator.input.convert.debateart)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from adjudicator.convert import NO_SPEECH_TEXT, convert_panelbench
 from adjudicator.errors import InputError
-from adjudicator.match import load_match
+from adjudicator.input.convert.debateart import NO_SPEECH_TEXT, convert_panelbench
+from adjudicator.input.match import load_match
 
 BUNDLED_IDS = ["debateart_0020", "debateart_0750", "debateart_4389", "debateart_4395", "debateart_4739"]
 

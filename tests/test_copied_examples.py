@@ -14,10 +14,10 @@ import pytest
 from fake_openai import FakeOpenAI, fake_openai  # noqa: F401 (fixture)
 from llm_helpers import ccdb_2v2_match, online_match, tracker_json
 
+from adjudicator.input.match import MatchView
 from adjudicator.judges.base import JudgeRequest, StageRequest
 from adjudicator.judges.llm.backend import LLMBackend
 from adjudicator.judges.llm.recovery import read_stage_analysis
-from adjudicator.match import MatchView
 from adjudicator.model.examples import copied_fields, example_texts, normalise
 from adjudicator.model.llm import LLMClient
 from adjudicator.model.parsing import parse_output

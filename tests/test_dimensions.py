@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 from adjudicator.cli import main
-from adjudicator.dimensions import NO_EVIDENCE, DimensionRating, DimensionResult, DimensionVote, dimension_decision, panel_dimensions, votes_from_ratings
-from adjudicator.rubric import load_rubric
+from adjudicator.input.rubric import load_rubric
+from adjudicator.verdict.dimensions import NO_EVIDENCE, DimensionRating, DimensionResult, DimensionVote, dimension_decision, panel_dimensions, votes_from_ratings
 
 MATCHES = Path(__file__).resolve().parents[1] / "adjudicator" / "data" / "matches"
 REAL = MATCHES / "panelbench" / "debateart_4395.json"

@@ -10,11 +10,11 @@ import pytest
 
 from adjudicator.api import adjudicate
 from adjudicator.config import ModelConfig
-from adjudicator.dimensions import NO_EVIDENCE
 from adjudicator.errors import InputError
-from adjudicator.evidence import EvidenceSource, LocalFolderSource, TranscriptQuotes, open_source, quoted_passages, split_passages, support
+from adjudicator.input.evidence import EvidenceSource, LocalFolderSource, TranscriptQuotes, open_source, quoted_passages, split_passages, support
+from adjudicator.input.match import Match
 from adjudicator.judges.offline.dimensions import factual_claims
-from adjudicator.match import Match
+from adjudicator.verdict.dimensions import NO_EVIDENCE
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "evidence"
 

@@ -10,7 +10,7 @@ import pytest
 
 from adjudicator.cli import main
 from adjudicator.errors import InputError
-from adjudicator.match import MAX_MATCH_CHARS, MAX_UTTERANCE_CHARS, parse_match
+from adjudicator.input.match import MAX_MATCH_CHARS, MAX_UTTERANCE_CHARS, parse_match
 
 REAL = Path(__file__).resolve().parents[1] / "adjudicator" / "data" / "matches" / "panelbench" / "debateart_4389.json"
 
@@ -62,7 +62,7 @@ def test_a_5000_digit_integer_is_bad_input_naming_its_field(tmp_path, capsys):
 
 
 def test_digits_inside_a_string_and_a_100_digit_number_are_not_refused():
-    from adjudicator.jsontext import read_json
+    from adjudicator.input.jsontext import read_json
 
     text = '{"text": "' + "9" * 5000 + '", "n": ' + "7" * 100 + "}"
     assert read_json(text, "x.json") == {"text": "9" * 5000, "n": int("7" * 100)}

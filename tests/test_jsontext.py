@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from adjudicator.cli import main
-from adjudicator.jsontext import MAX_JSON_DEPTH, JsonInputError, read_json
+from adjudicator.input.jsontext import MAX_JSON_DEPTH, JsonInputError, read_json
 
 REAL = Path(__file__).resolve().parents[1] / "adjudicator" / "data" / "matches" / "panelbench" / "debateart_4389.json"
 
@@ -74,7 +74,7 @@ def test_cli_exits_2_with_one_line_for_a_duplicate_gold_label(tmp_path, capsys):
 def test_well_formed_input_skips_the_token_scan_and_bad_input_gets_the_scans_first_error(monkeypatch):
     """A valid file is parsed once (the scan never runs); a file with two faults is refused with
     the one the scan meets first in the text, as when the scan always ran first."""
-    import adjudicator.jsontext as jt
+    import adjudicator.input.jsontext as jt
 
     scans: list[str] = []
     real = jt.scan_structure

@@ -11,9 +11,9 @@ from typing import Any
 from fake_openai import fake_openai  # noqa: F401  (pytest fixture)
 from llm_helpers import online_match, schema_responder
 
-from adjudicator.battlefield import Clash, ClashEvent
 from adjudicator.cli import main
 from adjudicator.judges.llm.quotes import decisive_clashes, quote_for
+from adjudicator.verdict.battlefield import Clash, ClashEvent
 
 
 def _ev(stage: str, side: str, kind: str, note: str = "", debater: str | None = None) -> ClashEvent:
@@ -142,9 +142,9 @@ def test_a_pairwise_panel_refuses_quotes_before_any_request(fake_openai, tmp_pat
 def test_a_bp_judge_reads_the_same_evidence() -> None:
     from bp_helpers import bp_data
 
+    from adjudicator.input.match import Match
     from adjudicator.judges.base import JudgeRequest
     from adjudicator.judges.llm.backend import LLMBackend
-    from adjudicator.match import Match
     from adjudicator.model.prompts import PromptStore
 
     view = Match.model_validate(bp_data()).view()

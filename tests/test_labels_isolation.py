@@ -18,16 +18,16 @@ from pathlib import Path
 import pytest
 from fake_openai import fake_openai  # noqa: F401  (pytest fixture)
 
-from adjudicator.battlefield import apply_clash_updates, merge_clashes
+from adjudicator.input.match import Match, load_match
+from adjudicator.input.rubric import Rubric, load_rubric
 from adjudicator.judges.base import JUDGE_PERSPECTIVES, JudgeRequest, StageRequest
 from adjudicator.judges.llm.backend import LLMBackend
 from adjudicator.judges.offline import OfflineJudge
-from adjudicator.match import Match, load_match
 from adjudicator.model.cache import NullCache
 from adjudicator.model.llm import LLMClient
 from adjudicator.model.prompts import PromptStore
-from adjudicator.rubric import Rubric, load_rubric
 from adjudicator.single_call.tasks import task_instances
+from adjudicator.verdict.battlefield import apply_clash_updates, merge_clashes
 
 MATCHES = sorted((Path(__file__).resolve().parents[1] / "adjudicator" / "data" / "matches").glob("*/*.json"))
 MARKER = "GOLDMARKER7f3a"

@@ -19,7 +19,7 @@ from live_fakes import wait_until
 from pydantic_core import to_jsonable_python
 
 from adjudicator.api import adjudicate
-from adjudicator.match import load_match
+from adjudicator.input.match import load_match
 
 REPO = Path(__file__).resolve().parents[1]
 MATCH = REPO / "adjudicator" / "data" / "matches" / "synthetic" / "synthetic_4v4_01.json"

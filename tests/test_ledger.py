@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from adjudicator.battlefield import Clash, ClashEvent, SideAnalysis, StageAnalysis
 from adjudicator.judges.llm.ledger import ledger_text, ledger_view
 from adjudicator.model.prompts import PromptStore
+from adjudicator.verdict.battlefield import Clash, ClashEvent, SideAnalysis, StageAnalysis
 
 
 @pytest.fixture(scope="module")

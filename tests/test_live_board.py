@@ -7,12 +7,12 @@ import math
 import pytest
 from live_fakes import ccdb_header, ccdb_stage, online_match
 
-from adjudicator.battlefield import Clash, ClashEvent, SideAnalysis, StageAnalysis
 from adjudicator.errors import InputError
+from adjudicator.input.match import Match, MatchView, Stage
 from adjudicator.live.board import board_snapshot, next_slot
 from adjudicator.live.replay import nominal_duration_s, replay_delays_s
 from adjudicator.live.tendency import clashes_before, like_for_like_gap, pooled_momentum, provisional_tendency
-from adjudicator.match import Match, MatchView, Stage
+from adjudicator.verdict.battlefield import Clash, ClashEvent, SideAnalysis, StageAnalysis
 
 
 def _sa(stage_id, side, score, role=None):
@@ -126,7 +126,7 @@ def test_expected_stage_count_includes_surprise_challenges():
     """2v2: 12 fixed stages plus each surprise challenge received (synthetic_2v2_02 has two)."""
     from pathlib import Path
 
-    from adjudicator.match import load_match
+    from adjudicator.input.match import load_match
 
     m = load_match(Path(__file__).resolve().parents[1] / "adjudicator" / "data" / "matches" / "synthetic" / "synthetic_2v2_02.json")
     view = m.view()

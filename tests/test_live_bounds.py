@@ -9,10 +9,10 @@ import pytest
 from graph_fakes import RecordingBackend
 from live_fakes import TOKEN, header_body, online_match, stage_body, start_server
 
+from adjudicator.input.match import MAX_INFO_CHARS, MAX_MOTION_CHARS
 from adjudicator.live.app import create_app
 from adjudicator.live.server import LiveServer
 from adjudicator.live.store import LiveStore
-from adjudicator.match import MAX_INFO_CHARS, MAX_MOTION_CHARS
 from adjudicator.workflow.context import AdjudicationContext
 
 AUTH = {"Authorization": f"Bearer {TOKEN}"}

@@ -10,9 +10,8 @@ import pytest
 from graph_fakes import RecordingBackend, tiny_match
 
 from adjudicator.api import adjudicate_with_context
-from adjudicator.battlefield import Clash, ClashEvent, SideAnalysis, StageAnalysis
-from adjudicator.formats import STAGE_TYPES
-from adjudicator.labels import TABLES, debater_name, stage_name
+from adjudicator.input.formats import STAGE_TYPES
+from adjudicator.input.match import Debater, load_match
 from adjudicator.live import lifecycle
 from adjudicator.live.errors import Conflict, Unprocessable
 from adjudicator.live.lifecycle import SYSTEM, Actor, Automated, Decision, LogEntry, Override, check_override, visible
@@ -22,7 +21,8 @@ from adjudicator.live.tournament import Room, Round, SpeakerScale, Tournament
 from adjudicator.live.tournament_sqlite import SqliteTournamentStore
 from adjudicator.live.tournament_store import DuplicateId, StaleDecision
 from adjudicator.live.turning_points import turning_points
-from adjudicator.match import Debater, load_match
+from adjudicator.verdict.battlefield import Clash, ClashEvent, SideAnalysis, StageAnalysis
+from adjudicator.verdict.labels import TABLES, debater_name, stage_name
 from adjudicator.workflow.context import AdjudicationContext
 
 KEY = ("t", "r1", "a")

@@ -164,11 +164,11 @@ def test_single_call_inspire_counts_validity_and_reports_no_evidence(fake_openai
 def test_dimension_fields_are_exact_and_both_vote_shapes_read_alike() -> None:
     """The dimension fields follow the exact-schema rule (one required key per rating dimension), and
     a judge's votes read the same from the schema's object shape and the older list shape."""
+    from adjudicator.input.match import Match
+    from adjudicator.input.rubric import load_rubric
     from adjudicator.judges.base import JudgeRequest
     from adjudicator.judges.llm.dimensions import answer_spec, ballot_answer_fields, read_ballot_dimensions, side_answer_fields
-    from adjudicator.match import Match
     from adjudicator.model.schema import output_model, response_schema
-    from adjudicator.rubric import load_rubric
 
     rubric = load_rubric("debateart")
     spec = answer_spec(rubric)

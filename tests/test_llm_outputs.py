@@ -11,13 +11,13 @@ from typing import Any
 import pytest
 from llm_helpers import ccdb_2v2_match
 
-from adjudicator.battlefield import StageAnalysis
 from adjudicator.judges.base import JudgeRequest, StageRequest
 from adjudicator.judges.llm.backend import LLMBackend
 from adjudicator.judges.llm.outputs import judge_schema, stage_schema
 from adjudicator.model.cache import NullCache
 from adjudicator.model.llm import LLMClient
 from adjudicator.model.schema import OutputModel, output_model, response_schema
+from adjudicator.verdict.battlefield import StageAnalysis
 
 LABELS = ["Affirmative Speaker 1", "Affirmative Speaker 2", "Negative Speaker 1", "Negative Speaker 2"]
 SIDES = ["affirmative", "negative"]

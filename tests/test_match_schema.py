@@ -1,4 +1,4 @@
-"""The match file schema (adjudicator.match): round trip, the label-free view, labels, and every
+"""The match file schema (adjudicator.input.match): round trip, the label-free view, labels, and every
 bad-input case, each raising a one-line InputError that names the field path."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import pytest
 from pydantic import ValidationError
 
 from adjudicator.errors import InputError
-from adjudicator.formats import get_format
-from adjudicator.match import Match, MatchView, load_match
+from adjudicator.input.formats import get_format
+from adjudicator.input.match import Match, MatchView, load_match
 
 A1, N1 = "Affirmative Speaker 1", "Negative Speaker 1"
 

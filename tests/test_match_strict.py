@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from adjudicator import match as match_module
 from adjudicator.cli import main
 from adjudicator.errors import InputError
-from adjudicator.match import load_match
+from adjudicator.input import match as match_module
+from adjudicator.input.match import load_match
 
 SYNTH = Path(__file__).resolve().parents[1] / "adjudicator" / "data" / "matches" / "synthetic"
 REAL = SYNTH.parent / "panelbench" / "debateart_0020.json"

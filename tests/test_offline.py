@@ -12,15 +12,15 @@ from pathlib import Path
 import pytest
 from offline_debateart import DEBATEART, debateart_match, panel_winner, run_panel
 
-from adjudicator.battlefield import apply_clash_updates, merge_clashes
-from adjudicator.formats import get_format
+from adjudicator.input.formats import get_format
+from adjudicator.input.match import Match
+from adjudicator.input.rubric import suggested_score
 from adjudicator.judges.base import JUDGE_PERSPECTIVES, Backend, JudgeRequest, StageRequest
 from adjudicator.judges.offline import OfflineBackend
 from adjudicator.judges.offline import text as F
 from adjudicator.judges.offline.features import SideFeatures
 from adjudicator.judges.offline.rating import rate
-from adjudicator.match import Match
-from adjudicator.rubric import suggested_score
+from adjudicator.verdict.battlefield import apply_clash_updates, merge_clashes
 
 # ---------------------------------------------------------------------------------------------
 # Builders
@@ -414,10 +414,10 @@ def test_real_debate_runs_and_swap_is_symmetric():
 # ---------------------------------------------------------------------------------------------
 # Stage-aware synthesis, score compression, clash titles and positions, best-debater votes
 
-from adjudicator.battlefield import SideAnalysis  # noqa: E402
+from adjudicator.input.match import load_match  # noqa: E402
 from adjudicator.judges.offline.ballot import WELL_ANCHOR, _highest_averages, unit_value  # noqa: E402
 from adjudicator.judges.offline.features import side_features  # noqa: E402
-from adjudicator.match import load_match  # noqa: E402
+from adjudicator.verdict.battlefield import SideAnalysis  # noqa: E402
 
 SYNTHETIC = Path(__file__).resolve().parents[1] / "adjudicator" / "data" / "matches" / "synthetic"
 

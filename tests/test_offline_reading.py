@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from adjudicator.battlefield import apply_clash_updates, merge_clashes
-from adjudicator.formats import SIDES
+from adjudicator.input.formats import SIDES
+from adjudicator.input.match import MatchView, load_match
 from adjudicator.judges.base import StageRequest
 from adjudicator.judges.offline import OfflineBackend
 from adjudicator.judges.offline import text as F
 from adjudicator.judges.offline.reading import DebateReading, norm_sentence, squash
 from adjudicator.judges.offline.tracker import analyse
-from adjudicator.match import MatchView, load_match
+from adjudicator.verdict.battlefield import apply_clash_updates, merge_clashes
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))

@@ -19,12 +19,12 @@ from test_bp_llm import bp_responder
 from adjudicator.api import adjudicate, adjudicate_with_context, build_context
 from adjudicator.config import ModelConfig
 from adjudicator.errors import AdjudicationFailed, ConfigError
-from adjudicator.match import parse_match
+from adjudicator.input.match import parse_match
 from adjudicator.pairwise.agreement import cohen_kappa, level_agreement
 from adjudicator.pairwise.bradley_terry import fit, win_matrix
 from adjudicator.pairwise.comparisons import PairChoice, resolve, schedule
 from adjudicator.pairwise.panel import aggregate_pairwise, highest_averages, two_sided_p
-from adjudicator.verdict import Provenance
+from adjudicator.verdict.ballots import Provenance
 
 KEY = "sk-test-key-0123456789"
 LN2 = math.log(2)
@@ -196,7 +196,7 @@ def test_offline_pairwise_panel_on_bp_and_online(tmp_path):
     assert len(v.ranking) == 4 and v.pairwise is not None and len(v.ballots) == 3
     assert len(v.pairwise.choices) == 3 * 68 and v.provenance.calls == 8 + 3 * 68
     assert all(a.inconsistent == 0 for a in v.pairwise.agreement)  # the offline judge has no position bias
-    from adjudicator.report import verdict_html, verdict_markdown
+    from adjudicator.verdict.report import verdict_html, verdict_markdown
 
     md = verdict_markdown(v, bp.view())
     assert "## Pairwise comparisons (Bradley-Terry)" in md and "Strengths at the unit level (18 results" in md

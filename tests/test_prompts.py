@@ -287,8 +287,8 @@ def test_a_position_that_restates_the_motion_is_shown_as_its_stance_only():
 
 
 def test_the_judges_rubric_keeps_every_row_of_table_5(backend):
+    from adjudicator.input.rubric import rubric_rows
     from adjudicator.judges.llm.variables import rubric_groups
-    from adjudicator.rubric import rubric_rows
 
     for lang in ("en", "zh"):
         groups = rubric_groups(lang)

@@ -1,4 +1,4 @@
-"""The verdict report a coach reads (adjudicator.reading, adjudicator.report): names beside position
+"""The verdict report a coach reads (adjudicator.verdict.reading, adjudicator.verdict.report): names beside position
 labels, clash histories in words, momentum explained once, a reason for decision from the ballots,
 dissent in words, in the match's language, as Markdown and as a self-contained HTML page."""
 
@@ -12,11 +12,11 @@ from markupsafe import escape
 
 from adjudicator.api import adjudicate
 from adjudicator.cli import main
-from adjudicator.labels import TABLES
-from adjudicator.match import load_match
-from adjudicator.reading import clash_positions, readable_verdict
-from adjudicator.report import verdict_html, verdict_markdown
-from adjudicator.verdict import Verdict
+from adjudicator.input.match import load_match
+from adjudicator.verdict.ballots import Verdict
+from adjudicator.verdict.labels import TABLES
+from adjudicator.verdict.reading import clash_positions, readable_verdict
+from adjudicator.verdict.report import verdict_html, verdict_markdown
 
 MATCHES = Path(__file__).resolve().parents[1] / "adjudicator" / "data" / "matches"
 EN = MATCHES / "panelbench" / "debateart_0750.json"  # debaters K_Michael (pro) and Chitty-Chitty (con)

@@ -21,8 +21,8 @@ from adjudicator.evaluation.reliability import (
     winner_vote_agreement,
 )
 from adjudicator.evaluation.reliability_report import reliability_from_matches
-from adjudicator.formats import CCDB_2V2
-from adjudicator.match import Match
+from adjudicator.input.formats import CCDB_2V2
+from adjudicator.input.match import Match
 
 A, N = "affirmative", "negative"
 

@@ -9,9 +9,9 @@ from fake_openai import fake_openai  # noqa: F401 (fixture)
 
 from adjudicator.api import adjudicate
 from adjudicator.evaluation.selective import rule_selective, selective_accuracy
-from adjudicator.match import load_match
+from adjudicator.input.match import load_match
 from adjudicator.records import FailureKind, NodeFailure
-from adjudicator.review import review_of, with_probe_flips
+from adjudicator.verdict.review import review_of, with_probe_flips
 
 BUNDLED = Path(__file__).resolve().parents[1] / "adjudicator/data/matches"
 
@@ -53,7 +53,7 @@ def test_selective_accuracy_against_coverage():
 
 
 def _ballot(judge_id: str, p: float = 0.36, score: int = 6, votes: dict[str, int] | None = None, reasoning: str = "r"):
-    from adjudicator.verdict import Ballot, BallotScore
+    from adjudicator.verdict.ballots import Ballot, BallotScore
 
     return Ballot(
         judge_id=judge_id,

@@ -10,7 +10,7 @@ import pytest
 
 from adjudicator.cli import main
 from adjudicator.errors import InputError
-from adjudicator.rubric import PRESETS, Rubric, check_rubric_format, load_rubric
+from adjudicator.input.rubric import PRESETS, Rubric, check_rubric_format, load_rubric
 
 REAL = Path(__file__).resolve().parents[1] / "adjudicator" / "data" / "matches" / "panelbench" / "debateart_4395.json"
 
@@ -131,7 +131,7 @@ def test_rubric_schema_is_the_documented_one() -> None:
 
 def test_a_rubric_yaml_naming_a_key_twice_is_refused(tmp_path):
     from adjudicator.errors import InputError
-    from adjudicator.rubric import load_rubric
+    from adjudicator.input.rubric import load_rubric
 
     f = tmp_path / "r.yaml"
     f.write_text("name: mine\nname: other\n", encoding="utf-8")

@@ -17,8 +17,8 @@ from fake_openai import Reply, fake_openai  # noqa: F401 (fixture)
 from adjudicator.api import adjudicate_single_call
 from adjudicator.errors import InputError
 from adjudicator.evaluation.metrics import winner_correct
-from adjudicator.formats import CCDB_4V4
-from adjudicator.match import Match
+from adjudicator.input.formats import CCDB_4V4
+from adjudicator.input.match import Match
 from adjudicator.model.llm import LLMClient
 from adjudicator.model.transport import TransportPolicy
 from adjudicator.single_call.run import run_single_call

@@ -17,9 +17,9 @@ from llm_helpers import online_match, schema_responder, tracker_json
 
 from adjudicator.cli import main
 from adjudicator.config import ModelConfig
+from adjudicator.input.match import Match
 from adjudicator.judges.llm.backend import LLMBackend
 from adjudicator.judges.offline import OfflineJudge
-from adjudicator.match import Match
 from adjudicator.model.cache import NullCache
 from adjudicator.model.llm import LLMClient
 from adjudicator.probes.pressure import PressureBackend
@@ -282,10 +282,10 @@ def test_a_chinese_match_in_windows_of_six_keeps_every_stage_and_its_sides(fake_
 
 
 def test_a_rejudge_replays_a_windowed_parent_one_stage_per_step() -> None:
-    from adjudicator.battlefield import StageAnalysis
     from adjudicator.judges.base import StageRequest
     from adjudicator.judges.reused import ReusedTracker
     from adjudicator.records import CallRecord
+    from adjudicator.verdict.battlefield import StageAnalysis
 
     match = online_match()
     view = match.view()

@@ -21,7 +21,7 @@ def _context_description(config: Any) -> tuple[dict[str, str], dict[str, str], b
     """(role -> model, template -> hash, is_llm) of the agentic arm under ``config``. Building the
     context makes no model call."""
     from adjudicator.api import build_context
-    from adjudicator.formats import FORMATS
+    from adjudicator.input.formats import FORMATS
 
     ctx = build_context(config)
     backends = [ctx.tracker, *ctx.judges.values()]

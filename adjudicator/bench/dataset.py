@@ -2,11 +2,11 @@
 
 ``load_dataset(path)`` accepts
 
-- a folder of match ``*.json`` files (the match format of :mod:`adjudicator.match`, e.g. CCDB-format
+- a folder of match ``*.json`` files (the match format of :mod:`adjudicator.input.match`, e.g. CCDB-format
   matches with per-judge labels, or the output of ``adjudicate convert panelbench``), read in file
   name order, non-recursively; or
 - the upstream PanelBench folder (or its ``DebateArt`` folder, recognised by a ``motion/`` folder),
-  which is converted with :func:`adjudicator.convert.convert_panelbench` into ``convert_into``
+  which is converted with :func:`adjudicator.input.convert.debateart.convert_panelbench` into ``convert_into``
   (the run's ``dataset/`` folder) first. A resumed run reads its existing ``dataset/`` copy instead
   of converting again, so it scores exactly the data it started with even if the converter changed.
 
@@ -26,7 +26,7 @@ from typing import Any
 
 from adjudicator.bench.layout import safe_file_stem
 from adjudicator.errors import InputError
-from adjudicator.match import Match, load_match
+from adjudicator.input.match import Match, load_match
 
 
 @dataclass(frozen=True)
@@ -76,7 +76,7 @@ class Dataset:
         }
 
 
-#: How converted PanelBench files name their label convention in ``labels.note`` (adjudicator/convert.py).
+#: How converted PanelBench files name their label convention in ``labels.note`` (adjudicator/input/convert/debateart.py).
 _CONVENTION_RE = re.compile(r"read under the '([A-Za-z_-]+)' convention")
 
 #: The banner of a dataset with synthetic labels (report.md/html/json put it at the top).
@@ -181,11 +181,11 @@ def load_dataset(path: str | Path, *, convert_into: Path | None = None, reuse: b
     converted; it is required for upstream input. With ``reuse`` (a resumed run) an existing
     converted copy in ``convert_into`` is read as it is. ``label_convention`` (upstream PanelBench
     only; default the converter's) says how upstream labels map to winners, see
-    :mod:`adjudicator.convert`. Raises InputError for a missing or invalid dataset, and for a label
+    :mod:`adjudicator.input.convert.debateart`. Raises InputError for a missing or invalid dataset, and for a label
     convention given with a folder of match files."""
     src = Path(path)
     if src.is_dir() and is_upstream_panelbench(src):
-        from adjudicator.convert import DEFAULT_LABEL_CONVENTION, convert_panelbench
+        from adjudicator.input.convert.debateart import DEFAULT_LABEL_CONVENTION, convert_panelbench
 
         if convert_into is None:
             raise InputError(f"{src}: upstream PanelBench needs converting first", "run adjudicate convert panelbench DIR --out OUTDIR")

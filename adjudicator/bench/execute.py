@@ -24,14 +24,14 @@ import traceback as tb
 from dataclasses import dataclass, field
 from typing import Any
 
-from adjudicator.battlefield import StageAnalysis
 from adjudicator.bench.layout import iso, utc_now
 from adjudicator.bench.results import SampleResult, SampleStatus
 from adjudicator.errors import AdjudicatorError, ConfigError
+from adjudicator.input.match import Match
 from adjudicator.judges.base import Backend
-from adjudicator.match import Match
 from adjudicator.records import CallRecord, NodeFailure, Usage, in_call_order, in_failure_order
-from adjudicator.verdict import Verdict
+from adjudicator.verdict.ballots import Verdict
+from adjudicator.verdict.battlefield import StageAnalysis
 
 
 def _one_line(text: str) -> str:

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from adjudicator.match import Match
+from adjudicator.input.match import Match
 
 
 @dataclass

@@ -21,7 +21,7 @@ import numpy as np
 
 from adjudicator.bench.gold import Gold
 from adjudicator.bench.results import SampleResult, first_cause
-from adjudicator.match import Match
+from adjudicator.input.match import Match
 
 ParseMode = Literal["strict", "recovered", "native", "unknown", "failed", "not-run"]
 TASKS = ("task1", "task2", "task3")

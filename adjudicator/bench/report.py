@@ -55,10 +55,10 @@ def research_caveats(arms: Sequence[str], models: dict[str, dict[str, str]], pro
     debates' texts (never their labels), so its accuracy is not a held-out estimate; (2) the result
     rests on the label convention: under the other reading of the upstream labels every decisive gold
     winner swaps sides, so every winner accuracy becomes 1 - accuracy on the decisive matches (ties
-    stay ties; see :data:`adjudicator.convert.LABEL_CONVENTIONS`). Empty for other datasets."""
+    stay ties; see :data:`adjudicator.input.convert.debateart.LABEL_CONVENTIONS`). Empty for other datasets."""
     if not prov.get("panelbench"):
         return []
-    from adjudicator.convert import LABEL_CONVENTIONS
+    from adjudicator.input.convert.debateart import LABEL_CONVENTIONS
 
     out = []
     offline = [a for a in arms if uses_offline_judge(models.get(a))]

@@ -25,7 +25,7 @@ Layout (all metric leaves are ``{"value", "n", "n_excluded", "ci", "reason"?}``;
                   review_with_probes?: {...}}},     # adjudicator.evaluation.selective, escalation
      "alt_test": {epsilon, alpha, matches_with_panel, applicable, reason?, tasks: {task: {title, applicable,
                   reason?, arms: {arm: {label, omega, passed, rho, verdict, judges: [{judge, n, rho_f, rho_h,
-                  t, p_value, p_adjusted, won, note}]}}}}},   # adjudicator.bench.scoring.alt_test
+                  t, p_value, p_adjusted, won, note}]}}}}},   # adjudicator.bench.scoring.alt_test_section
      "reliability": {...},                               # adjudicator.evaluation.reliability_report.reliability_from_matches
      "bias_card": {model, is_llm, probes, matches, accuracy, accuracy_n, repeats, temperature,
                    measures: [{probe, measure, value, ci_low, ci_high, n, reference, reference_kind}],

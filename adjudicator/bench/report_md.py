@@ -86,12 +86,12 @@ def counts_text(counts: dict[str, int] | None) -> str:
 
 def label_convention_text(ds: dict[str, Any]) -> str:
     """For a dataset from PanelBench (``ds["provenance"]["panelbench"]``), the label convention its
-    labels were read under, from ``labels.note`` (see :data:`adjudicator.convert.LABEL_CONVENTIONS`),
+    labels were read under, from ``labels.note`` (see :data:`adjudicator.input.convert.debateart.LABEL_CONVENTIONS`),
     e.g. ``"PanelBench labels read under the 'content' convention (upstream 1.0 = negative win, 0.5 =
-    tie, 0.0 = affirmative win); see adjudicator/convert.py"``; several conventions are listed with
+    tie, 0.0 = affirmative win); see adjudicator/input/convert/debateart.py"``; several conventions are listed with
     their match counts, and matches whose note names none as "not stated". Empty for other datasets
     (and for a dataset dict without ``provenance``, e.g. an old report, unless ``label_convention``)."""
-    from adjudicator.convert import LABEL_CONVENTIONS
+    from adjudicator.input.convert.debateart import LABEL_CONVENTIONS
 
     prov = ds.get("provenance") or {}
     if not prov.get("panelbench"):
@@ -109,7 +109,7 @@ def label_convention_text(ds: dict[str, Any]) -> str:
         rule = ", ".join(f"{value:.1f} = {outcome}{'' if outcome == 'tie' else ' win'}" for value, outcome in sorted(mapping.items(), reverse=True))
         label = f"'{name}' convention (upstream {rule})"
         parts.append(label if len(conv) == 1 else f"{label} for {n} match(es)")
-    return "PanelBench labels read under the " + "; ".join(parts) + "; see adjudicator/convert.py"
+    return "PanelBench labels read under the " + "; ".join(parts) + "; see adjudicator/input/convert/debateart.py"
 
 
 def ranked_by_text(t: dict[str, Any], task: str) -> str:
@@ -423,7 +423,7 @@ def _selective_section(report: dict[str, Any]) -> list[str]:
 
 
 def _alt_test_section(report: dict[str, Any]) -> list[str]:
-    """The alternative annotator test (:mod:`adjudicator.bench.scoring.alt_test`): per task and arm a
+    """The alternative annotator test (:mod:`adjudicator.bench.scoring.alt_test_section`): per task and arm a
     plain sentence on whether the arm passes, omega and rho, and one row per left-out judge."""
     at = report.get("alt_test")
     if not at:

@@ -20,7 +20,7 @@ import numpy as np
 from markupsafe import Markup
 
 from adjudicator.bench.results import SampleResult
-from adjudicator.match import Match
+from adjudicator.input.match import Match
 
 #: Longest raw output shown in the page, in characters; the result file keeps the whole text.
 RAW_OUTPUT_CHARS = 20_000
@@ -189,7 +189,7 @@ def _votes(votes: dict[str, Any], names: dict[str, str]) -> str:
 
 
 def _clashes(verdict: dict[str, Any], stage_names: dict[str, str], names: dict[str, str]) -> list[dict[str, Any]]:
-    from adjudicator.battlefield import Clash
+    from adjudicator.verdict.battlefield import Clash
 
     out = []
     for c in verdict.get("battlefields") or []:

@@ -44,10 +44,10 @@ from typing import Any
 
 from pydantic import Field
 
-from adjudicator.battlefield import StageAnalysis
 from adjudicator.frozen import FrozenModel
 from adjudicator.model.cache import RESULT_PREFIX, EntryKind, entries_unchanged, request_key
 from adjudicator.records import CallRecord, NodeFailure
+from adjudicator.verdict.battlefield import StageAnalysis
 
 #: Bumped when what an entry holds or means changes.
 RESULT_CACHE_VERSION = 1

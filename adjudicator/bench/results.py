@@ -18,11 +18,11 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from adjudicator.battlefield import StageAnalysis
 from adjudicator.bench.layout import RESULTS, SUPERSEDED
 from adjudicator.files import atomic_write_json, read_json
 from adjudicator.frozen import FrozenModel
 from adjudicator.records import CallRecord, NodeFailure, Usage
+from adjudicator.verdict.battlefield import StageAnalysis
 
 RESULT_SCHEMA = 1
 
@@ -36,7 +36,7 @@ class SampleResult(FrozenModel):
     - ``calls``: every :class:`CallRecord` of the sample (all attempts, raw outputs included);
       ``failures``: every node that failed after its attempts.
     - ``analyses``: the agentic arm's tracker outputs, one
-      :class:`~adjudicator.battlefield.StageAnalysis` per analysed stage in stage order (what the
+      :class:`~adjudicator.verdict.battlefield.StageAnalysis` per analysed stage in stage order (what the
       judges read; ``bench --rejudge`` reuses them); empty for the other arms and in result files
       written before they were stored.
     - ``error`` / ``error_type``: why the sample failed (one line), None when ok; ``traceback`` only

@@ -42,7 +42,7 @@ from adjudicator.bench.session import BenchOptions, Session, open_session
 from adjudicator.bench.status import echo, log_session_event, summary_lines, write_status
 from adjudicator.bench.stops import EndState, end_state, stop_error
 from adjudicator.errors import Terminated
-from adjudicator.match import Match
+from adjudicator.input.match import Match
 
 
 @dataclass

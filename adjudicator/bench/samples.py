@@ -24,7 +24,7 @@ from adjudicator.bench.gold import Gold
 from adjudicator.bench.predictions import ArmPredictions
 from adjudicator.bench.results import SampleResult, first_failure
 from adjudicator.evaluation.metrics import top1_credit, winner_from_p
-from adjudicator.match import Match
+from adjudicator.input.match import Match
 
 #: Every field of a row, in order, with what it holds (``escalated`` only where a verdict has ``review``).
 FIELDS: tuple[tuple[str, str], ...] = (

@@ -65,7 +65,7 @@ class BenchOptions:
     N samples in file-name order; ``budget_usd`` the cap on the run's known spend in US dollars;
     ``max_errors`` stop after this many failed or partial samples in this invocation; ``seed`` seeds the random
     baselines and the bootstrap; ``n_bootstrap`` resamples per confidence interval;
-    ``label_convention`` how upstream PanelBench labels are read (see :mod:`adjudicator.convert`);
+    ``label_convention`` how upstream PanelBench labels are read (see :mod:`adjudicator.input.convert.debateart`);
     ``probes`` the bias probes to run after the samples (:mod:`adjudicator.probes`; empty: none), with
     ``probe_repeats`` runs at ``probe_temperature`` for the repeats probe. ``result_cache`` False
     runs every sample even when its stored result could be reused (``--no-result-cache``;

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from adjudicator.errors import InputError
-from adjudicator.match import Match
+from adjudicator.input.match import Match
 
 if TYPE_CHECKING:
     from adjudicator.bench.dataset import Sample

@@ -309,8 +309,8 @@ def status_cmd(match_id: str, url, token, state_dir) -> None:
 def replay_cmd(match_file: Path, speed: float, match_id: str | None, no_close: bool, url, token, state_dir) -> None:
     """Feed a finished match in at N times real speed (stage durations from text length), then close
     it and print the verdict JSON."""
+    from adjudicator.input.match import load_match
     from adjudicator.live.replay import replay
-    from adjudicator.match import load_match
 
     match = load_match(match_file)
     with _client(url, token, state_dir) as c:
@@ -339,7 +339,7 @@ def read_json_file(path: Path) -> object:
         raise InputError(f"{path}: not UTF-8 text (byte {exc.start})", "save the file as UTF-8") from None
     except OSError as exc:
         raise InputError(f"{path}: cannot be read ({exc.strerror})") from None
-    from adjudicator.jsontext import read_json
+    from adjudicator.input.jsontext import read_json
 
     return read_json(raw.lstrip("\ufeff"), str(path))
 

@@ -33,7 +33,7 @@ def run_cmd(match_file: Path, out: Path | None, report: str | None, report_out: 
     """
     from adjudicator.api import adjudicate
     from adjudicator.errors import AdjudicationFailed
-    from adjudicator.match import load_match
+    from adjudicator.input.match import load_match
 
     if report_out is not None and report is None:
         report = "html" if report_out.suffix.lower() in (".html", ".htm") else "md"
@@ -86,7 +86,7 @@ def _emit_verdict(verdict, out: Path | None, report_path: Path | None, quiet: bo
     else:
         click.echo(text, nl=False)
     if report_path is not None:
-        from adjudicator.report import verdict_html, verdict_markdown
+        from adjudicator.verdict.report import verdict_html, verdict_markdown
 
         render = verdict_html if report_path.suffix.lower() in (".html", ".htm") else verdict_markdown
         write_output(report_path, render(verdict, match.view() if match is not None else None))
@@ -101,7 +101,7 @@ def _emit_verdict(verdict, out: Path | None, report_path: Path | None, quiet: bo
             "log-probabilities, or tokens that do not spell the reply); p_logprob uses the others"
             + ("" if missing < len(verdict.ballots) else " and is left out")
         )
-    from adjudicator.report import dimensions_line
+    from adjudicator.verdict.report import dimensions_line
 
     if verdict.dimensions:
         echo_err(dimensions_line(verdict))
@@ -120,8 +120,8 @@ def schema_document(which: str) -> dict:
     two, so the document itself validates either kind of file."""
     from pydantic.json_schema import models_json_schema
 
-    from adjudicator.match import Match
-    from adjudicator.verdict import Verdict
+    from adjudicator.input.match import Match
+    from adjudicator.verdict.ballots import Verdict
 
     if which == "match":
         return {"$schema": JSON_SCHEMA_DIALECT, **Match.model_json_schema()}
@@ -162,7 +162,7 @@ def convert_group() -> None:
 )
 def convert_panelbench_cmd(src: Path, out_dir: Path, label_convention: str) -> None:
     """Convert the PanelBench layout in SRC (DebateArt debates and BP-Competition rounds) into match files with labels."""
-    from adjudicator.convert import convert_panelbench
+    from adjudicator.input.convert.debateart import convert_panelbench
 
     paths = convert_panelbench(src, out_dir, label_convention=label_convention)
     echo_err(f"{len(paths)} match files written to {out_dir}")

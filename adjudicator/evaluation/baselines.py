@@ -23,7 +23,7 @@ import numpy as np
 from adjudicator.errors import InputError
 from adjudicator.evaluation.inputs import GoldWinner, Numbers, gold_winners
 from adjudicator.evaluation.metrics import tendency_sign, top_set, vote_shares, winner_from_p
-from adjudicator.formats import Side, get_format, position_label
+from adjudicator.input.formats import Side, get_format, position_label
 
 #: Discrete uniform score on 1..10: mean 5.5, variance (10^2 - 1) / 12 = 8.25.
 UNIFORM_SCORE_MEAN = 5.5

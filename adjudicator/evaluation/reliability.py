@@ -9,7 +9,7 @@ model output. The functions take plain arrays:
 * best-debater votes: per match, an array of shape (J, K) of each judge's votes per debater.
 
 :func:`adjudicator.evaluation.reliability_report.reliability_from_matches` reads
-:class:`adjudicator.match.Match` objects into these arrays and returns the JSON-ready report, in
+:class:`adjudicator.input.match.Match` objects into these arrays and returns the JSON-ready report, in
 which a statistic the dataset cannot support is ``None`` with a reason, never 0.
 """
 
@@ -32,7 +32,7 @@ from adjudicator.evaluation.metrics import (
     vote_share_mae,
 )
 from adjudicator.frozen import FrozenModel
-from adjudicator.rubric import band
+from adjudicator.input.rubric import band
 
 _SIDES = ("affirmative", "negative")
 
@@ -205,7 +205,7 @@ def paired_differences(affirmative: Any, negative: Any) -> np.ndarray:
 class BandAgreement(FrozenModel):
     """How many of the three judges put a stage score in the same rubric band (paper 2.5).
 
-    Bands: 1-3, 4-5, 6-8, 9-10 (:func:`adjudicator.rubric.band`). The three shares sum to 1 over n.
+    Bands: 1-3, 4-5, 6-8, 9-10 (:func:`adjudicator.input.rubric.band`). The three shares sum to 1 over n.
     """
 
     all_same: MetricResult

@@ -1,6 +1,6 @@
 """The label-reliability report of a labelled dataset (CCDB paper 2.5 and Appendix B.1), JSON-ready.
 
-:func:`reliability_from_matches` reads the gold labels of :class:`adjudicator.match.Match` objects
+:func:`reliability_from_matches` reads the gold labels of :class:`adjudicator.input.match.Match` objects
 into the plain arrays of :mod:`adjudicator.evaluation.reliability` and returns the report's
 ``reliability`` section::
 
@@ -163,7 +163,7 @@ def best_debater_section(vote_tables: list[np.ndarray], no_panel: str | None) ->
 def reliability_from_matches(matches: Iterable[Any], *, panel_size: int = 3) -> dict[str, Any]:
     """Label-reliability report of a labelled dataset (paper 2.5, Appendix B.1), JSON-ready.
 
-    ``matches``: :class:`adjudicator.match.Match` objects. Only ``labels.judges`` (the original
+    ``matches``: :class:`adjudicator.input.match.Match` objects. Only ``labels.judges`` (the original
     panel) is read; ``appeal_judges`` and ``outcome`` are ignored. A match contributes when its
     original panel has exactly ``panel_size`` judges (CCDB: 3); a stage unit when every judge scored
     it; a paired stage when every judge scored both sides; a best-debater table when every judge cast

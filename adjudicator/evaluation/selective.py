@@ -1,7 +1,7 @@
 """Selective accuracy against coverage: how accurate are the verdicts a person would not review?
 
 If every verdict whose winner tendency lies within a band b of 0.5 is escalated to a human
-(:mod:`adjudicator.review`), the remaining verdicts are the ones the tool decides alone. For each band:
+(:mod:`adjudicator.verdict.review`), the remaining verdicts are the ones the tool decides alone. For each band:
 
     coverage(b) = #{i : |p_i - 0.5| > b} / n,   accuracy(b) = winner accuracy over those i,
 

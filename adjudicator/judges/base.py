@@ -2,7 +2,7 @@
 
 The graph nodes in ``graphs/`` build a :class:`StageRequest` or :class:`JudgeRequest` from state and
 hand it to the :class:`Backend` found in the graph's runtime context; they never know which model is
-behind it. Requests are built only from a :class:`~adjudicator.match.MatchView` and tracker outputs,
+behind it. Requests are built only from a :class:`~adjudicator.input.match.MatchView` and tracker outputs,
 so gold labels cannot reach a backend.
 """
 
@@ -13,14 +13,14 @@ from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 from pydantic import ConfigDict, Field
 
-from adjudicator.battlefield import Clash, StageAnalysis
 from adjudicator.config import JUDGE_IDS, JudgeEvidence
 from adjudicator.frozen import FrozenModel
-from adjudicator.match import MatchView, Stage
+from adjudicator.input.match import MatchView, Stage
+from adjudicator.input.rubric import Rubric
 from adjudicator.pairwise.comparisons import Level, PairChoice
 from adjudicator.records import CallRecord, NodeFailure
-from adjudicator.rubric import Rubric
-from adjudicator.verdict import Ballot
+from adjudicator.verdict.ballots import Ballot
+from adjudicator.verdict.battlefield import Clash, StageAnalysis
 
 T = TypeVar("T")
 
@@ -33,7 +33,7 @@ class StageRequest(FrozenModel):
     last opposing stage, plus ``clashes``/``analyses``: the accumulated ledger). ``rubric``: a
     dimensional rubric whose dimensions the tracker rates per side (None or ccdb: the CCDB levels
     only); ``evidence``: the run's evidence source for fact authenticity (an
-    :class:`~adjudicator.evidence.EvidenceSource`, ``"transcript"``, or None = not assessed).
+    :class:`~adjudicator.input.evidence.EvidenceSource`, ``"transcript"``, or None = not assessed).
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -101,7 +101,7 @@ class NodeResult(Generic[T]):
 @dataclass
 class WindowResult:
     """What a tracker returns for one window of consecutive stages (:mod:`adjudicator.workflow.windows`):
-    one :class:`~adjudicator.battlefield.StageAnalysis` per stage in stage order (empty when the
+    one :class:`~adjudicator.verdict.battlefield.StageAnalysis` per stage in stage order (empty when the
     window failed), the call records of every attempt of its one request, and one
     :class:`~adjudicator.records.NodeFailure` per stage (key = stage id) when no valid answer came."""
 

@@ -3,7 +3,7 @@
 ``adjudicate bench --rejudge RUN`` seats :class:`ReusedTracker` in place of the tracker, so only the
 judges meet a model. For each stage it returns, in order of preference:
 
-1. the :class:`~adjudicator.battlefield.StageAnalysis` the parent's result file stored (``analyses``;
+1. the :class:`~adjudicator.verdict.battlefield.StageAnalysis` the parent's result file stored (``analyses``;
    result files written since re-judging exists carry them): exactly what the parent's judges read;
 2. for an older result file of an LLM tracker, the analysis read again from the raw output of the
    parent's last readable attempt, with the same three-stage parser and validator the tracker used
@@ -27,10 +27,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import partial
 
-from adjudicator.battlefield import StageAnalysis
 from adjudicator.judges.base import JudgeRequest, NodeResult, StageRequest
 from adjudicator.records import CallRecord, FailureKind, NodeFailure
-from adjudicator.verdict import Ballot
+from adjudicator.verdict.ballots import Ballot
+from adjudicator.verdict.battlefield import StageAnalysis
 
 TRACK_NODE = "track_stage"
 

@@ -37,7 +37,7 @@ from adjudicator.live.tabroom import TabRoom
 from adjudicator.live.tournament_sqlite import DB_NAME as TOURNAMENT_DB_NAME
 from adjudicator.live.tournament_sqlite import SqliteTournamentStore
 from adjudicator.live.tournament_store import TournamentStore
-from adjudicator.verdict import Verdict
+from adjudicator.verdict.ballots import Verdict
 from adjudicator.workflow.context import AdjudicationContext
 
 

@@ -13,15 +13,15 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, cast
 
-from adjudicator.battlefield import BattlefieldState, Clash, StageAnalysis, failed_stage_ids
-from adjudicator.formats import get_format, other_side
-from adjudicator.labels import stage_name
+from adjudicator.input.formats import get_format, other_side
+from adjudicator.input.match import MatchView, Stage
+from adjudicator.input.rubric import band
 from adjudicator.live.tendency import Tendency, clashes_before, provisional_tendency
 from adjudicator.live.turning_points import turning_points
-from adjudicator.match import MatchView, Stage
 from adjudicator.records import NodeFailure
-from adjudicator.rubric import band
-from adjudicator.verdict import Verdict
+from adjudicator.verdict.ballots import Verdict
+from adjudicator.verdict.battlefield import BattlefieldState, Clash, StageAnalysis, failed_stage_ids
+from adjudicator.verdict.labels import stage_name
 
 # ---------------------------------------------------------------------------------------------
 # Next-stage suggestion (for the organiser's push form)

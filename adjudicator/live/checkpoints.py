@@ -33,9 +33,12 @@ DB_NAME = "live.sqlite"
 def live_serde() -> JsonPlusSerializer:
     """The checkpoint serializer with an explicit allowlist of the package's state models (LangGraph
     otherwise warns that unregistered types will be blocked when read back)."""
-    from adjudicator import battlefield, match, records, verdict
+    from adjudicator import records
+    from adjudicator.input import match
     from adjudicator.judges import base as backend
     from adjudicator.pairwise import agreement, bradley_terry, comparisons, record
+    from adjudicator.verdict import ballots as verdict
+    from adjudicator.verdict import battlefield
 
     types = [
         match.MatchView, match.Debater, match.Stage, match.Utterance, match.Exchange,

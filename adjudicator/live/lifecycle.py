@@ -22,10 +22,10 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from adjudicator.formats import Side
 from adjudicator.frozen import FrozenModel
+from adjudicator.input.formats import Side
 from adjudicator.live.errors import Conflict, Unprocessable
-from adjudicator.verdict import Verdict
+from adjudicator.verdict.ballots import Verdict
 
 VerdictState = Literal["draft", "confirmed", "released"]
 

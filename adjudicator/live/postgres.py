@@ -49,13 +49,13 @@ import psycopg
 from langgraph.checkpoint.postgres import PostgresSaver
 from psycopg_pool import ConnectionPool
 
+from adjudicator.input.match import MatchView
 from adjudicator.live.checkpoints import live_serde
 from adjudicator.live.errors import Conflict, NotFound
 from adjudicator.live.pgconn import connect_pool, lock_key, migrate
 from adjudicator.live.registry import MatchRow
 from adjudicator.live.verdicts import verdict_texts
-from adjudicator.match import MatchView
-from adjudicator.verdict import Verdict
+from adjudicator.verdict.ballots import Verdict
 
 log = logging.getLogger("adjudicator.live")
 

@@ -15,8 +15,8 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Literal
 
+from adjudicator.input.match import MatchView
 from adjudicator.live.errors import NotFound
-from adjudicator.match import MatchView
 
 Status = Literal["open", "closing", "closed"]
 

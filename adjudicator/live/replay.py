@@ -17,8 +17,8 @@ import time
 from collections.abc import Callable
 
 from adjudicator.errors import InputError
+from adjudicator.input.match import Match, Stage
 from adjudicator.live.client import LiveClient
-from adjudicator.match import Match, Stage
 
 ZH_CHARS_PER_S = 5.0
 EN_WORDS_PER_S = 2.5

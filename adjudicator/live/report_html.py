@@ -18,12 +18,12 @@ from typing import Any
 import jinja2
 
 from adjudicator import __version__
-from adjudicator.battlefield import Clash
-from adjudicator.labels import debater_name, labels, stage_name
+from adjudicator.input.match import MatchView
+from adjudicator.input.rubric import band
 from adjudicator.live.lifecycle import Decision
-from adjudicator.match import MatchView
-from adjudicator.rubric import band
-from adjudicator.verdict import Verdict
+from adjudicator.verdict.ballots import Verdict
+from adjudicator.verdict.battlefield import Clash
+from adjudicator.verdict.labels import debater_name, labels, stage_name
 
 _TEMPLATE = """<!DOCTYPE html>
 <html lang="{{ html_lang }}"><head><meta charset="utf-8">

@@ -16,11 +16,11 @@ from __future__ import annotations
 import csv
 import io
 
-from adjudicator.formats import SIDES, get_format, position_label
+from adjudicator.input.formats import SIDES, get_format, position_label
+from adjudicator.input.match import Stage
 from adjudicator.live.lifecycle import Decision
 from adjudicator.live.tabbycat import debater_scores, team_outcomes
 from adjudicator.live.tournament import Room, Round, Tournament
-from adjudicator.match import Stage
 
 COLUMNS = (
     "tournament_id", "round_id", "room_id", "match_id", "state", "side", "team", "rank", "points", "won",

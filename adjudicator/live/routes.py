@@ -47,7 +47,7 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
-from adjudicator.jsontext import JsonInputError, read_json
+from adjudicator.input.jsontext import JsonInputError, read_json
 from adjudicator.live.access import Forbidden, Gate, require_organiser, require_room
 from adjudicator.live.errors import BadRequest, NotFound, PayloadTooLarge
 from adjudicator.live.events import board_stream
@@ -190,7 +190,7 @@ async def health(store: Store) -> dict:
 
 @reads.get("/api/formats")
 async def formats() -> dict:
-    from adjudicator.formats import FORMATS
+    from adjudicator.input.formats import FORMATS
 
     return {
         name: {

@@ -47,8 +47,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, cast
 
-from adjudicator.battlefield import BattlefieldState, failed_stage_ids
 from adjudicator.errors import AdjudicationFailed
+from adjudicator.input.match import Stage
 from adjudicator.live.board import board_snapshot, match_summary, push_reply
 from adjudicator.live.cache import BoundedCache
 from adjudicator.live.checkpoints import DB_NAME, keeps_full_values, panel_thread_id, thread_config
@@ -56,8 +56,8 @@ from adjudicator.live.errors import Conflict, NotFound
 from adjudicator.live.registry import MatchRow
 from adjudicator.live.storage import LiveStorage, MatchLock, SqliteStorage
 from adjudicator.live.validation import resent_stage, validate_complete, validate_header, validate_push
-from adjudicator.match import Stage
-from adjudicator.verdict import Verdict
+from adjudicator.verdict.ballots import Verdict
+from adjudicator.verdict.battlefield import BattlefieldState, failed_stage_ids
 from adjudicator.workflow.context import AdjudicationContext
 from adjudicator.workflow.nodes import stage_update
 

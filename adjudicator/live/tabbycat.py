@@ -35,12 +35,12 @@ from __future__ import annotations
 
 from typing import Literal
 
-from adjudicator.formats import SIDES, get_format, position_label
 from adjudicator.frozen import FrozenModel
+from adjudicator.input.formats import SIDES, get_format, position_label
+from adjudicator.input.match import Stage
 from adjudicator.live.errors import Conflict
 from adjudicator.live.lifecycle import Decision, VerdictState
 from adjudicator.live.tournament import Room, Round, Tournament
-from adjudicator.match import Stage
 
 #: Our unit names -> Tabbycat's side codes (``DebateSide``): the two-team sides, and BP's four houses
 #: under the names the BP format is to declare (issue 12).

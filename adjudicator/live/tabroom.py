@@ -37,7 +37,7 @@ from adjudicator.live.tabbycat import MissingTabbycatIds, ballot_export, export_
 from adjudicator.live.tournament import Room, RoomBody, Round, RoundBody, SettingsBody, Tournament, TournamentBody, now_utc, parse_body
 from adjudicator.live.tournament_store import StaleDecision, TournamentStore
 from adjudicator.live.validation import validate_header
-from adjudicator.verdict import Verdict
+from adjudicator.verdict.ballots import Verdict
 
 log = logging.getLogger("adjudicator.live")
 

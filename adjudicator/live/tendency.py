@@ -13,7 +13,7 @@ Provisional tendency (our definition; not the panel's ``p``, not fitted to any l
   at least one unit, ``d_g`` = mean(affirmative) - mean(negative) with weight ``w_g`` = the smaller of the
   two unit counts; ``score_gap`` = sum(w_g d_g) / sum(w_g), or 0 while no group has both sides.
 - ``momentum``: the event-weighted clash momentum in [-1, 1], the same counting as
-  :meth:`adjudicator.battlefield.Clash.momentum` pooled over all clashes: each "advanced" or "defended"
+  :meth:`adjudicator.verdict.battlefield.Clash.momentum` pooled over all clashes: each "advanced" or "defended"
   event counts +1 for its side, each "conceded" event +1 for the other side, "opened"/"contested" count 0;
   ``momentum`` = (affirmative counts - negative counts) / all counted events, or 0 with none.
 - ``p = 1 / (1 + exp(-(0.8 * score_gap + 1.2 * momentum)))``, two decimals; above 0.5 leans affirmative.
@@ -28,8 +28,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from adjudicator.battlefield import Clash, StageAnalysis, event_balance
-from adjudicator.match import Stage
+from adjudicator.input.match import Stage
+from adjudicator.verdict.battlefield import Clash, StageAnalysis, event_balance
 
 SCORE_GAP_WEIGHT = 0.8  # logit per suggested-score point of like-for-like gap
 MOMENTUM_WEIGHT = 1.2  # logit at a clash map entirely one side's (momentum +-1)

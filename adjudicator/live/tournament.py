@@ -25,10 +25,10 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 
-from adjudicator.formats import SIDES, FormatName, Side, get_format, position_label
 from adjudicator.frozen import FrozenModel
+from adjudicator.input.formats import SIDES, FormatName, Side, get_format, position_label
+from adjudicator.input.match import Debater, describe_validation_error
 from adjudicator.live.errors import Unprocessable
-from adjudicator.match import Debater, describe_validation_error
 
 SLUG_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,23}$"
 """A tournament, round or room id: 1-24 letters, digits, '_' or '-', starting with a letter or digit
@@ -285,7 +285,7 @@ M = TypeVar("M", bound=FrozenModel)
 
 def parse_body(model: type[M], data: object, what: str) -> M:
     """Validate a decoded JSON body as ``model``. Raises :class:`Unprocessable` (422) with the one-line
-    message of :func:`~adjudicator.match.describe_validation_error` and the dotted field path."""
+    message of :func:`~adjudicator.input.match.describe_validation_error` and the dotted field path."""
     if not isinstance(data, dict):
         raise Unprocessable(f"{what}: the body must be a JSON object", "see README, 'Running a tournament'", field="body")
     try:

@@ -39,8 +39,8 @@ from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 
-from adjudicator.labels import TABLES
 from adjudicator.live.routes import STATIC_DIR, Tabs, read_json_body, reader, require_actor
+from adjudicator.verdict.labels import TABLES
 
 pages = APIRouter()
 reads = APIRouter()

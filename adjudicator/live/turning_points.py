@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from adjudicator.battlefield import Clash, ClashEvent, StageAnalysis
-from adjudicator.formats import Side
+from adjudicator.input.formats import Side
+from adjudicator.input.match import Stage
 from adjudicator.live.tendency import Tendency, provisional_tendency
-from adjudicator.match import Stage
+from adjudicator.verdict.battlefield import Clash, ClashEvent, StageAnalysis
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,8 @@ import uuid
 
 from pydantic import ValidationError
 
+from adjudicator.input.match import Match, MatchView, Stage, describe_validation_error
 from adjudicator.live.errors import Conflict, Unprocessable
-from adjudicator.match import Match, MatchView, Stage, describe_validation_error
 
 MATCH_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")
 """A live match id: 1-80 letters, digits, '.', '_' or '-', starting with a letter or digit (it names a

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 from adjudicator.files import atomic_write_text
-from adjudicator.verdict import Verdict
+from adjudicator.verdict.ballots import Verdict
 
 
 class VerdictFiles:
@@ -57,6 +57,6 @@ class VerdictFiles:
 
 def verdict_texts(verdict: Verdict) -> tuple[str, str]:
     """The stored forms of a verdict: (indented UTF-8 JSON with a final newline, Markdown report)."""
-    from adjudicator.report import verdict_markdown
+    from adjudicator.verdict.report import verdict_markdown
 
     return json.dumps(json.loads(verdict.model_dump_json()), ensure_ascii=False, indent=2) + "\n", verdict_markdown(verdict)

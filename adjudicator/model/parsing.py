@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from adjudicator.formats import position_label_zh
+from adjudicator.input.formats import position_label_zh
 from adjudicator.records import ParseStage
 
 T = TypeVar("T")

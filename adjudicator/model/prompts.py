@@ -42,7 +42,7 @@ from typing import Any
 
 from adjudicator.config import prompts_dir_override
 from adjudicator.errors import ConfigError
-from adjudicator.formats import get_format
+from adjudicator.input.formats import get_format
 
 #: The repository's prompts folder (installs are editable); ``ADJUDICATOR_PROMPTS_DIR`` overrides it.
 DEFAULT_PROMPTS_DIR = Path(__file__).resolve().parents[2] / "prompts"
@@ -95,7 +95,7 @@ def fence(text: str, name: str = "TRANSCRIPT") -> str:
 def utterance_lines(utterances: Iterable[Any]) -> str:
     """Utterances one per line as ``speaker: text``; a line break inside an utterance is kept but the
     continuation is indented by four spaces, so only a turn starts a line with a speaker label.
-    ``utterances`` are :class:`~adjudicator.match.Utterance` objects (``speaker``, ``text``)."""
+    ``utterances`` are :class:`~adjudicator.input.match.Utterance` objects (``speaker``, ``text``)."""
     lines = []
     for u in utterances:
         parts = [p.strip() for p in str(u.text).strip().splitlines()] or [""]

@@ -3,7 +3,7 @@ answer to one ordered comparison, and the pair's result once both orders are in.
 
 - :func:`schedule` -- every comparison one judge makes: for each level (``"unit"``: the two sides,
   or BP's four houses; ``"speaker"``: the debaters, or BP's eight speeches where the speakers are
-  team-level, :meth:`~adjudicator.match.MatchView.competitors`) every unordered pair, asked in both
+  team-level, :meth:`~adjudicator.input.match.MatchView.competitors`) every unordered pair, asked in both
   orders (position swap): (x, y) with x shown as A, then (y, x). A format with n competitors at a
   level costs n(n-1) comparisons per judge: BP 12 + 56, CCDB 4v4 2 + 56, DebateArt 2 + 2.
 - :class:`PairChoice` -- one answer ("A", "B" or "tie") to one ordered comparison.
@@ -19,7 +19,7 @@ from itertools import combinations
 from typing import Literal
 
 from adjudicator.frozen import FrozenModel
-from adjudicator.match import MatchView
+from adjudicator.input.match import MatchView
 
 Level = Literal["unit", "speaker"]
 LEVELS: tuple[Level, ...] = ("unit", "speaker")

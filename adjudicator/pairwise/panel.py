@@ -13,16 +13,16 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from adjudicator.battlefield import Clash
 from adjudicator.errors import AdjudicationFailed
-from adjudicator.formats import Side
-from adjudicator.match import MatchView
+from adjudicator.input.formats import Side
+from adjudicator.input.match import MatchView
 from adjudicator.pairwise.agreement import level_agreement
 from adjudicator.pairwise.bradley_terry import PRIOR_PRECISION, BradleyTerryFit, fit
 from adjudicator.pairwise.comparisons import LEVELS, Level, PairChoice, PairResult, pairs, resolve_all
 from adjudicator.pairwise.record import PairwiseRecord
 from adjudicator.records import CallRecord, NodeFailure
-from adjudicator.verdict import BALLOT_VOTES, PANEL_VOTES, Ballot, Dissent, Provenance, SpeechResult, UnitResult, Verdict
+from adjudicator.verdict.ballots import BALLOT_VOTES, PANEL_VOTES, Ballot, Dissent, Provenance, SpeechResult, UnitResult, Verdict
+from adjudicator.verdict.battlefield import Clash
 
 MIN_BALLOTS = 2
 

@@ -16,10 +16,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from adjudicator.battlefield import StageAnalysis
 from adjudicator.judges.base import Backend, CompareRequest, JudgeRequest, NodeResult, StageRequest, WindowResult
 from adjudicator.pairwise.comparisons import PairChoice
-from adjudicator.verdict import Ballot
+from adjudicator.verdict.ballots import Ballot
+from adjudicator.verdict.battlefield import StageAnalysis
 from adjudicator.workflow.context import AdjudicationContext
 
 

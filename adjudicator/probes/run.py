@@ -28,13 +28,13 @@ from dataclasses import dataclass, field
 from adjudicator.api import adjudicate_with_context, build_context
 from adjudicator.config import ModelConfig
 from adjudicator.errors import AdjudicationFailed
-from adjudicator.match import Match
+from adjudicator.input.match import Match
 from adjudicator.probes.card import BiasCard, ProbeMeasure, ProbeName, ProbeSample
 from adjudicator.probes.pressure import pressured_context
 from adjudicator.probes.stats import affirmative_share, flip_measures, length_measures, order_measures, rate_measure, repeat_measures
 from adjudicator.probes.transforms import ProbeNotApplicable, mask_names, swap_sides
 from adjudicator.records import CallRecord, Usage
-from adjudicator.verdict import Verdict
+from adjudicator.verdict.ballots import Verdict
 from adjudicator.workflow.context import AdjudicationContext
 
 #: Probe order on the card.

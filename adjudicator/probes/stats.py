@@ -24,7 +24,7 @@ from typing import Literal
 
 import numpy as np
 
-from adjudicator.match import MatchView
+from adjudicator.input.match import MatchView
 from adjudicator.probes.card import ProbeMeasure, ProbeName, ProbeSample
 
 RefKind = Literal["gold", "expected", ""]

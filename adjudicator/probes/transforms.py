@@ -12,7 +12,7 @@
   (:class:`ProbeNotApplicable`).
 
 Both keep the gold labels consistent with the new match (swapped labels follow the swap), so a
-transformed match can still be scored, and both return a validated :class:`~adjudicator.match.Match`.
+transformed match can still be scored, and both return a validated :class:`~adjudicator.input.match.Match`.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ import re
 from typing import Any
 
 from adjudicator.errors import AdjudicatorError
-from adjudicator.formats import Side
-from adjudicator.match import Match
+from adjudicator.input.formats import Side
+from adjudicator.input.match import Match
 
 _OTHER: dict[str, Side] = {"affirmative": "negative", "negative": "affirmative"}
 
@@ -49,7 +49,7 @@ def _replace_all(text: str, table: dict[str, str]) -> str:
 
 def mask_table(match: Match) -> dict[str, str]:
     """Original string -> neutral token for :func:`mask_names`: each debater's name (``Debater A``,
-    ``Debater B`` ... in the order of :meth:`~adjudicator.match.MatchView.debater_labels`), each team
+    ``Debater B`` ... in the order of :meth:`~adjudicator.input.match.MatchView.debater_labels`), each team
     name (``Team 1`` ...) and each position label (``Speaker P1`` ...). Names shorter than 2
     characters are left alone (they would match inside ordinary words)."""
     table: dict[str, str] = {}

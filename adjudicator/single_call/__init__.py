@@ -24,7 +24,7 @@ retries, cache), :func:`~adjudicator.model.attempts.run_attempts` (up to three a
 output kept) and :func:`~adjudicator.model.parsing.parse_output` (strict JSON, normalisation, field
 regexes).
 
-Every request is built from the label-free :class:`~adjudicator.match.MatchView`, so gold labels
+Every request is built from the label-free :class:`~adjudicator.input.match.MatchView`, so gold labels
 cannot reach a prompt; a request never contains another task's output.
 
 Modules, in data-flow order:

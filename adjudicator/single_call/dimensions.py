@@ -4,8 +4,8 @@ rates both sides on every dimension of a dimensional rubric, so both arms are co
 The model answers (``prompts/task_dimensions.<lang>.j2``): a basis, per rating dimension each side's
 score over the whole debate and the winner or "tie"; under ``logical_validity`` each side's count of
 arguments and of valid ones; under ``fact_authenticity`` with an evidence source, each side's atomic
-factual claims, which code checks against the source (:func:`adjudicator.evidence.support`). Read
-into one :class:`~adjudicator.dimensions.DimensionVote` per dimension, the arm's single "judge".
+factual claims, which code checks against the source (:func:`adjudicator.input.evidence.support`). Read
+into one :class:`~adjudicator.verdict.dimensions.DimensionVote` per dimension, the arm's single "judge".
 """
 
 from __future__ import annotations
@@ -14,16 +14,16 @@ from collections.abc import Mapping
 from functools import partial
 from typing import Any
 
-from adjudicator.dimensions import NO_EVIDENCE, SIDES, DimensionVote, decide
-from adjudicator.evidence import source_for_match, support
-from adjudicator.formats import Side
+from adjudicator.input.evidence import source_for_match, support
+from adjudicator.input.formats import Side
+from adjudicator.input.match import MatchView
+from adjudicator.input.rubric import Rubric
 from adjudicator.judges.llm.dimensions import answer_spec, dimension_variables, number
-from adjudicator.match import MatchView
 from adjudicator.model.chat import ChatRequest
 from adjudicator.model.parsing import OutputInvalid, ParseResult, parse_output
 from adjudicator.model.prompts import PromptStore, prompt_language
 from adjudicator.model.schema import list_of, one_of, output_model, response_schema
-from adjudicator.rubric import Rubric
+from adjudicator.verdict.dimensions import NO_EVIDENCE, SIDES, DimensionVote, decide
 
 DIMENSIONS_NODE = "dimensions"
 TEMPLATE = "task_dimensions"

@@ -13,7 +13,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from adjudicator.model.schema import OutputModel, ballots_of, output_model, probability, score
-from adjudicator.verdict import PANEL_VOTES
+from adjudicator.verdict.ballots import PANEL_VOTES
 
 #: Task 1: the reasons, then p in [0, 1] (above 0.5 the affirmative).
 WinnerTendencyAnswer: type[OutputModel] = output_model("WinnerTendencyAnswer", basis=str, p=probability())

@@ -21,7 +21,7 @@ import re
 from functools import partial
 from typing import Any
 
-from adjudicator.match import MatchView
+from adjudicator.input.match import MatchView
 from adjudicator.model.chat import ChatRequest
 from adjudicator.model.parsing import OutputInvalid, ParseResult, as_int, parse_output
 from adjudicator.model.prompts import PromptStore, utterance_lines

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from adjudicator.model.parsing import OutputInvalid, as_probability, as_score, as_votes, find_labels, find_number, find_votes
-from adjudicator.verdict import PANEL_VOTES
+from adjudicator.verdict.ballots import PANEL_VOTES
 
 
 def read_task1(obj: Mapping[str, Any]) -> float:

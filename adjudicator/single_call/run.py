@@ -6,15 +6,15 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from adjudicator.input.match import MatchView
+from adjudicator.input.rubric import Rubric
 from adjudicator.judges.base import NodeResult
-from adjudicator.match import MatchView
 from adjudicator.model.attempts import MAX_ATTEMPTS, run_attempts
 from adjudicator.model.llm import LLMClient
 from adjudicator.model.prompts import PromptStore, prompt_language
-from adjudicator.rubric import Rubric
 from adjudicator.single_call.tasks import TaskInstance, task_instances, template_hashes
 from adjudicator.single_call.verdict import build_verdict
-from adjudicator.verdict import Verdict
+from adjudicator.verdict.ballots import Verdict
 from adjudicator.workflow.progress import ProgressSink, task_event
 
 #: Default number of concurrent requests of one match (the instances are independent).

@@ -16,16 +16,16 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, Literal
 
-from adjudicator.formats import INTERACTION, Side, other_side, position_label_zh
-from adjudicator.match import MatchView, Stage
+from adjudicator.input.formats import INTERACTION, Side, other_side, position_label_zh
+from adjudicator.input.match import MatchView, Stage
+from adjudicator.input.rubric import Rubric, rubric_rows
 from adjudicator.model.chat import ChatRequest
 from adjudicator.model.parsing import ParseResult, parse_output
 from adjudicator.model.prompts import PromptStore, prompt_language, utterance_lines
 from adjudicator.model.schema import response_schema
-from adjudicator.rubric import Rubric, rubric_rows
 from adjudicator.single_call.outputs import StageScoreAnswer, WinnerTendencyAnswer, best_debater_answer
 from adjudicator.single_call.recovery import read_task1, read_task2, read_task3, recover_task1, recover_task2, recover_task3
-from adjudicator.verdict import PANEL_VOTES
+from adjudicator.verdict.ballots import PANEL_VOTES
 
 TaskName = Literal["task1", "task2", "task3", "dimensions", "bp_house_order", "bp_speaker_scores", "bp_speaker_ranks"]
 

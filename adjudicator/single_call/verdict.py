@@ -5,16 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 from adjudicator import __version__
-from adjudicator.aggregate import provenance_of, rank_votes
-from adjudicator.dimensions import DimensionVote, dimension_decision, panel_dimensions
-from adjudicator.formats import Side
+from adjudicator.input.formats import Side
+from adjudicator.input.match import MatchView
+from adjudicator.input.rubric import Rubric
 from adjudicator.judges.base import NodeResult
-from adjudicator.match import MatchView
 from adjudicator.records import CallRecord, NodeFailure, in_call_order, in_failure_order
-from adjudicator.review import review_of
-from adjudicator.rubric import Rubric
 from adjudicator.single_call.tasks import TaskInstance
-from adjudicator.verdict import Provenance, SpeechResult, StageScore, TaskStatus, UnitResult, Verdict
+from adjudicator.verdict.aggregate import provenance_of, rank_votes
+from adjudicator.verdict.ballots import Provenance, SpeechResult, StageScore, TaskStatus, UnitResult, Verdict
+from adjudicator.verdict.dimensions import DimensionVote, dimension_decision, panel_dimensions
+from adjudicator.verdict.review import review_of
 
 
 def _status(instance: TaskInstance, result: NodeResult[Any]) -> TaskStatus:

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol, cast
 
 from adjudicator.config import JudgeEvidence, PanelMode
+from adjudicator.input.rubric import Rubric
 from adjudicator.judges.base import JUDGE_PERSPECTIVES, Backend
-from adjudicator.rubric import Rubric
 
 
 class Backends(Protocol):
@@ -53,7 +53,7 @@ class AdjudicationContext:
     """``tracker`` runs the clash-tracking node; ``judges`` maps judge id -> backend (a mixed panel
     may use a different model per judge); ``perspectives`` judge id -> perspective name;
     ``rubric`` the active rubric (None = ccdb) and ``evidence`` the fact-authenticity source (an
-    :class:`~adjudicator.evidence.EvidenceSource`, ``"transcript"``, or None), which nodes read with
+    :class:`~adjudicator.input.evidence.EvidenceSource`, ``"transcript"``, or None), which nodes read with
     :func:`rubric_of` / :func:`evidence_of` (a context without them judges on the ccdb rubric);
     ``panel_mode`` how the judges judge (``"scoring"`` ballots, or ``"pairwise"`` comparisons);
     ``judge_evidence`` what the LLM judges read beyond the ledger (:func:`judge_evidence_of`);

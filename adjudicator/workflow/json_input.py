@@ -7,8 +7,8 @@ node that validates its input into the package's models, with the same rules and
 a match file on the command line:
 
 - the clash-tracking and adjudication graphs take :class:`MatchInput`, ``{"match": <a match file's
-  JSON>}``; :func:`read_match` validates it (:func:`~adjudicator.match.parse_match`), drops its gold
-  labels and source (:meth:`~adjudicator.match.Match.view`: labels never reach a model) and starts the
+  JSON>}``; :func:`read_match` validates it (:func:`~adjudicator.input.match.parse_match`), drops its gold
+  labels and source (:meth:`~adjudicator.input.match.Match.view`: labels never reach a model) and starts the
   walk over its stages, as :func:`adjudicator.api.initial_state` does;
 - the panel graph takes :class:`PanelInput`, ``{"battlefield": <a clash-tracking state as JSON>}``
   (e.g. the clash_tracking graph's output); :func:`read_battlefield` validates each of its keys with
@@ -26,10 +26,10 @@ from pydantic import TypeAdapter, ValidationError
 from pydantic_core import to_jsonable_python
 from typing_extensions import TypedDict
 
-from adjudicator.battlefield import BattlefieldState, Clash, StageAnalysis
 from adjudicator.errors import InputError
-from adjudicator.match import Match, MatchView, Stage, describe_validation_error, parse_match
+from adjudicator.input.match import Match, MatchView, Stage, describe_validation_error, parse_match
 from adjudicator.records import CallRecord, NodeFailure
+from adjudicator.verdict.battlefield import BattlefieldState, Clash, StageAnalysis
 
 #: The entry node's name in every graph compiled with ``json_input=True``.
 READ_INPUT = "read_input"
@@ -58,7 +58,7 @@ class MatchInput(TypedDict):
 
 class Battlefield(TypedDict, total=False):
     """A clash-tracking state as JSON: the ``match`` header, ``stages``, ``next_stage``, ``clashes``,
-    ``analyses``, ``calls``, ``failures`` (the keys of :class:`~adjudicator.battlefield.BattlefieldState`)."""
+    ``analyses``, ``calls``, ``failures`` (the keys of :class:`~adjudicator.verdict.battlefield.BattlefieldState`)."""
 
     match: MatchView
     stages: list[Stage]
@@ -99,7 +99,7 @@ _REDUCED = {"stages", "clashes", "analyses", "calls", "failures"}  # Battlefield
 
 def read_battlefield(state: PanelInput) -> dict[str, Any]:
     """Validate each key of ``state["battlefield"]`` (a clash-tracking state as JSON) with its type in
-    :class:`~adjudicator.battlefield.BattlefieldState`, the header ``match`` as a match file in
+    :class:`~adjudicator.verdict.battlefield.BattlefieldState`, the header ``match`` as a match file in
     progress (labels dropped; it may have fewer stages than its format's order, or none). Returns the
     validated values for the state (and clears ``battlefield``). Raises
     :class:`GraphInputError` naming the field."""

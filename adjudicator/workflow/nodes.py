@@ -2,7 +2,7 @@
 
 Wiring lives in ``graphs/``; these functions read the backend from the runtime context
 (:class:`~adjudicator.workflow.context.Backends`: an AdjudicationContext, or the serialisable settings of LangGraph's tools) and return state updates that the named reducers
-in :mod:`adjudicator.battlefield` fold in. Nodes never raise on a model fault: the backend returns a
+in :mod:`adjudicator.verdict.battlefield` fold in. Nodes never raise on a model fault: the backend returns a
 :class:`~adjudicator.records.NodeFailure`, which is recorded and the walk goes on.
 """
 
@@ -15,15 +15,15 @@ from langgraph.runtime import Runtime
 from typing_extensions import TypedDict
 
 from adjudicator import __version__
-from adjudicator.aggregate import aggregate, provenance_of
-from adjudicator.battlefield import BattlefieldState, Clash, StageAnalysis, apply_clash_updates, merge_clashes
 from adjudicator.errors import AdjudicationFailed
+from adjudicator.input.match import MatchView
 from adjudicator.judges.base import Backend, CompareRequest, JudgeRequest, StageRequest
-from adjudicator.match import MatchView
 from adjudicator.pairwise.comparisons import PairChoice, schedule
 from adjudicator.pairwise.panel import aggregate_pairwise
 from adjudicator.records import CallRecord, FailureKind, NodeFailure, in_call_order, in_failure_order
-from adjudicator.verdict import Ballot, Provenance, Verdict
+from adjudicator.verdict.aggregate import aggregate, provenance_of
+from adjudicator.verdict.ballots import Ballot, Provenance, Verdict
+from adjudicator.verdict.battlefield import BattlefieldState, Clash, StageAnalysis, apply_clash_updates, merge_clashes
 from adjudicator.workflow.context import Backends, evidence_of, judge_evidence_of, rubric_of, track_window_of
 from adjudicator.workflow.windows import window_size
 
@@ -101,7 +101,7 @@ def stage_update(state: BattlefieldState, i: int, context: Backends) -> dict[str
     and return the state update without ``next_stage``: the analysis and the clash delta (or the
     failure) and the call records. :func:`track_stage` uses it for the next stage; the live store
     uses it to retry a stage whose analysis failed (its failure stays in ``failures``, superseded by
-    the analysis: :func:`~adjudicator.battlefield.failed_stage_ids`)."""
+    the analysis: :func:`~adjudicator.verdict.battlefield.failed_stage_ids`)."""
     request = stage_request(state, i, context)
     stage, clashes = request.stage, request.clashes
     result = context.tracker.analyse_stage(request)

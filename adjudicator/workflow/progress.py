@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from adjudicator.match import MatchView
+from adjudicator.input.match import MatchView
 from adjudicator.records import CallRecord
 
 StepKind = Literal["stage", "judge", "task"]

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from langgraph.graph import END, START, StateGraph
 
-from adjudicator.battlefield import BattlefieldState
+from adjudicator.verdict.battlefield import BattlefieldState
 from adjudicator.workflow.context import AdjudicationContext
 from adjudicator.workflow.json_input import READ_INPUT, MatchInput, read_match
 from adjudicator.workflow.nodes import track_stage

@@ -3,7 +3,7 @@
 On a short debate most of a tracker request is fixed overhead (instructions, response schema, motion,
 ledger, the previous stage), while each stage's own text is a few hundred tokens. A *window* lets the
 tracker analyse several consecutive short stages in one request; everything downstream still sees one
-:class:`~adjudicator.battlefield.StageAnalysis` per stage, folded into the battlefield in stage order.
+:class:`~adjudicator.verdict.battlefield.StageAnalysis` per stage, folded into the battlefield in stage order.
 
 The grouping is a pure, deterministic function of the stages' texts and the character budget
 (``--track-window-chars``): greedy from left to right, the next stage joins the current window while
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from adjudicator.match import Stage
+from adjudicator.input.match import Stage
 from adjudicator.model.prompts import utterance_lines
 
 #: The most stages one window holds: its completion budget is the per-stage budget times its stage

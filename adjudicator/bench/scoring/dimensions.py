@@ -5,7 +5,7 @@ audience's outcome on argument, source and language). For each gold dimension:
 
 - Instances: the matches whose gold on that dimension is decisive; gold ties are excluded from the
   accuracy and counted (``n_gold_ties``). An arm's prediction is the panel's winner on the verdict
-  dimension whose ``gold`` names it (:class:`adjudicator.dimensions.DimensionResult`): a predicted
+  dimension whose ``gold`` names it (:class:`adjudicator.verdict.dimensions.DimensionResult`): a predicted
   tie is a parsed, incorrect prediction (read as p = 0.5, as Task 1 reads an undecided p); a
   dimension not assessed, a verdict without that dimension or a failed sample is unparsed and
   excluded (counted in ``n_excluded``).
@@ -18,7 +18,7 @@ audience's outcome on argument, source and language). For each gold dimension:
   direct winner (its ``p``) and of the decision derived from its dimension results by the rubric's
   rule (``dimension_decision``), on the same matches; plus, as a non-comparable reference, the
   decision the *gold* dimension labels give under debateart.com's points (arguments 3, sources 2,
-  language 1; :func:`adjudicator.dimensions.dimension_decision`).
+  language 1; :func:`adjudicator.verdict.dimensions.dimension_decision`).
 - Correlation (InspireScore section 4.2): Pearson and Spearman per dimension between an arm's mean
   score per (match, side) and human dimension scores (``labels.dimension_scores``) where the dataset
   carries them; otherwise not applicable, with the reason.
@@ -37,7 +37,7 @@ from adjudicator.bench.scoring.tables import all_parsed, baseline_row, rank, row
 from adjudicator.bench.scoring.winner import task1_structural_baselines
 from adjudicator.evaluation import baselines as B
 from adjudicator.evaluation import metrics as M
-from adjudicator.match import Match
+from adjudicator.input.match import Match
 
 TASK = "task1"  # rows are ranked like Task 1: by winner accuracy
 _P = {"affirmative": 1.0, "negative": 0.0, "tie": 0.5}
@@ -132,8 +132,8 @@ def _correlation(matches: Sequence[Match], arm_results: dict[str, dict[str, Samp
 def _decision(matches: Sequence[Match], arm_results: dict[str, dict[str, SampleResult]], labels: dict[str, str], st: ScoreSettings) -> dict[str, Any]:
     """The overall decision: direct winner vs the decision derived from the dimensions, per arm, on
     the matches with a decisive gold outcome where the arm has both; plus the gold-dimension reference."""
-    from adjudicator.dimensions import DimensionResult, dimension_decision
-    from adjudicator.rubric import load_rubric
+    from adjudicator.input.rubric import load_rubric
+    from adjudicator.verdict.dimensions import DimensionResult, dimension_decision
 
     gold = [m.labels.outcome if m.labels else None for m in matches]
     rows = []

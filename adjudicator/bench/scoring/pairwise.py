@@ -22,7 +22,7 @@ from typing import Any
 
 from adjudicator.bench.results import SampleResult
 from adjudicator.evaluation.ranking_metrics import strength_correlations
-from adjudicator.match import Match
+from adjudicator.input.match import Match
 
 LEVELS = ("unit", "speaker")
 

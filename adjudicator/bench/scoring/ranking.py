@@ -33,7 +33,7 @@ import numpy as np
 from adjudicator.bench.results import SampleResult
 from adjudicator.bench.scoring.leaves import ScoreSettings, scored
 from adjudicator.evaluation import ranking_metrics as R
-from adjudicator.match import Match
+from adjudicator.input.match import Match
 
 TOLERANCES = tuple(range(2, 10))
 #: DebateBench (seed 002, Table 1): mean speaker score 80.25 over its elite BP rounds.

@@ -21,7 +21,7 @@ gold labels are aligned by :mod:`adjudicator.bench.gold`, each arm's predictions
   paired bootstraps (the other metrics); p is checked for calibration (Brier score, ECE, reliability
   curve).
 - Replacing a judge. The alternative annotator test (Calderon et al., ACL 2025) per arm and task on
-  datasets with three-judge panels (:mod:`~adjudicator.bench.scoring.alt_test`).
+  datasets with three-judge panels (:mod:`~adjudicator.bench.scoring.alt_test_section`).
 """
 
 from __future__ import annotations
@@ -34,9 +34,9 @@ from adjudicator.bench.gold import Gold, gold_from_matches
 from adjudicator.bench.predictions import ArmPredictions, parse_statistics, predictions_for_arm
 from adjudicator.bench.results import SampleResult
 from adjudicator.bench.scoring import best_debater, dimensions, pairwise, ranking, stage_scores, winner
-from adjudicator.bench.scoring.alt_test import alt_test_section
+from adjudicator.bench.scoring.alt_test_section import alt_test_section
 from adjudicator.bench.scoring.leaves import ScoreSettings
-from adjudicator.match import Match
+from adjudicator.input.match import Match
 
 
 def score_run(

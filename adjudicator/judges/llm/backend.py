@@ -6,11 +6,11 @@ asks for the answer's response schema (:mod:`adjudicator.judges.llm.outputs`), s
 :class:`~adjudicator.model.llm.LLMClient` with the protocol's up-to-three attempts
 (:func:`~adjudicator.model.attempts.run_attempts`), and reads the answer with the three-stage parser
 and the node's validator and recovery (:mod:`adjudicator.judges.llm.recovery`) into a
-:class:`~adjudicator.battlefield.StageAnalysis` or a :class:`~adjudicator.verdict.Ballot`. An answer that
+:class:`~adjudicator.verdict.battlefield.StageAnalysis` or a :class:`~adjudicator.verdict.ballots.Ballot`. An answer that
 decodes but misses or botches some fields gets a repair turn asking for those fields only
 (:mod:`adjudicator.model.repair`, ``prompts/repair.<lang>.j2``).
 
-Both inputs are built from the label-free :class:`~adjudicator.match.MatchView` and tracker outputs,
+Both inputs are built from the label-free :class:`~adjudicator.input.match.MatchView` and tracker outputs,
 so gold labels cannot reach a prompt.
 """
 
@@ -19,8 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from functools import partial
 
-from adjudicator.battlefield import StageAnalysis
-from adjudicator.formats import get_format
+from adjudicator.input.formats import get_format
 from adjudicator.judges.base import CompareRequest, JudgeRequest, NodeResult, StageRequest, WindowResult
 from adjudicator.judges.llm.compare import compare_schema, compare_variables, read_choice, recover_choice
 from adjudicator.judges.llm.dimensions import dimension_variables, judge_dimension_units
@@ -39,7 +38,8 @@ from adjudicator.model.repair import Repairer
 from adjudicator.model.repair import template_name as repair_template
 from adjudicator.pairwise.comparisons import PairChoice
 from adjudicator.records import FailureKind, NodeFailure
-from adjudicator.verdict import Ballot
+from adjudicator.verdict.ballots import Ballot
+from adjudicator.verdict.battlefield import StageAnalysis
 
 TRACK_NODE = "track_stage"
 #: Template stem of the tracker's window of several stages (``prompts/track_window.<lang>.j2``).
@@ -74,7 +74,7 @@ def rendered_templates(format_name: str | None = None, panel: str = "scoring") -
 
 def window_key(requests: Sequence[StageRequest]) -> str:
     """The call key of a window's request: its stage ids joined by ``+`` (``"s03+s04"``; ``+`` cannot
-    occur in a stage id, :data:`~adjudicator.match.ID_PATTERN`); one stage's key is its stage id."""
+    occur in a stage id, :data:`~adjudicator.input.match.ID_PATTERN`); one stage's key is its stage id."""
     return "+".join(r.stage.stage_id for r in requests)
 
 

@@ -21,15 +21,15 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
-from adjudicator.battlefield import SideAnalysis
+from adjudicator.input.match import MatchView
 from adjudicator.judges.base import CompareRequest
 from adjudicator.judges.llm.ledger import ledger_view
 from adjudicator.judges.llm.variables import excerpt, header
-from adjudicator.match import MatchView
 from adjudicator.model.parsing import as_choice, find_string, find_word
 from adjudicator.model.prompts import prompt_language, utterance_lines
 from adjudicator.model.schema import OutputModel, one_of, output_model, response_schema
 from adjudicator.pairwise.comparisons import PairChoice
+from adjudicator.verdict.battlefield import SideAnalysis
 
 ANSWERS = ("A", "B", "tie")
 _ALIASES = {"a": "A", "b": "B", "tie": "tie", "draw": "tie", "equal": "tie", "平": "tie", "平局": "tie"}

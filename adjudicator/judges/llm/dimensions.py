@@ -7,11 +7,11 @@ levels, and how their answers are read into dimension ratings and votes (issue 1
   stated premises, the inference, the conclusion and whether the conclusion follows from those
   premises alone); under ``fact_authenticity`` with an evidence source configured, ``claims`` (the
   side's atomic factual claims, one checkable fact each), which code checks against the source with
-  :func:`adjudicator.evidence.support` -- the model never sees the evidence and never scores a fact.
+  :func:`adjudicator.input.evidence.support` -- the model never sees the evidence and never scores a fact.
 - Judge (``prompts/judge_dimensions.<lang>.j2``, which extends ``judge``): ``dimension_votes``, per
   subjective dimension the judge's score for each side and the winner or ``"tie"``. Objective
   dimensions are not voted on by the model: every judge takes them from the tracker's pooled counts
-  (:func:`adjudicator.dimensions.votes_from_ratings`), as it does for a subjective dimension the
+  (:func:`adjudicator.verdict.dimensions.votes_from_ratings`), as it does for a subjective dimension the
   judge left out (the vote's note says so).
 
 Reading is lenient like the rest of :mod:`adjudicator.judges.llm.recovery`: a score outside the scale
@@ -23,12 +23,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from adjudicator.dimensions import NO_EVIDENCE, SIDES, DimensionRating, DimensionVote, decide, votes_from_ratings
-from adjudicator.evidence import EvidenceSource, source_for_match, support
-from adjudicator.formats import Side
+from adjudicator.input.evidence import EvidenceSource, source_for_match, support
+from adjudicator.input.formats import Side
+from adjudicator.input.rubric import Dimension, Rubric
 from adjudicator.judges.base import JudgeRequest, StageRequest
 from adjudicator.model.schema import keyed_model, list_of, one_of, output_model
-from adjudicator.rubric import Dimension, Rubric
+from adjudicator.verdict.dimensions import NO_EVIDENCE, SIDES, DimensionRating, DimensionVote, decide, votes_from_ratings
 
 RATING_CHECKS = ("rating",)
 MAX_ITEMS = 12

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from adjudicator.battlefield import Clash, ClashEventKind, StageAnalysis
-from adjudicator.formats import Side
+from adjudicator.input.formats import Side
 from adjudicator.model.prompts import PromptStore
+from adjudicator.verdict.battlefield import Clash, ClashEventKind, StageAnalysis
 
 TITLE_CHARS = 60
 

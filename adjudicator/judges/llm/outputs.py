@@ -23,19 +23,19 @@ from typing import Annotated, Any
 
 from pydantic import Field, create_model
 
-from adjudicator.battlefield import ClashEventKind
-from adjudicator.formats import Side
+from adjudicator.input.formats import Side
+from adjudicator.input.rubric import Advancement, BattlefieldJudgement, TaskPerformance
 from adjudicator.judges.base import JudgeRequest, StageRequest
 from adjudicator.judges.llm.dimensions import answer_spec, ballot_answer_fields, side_answer_fields
 from adjudicator.judges.llm.variables import judge_units, unit_key
 from adjudicator.model.schema import OutputModel, ballots_of, keyed_model, list_of, one_of, output_model, probability, response_schema, score
-from adjudicator.rubric import Advancement, BattlefieldJudgement, TaskPerformance
-from adjudicator.verdict import BALLOT_VOTES
+from adjudicator.verdict.ballots import BALLOT_VOTES
+from adjudicator.verdict.battlefield import ClashEventKind
 
 
 class ClashUpdateAnswer(OutputModel):
     """What the tracker says one stage did to one clash (read into a
-    :class:`~adjudicator.battlefield.ClashUpdate`); positions are "" unless they change."""
+    :class:`~adjudicator.verdict.battlefield.ClashUpdate`); positions are "" unless they change."""
 
     clash_id: str
     title: str

@@ -12,7 +12,7 @@
 - ``transcript``: the ledger plus the whole transcript, stage by stage (for short debates or
   long-context models; the context-window preflight refuses a prompt that does not fit).
 
-Everything is built from the label-free :class:`~adjudicator.match.MatchView` and the tracker's
+Everything is built from the label-free :class:`~adjudicator.input.match.MatchView` and the tracker's
 output, so no gold label can reach a judge's prompt. Pure functions.
 """
 
@@ -21,10 +21,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from adjudicator.battlefield import Clash, ClashEvent, event_balance
+from adjudicator.input.match import MatchView
 from adjudicator.judges.base import JudgeRequest
-from adjudicator.match import MatchView
 from adjudicator.model.prompts import prompt_language, utterance_lines
+from adjudicator.verdict.battlefield import Clash, ClashEvent, event_balance
 
 #: Decisive clashes quoted, events quoted per clash (the latest), characters per quote by prompt
 #: language (Chinese runs at about one token per 1-1.5 characters, English at about four characters
@@ -43,7 +43,7 @@ _HAN = re.compile(r"[\u4e00-\u9fff]")
 
 def decisive_clashes(clashes: dict[str, Clash], limit: int = QUOTE_CLASHES) -> list[Clash]:
     """The ``limit`` clashes that did most to decide the debate: ranked by the size of their net
-    advancement (|net score| of :func:`~adjudicator.battlefield.event_balance`), then by the number
+    advancement (|net score| of :func:`~adjudicator.verdict.battlefield.event_balance`), then by the number
     of events, then by when they opened (the map's order). Clashes without events are left out."""
     ranked = [(abs(event_balance(c.events)[0]), len(c.events), -i, c) for i, c in enumerate(clashes.values()) if c.events]
     ranked.sort(key=lambda t: (t[0], t[1], t[2]), reverse=True)

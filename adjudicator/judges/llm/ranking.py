@@ -1,7 +1,7 @@
 """The LLM judge on a ranking format (BP): what a judge sees, the answer's shape, and how it is read.
 
-The units come from the format's declaration (:attr:`~adjudicator.formats.FormatSpec.units`) and the
-speeches from the match (:meth:`~adjudicator.match.MatchView.speeches`), so the response schema and
+The units come from the format's declaration (:attr:`~adjudicator.input.formats.FormatSpec.units`) and the
+speeches from the match (:meth:`~adjudicator.input.match.MatchView.speeches`), so the response schema and
 the reader are driven by the request's units, not by the format's name:
 
 - :func:`ranking_judge_variables` feeds ``prompts/judge_bp.<lang>.j2`` (the format's judge template):
@@ -11,7 +11,7 @@ the reader are driven by the request's units, not by the format's name:
 - :func:`ranking_answer` / :func:`ranking_schema`: ``reasoning``, ``ranking`` (one integer per
   unit) and ``speaker_scores`` (``stage_id`` one of the speeches, ``score``, ``rank``).
 - :func:`read_ranking_ballot` validates a decoded answer into a ranking
-  :class:`~adjudicator.verdict.Ballot` (every unit ranked 1..n once, every speech scored on the
+  :class:`~adjudicator.verdict.ballots.Ballot` (every unit ranked 1..n once, every speech scored on the
   format's scale, speech ranks without ties that follow the scores, no low-point wins) or raises
   :class:`~adjudicator.model.parsing.OutputInvalid`, which spends another attempt;
   :func:`recover_ranking_ballot` is the stage-3 recovery from field-level patterns.
@@ -24,13 +24,13 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
-from adjudicator.battlefield import SideAnalysis
 from adjudicator.judges.base import JudgeRequest
 from adjudicator.judges.llm.ledger import ledger_view
 from adjudicator.judges.llm.variables import header
 from adjudicator.model.parsing import OutputInvalid, as_int, find_number, find_string, small_objects
 from adjudicator.model.schema import OutputModel, keyed_model, list_of, one_of, output_model, response_schema
-from adjudicator.verdict import Ballot, SpeakerScore
+from adjudicator.verdict.ballots import Ballot, SpeakerScore
+from adjudicator.verdict.battlefield import SideAnalysis
 
 
 def ranking_judge_variables(request: JudgeRequest) -> dict[str, Any]:

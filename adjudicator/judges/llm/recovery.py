@@ -2,8 +2,8 @@
 
 The validators turn a decoded JSON object into the node's value or raise
 :class:`~adjudicator.model.parsing.OutputInvalid`: :func:`read_stage_analysis` gives the tracker's
-:class:`~adjudicator.battlefield.StageAnalysis`, :func:`read_ballot` a judge's
-:class:`~adjudicator.verdict.Ballot`. They are more lenient than the response schemas of
+:class:`~adjudicator.verdict.battlefield.StageAnalysis`, :func:`read_ballot` a judge's
+:class:`~adjudicator.verdict.ballots.Ballot`. They are more lenient than the response schemas of
 :mod:`adjudicator.judges.llm.outputs` (written-out level names, a mapping instead of a list), because a
 model without structured output writes what it likes.
 
@@ -18,8 +18,17 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
-from adjudicator.battlefield import CLASH_KINDS, ClashEventKind, ClashUpdate, SideAnalysis, StageAnalysis
-from adjudicator.formats import Side
+from adjudicator.input.formats import Side
+from adjudicator.input.rubric import (
+    ADVANCEMENT_LEVELS,
+    BATTLEFIELD_LEVELS,
+    LEVEL_TEXT,
+    TASK_LEVELS,
+    Advancement,
+    BattlefieldJudgement,
+    TaskPerformance,
+    suggested_score,
+)
 from adjudicator.judges.base import JudgeRequest, StageRequest
 from adjudicator.judges.llm.dimensions import read_ballot_dimensions, read_side_dimensions
 from adjudicator.judges.llm.variables import judge_units, side_debaters, unit_key
@@ -40,17 +49,8 @@ from adjudicator.model.parsing import (
     find_word,
     small_objects,
 )
-from adjudicator.rubric import (
-    ADVANCEMENT_LEVELS,
-    BATTLEFIELD_LEVELS,
-    LEVEL_TEXT,
-    TASK_LEVELS,
-    Advancement,
-    BattlefieldJudgement,
-    TaskPerformance,
-    suggested_score,
-)
-from adjudicator.verdict import BALLOT_VOTES, Ballot, BallotScore
+from adjudicator.verdict.ballots import BALLOT_VOTES, Ballot, BallotScore
+from adjudicator.verdict.battlefield import CLASH_KINDS, ClashEventKind, ClashUpdate, SideAnalysis, StageAnalysis
 
 #: Written-out level names (English and Chinese, from rubric.LEVEL_TEXT) -> level key.
 LEVEL_ALIASES: dict[str, str] = {text.lower(): key for key, pair in LEVEL_TEXT.items() for text in pair}
@@ -151,7 +151,7 @@ def read_stage_analysis(obj: Mapping[str, Any], request: StageRequest) -> StageA
 
     Requires one entry per evaluated side (paper 2.2.2) with the three rubric levels (level keys
     or their written-out English/Chinese names); ``score`` null/absent means the rubric table's
-    suggested score (:func:`~adjudicator.rubric.suggested_score`), an integer 1-10 overrides it.
+    suggested score (:func:`~adjudicator.input.rubric.suggested_score`), an integer 1-10 overrides it.
     Contributions are normalised to shares summing to 1 over the side's debaters (unknown labels
     dropped; none given = equal shares). Malformed clash updates are dropped, not fatal.
     Raises :class:`OutputInvalid`.

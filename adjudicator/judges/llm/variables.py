@@ -17,7 +17,7 @@ What each node sees (the design card, Data flow):
   share), the units it must score and the debater labels. Units of a stage the tracker failed on are
   not offered: a judge scores only what it has evidence about.
 
-Both are built from the label-free :class:`~adjudicator.match.MatchView` and tracker outputs, so
+Both are built from the label-free :class:`~adjudicator.input.match.MatchView` and tracker outputs, so
 gold labels cannot reach a prompt.
 """
 
@@ -26,14 +26,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from adjudicator.battlefield import CLASH_KINDS, SideAnalysis
-from adjudicator.formats import Side, get_format
+from adjudicator.input.formats import Side, get_format
+from adjudicator.input.match import MatchView, Stage
+from adjudicator.input.rubric import ADVANCEMENT_LEVELS, BATTLEFIELD_LEVELS, LEVEL_TEXT, TASK_LEVELS, rubric_rows
 from adjudicator.judges.base import JudgeRequest, StageRequest
 from adjudicator.judges.llm.ledger import Ledger, ledger_view
-from adjudicator.match import MatchView, Stage
 from adjudicator.model.prompts import prompt_language, utterance_lines
-from adjudicator.rubric import ADVANCEMENT_LEVELS, BATTLEFIELD_LEVELS, LEVEL_TEXT, TASK_LEVELS, rubric_rows
-from adjudicator.verdict import BALLOT_VOTES
+from adjudicator.verdict.ballots import BALLOT_VOTES
+from adjudicator.verdict.battlefield import CLASH_KINDS, SideAnalysis
 
 #: The tracker reads the previous stage (for engagement) only as a bounded excerpt, and a bounded
 #: ledger (the most recently active clashes, the latest stage lines): its prompt size then does not
@@ -171,7 +171,7 @@ def judge_units(request: JudgeRequest) -> list[tuple[str, Side]]:
 
 
 def rubric_groups(language: str) -> list[dict[str, Any]]:
-    """Table 5 (:func:`~adjudicator.rubric.rubric_rows`) with consecutive rows of the same task
+    """Table 5 (:func:`~adjudicator.input.rubric.rubric_rows`) with consecutive rows of the same task
     performance and battlefield judgement merged: ``[{"task", "battlefield", "scores": [(advancement,
     score), ...]}]``, in table order (11 rows -> 6 groups; every row's content kept, each level pair
     written once), for the judges' compact rubric."""

@@ -16,8 +16,8 @@ from __future__ import annotations
 from typing import Any
 
 from adjudicator.errors import InputError
+from adjudicator.input.match import MatchView
 from adjudicator.judges.base import JudgeRequest
-from adjudicator.match import MatchView
 
 
 def check_transcript_fits(view: MatchView, context: Any) -> None:

@@ -11,17 +11,17 @@ import threading
 import time
 from collections import OrderedDict
 
-from adjudicator.battlefield import StageAnalysis
+from adjudicator.input.match import MatchView
 from adjudicator.judges.base import CompareRequest, JudgeRequest, NodeResult, StageRequest
 from adjudicator.judges.offline.ballot import MODEL_NAME, judge_ballot
 from adjudicator.judges.offline.compare import compare_pair
 from adjudicator.judges.offline.ranking import ranking_ballot
 from adjudicator.judges.offline.reading import DebateReading
 from adjudicator.judges.offline.tracker import analyse
-from adjudicator.match import MatchView
 from adjudicator.pairwise.comparisons import PairChoice
 from adjudicator.records import CallRecord, FailureKind, NodeFailure
-from adjudicator.verdict import Ballot
+from adjudicator.verdict.ballots import Ballot
+from adjudicator.verdict.battlefield import StageAnalysis
 
 
 class OfflineBackend:

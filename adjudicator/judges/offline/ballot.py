@@ -18,15 +18,15 @@ from __future__ import annotations
 import hashlib
 import math
 
-from adjudicator.battlefield import Clash, SideAnalysis
-from adjudicator.dimensions import DimensionRating, DimensionVote, votes_from_ratings
-from adjudicator.formats import Side
+from adjudicator.input.formats import Side
+from adjudicator.input.match import MatchView
+from adjudicator.input.rubric import ADVANCEMENT_LEVELS, BATTLEFIELD_LEVELS, TASK_LEVELS
 from adjudicator.judges.base import JudgeRequest
 from adjudicator.judges.offline.ledger import ledger_before
 from adjudicator.judges.offline.tracker import analyse
-from adjudicator.match import MatchView
-from adjudicator.rubric import ADVANCEMENT_LEVELS, BATTLEFIELD_LEVELS, TASK_LEVELS
-from adjudicator.verdict import BALLOT_VOTES, Ballot, BallotScore
+from adjudicator.verdict.ballots import BALLOT_VOTES, Ballot, BallotScore
+from adjudicator.verdict.battlefield import Clash, SideAnalysis
+from adjudicator.verdict.dimensions import DimensionRating, DimensionVote, votes_from_ratings
 
 #: The model name the offline judge's ballots and call records carry.
 MODEL_NAME = "offline"
@@ -186,7 +186,7 @@ def judge_ballot(request: JudgeRequest) -> Ballot:
 
 def dimension_votes(request: JudgeRequest, by_unit: dict[tuple[str, Side], SideAnalysis]) -> list[DimensionVote]:
     """The ballot's per-dimension votes under a dimensional ``request.rubric`` ([] otherwise): the
-    tracker's stage ratings of each side combined by :func:`adjudicator.dimensions.votes_from_ratings`
+    tracker's stage ratings of each side combined by :func:`adjudicator.verdict.dimensions.votes_from_ratings`
     (the same for every perspective: the offline judge's perspectives weigh the CCDB levels only)."""
     if request.rubric is None or not request.rubric.dimensional:
         return []

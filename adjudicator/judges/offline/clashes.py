@@ -22,8 +22,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from adjudicator.battlefield import Clash, ClashEventKind, ClashUpdate
-from adjudicator.formats import SIDES, Side, other_side
+from adjudicator.input.formats import SIDES, Side, other_side
+from adjudicator.input.match import MatchView, Stage
 from adjudicator.judges.offline.ledger import clash_units
 from adjudicator.judges.offline.reading import DebateReading, norm_sentence, read_through, squash
 from adjudicator.judges.offline.text import (
@@ -39,7 +39,7 @@ from adjudicator.judges.offline.text import (
     weighing_markers,
 )
 from adjudicator.judges.offline.transcript import opponent_history, side_text
-from adjudicator.match import MatchView, Stage
+from adjudicator.verdict.battlefield import Clash, ClashEventKind, ClashUpdate
 
 #: Clash tracking: at most this many clashes open in one stage, and in the whole map.
 MAX_NEW_CLASHES = 2

@@ -1,4 +1,4 @@
-"""The offline judge on a dimensional rubric: one :class:`~adjudicator.dimensions.DimensionRating`
+"""The offline judge on a dimensional rubric: one :class:`~adjudicator.verdict.dimensions.DimensionRating`
 per (stage, evaluated side, dimension), from measurable text features only (:func:`rate_dimensions`).
 
 A baseline, like the rest of the offline judge: it does not read the debate, it counts. Every rule is
@@ -33,7 +33,7 @@ Per dimension key (preset dimensions; another key falls back to ``argument``'s r
   A proxy for the model's premise-and-inference check; it cannot see a non sequitur.
 - ``fact_authenticity`` (objective): claims are the side's own sentences (quotations removed) that
   contain a number or a capitalised name not at the sentence start; each is checked against the
-  evidence source (:func:`adjudicator.evidence.support`). No source: not assessed.
+  evidence source (:func:`adjudicator.input.evidence.support`). No source: not assessed.
 """
 
 from __future__ import annotations
@@ -42,12 +42,12 @@ import math
 import re
 from functools import lru_cache
 
-from adjudicator.dimensions import NO_EVIDENCE, DimensionRating
-from adjudicator.evidence import EvidenceSource, support
-from adjudicator.formats import Side
+from adjudicator.input.evidence import EvidenceSource, support
+from adjudicator.input.formats import Side
+from adjudicator.input.match import MatchView, Stage
+from adjudicator.input.rubric import Dimension, Rubric
 from adjudicator.judges.offline.text import content_terms, is_forfeit, own_sentences, sentences
-from adjudicator.match import MatchView, Stage
-from adjudicator.rubric import Dimension, Rubric
+from adjudicator.verdict.dimensions import NO_EVIDENCE, DimensionRating
 
 EMOTIVE = frozenset(
     """suffer suffering pain painful fear afraid tragic tragedy heartbreaking outrage outrageous shameful

@@ -34,13 +34,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from adjudicator.battlefield import Clash
-from adjudicator.formats import Side, other_side
+from adjudicator.input.formats import Side, other_side
+from adjudicator.input.match import MatchView, Stage
 from adjudicator.judges.offline.ledger import clash_units, mentions_unit
 from adjudicator.judges.offline.reading import DebateReading, read_through
 from adjudicator.judges.offline.text import content_terms, coverage, coverage_of_counts, novelty, text_stats, weighing_markers
 from adjudicator.judges.offline.transcript import comparable_opponent_terms, opponent_history, questions_answered, side_text
-from adjudicator.match import MatchView, Stage
+from adjudicator.verdict.battlefield import Clash
 
 # ---------------------------------------------------------------------------------------------
 # Constants (coarse, documented; not fitted)

@@ -4,8 +4,8 @@ about, whether a text mentions one, and the ledger as it stood before a stage.
 
 from __future__ import annotations
 
-from adjudicator.battlefield import Clash
 from adjudicator.judges.offline.text import content_terms
+from adjudicator.verdict.battlefield import Clash
 
 
 def clash_units(clash: Clash, lang: str) -> list[str]:

@@ -24,12 +24,12 @@ from __future__ import annotations
 
 import math
 
-from adjudicator.battlefield import Clash
+from adjudicator.input.match import MatchView
 from adjudicator.judges.base import JudgeRequest
 from adjudicator.judges.offline.ballot import MODEL_NAME, WELL_ANCHOR, _analyses_by_unit, unit_value
 from adjudicator.judges.offline.text import content_terms, novelty
-from adjudicator.match import MatchView
-from adjudicator.verdict import Ballot, SpeakerScore
+from adjudicator.verdict.ballots import Ballot, SpeakerScore
+from adjudicator.verdict.battlefield import Clash
 
 #: Speaker score of a speech valued at the rubric's "well completed" middle (7): DebateBench (seed 002,
 #: Table 1) reports a mean of 80.25 over elite BP rounds; 80 is that, rounded. Not fitted.

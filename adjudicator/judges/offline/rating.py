@@ -7,7 +7,7 @@ structural prior (paper 2.5 "Stage bias": questioners outscore respondents in qu
 cross-examination, the structure-aware baseline using 8 vs 6; the third speakers' cross-examinations
 matter most; the answering side can hardly advance, so its advancement is capped) and cut into rubric
 levels placed so that ordinary work reads as "well completed";
-:func:`adjudicator.rubric.suggested_score` reads the score off the table.
+:func:`adjudicator.input.rubric.suggested_score` reads the score off the table.
 """
 
 from __future__ import annotations

@@ -29,9 +29,9 @@ import threading
 from collections import Counter
 from dataclasses import dataclass, field
 
-from adjudicator.formats import SIDES, Side
+from adjudicator.input.formats import SIDES, Side
+from adjudicator.input.match import MatchView, Stage
 from adjudicator.judges.offline.text import PhraseCounter, content_terms, own_sentences, sentences, zh_candidates
-from adjudicator.match import MatchView, Stage
 
 _NON_WORD = re.compile(r"[\W_]+", re.UNICODE)
 

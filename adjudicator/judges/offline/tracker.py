@@ -1,4 +1,4 @@
-"""The offline clash tracker: the :class:`~adjudicator.battlefield.StageAnalysis` of one stage
+"""The offline clash tracker: the :class:`~adjudicator.verdict.battlefield.StageAnalysis` of one stage
 (:func:`analyse`), behind the ``analyse_stage`` node.
 
 For each evaluated side: its features (:mod:`adjudicator.judges.offline.features`), rated into rubric
@@ -12,17 +12,17 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from adjudicator.battlefield import Clash, ClashUpdate, SideAnalysis, StageAnalysis
-from adjudicator.evidence import source_for_match
-from adjudicator.formats import Side
+from adjudicator.input.evidence import source_for_match
+from adjudicator.input.formats import Side
+from adjudicator.input.match import MatchView, Stage
+from adjudicator.input.rubric import Rubric
 from adjudicator.judges.offline.clashes import track_clashes
 from adjudicator.judges.offline.dimensions import rate_dimensions
 from adjudicator.judges.offline.features import side_features
 from adjudicator.judges.offline.rating import rate
 from adjudicator.judges.offline.reading import DebateReading, read_through
 from adjudicator.judges.offline.text import content_terms
-from adjudicator.match import MatchView, Stage
-from adjudicator.rubric import Rubric
+from adjudicator.verdict.battlefield import Clash, ClashUpdate, SideAnalysis, StageAnalysis
 
 
 def analyse(

@@ -2,14 +2,14 @@
 opponent's recent stages, the opponent's comparable speech, and the questions put to a side with the
 answers it gave.
 
-Pure functions of :class:`~adjudicator.match.Stage` objects (no state), safe to call from several threads.
+Pure functions of :class:`~adjudicator.input.match.Stage` objects (no state), safe to call from several threads.
 """
 
 from __future__ import annotations
 
-from adjudicator.formats import Side, other_side
+from adjudicator.input.formats import Side, other_side
+from adjudicator.input.match import Stage
 from adjudicator.judges.offline.text import content_terms, count_questions, is_substantive
-from adjudicator.match import Stage
 
 
 def side_text(stage: Stage, side: Side) -> str:

@@ -1,10 +1,10 @@
 """Dimensional judging: per-stage dimension ratings, a judge's per-dimension votes, and the panel's
 per-dimension results and the decision derived from them (issue 13).
 
-Data flow, for a rubric whose ``dimensional`` is True (:class:`adjudicator.rubric.Rubric`):
+Data flow, for a rubric whose ``dimensional`` is True (:class:`adjudicator.input.rubric.Rubric`):
 
 1. The tracker rates every evaluated side of every stage on every dimension
-   (:class:`DimensionRating`, in :attr:`adjudicator.battlefield.SideAnalysis.dimensions`). A rating
+   (:class:`DimensionRating`, in :attr:`adjudicator.verdict.battlefield.SideAnalysis.dimensions`). A rating
    dimension gets a score on its scale; an objective one counts what it checked (``checked``) and
    what passed (``passed``: valid arguments, supported facts); ``score`` None means not assessed.
 2. A judge casts one :class:`DimensionVote` per dimension: each side's score and the winner or a
@@ -28,9 +28,9 @@ from typing import Literal
 
 from pydantic import Field
 
-from adjudicator.formats import Side
 from adjudicator.frozen import FrozenModel
-from adjudicator.rubric import Dimension, Rubric
+from adjudicator.input.formats import Side
+from adjudicator.input.rubric import Dimension, Rubric
 
 Outcome = Side | Literal["tie"]
 SIDES: tuple[Side, Side] = ("affirmative", "negative")
@@ -92,7 +92,7 @@ class DimensionResult(FrozenModel):
 
 class DimensionDecision(FrozenModel):
     """The match decision derived from the panel's dimension results by the rubric's rule
-    (``weighted_points`` or ``weighted_mean``, see :class:`adjudicator.rubric.Rubric`): ``points``
+    (``weighted_points`` or ``weighted_mean``, see :class:`adjudicator.input.rubric.Rubric`): ``points``
     side -> points (weighted_points) or weight-averaged unit score in [0, 1] (weighted_mean), and the
     winner (``"tie"`` on equal values; None when no dimension was assessed)."""
 

@@ -19,14 +19,14 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from adjudicator.battlefield import Clash
-from adjudicator.dimensions import DimensionDecision, DimensionResult, DimensionVote
-from adjudicator.formats import Role, Side
 from adjudicator.frozen import FrozenModel
-from adjudicator.match import check_no_low_point_wins, check_ranks
+from adjudicator.input.formats import Role, Side
+from adjudicator.input.match import check_no_low_point_wins, check_ranks
 from adjudicator.pairwise.record import PairwiseRecord
 from adjudicator.records import CallRecord, NodeFailure
-from adjudicator.review import Review
+from adjudicator.verdict.battlefield import Clash
+from adjudicator.verdict.dimensions import DimensionDecision, DimensionResult, DimensionVote
+from adjudicator.verdict.review import Review
 
 BALLOT_VOTES = 3
 PANEL_SIZE = 3
@@ -83,7 +83,7 @@ class Ballot(FrozenModel):
     scores or best-debater votes. Which units and speeches a match has is checked where the ballot
     is built (the judge's parser), not here.
 
-    ``dimensions`` (dimensional rubrics, :mod:`adjudicator.dimensions`): one vote per rubric
+    ``dimensions`` (dimensional rubrics, :mod:`adjudicator.verdict.dimensions`): one vote per rubric
     dimension, each side's score and the dimension's winner or a tie; empty under the ccdb rubric.
     ``p_logprob`` (``--p-source logprob`` only): P(affirmative) read off the winner token's
     probabilities (:func:`adjudicator.model.logprobs.logprob_p`), beside the stated ``p``; it may
@@ -207,7 +207,7 @@ class Dissent(FrozenModel):
     absolute rank differences from the panel's ranking (0 = the same ranking; at most 8 with four
     units), and ``low_point_wins`` names every pair where the panel's ranking puts a unit with fewer
     mean team points above another (the ranking follows the judges' ranks, see
-    :mod:`adjudicator.aggregate`)."""
+    :mod:`adjudicator.verdict.aggregate`)."""
 
     winner_split: str
     dissenting_judges: list[str] = Field(default_factory=list)
@@ -282,14 +282,14 @@ class Verdict(FrozenModel):
       failed with their raw outputs (the verdict is computed only from what succeeded).
     - ``p_logprob`` (``--p-source logprob`` only): the mean of the ballots' log-prob p (4 decimals),
       beside the stated ``p``; None when no ballot had one.
-    - ``review``: whether a person should look at the verdict and why (:mod:`adjudicator.review`:
+    - ``review``: whether a person should look at the verdict and why (:mod:`adjudicator.verdict.review`:
       a close call, a split panel, a failed judge, a probe flip); None on a partial verdict.
     - ``tasks``: per-task parse status (single-call arm; the agentic arm reports per-node status).
     - Ranking formats (BP): ``ranking`` one :class:`UnitResult` per unit in rank order and
       ``speaker_scores`` one :class:`SpeechResult` per speech in speaking order; ``winner`` and ``p``
       are None, ``stage_scores`` and ``best_debater_votes`` empty. Left out of the JSON when empty.
     - Dimensional rubrics (``--rubric debateart``, ``inspire``, a file): ``rubric`` its name,
-      ``dimensions`` the panel's :class:`~adjudicator.dimensions.DimensionResult` per dimension and
+      ``dimensions`` the panel's :class:`~adjudicator.verdict.dimensions.DimensionResult` per dimension and
       ``dimension_decision`` the winner those results give by the rubric's rule, beside the panel's
       direct ``winner``. Left out of the JSON under the ccdb rubric.
     - ``pairwise``: a pairwise panel's working (``--panel pairwise``: every comparison, the

@@ -1,5 +1,5 @@
 """Convert upstream PanelBench DebateArt debates into match files (format ``online-1v1``); the
-folder's BP-Competition rounds are converted by :mod:`adjudicator.convert_bp` (format ``bp``).
+folder's BP-Competition rounds are converted by :mod:`adjudicator.input.convert.bp` (format ``bp``).
 
 Input layout (Debatrix repository ``ljcleo/debatrix``, ``PanelBench/data/DebateArt``, MIT licence;
 see ``shared/data/panelbench/PROVENANCE.md``)::
@@ -51,8 +51,8 @@ import yaml
 
 from adjudicator.errors import InputError
 from adjudicator.files import write_output
-from adjudicator.formats import Side, position_label
-from adjudicator.match import Match, parse_match
+from adjudicator.input.formats import Side, position_label
+from adjudicator.input.match import Match, parse_match
 
 #: Utterance text used for a speech with no content (a forfeited or empty round on debateart.com).
 NO_SPEECH_TEXT = "[no speech: the debater posted nothing in this round (forfeit)]"
@@ -189,7 +189,7 @@ def _labels(did: int, final: dict[int, dict[str, str]], dims: dict[int, dict[str
     dim = dict(sorted(dims.get(did, {}).items()))
     note = (
         f"Audience vote on debateart.com ({vote_count} voter{'s' if vote_count != 1 else ''}), taken from PanelBench "
-        f"gold/final.csv; upstream label {row['label']} read under the '{row['convention']}' convention (see adjudicator/convert.py) as outcome {row['outcome']}. "
+        f"gold/final.csv; upstream label {row['label']} read under the '{row['convention']}' convention (see adjudicator/input/convert/debateart.py) as outcome {row['outcome']}. "
         f"Per-dimension audience outcomes (labels.dimensions) from gold/dimension.csv under the same convention. "
         f"Upstream flags: is_many_round={row['is_many_round']}, is_long={row['is_long']}."
     )
@@ -323,13 +323,13 @@ def convert_panelbench(
     :data:`LABEL_CONVENTIONS` (module docstring). ``out`` is created if needed; existing files of the
     same name are overwritten. Returns the written paths in id order (DebateArt, then BP). Each file
     is validated as a :class:`Match` before it is written, so every file loads with
-    :func:`adjudicator.match.load_match`.
+    :func:`adjudicator.input.match.load_match`.
 
     Raises :class:`InputError` naming the file for a missing folder or file, malformed YAML or CSV,
     or content that does not fit the match format; everything is validated before any file is
     written, so a failure leaves no partial output.
     """
-    from adjudicator.convert_bp import bp_match, bp_round_ids, find_bp_dir, read_bp_gold, read_round_names
+    from adjudicator.input.convert.bp import bp_match, bp_round_ids, find_bp_dir, read_bp_gold, read_round_names
 
     src = Path(src)
     bp_dir = find_bp_dir(src) if src.is_dir() and "BP-Competition" in parts else None

@@ -262,7 +262,7 @@ def _read_rubric_text(path: Path, flag: str) -> dict:
     import yaml
 
     from adjudicator.errors import InputError
-    from adjudicator.yamltext import load_yaml
+    from adjudicator.input.yamltext import load_yaml
 
     try:
         text = path.read_text(encoding="utf-8")
@@ -320,7 +320,7 @@ def check_rubric_format(rubric: Rubric, format_name: str, flag: str = "--rubric"
     """Raise InputError when a dimensional ``rubric`` is used on a format whose verdict is a ranking
     (BP): per-dimension winners are defined for two sides."""
     from adjudicator.errors import InputError
-    from adjudicator.formats import get_format
+    from adjudicator.input.formats import get_format
 
     if rubric.dimensional and get_format(format_name).verdict != "winner":
         raise InputError(f"{flag} {rubric.name}: per-dimension winners are defined for two-sided formats, not {format_name}", "use --rubric ccdb for this format")

@@ -1,5 +1,5 @@
 """A verdict as people read it: every section of the verdict report composed in the match's language
-from the verdict's own data (the renderers in :mod:`adjudicator.report` only lay it out).
+from the verdict's own data (the renderers in :mod:`adjudicator.verdict.report` only lay it out).
 
 - Who is who: each debater's position label with the debater's name beside it
   (``Affirmative Speaker 1 (Ann)``, ``正方一辩（张三）``); stages by name.
@@ -11,10 +11,10 @@ from the verdict's own data (the renderers in :mod:`adjudicator.report` only lay
   once, where it first appears) and its history as rows of stage name, side, debater and note.
 - Scores by stage with the rubric band in words, the ballots, failures and provenance.
 
-The competing units come from the format (:meth:`~adjudicator.match.MatchView.units`: two sides, or
+The competing units come from the format (:meth:`~adjudicator.input.match.MatchView.units`: two sides, or
 a format's houses), their names from the word table (``side.<unit>``, the unit's own name when there
 is none) and a clash's positions from the clash's ``<unit>_position`` fields, so a format with other
-units needs words, not a new report. Every word is in :mod:`adjudicator.labels` (``read.*``).
+units needs words, not a new report. Every word is in :mod:`adjudicator.verdict.labels` (``read.*``).
 """
 
 from __future__ import annotations
@@ -22,12 +22,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from adjudicator.battlefield import Clash, event_balance
-from adjudicator.formats import get_format, position_label_zh
-from adjudicator.labels import labels, stage_name
-from adjudicator.match import MatchView
-from adjudicator.rubric import band
-from adjudicator.verdict import Ballot, Verdict
+from adjudicator.input.formats import get_format, position_label_zh
+from adjudicator.input.match import MatchView
+from adjudicator.input.rubric import band
+from adjudicator.verdict.ballots import Ballot, Verdict
+from adjudicator.verdict.battlefield import Clash, event_balance
+from adjudicator.verdict.labels import labels, stage_name
 
 #: Counted clash moves a clash needs before the reason for decision cites it.
 MIN_CITED_MOVES = 2

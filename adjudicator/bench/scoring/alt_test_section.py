@@ -25,7 +25,7 @@ from adjudicator.bench.gold import Gold
 from adjudicator.bench.predictions import ArmPredictions
 from adjudicator.evaluation.alt_test import DEFAULT_ALPHA, DEFAULT_EPSILON, agreement, alt_test, negative_distance
 from adjudicator.evaluation.metrics import winner_from_p
-from adjudicator.match import Match
+from adjudicator.input.match import Match
 
 #: Judges a match needs for the test to read it (a leave-one-out needs someone left).
 MIN_PANEL = 3

@@ -16,12 +16,12 @@ from typing import Annotated, Literal, get_args
 from pydantic import Field
 from typing_extensions import TypedDict
 
-from adjudicator.dimensions import DimensionRating
-from adjudicator.formats import Role, Side
 from adjudicator.frozen import FrozenModel
-from adjudicator.match import MatchView, Stage
+from adjudicator.input.formats import Role, Side
+from adjudicator.input.match import MatchView, Stage
+from adjudicator.input.rubric import Advancement, BattlefieldJudgement, TaskPerformance, suggested_score
 from adjudicator.records import CallRecord, NodeFailure
-from adjudicator.rubric import Advancement, BattlefieldJudgement, TaskPerformance, suggested_score
+from adjudicator.verdict.dimensions import DimensionRating
 
 ClashEventKind = Literal["opened", "advanced", "conceded", "defended", "contested"]
 #: The clash event kinds, in declaration order.
@@ -91,7 +91,7 @@ class SideAnalysis(FrozenModel):
     ``suggested_score`` is 1-10, read from the rubric table for the three levels unless the analyst
     overrides it. ``contributions`` maps debater position labels to a share in [0, 1] of this side's
     work in the stage. ``dimensions``: the side's rating on every dimension of a dimensional rubric
-    (:mod:`adjudicator.dimensions`; empty, and left out of the JSON, under the ccdb rubric).
+    (:mod:`adjudicator.verdict.dimensions`; empty, and left out of the JSON, under the ccdb rubric).
     """
 
     stage_id: str

@@ -18,7 +18,7 @@ counts as not true, like InspireScore's "unknown"). An LLM checker may replace :
 reading the retrieved passages; the source interface stays the same.
 
 With no source configured, fact authenticity is **not assessed** (never a score): see
-:data:`adjudicator.dimensions.NO_EVIDENCE`.
+:data:`adjudicator.verdict.dimensions.NO_EVIDENCE`.
 """
 
 from __future__ import annotations

@@ -30,15 +30,15 @@ Ranking formats (BP; :func:`panel_ranking`), where each ballot ranks the units a
 
 from __future__ import annotations
 
-from adjudicator.battlefield import Clash
-from adjudicator.dimensions import dimension_decision, panel_dimensions
 from adjudicator.errors import AdjudicationFailed
-from adjudicator.formats import Side
-from adjudicator.match import MatchView
+from adjudicator.input.formats import Side
+from adjudicator.input.match import MatchView
+from adjudicator.input.rubric import Rubric
 from adjudicator.records import CallRecord, NodeFailure
-from adjudicator.review import review_of
-from adjudicator.rubric import Rubric
-from adjudicator.verdict import Arm, Ballot, Dissent, Provenance, SpeechResult, StageScore, UnitResult, Verdict
+from adjudicator.verdict.ballots import Arm, Ballot, Dissent, Provenance, SpeechResult, StageScore, UnitResult, Verdict
+from adjudicator.verdict.battlefield import Clash
+from adjudicator.verdict.dimensions import dimension_decision, panel_dimensions
+from adjudicator.verdict.review import review_of
 
 MIN_BALLOTS = 2
 
@@ -105,7 +105,7 @@ def aggregate(
     ``ballots`` are ordered by judge id before aggregation, so the result does not depend on the order
     in which concurrent judges finished. Raises :class:`AdjudicationFailed` with fewer than two ballots.
     Under a dimensional ``rubric`` the verdict also carries the panel's per-dimension results and the
-    decision they give (:func:`adjudicator.dimensions.panel_dimensions`, :func:`~adjudicator.dimensions.dimension_decision`).
+    decision they give (:func:`adjudicator.verdict.dimensions.panel_dimensions`, :func:`~adjudicator.verdict.dimensions.dimension_decision`).
     """
     ballots = sorted(ballots, key=lambda b: b.judge_id)
     if len(ballots) < MIN_BALLOTS:

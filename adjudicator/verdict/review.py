@@ -39,7 +39,7 @@ _DECISION_FIELDS = {"winner", "p", "stage_scores", "best_debater_votes", "rankin
 
 
 def identical_ballots(ballots: Sequence[Any]) -> bool:
-    """True when there are at least two ballots (:class:`~adjudicator.verdict.Ballot`) and all give the
+    """True when there are at least two ballots (:class:`~adjudicator.verdict.ballots.Ballot`) and all give the
     same decision: every field of :data:`_DECISION_FIELDS` equal (reasoning, judge id, perspective and
     model may differ)."""
     if len(ballots) < 2:

@@ -26,9 +26,9 @@ from typing import Any, Literal
 from pydantic import ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
 from adjudicator.errors import InputError
-from adjudicator.formats import INTERACTION, FormatName, FormatSpec, Role, Side, StageSlot, StageType, get_format, other_side, position_label
 from adjudicator.frozen import FrozenModel
-from adjudicator.jsontext import read_json
+from adjudicator.input.formats import INTERACTION, FormatName, FormatSpec, Role, Side, StageSlot, StageType, get_format, other_side, position_label
+from adjudicator.input.jsontext import read_json
 
 
 class _Strict(FrozenModel):
@@ -280,7 +280,7 @@ class MatchView(_Strict):
     stages: list[Stage]
 
     def spec(self) -> FormatSpec:
-        """The match's format declaration (:mod:`adjudicator.formats`)."""
+        """The match's format declaration (:mod:`adjudicator.input.formats`)."""
         return get_format(self.format)
 
     def label_of(self, debater: Debater) -> str:
@@ -656,8 +656,8 @@ def load_match(path: str | Path) -> Match:
     """Read and validate a match file.
 
     Raises :class:`InputError` (one line, exit code 2) for: a missing file, a directory, bytes that
-    are not UTF-8, invalid JSON, nesting deeper than :data:`~adjudicator.jsontext.MAX_JSON_DEPTH`, a
-    key given twice in one object (:func:`~adjudicator.jsontext.read_json`), and any schema or
+    are not UTF-8, invalid JSON, nesting deeper than :data:`~adjudicator.input.jsontext.MAX_JSON_DEPTH`, a
+    key given twice in one object (:func:`~adjudicator.input.jsontext.read_json`), and any schema or
     consistency violation (naming the field path).
     """
     p = Path(path)

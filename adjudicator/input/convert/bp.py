@@ -28,8 +28,8 @@ import re
 from pathlib import Path
 
 from adjudicator.errors import InputError
-from adjudicator.formats import BP
-from adjudicator.match import Match, parse_match
+from adjudicator.input.formats import BP
+from adjudicator.input.match import Match, parse_match
 
 ORIGIN = "PanelBench BP-Competition (Debatrix, ljcleo/debatrix): WUDC and NAUDC elimination rounds"
 LICENCE = "MIT"

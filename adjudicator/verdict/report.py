@@ -1,7 +1,7 @@
 """The verdict report as Markdown (:func:`verdict_markdown`) or one self-contained HTML page
 (:func:`verdict_html`), in the match's language.
 
-Both lay out the sections :func:`adjudicator.reading.readable_verdict` composes: the match and its
+Both lay out the sections :func:`adjudicator.verdict.reading.readable_verdict` composes: the match and its
 debaters, the result, the reason for decision (from the ballots), the dissent, the battlefield map
 (momentum explained once, where it first appears; each clash's history as stage, side, debater, move
 and note), the scores by stage, the ballots, failures and provenance. The HTML page has no script and
@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import jinja2
 
-from adjudicator.match import MatchView
-from adjudicator.reading import ReadableVerdict, readable_verdict
-from adjudicator.verdict import Verdict
+from adjudicator.input.match import MatchView
+from adjudicator.verdict.ballots import Verdict
+from adjudicator.verdict.reading import ReadableVerdict, readable_verdict
 
 #: The columns of a ranking format's tables (word keys ``read.ranking.*`` and ``read.speeches.*``).
 RANKING_COLUMNS = ("rank", "house", "judge_ranks", "mean_rank", "judge_points", "points")
@@ -31,7 +31,7 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
 
 
 def render_markdown(r: ReadableVerdict) -> str:
-    """Markdown of a :class:`~adjudicator.reading.ReadableVerdict`."""
+    """Markdown of a :class:`~adjudicator.verdict.reading.ReadableVerdict`."""
     L = r.L
     lines = [f"# {r.title}", ""]
     lines += [f"**{k}:** {_md(v)}  " for k, v in r.facts]
@@ -127,7 +127,7 @@ _PAGE = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined, ke
 
 
 def render_html(r: ReadableVerdict) -> str:
-    """One self-contained HTML page of a :class:`~adjudicator.reading.ReadableVerdict`."""
+    """One self-contained HTML page of a :class:`~adjudicator.verdict.reading.ReadableVerdict`."""
     return _PAGE.render(r=r, L=r.L, ranking_columns=RANKING_COLUMNS, speech_columns=SPEECH_COLUMNS)
 
 
