@@ -2,7 +2,7 @@
 
 The package sets ``LITELLM_LOCAL_MODEL_COST_MAP=True`` before anything can import litellm, because
 litellm otherwise fetches its price map from the network at import time. litellm itself is only
-imported lazily, by :mod:`adjudicator.model.llm`.
+imported lazily, by :mod:`adjudicator.model.litellm_setup`.
 """
 
 import os

@@ -190,14 +190,15 @@ def make_client(
     ``api_key`` to the variable ``config.api_key_env`` names, else ``$ADJUDICATOR_API_KEY``, else the
     provider's own variable for its own endpoint only (:func:`adjudicator.config.api_key`; ConfigError
     when a named variable is unset); ``gate`` is the run's
-    :class:`~adjudicator.model.llm.PreflightGate` (default: one for this client alone); ``observer``
+    :class:`~adjudicator.model.preflight.PreflightGate` (default: one for this client alone); ``observer``
     (a :class:`~adjudicator.model.chat.RequestObserver`, or None) is told about every request.
 
     Building the client imports no litellm. Just before its first request (never for a run answered
     from the cache) the gate checks every model of the run and raises ConfigError, with no request
-    sent, for an unroutable model or a missing key (:func:`adjudicator.model.llm.preflight`).
+    sent, for an unroutable model or a missing key (:func:`adjudicator.model.preflight.preflight`).
     """
-    from adjudicator.model.llm import LLMClient, PreflightGate
+    from adjudicator.model.llm import LLMClient
+    from adjudicator.model.preflight import PreflightGate
     from adjudicator.model.transport import TransportPolicy
 
     key = api_key if api_key is not None else config_api_key(name=config.api_key_env)
@@ -243,11 +244,11 @@ def build_context(
     is given to every client; ``cache`` is the response store they share (default
     :func:`open_cache`; ignored with ``no_cache``). ``prompts`` (a PromptStore) and ``sleep`` are for tests.
 
-    The models share one :class:`~adjudicator.model.llm.PreflightGate`: just before the run's first
+    The models share one :class:`~adjudicator.model.preflight.PreflightGate`: just before the run's first
     request (never when every answer comes from the cache, which keeps litellm unimported) every
     model is checked and :class:`~adjudicator.errors.ConfigError` is raised, before any request,
     when a model string names no known provider or its key is missing (see
-    :func:`adjudicator.model.llm.preflight`). ``check_models=True`` checks them now instead (a
+    :func:`adjudicator.model.preflight.preflight`). ``check_models=True`` checks them now instead (a
     long-running server should fail at start, not at its first request).
 
     ``tracker``, when given, takes the tracker's seat instead of a backend for ``config.tracker``
@@ -274,7 +275,7 @@ def build_context(
         return AdjudicationContext(tracker=tracker, judges=judges, rubric=rubric, evidence=evidence, panel_mode=config.panel, judge_evidence=config.judge_evidence, track_window_chars=config.track_window_chars)
 
     from adjudicator.judges.llm.backend import LLMBackend
-    from adjudicator.model.llm import PreflightGate
+    from adjudicator.model.preflight import PreflightGate
     from adjudicator.model.prompts import PromptStore
 
     gate = PreflightGate()

@@ -504,7 +504,7 @@ def api_key(env: Mapping[str, str] | None = None, name: str | None = None) -> st
     """The key passed explicitly to every model: ``$name`` when a variable is named (the
     ``api_key_env`` setting, ``--api-key-env``), else ``$ADJUDICATOR_API_KEY``; None when that is
     unset (then the provider's own variable is read for the provider's own endpoint only, and any
-    other API base gets a placeholder: :func:`adjudicator.model.llm.preflight`).
+    other API base gets a placeholder: :func:`adjudicator.model.preflight.preflight`).
 
     Raises :class:`~adjudicator.errors.ConfigError` (exit code 2, before any request) when ``name``
     is given and that variable is unset or empty: a key named explicitly is never silently replaced.

@@ -157,7 +157,7 @@ def litellm_import_s(repeats: int, env: dict[str, str], work: Path) -> tuple[flo
     """Median wall and CPU seconds litellm's import adds to a fresh process that has imported the
     model boundary."""
     base = [sys.executable, "-c", "import adjudicator.model.llm"]
-    full = [sys.executable, "-c", "import adjudicator.model.llm as m; m.litellm_module()"]
+    full = [sys.executable, "-c", "import adjudicator.model.llm; import adjudicator.model.litellm_setup as m; m.litellm_module()"]
     with_lit = [timed(full, env, work)[:2] for _ in range(repeats)]
     without = [timed(base, env, work)[:2] for _ in range(repeats)]
     return (median([w for w, _ in with_lit]) - median([w for w, _ in without]),

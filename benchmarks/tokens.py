@@ -81,7 +81,8 @@ from adjudicator.judges.llm.variables import PREVIOUS_STAGE_CHARS, excerpt, trac
 from adjudicator.judges.offline import OfflineJudge  # noqa: E402
 from adjudicator.model.cache import NullCache  # noqa: E402
 from adjudicator.model.chat import NODE_MAX_TOKENS  # noqa: E402
-from adjudicator.model.llm import LLMClient, litellm_module  # noqa: E402
+from adjudicator.model.litellm_setup import litellm_module  # noqa: E402
+from adjudicator.model.llm import LLMClient  # noqa: E402
 from adjudicator.model.prompts import PromptStore, utterance_lines  # noqa: E402
 from adjudicator.pairwise.comparisons import schedule  # noqa: E402
 from adjudicator.single_call.tasks import task_instances  # noqa: E402

@@ -2,7 +2,7 @@
 
 - no import cycle between the package's modules, and none between ``adjudicator`` and ``graphs``
   (``graphs`` imports ``adjudicator``, never the other way);
-- one owner per effect: click only in ``adjudicator.cli``, litellm only in ``adjudicator.model.llm``,
+- one owner per effect: click only in ``adjudicator.cli``, litellm only in ``adjudicator.model.litellm_setup``,
   diskcache only in ``adjudicator.model.cache``, file writes (``write_text``, ``write_bytes``,
   ``os.replace``, ``open(..., "w"/"a")``) only in ``adjudicator.files``.
 
@@ -109,7 +109,7 @@ def third_party_importers(top: str) -> set[str]:
 
 def test_one_owner_per_effect():
     assert all(m == "adjudicator.cli" or m.startswith("adjudicator.cli.") for m in third_party_importers("click"))
-    assert third_party_importers("litellm") == {"adjudicator.model.llm"}
+    assert third_party_importers("litellm") == {"adjudicator.model.litellm_setup"}
     assert third_party_importers("diskcache") == {"adjudicator.model.cache"}
 
 

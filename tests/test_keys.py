@@ -13,7 +13,7 @@ from fake_openai import fake_openai  # noqa: F401 (fixture)
 from llm_helpers import schema_responder
 
 from adjudicator.cli import main
-from adjudicator.model.llm import PLACEHOLDER_KEY, preflight, provider_endpoint
+from adjudicator.model.preflight import PLACEHOLDER_KEY, preflight, provider_endpoint
 
 MATCH = "adjudicator/data/matches/panelbench/debateart_4389.json"
 PROVIDER_SECRET = "sk-provider-secret-0123456789"

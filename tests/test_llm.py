@@ -13,7 +13,9 @@ from fake_openai import FakeOpenAI, Reply, error, fake_openai, ok  # noqa: F401 
 from adjudicator.errors import ConfigError
 from adjudicator.model.cache import ResponseCache
 from adjudicator.model.chat import NODE_MAX_TOKENS, ChatRequest
-from adjudicator.model.llm import PLACEHOLDER_KEY, LLMClient, litellm_module, preflight
+from adjudicator.model.litellm_setup import litellm_module
+from adjudicator.model.llm import LLMClient
+from adjudicator.model.preflight import PLACEHOLDER_KEY, preflight
 from adjudicator.model.transport import TransportError, TransportPolicy, retry_after_s
 
 KEY = "sk-secret-abcdef123456"

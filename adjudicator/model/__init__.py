@@ -4,7 +4,10 @@
   template with its partials.
 - ``schema``: pydantic output models reduced to the plain JSON Schema sent as ``response_format``.
 - ``chat``: the request of one node and the outcome of one attempt.
-- ``llm``: the only litellm importer; sends a request (structured-output mode, preflight, cost).
+- ``litellm_setup``: the only litellm importer; imports and configures it once, lazily.
+- ``preflight``: a run's models checked (routing, keys) just before its first request.
+- ``llm``: the client; sends a request (structured-output mode, context window, cache reads).
+- ``reply``: what a reply says: text, reasoning, tokens, cost.
 - ``transport``: transport faults and their bounded, Retry-After-honouring retries.
 - ``cache``: the only diskcache importer; the response cache keyed on everything that shaped a request.
 - ``parsing``: reading a raw reply in three stages (strict JSON, normalised, field-level expressions).

@@ -1,15 +1,15 @@
-"""The model boundary: the only module that imports litellm, and the one owner of transport retries.
+"""The model client: one chat request sent through litellm, and the one owner of transport retries.
 
 :class:`LLMClient` sends one chat request (:class:`~adjudicator.model.chat.ChatRequest`) for one
 attempt of a node and returns a :class:`~adjudicator.model.chat.ChatResponse` (raw text, tokens,
 cost, latency, cache hit, transport retries). It
 
-- imports litellm lazily (:func:`litellm_module`), after ``LITELLM_LOCAL_MODEL_COST_MAP=True`` is set
-  (``adjudicator/__init__.py``), with litellm's own cache, retries and debug printing off, and only
-  when a request must really be sent: a request answered from the cache is keyed and served without
-  litellm (what litellm's model table says about the model is kept in the cache as
+- imports litellm only when a request must really be sent (:mod:`adjudicator.model.litellm_setup`,
+  the one importer): a request answered from the cache is keyed and served without litellm (what
+  litellm's model table says about the model is kept in the cache as
   :class:`~adjudicator.model.cache.ModelFacts`), and the pre-flight check of a run's models
-  (:class:`PreflightGate`) and the context-window check run just before the first request;
+  (:class:`~adjudicator.model.preflight.PreflightGate`) and the context-window check run just before
+  the first request;
 - asks for structured output when it can: ``json_mode="auto"`` sends a JSON schema in
   ``response_format`` where ``litellm.supports_response_schema`` says the model supports it and plain
   prompted JSON otherwise (also when the server answers a schema with a 4xx about it: the client
@@ -30,7 +30,9 @@ cost, latency, cache hit, transport retries). It
 
 API keys come from the ``api_key`` argument (``ADJUDICATOR_API_KEY``) or, for a provider's own
 endpoint only, the provider's usual environment variable (litellm reads it); any other ``api_base``
-gets :data:`PLACEHOLDER_KEY` instead (:func:`preflight`). Keys are never logged, hashed or returned.
+gets :data:`~adjudicator.model.preflight.PLACEHOLDER_KEY` instead
+(:func:`~adjudicator.model.preflight.preflight`). Keys are never logged, hashed or returned. A reply
+is read (text, tokens, cost) by :mod:`adjudicator.model.reply`.
 """
 
 from __future__ import annotations
@@ -40,36 +42,23 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import nullcontext
-from functools import lru_cache
 from typing import Any
 
 from adjudicator.config import JSON_MODES, JsonMode
 from adjudicator.model.cache import CachedResponse, ModelFacts, NullCache, ResponseStore, request_key
 from adjudicator.model.chat import LOGPROB_NODES, NODE_MAX_TOKENS, ChatRequest, ChatResponse, RequestObserver
-from adjudicator.model.logprobs import TOP_LOGPROBS, TokenLogprob, token_logprobs_of
-from adjudicator.model.transport import RETRYABLE_STATUS, PromptTooLong, TransportError, TransportPolicy, describe_error, headers_of, retry_after_s, status_of
+from adjudicator.model.litellm_setup import WIRE, litellm_module, litellm_version
+from adjudicator.model.logprobs import TOP_LOGPROBS
+from adjudicator.model.preflight import PreflightGate, preflight
+from adjudicator.model.reply import cost_of, logprobs_of, reasoning_tokens_of, text_of, usage_of
+from adjudicator.model.transport import PromptTooLong, TransportError, TransportPolicy, classify, describe_error, headers_of, is_connection_failure, retry_after_s
 
 log = logging.getLogger("adjudicator.model.llm")
 
 
-_LITELLM: Any = None
-_LITELLM_LOCK = threading.Lock()
-
-#: This thread's pending "the request is going on the wire" callback (see :func:`_on_wire`).
-_WIRE = threading.local()
 #: (model, api_base) -> whether litellm sends that route's requests through the shared HTTP session
-#: (so :func:`_on_wire` fires); learnt from the first answered request of the route.
+#: (so :data:`~adjudicator.model.litellm_setup.WIRE`'s hook fires); learnt from the first answered request of the route.
 _WIRED_ROUTES: dict[tuple[str, str | None], bool] = {}
-
-
-def _on_wire(_request: Any) -> None:
-    """httpx ``request`` event hook of litellm's shared HTTP session: called in the sending thread
-    just before the request's bytes are written, so the request log records a request as late as
-    possible before the server can see it (a kill between the two is a window of microseconds)."""
-    mark = getattr(_WIRE, "mark", None)
-    if mark is not None:
-        _WIRE.mark = None
-        mark()
 
 
 #: One semaphore per (server, cap): clients of the same endpoint share it, so a server that answers
@@ -89,47 +78,6 @@ def request_limit(endpoint: str, cap: int) -> threading.BoundedSemaphore:
         return sem
 
 
-def litellm_module() -> Any:
-    """Import and configure litellm once (thread-safe): no debug printing to stdout, no telemetry,
-    no litellm cache, no tokenizer downloads, and a shared HTTP session whose request hook tells the
-    request observer when a request goes out (OpenAI-compatible routes use it). ``LITELLM_LOCAL_MODEL_COST_MAP`` is already set by the package's
-    ``__init__`` (which runs before this module can be imported), so the import reads no network.
-    Callers outside this module should not need it."""
-    global _LITELLM
-    if _LITELLM is None:
-        with _LITELLM_LOCK:
-            if _LITELLM is None:
-                import litellm
-
-                litellm.suppress_debug_info = True
-                litellm.telemetry = False
-                litellm.cache = None
-                litellm.num_retries = 0
-                # litellm's token counter would otherwise fetch a tokenizer from Hugging Face for
-                # some model names (llama-2/3, cohere): a download at run time, and offline a stall of
-                # about a minute of retries; it counts with tiktoken instead.
-                litellm.disable_hf_tokenizer_download = True
-
-                import httpx
-
-                litellm.client_session = httpx.Client(follow_redirects=True, event_hooks={"request": [_on_wire]})
-                logging.getLogger("LiteLLM").setLevel(logging.ERROR)
-                _LITELLM = litellm
-    return _LITELLM
-
-
-@lru_cache(maxsize=1)
-def litellm_version() -> str:
-    """The installed litellm's version, read from its package metadata without importing it
-    (``"unknown"`` if the metadata cannot be read). Part of the key of cached model facts."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("litellm")
-    except PackageNotFoundError:
-        return "unknown"
-
-
 # ---------------------------------------------------------------------------------------------
 # Errors
 
@@ -143,168 +91,9 @@ class _SchemaRejected(Exception):
         self.retries = retries
 
 
-def classify(exc: BaseException) -> tuple[bool, int | None]:
-    """(retryable, status) for an exception raised by a litellm call.
-
-    Retryable: timeouts, connection errors, 408/409/425/429 and any 5xx. Not retryable: other 4xx
-    (bad request, context window exceeded, bad key, unknown model) and anything else.
-    """
-    lit = litellm_module()
-    status = status_of(exc)
-    if "missing credentials" in str(exc).lower():  # litellm reports a missing key as a 500
-        return False, status
-    if isinstance(exc, (lit.Timeout, lit.APIConnectionError)):
-        return True, status
-    if status is not None and (status in RETRYABLE_STATUS or status >= 500):
-        return True, status
-    if isinstance(exc, (lit.RateLimitError, lit.InternalServerError, lit.ServiceUnavailableError)):
-        return True, status
-    return False, status
-
-
-# ---------------------------------------------------------------------------------------------
-# Preflight: catch a bad model string or a missing key before any request is spent
-
 #: Tokens a chat template adds per message (role markers, separators), an upper bound: OpenAI's
 #: format adds 3-4 per message and 3 for the reply; litellm's counter adds the same.
 MESSAGE_OVERHEAD_TOKENS = 8
-
-#: Sent as the key to a local OpenAI-compatible server (``api_base`` given) when no key is set;
-#: llama.cpp, vLLM and Ollama ignore it, and the OpenAI SDK refuses to send a request without one.
-PLACEHOLDER_KEY = "sk-no-key-required"
-
-
-#: The hosts each provider serves its API from (https only). A provider's own key (``OPENAI_API_KEY``,
-#: ``DEEPSEEK_API_KEY``, ...) goes to these hosts and nowhere else: with any other ``--api-base`` the
-#: client sends ``ADJUDICATOR_API_KEY`` or :data:`PLACEHOLDER_KEY` (:func:`provider_endpoint`). A host
-#: starting with "." is a suffix (an Azure resource is ``<name>.openai.azure.com``).
-PROVIDER_HOSTS: dict[str, tuple[str, ...]] = {
-    "openai": ("api.openai.com",),
-    "anthropic": ("api.anthropic.com",),
-    "deepseek": ("api.deepseek.com",),
-    "mistral": ("api.mistral.ai",),
-    "groq": ("api.groq.com",),
-    "together_ai": ("api.together.xyz",),
-    "openrouter": ("openrouter.ai",),
-    "gemini": ("generativelanguage.googleapis.com",),
-    "xai": ("api.x.ai",),
-    "fireworks_ai": ("api.fireworks.ai",),
-    "cohere": ("api.cohere.ai", "api.cohere.com"),
-    "perplexity": ("api.perplexity.ai",),
-    "moonshot": ("api.moonshot.cn", "api.moonshot.ai"),
-    "dashscope": ("dashscope.aliyuncs.com", "dashscope-intl.aliyuncs.com"),
-    "azure": (".openai.azure.com",),
-}
-
-
-def provider_endpoint(provider: str, api_base: str | None) -> bool:
-    """Whether ``api_base`` is ``provider``'s own API (an https URL on one of its
-    :data:`PROVIDER_HOSTS`); True without an ``api_base`` (litellm then uses the provider's default).
-    A provider not in the table has no own endpoint: any ``api_base`` is someone else's."""
-    if not api_base:
-        return True
-    from urllib.parse import urlsplit
-
-    parts = urlsplit(api_base)
-    host = (parts.hostname or "").lower().rstrip(".")
-    if parts.scheme != "https" or not host:
-        return False
-    return any(host.endswith(h) if h.startswith(".") else host == h for h in PROVIDER_HOSTS.get(provider, ()))
-
-
-def preflight(model: str, api_base: str | None = None, api_key: str | None = None) -> str | None:
-    """Check that litellm can route ``model`` and that a key is available; return the key to pass
-    explicitly: ``api_key`` when given (``ADJUDICATOR_API_KEY``); :data:`PLACEHOLDER_KEY` when
-    ``api_base`` is not the provider's own endpoint (:func:`provider_endpoint`: the provider's key is
-    never sent to another server, and the OpenAI SDK refuses to send a request without a key); else
-    None, to let litellm read the provider's environment variable for the provider's own endpoint.
-
-    Raises :class:`~adjudicator.errors.ConfigError` (exit code 2, no request made) when the model
-    string names no provider litellm knows, or when the provider's key variable is unset for the
-    provider's own endpoint.
-    """
-    from adjudicator.errors import ConfigError
-
-    lit = litellm_module()
-    try:
-        _, provider, _, _ = lit.get_llm_provider(model=model)
-    except Exception:
-        raise ConfigError(
-            f"model {model!r}: litellm cannot tell which provider serves it",
-            "write it as provider/name, e.g. deepseek/deepseek-chat, ollama/qwen2.5:14b, or openai/<name> with --api-base",
-        ) from None
-    if api_key:
-        return api_key
-    if api_base and not provider_endpoint(str(provider), api_base):
-        log.info("%s at %s: not %s's own endpoint, so its key is not sent (set ADJUDICATOR_API_KEY for this server)", model, api_base, provider)
-        return PLACEHOLDER_KEY
-    try:
-        env = lit.validate_environment(model=model)
-    except Exception:
-        return None
-    missing = [k for k in env.get("missing_keys", []) if not k.endswith("_API_BASE") and not k.endswith("_BASE_URL")]
-    if env.get("keys_in_environment") or not missing:
-        return None
-    raise ConfigError(
-        f"model {model!r}: no API key found (set {' or '.join(missing)})",
-        "keys are read from the provider's usual environment variable, or ADJUDICATOR_API_KEY",
-    )
-
-
-class PreflightGate:
-    """The pre-flight check of every model of one run, done once, just before the run's first request.
-
-    The clients of a run share one gate (:func:`adjudicator.api.build_context`). The first of them
-    that has to send a request checks them all with :func:`preflight` (routing and keys) and gives
-    each its key, so a bad model string or a missing key stops the run (ConfigError, exit code 2)
-    before any of its models is sent anything, while a run answered wholly from the cache neither
-    imports litellm nor needs a key. :meth:`ensure` may also be called up front (``live serve``
-    checks at start). Thread-safe; a failed check is raised again to every later caller.
-    """
-
-    def __init__(self) -> None:
-        self._clients: list[LLMClient] = []
-        self._lock = threading.Lock()
-        self._checked = False
-        self._error: tuple[str, str | None] | None = None
-        self._pending: list[Callable[[], None]] = []
-
-    def add(self, client: LLMClient) -> None:
-        """Check ``client`` with the others (before :meth:`ensure` first runs)."""
-        with self._lock:
-            self._clients.append(client)
-
-    def also_check(self, check: Callable[[], None]) -> None:
-        """Run ``check`` once, just before the next request any client of this gate sends (after the
-        model checks): a check of the run's input that needs litellm, e.g. that the judges' prompt fits
-        their context window, without importing litellm for a run answered from the cache. ``check``
-        raises :class:`~adjudicator.errors.InputError` to stop the run."""
-        with self._lock:
-            self._pending.append(check)
-
-    def ensure(self) -> None:
-        """Check every client once (importing litellm), then run the checks :meth:`also_check` added
-        since the last call. Raises ConfigError when a model is unroutable or its key is missing, or
-        when a check failed, now and on every later call."""
-        from adjudicator.errors import ConfigError, InputError
-
-        with self._lock:
-            if not self._checked:
-                try:
-                    for client in self._clients:
-                        client._resolve_key()
-                except ConfigError as exc:
-                    self._error = (exc.message, exc.hint)
-                self._checked = True
-            pending, self._pending = self._pending, []
-            for check in pending if self._error is None else ():
-                try:
-                    check()
-                except InputError as exc:
-                    self._error = (exc.message, exc.hint)
-                    break
-        if self._error is not None:
-            raise ConfigError(*self._error)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -414,8 +203,8 @@ class LLMClient:
             self.cache.set_facts(key, facts)
         return facts
 
-    def _resolve_key(self) -> None:
-        """Run :func:`preflight` for this client and keep the key it returns (called by the gate)."""
+    def resolve_key(self) -> None:
+        """Run :func:`~adjudicator.model.preflight.preflight` for this client and keep the key it returns (called by the gate)."""
         self._api_key = preflight(self.model, self.api_base, self._api_key_given)
 
     def _rejection_key(self) -> str:
@@ -525,9 +314,9 @@ class LLMClient:
                 retries = exc.retries + 1  # the rejected request was sent: it counts as a re-send
         resp, retries, request_id = sent
         latency = time.monotonic() - t0
-        text, finish, reasoning_content = _text_of(resp)
-        prompt_tokens, completion_tokens = self._usage(resp, kwargs["messages"], text, reasoning_content)
-        cost = self._cost(resp)
+        text, finish, reasoning_content = text_of(resp)
+        prompt_tokens, completion_tokens = usage_of(self.model, resp, kwargs["messages"], text, reasoning_content)
+        cost = cost_of(resp)
         if self.observer is not None:
             self.observer.settled(request_id, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, cost_usd=cost)
         return ChatResponse(
@@ -541,8 +330,8 @@ class LLMClient:
             finish_reason=finish,
             cache_key=key,
             reasoning_content=reasoning_content,
-            reasoning_tokens=self._reasoning_tokens(resp, text, reasoning_content),
-            logprobs=self._logprobs(resp),
+            reasoning_tokens=reasoning_tokens_of(self.model, resp, text, reasoning_content),
+            logprobs=logprobs_of(resp) if self.logprobs else None,
         )
 
     def before_first_request(self, check: Callable[[], None]) -> None:
@@ -653,7 +442,7 @@ class LLMClient:
                     raise _SchemaRejected(reason, retries) from None
                 if not retryable:
                     raise TransportError(f"{self.model}: request refused ({reason})", status=status, retryable=False, retries=retries) from None
-                unreachable = _is_connection_failure(exc)
+                unreachable = is_connection_failure(exc)
                 if unreachable:
                     where = self.api_base or "the provider's endpoint"
                     reason = f"cannot connect to {where} (connection refused, dropped or timed out before a reply)"
@@ -676,7 +465,7 @@ class LLMClient:
         observer's request id is appended to ``ids`` (left empty when nothing was sent).
 
         On a route known to use the shared HTTP session the request is recorded from its request
-        hook, just before the bytes are written (:func:`_on_wire`); on any other route (or one not
+        hook, just before the bytes are written (:data:`~adjudicator.model.litellm_setup.WIRE`); on any other route (or one not
         seen yet) it is recorded before litellm is called -- earlier than needed, so a kill in
         between counts a request the server never saw, never the reverse."""
         obs = self.observer
@@ -693,26 +482,16 @@ class LLMClient:
 
         if not wired:
             ids.append(obs.sent(model=self.model, node=request.node, key=request.key, attempt=attempt))
-        _WIRE.mark = on_wire
+        WIRE.mark = on_wire
         try:
             resp = lit.completion(**kwargs)
         finally:
-            _WIRE.mark = None
+            WIRE.mark = None
         if not wired:
             _WIRED_ROUTES[route] = bool(fired)
         elif not ids:  # answered without passing the hook: record it now
             ids.append(obs.sent(model=self.model, node=request.node, key=request.key, attempt=attempt))
         return resp
-
-    def _logprobs(self, resp: Any) -> tuple[TokenLogprob, ...] | None:
-        """The reply's token log-probabilities when this client asks for them, else None."""
-        if not self.logprobs:
-            return None
-        try:
-            tokens = token_logprobs_of(resp.choices[0])
-        except (AttributeError, IndexError):
-            return None
-        return tuple(tokens) if tokens else None
 
     def remember(self, response: ChatResponse, parsed: bool) -> None:
         """Store a response that came from the model (not from the cache) under its key.
@@ -737,75 +516,3 @@ class LLMClient:
                 logprobs=list(response.logprobs) if response.logprobs is not None else None,
             ),
         )
-
-    # -- helpers ---------------------------------------------------------------------------------
-
-    def _count(self, text: str) -> int:
-        """Tokens of ``text`` by litellm's offline counter (0 for no text or when it cannot count)."""
-        if not text:
-            return 0
-        try:
-            return int(litellm_module().token_counter(model=self.model, text=text))
-        except Exception:
-            return 0
-
-    def _usage(self, resp: Any, messages: Sequence[Mapping[str, str]], text: str, reasoning_content: str | None = None) -> tuple[int, int]:
-        usage = getattr(resp, "usage", None)
-        p = int(getattr(usage, "prompt_tokens", 0) or 0)
-        c = int(getattr(usage, "completion_tokens", 0) or 0)
-        if p == 0 and c == 0:  # the server sent no usage block: count offline
-            lit = litellm_module()
-            try:
-                p = int(lit.token_counter(model=self.model, messages=list(messages)))
-            except Exception:
-                p = 0
-            c = self._count(text) + self._count(reasoning_content or "")
-        return p, c
-
-    def _reasoning_tokens(self, resp: Any, text: str, reasoning_content: str | None) -> int:
-        """Completion tokens spent on reasoning: the provider's ``completion_tokens_details.reasoning_tokens``
-        when it reports them, else litellm's offline count of the reasoning content plus the reasoning
-        blocks in ``text`` (:func:`~adjudicator.model.parsing.split_reasoning`); 0 without reasoning."""
-        from adjudicator.model.parsing import split_reasoning
-
-        details = getattr(getattr(resp, "usage", None), "completion_tokens_details", None)
-        reported = getattr(details, "reasoning_tokens", None) if details is not None else None
-        if isinstance(reported, int) and reported > 0:
-            return reported
-        _, blocks = split_reasoning(text)
-        return self._count(reasoning_content or "") + sum(self._count(b) for b in blocks)
-
-    def _cost(self, resp: Any) -> float | None:
-        lit = litellm_module()
-        try:
-            cost = lit.completion_cost(completion_response=resp)
-        except Exception:
-            return None
-        if cost is None:
-            return None
-        return round(float(cost), 8)
-
-
-def _is_connection_failure(exc: BaseException) -> bool:
-    """True for a refused or dropped connection (litellm reports those as a 500 "Connection error")."""
-    lit = litellm_module()
-    return isinstance(exc, lit.APIConnectionError) or "connection error" in str(exc).lower()
-
-
-def _text_of(resp: Any) -> tuple[str, str | None, str | None]:
-    """(assistant text, finish reason, reasoning content) of a litellm response: the text is a
-    refusal's when content is empty; the reasoning content is the draft litellm or the provider put
-    apart from the answer (``message.reasoning_content``), None when there is none."""
-    try:
-        choice = resp.choices[0]
-    except (AttributeError, IndexError):
-        return "", None, None
-    msg = getattr(choice, "message", None)
-    content = getattr(msg, "content", None)
-    if not content:
-        refusal = getattr(msg, "refusal", None)
-        content = f"[refusal] {refusal}" if refusal else ""
-    reasoning = getattr(msg, "reasoning_content", None)
-    return str(content), getattr(choice, "finish_reason", None), (str(reasoning) if reasoning else None)
-
-

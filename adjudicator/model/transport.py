@@ -1,7 +1,8 @@
 """Transport faults and their bounded retries: the error raised when they run out, the backoff policy
 (``Retry-After`` honoured), reading status and headers off a provider's exception, and error text with
 anything shaped like a key redacted. :class:`~adjudicator.model.llm.LLMClient` is the one owner of
-the retries; it classifies litellm's exceptions with these helpers.
+the retries; it classifies litellm's exceptions with these helpers (:func:`classify`,
+:func:`is_connection_failure`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from adjudicator.errors import ModelCallError
+from adjudicator.model.litellm_setup import litellm_module
 
 
 class TransportError(ModelCallError):
@@ -137,3 +139,28 @@ def describe_error(exc: BaseException, status: int | None) -> str:
     if len(text) > 240:
         text = text[:237] + "..."
     return f"{name}{f' {status}' if status else ''}: {text}"
+
+
+def classify(exc: BaseException) -> tuple[bool, int | None]:
+    """(retryable, status) for an exception raised by a litellm call.
+
+    Retryable: timeouts, connection errors, 408/409/425/429 and any 5xx. Not retryable: other 4xx
+    (bad request, context window exceeded, bad key, unknown model) and anything else.
+    """
+    lit = litellm_module()
+    status = status_of(exc)
+    if "missing credentials" in str(exc).lower():  # litellm reports a missing key as a 500
+        return False, status
+    if isinstance(exc, (lit.Timeout, lit.APIConnectionError)):
+        return True, status
+    if status is not None and (status in RETRYABLE_STATUS or status >= 500):
+        return True, status
+    if isinstance(exc, (lit.RateLimitError, lit.InternalServerError, lit.ServiceUnavailableError)):
+        return True, status
+    return False, status
+
+
+def is_connection_failure(exc: BaseException) -> bool:
+    """True for a refused or dropped connection (litellm reports those as a 500 "Connection error")."""
+    lit = litellm_module()
+    return isinstance(exc, lit.APIConnectionError) or "connection error" in str(exc).lower()
