@@ -1,7 +1,7 @@
 """MkDocs hook: renders the references that the code declares, so the manual cannot drift from it.
 
 ``<!-- format-order: NAME -->`` becomes the declared speaking order of format NAME
-(:data:`adjudicator.formats.FORMATS`): one row per stage with its type, sides, speakers and phase.
+(:data:`adjudicator.input.formats.FORMATS`): one row per stage with its type, sides, speakers and phase.
 
 A page that holds the line ``<!-- settings-table -->`` gets, in its place, one row per field of
 :class:`adjudicator.config.ModelConfig`: the config-file key (the field name), the command-line flag
@@ -29,10 +29,8 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
 
 def format_order(name: str) -> str:
     """The Markdown table of a format's declared stages (raises KeyError for an unknown format)."""
-    try:
-        from adjudicator.input.formats import FORMATS
-    except ImportError:
-        from adjudicator.formats import FORMATS
+    from adjudicator.input.formats import FORMATS
+
     spec = FORMATS[name]
     bp = spec.verdict == "ranking"
     head = ["#", "stage", "type", "house and speech" if bp else "sides", "speakers", "phase"] + ([] if bp else ["中文"])
