@@ -205,18 +205,23 @@ def test_tracker_accepts_written_out_levels_and_a_score_override(fake_openai):
     assert (a.sides[0].task_performance, a.sides[0].battlefield_judgement, a.sides[0].suggested_score) == ("perfect", "correct_important", 10)
 
 
-def test_tracker_recovers_a_truncated_answer_by_regex(fake_openai):
+def test_tracker_recovers_the_sides_of_a_cut_answer_and_asks_again_for_its_cut_update(fake_openai):
+    # the reply stops inside a clash update (without saying it hit the budget): the sides are read by
+    # regex, but the stage is not accepted without the update it started (issue 26: it was, with
+    # clash_updates == []); the repair turn asks for the clash updates only
     text = (
         '{"reasoning": "the opening set up the sleep clash", "sides": [{"side": "affirmative", "rationale": "clear case", '
         '"task_performance": "well", "battlefield_judgement": "correct_secondary", "advancement": "effective", "score": null, '
         '"contributions": [{"debater": "Affirmative Speaker 1", "share": 1.0}]}], "clash_updates": [{"clash_id": "c1", "ti'
     )
-    fake_openai.push(text)
+    update = {"clash_id": "c1", "title": "sleep", "side": "affirmative", "kind": "opened", "note": "set up"}
+    fake_openai.push(text, json.dumps({"clash_updates": [update]}))
     result = make_backend(fake_openai).analyse_stage(stage_request(0))
-    assert result.calls[0].parse == "regex"
+    assert [(c.turn, c.parse) for c in result.calls] == [("answer", "failed"), ("repair", "strict")]
+    assert result.calls[0].error.startswith("clash_updates.0: this update could not be read as a JSON object")
     side = result.value.sides[0]
     assert (side.side, side.suggested_score, side.rationale) == ("affirmative", 6, "clear case")  # well / secondary / effective -> 6
-    assert result.value.clash_updates == []
+    assert [(u.clash_id, u.kind) for u in result.value.clash_updates] == [("c1", "opened")]
 
 
 def test_tracker_needs_every_evaluated_side(fake_openai):

@@ -344,7 +344,9 @@ def _short(text: str, limit: int = 200) -> str:
 _NUM = r"(-?\d+(?:\.\d+)?)"
 
 
-def _key_re(names: Sequence[str]) -> str:
+def key_pattern(names: Sequence[str]) -> str:
+    """A regular expression matching ``name:`` for any of ``names`` before a value: the key quoted or
+    not (ASCII or curly quotes), then ``:``, a full-width colon or ``=``, and the spaces after it."""
     alts = "|".join(re.escape(n) for n in names)
     return rf"(?<![A-Za-z0-9_])[\"'“”]?(?:{alts})[\"'“”]?\s*[:：=]\s*"
 
@@ -352,7 +354,7 @@ def _key_re(names: Sequence[str]) -> str:
 def find_number(text: str, names: Sequence[str]) -> float | None:
     """The number written after the last ``name: <number>`` (or ``=``, full-width colon, quoted
     key, quoted number) for any of ``names``, or None."""
-    found = re.findall(_key_re(names) + r"[\"'“]?" + _NUM, text)
+    found = re.findall(key_pattern(names) + r"[\"'“]?" + _NUM, text)
     return float(found[-1]) if found else None
 
 
@@ -361,13 +363,13 @@ def find_word(text: str, names: Sequence[str], choices: Iterable[str]) -> str | 
     (case-insensitive; full-width quotes allowed), returned as written in ``choices``; else None."""
     opts = {c.lower(): c for c in choices}
     alts = "|".join(re.escape(c) for c in sorted(opts, key=len, reverse=True))
-    found = re.findall(_key_re(names) + r"[\"'“]?(" + alts + r")\b", text, flags=re.I)
+    found = re.findall(key_pattern(names) + r"[\"'“]?(" + alts + r")\b", text, flags=re.I)
     return opts[found[-1].lower()] if found else None
 
 
 def find_string(text: str, names: Sequence[str]) -> str | None:
     """The last double-quoted string value after ``name:`` for any of ``names``, or None."""
-    found = re.findall(_key_re(names) + r"\"((?:[^\"\\]|\\.)*)\"", text, flags=re.S)
+    found = re.findall(key_pattern(names) + r"\"((?:[^\"\\]|\\.)*)\"", text, flags=re.S)
     if not found:
         return None
     try:
@@ -393,7 +395,7 @@ def find_labels(text: str, names: Sequence[str], labels: Sequence[str]) -> list[
     """The known position ``labels`` listed in the last ``name: [...]`` array for any of ``names``
     (each quoted item that :func:`canonical_label` knows, in order; a label may repeat, one vote per
     item), or [] when there is no such array. A cut-off array gives the complete items before the cut."""
-    found = re.findall(_key_re(names) + r"[\[［]([^\]］]*)", text)
+    found = re.findall(key_pattern(names) + r"[\[［]([^\]］]*)", text)
     if not found:
         return []
     items = re.findall(r"[\"'“]([^\"'“”]+)[\"'”]", found[-1])

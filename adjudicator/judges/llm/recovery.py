@@ -10,10 +10,17 @@ model without structured output writes what it likes.
 The recoveries are stage 3 of the protocol's three-stage parser
 (:func:`~adjudicator.model.parsing.parse_output`): they build a candidate object from field-level
 regular expressions when no JSON object could be decoded; the validator then checks it as usual.
+
+A recovery keeps what it read only where what it could not read stays visible: the tracker's
+recovery decodes each clash update on its own and keeps an update it cannot decode as its raw text,
+which the validator refuses, naming ``clash_updates``. The answer then fails, and the attempts runner
+asks for the clash updates again in a repair turn (or the stage fails); a stage is never accepted
+with fewer updates than its answer held.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
@@ -47,6 +54,8 @@ from adjudicator.model.parsing import (
     find_string,
     find_votes,
     find_word,
+    key_pattern,
+    repair_json,
     small_objects,
 )
 from adjudicator.verdict.ballots import BALLOT_VOTES, Ballot, BallotScore
@@ -95,36 +104,42 @@ def _contributions(value: Any, allowed: list[str]) -> dict[str, float]:
     return {k: round(v / total, 3) for k, v in shares.items()}
 
 
+def _clash_update(item: Any, k: int, labels: list[str]) -> ClashUpdate:
+    """Update ``k`` of ``clash_updates``: a clash id (word characters and hyphens; others become
+    hyphens), a side, a kind of :data:`CLASH_KINDS`; text fields cut to one line. Raises
+    :class:`OutputInvalid` for anything else, including an update kept as raw text by the recovery
+    (:func:`recover_clash_updates`)."""
+    if isinstance(item, str):
+        raise OutputInvalid(f"clash_updates.{k}: this update could not be read as a JSON object ({_text(item, 80)})")
+    if not isinstance(item, Mapping):
+        raise OutputInvalid(f"clash_updates.{k}: expected an object, got {type(item).__name__}")
+    cid = _ID_RE.sub("-", _text(item.get("clash_id"), 40)).strip("-")
+    if not cid:
+        raise OutputInvalid(f"clash_updates.{k}.clash_id: missing; every update names the clash it moves")
+    return ClashUpdate(
+        clash_id=cid,
+        title=_text(item.get("title"), 160),
+        side=_side(item.get("side"), f"clash_updates.{k}.side"),
+        kind=cast(ClashEventKind, as_choice(item.get("kind"), CLASH_KINDS, f"clash_updates.{k}.kind")),
+        note=_text(item.get("note"), 240),
+        debater=canonical_label(item.get("debater"), labels),
+        affirmative_position=_text(item.get("affirmative_position"), 200),
+        negative_position=_text(item.get("negative_position"), 200),
+    )
+
+
 def _clash_updates(value: Any, labels: list[str]) -> list[ClashUpdate]:
+    """Every update of ``clash_updates`` (:func:`_clash_update`; None or absent = none). One that
+    cannot be read fails the whole field (``("clash_updates",)``), so a repair turn asks for the
+    updates again: an update is never dropped while the rest of the stage is kept."""
     if value is None:
         return []
     if not isinstance(value, list):
-        raise OutputInvalid(f"clash_updates: expected a list, got {type(value).__name__}")
-    out: list[ClashUpdate] = []
-    for item in value:
-        if not isinstance(item, Mapping):
-            continue
-        cid = _ID_RE.sub("-", _text(item.get("clash_id"), 40)).strip("-")
-        if not cid:
-            continue
-        try:
-            side = _side(item.get("side"), "clash_updates.side")
-            kind = cast(ClashEventKind, as_choice(item.get("kind"), CLASH_KINDS, "clash_updates.kind"))
-        except OutputInvalid:
-            continue  # one malformed update does not cost the stage's rubric analysis
-        out.append(
-            ClashUpdate(
-                clash_id=cid,
-                title=_text(item.get("title"), 160),
-                side=side,
-                kind=kind,
-                note=_text(item.get("note"), 240),
-                debater=canonical_label(item.get("debater"), labels),
-                affirmative_position=_text(item.get("affirmative_position"), 200),
-                negative_position=_text(item.get("negative_position"), 200),
-            )
-        )
-    return out
+        raise OutputInvalid(f"clash_updates: expected a list, got {type(value).__name__}", [("clash_updates",)])
+    checks = FieldChecks()
+    out = [checks.run(("clash_updates",), _clash_update, item, k, labels) for k, item in enumerate(value)]
+    checks.raise_if_failed()
+    return [u for u in out if u is not None]
 
 
 def _side_items(obj: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
@@ -153,27 +168,29 @@ def read_stage_analysis(obj: Mapping[str, Any], request: StageRequest) -> StageA
     or their written-out English/Chinese names); ``score`` null/absent means the rubric table's
     suggested score (:func:`~adjudicator.input.rubric.suggested_score`), an integer 1-10 overrides it.
     Contributions are normalised to shares summing to 1 over the side's debaters (unknown labels
-    dropped; none given = equal shares). Malformed clash updates are dropped, not fatal.
-    Raises :class:`OutputInvalid`.
+    dropped; none given = equal shares). A clash update that cannot be read fails the answer
+    (field ``clash_updates``, :func:`_clash_updates`), never silently dropped.
+    Raises :class:`OutputInvalid` naming every failed field.
     """
     st = request.stage
-    found = _side_items(obj)
     checks = FieldChecks()
+    found = checks.run(("sides",), _side_items, obj)
     analyses = []
-    for side in st.evaluated_sides():
-        item = found.get(side)
+    for side in st.evaluated_sides() if found is not None else []:
+        item = (found or {}).get(side)
         if item is None:
             checks.errors.append(OutputInvalid(f"sides: no analysis for the {side}", [("sides", side)]))
             continue
         analysis = checks.run(("sides", side), _side_analysis, item, side, request)
         if analysis is not None:
             analyses.append(analysis)
+    updates = checks.run(("clash_updates",), _clash_updates, obj.get("clash_updates"), request.match.speaker_labels())
     checks.raise_if_failed()
     return StageAnalysis(
         stage_id=st.stage_id,
         stage_index=request.index,
         sides=analyses,
-        clash_updates=_clash_updates(obj.get("clash_updates"), request.match.speaker_labels()),
+        clash_updates=updates or [],
         summary=_text(obj.get("summary"), 600),
     )
 
@@ -248,7 +265,8 @@ _SIDE_ANCHOR = re.compile(
 def recover_stage_analysis(text: str) -> dict[str, Any] | None:
     """Stage-3 recovery for the tracker: split the text at each ``"side": "..."`` (or each
     ``"<side>": {``, the response schema's shape) and read the three levels (and an optional score and
-    rationale) from each piece that has them. Clash updates are not recovered."""
+    rationale) from each piece that has them; the clash updates are those of
+    :func:`recover_clash_updates` (an unreadable one kept as its text, which the validator refuses)."""
     anchors = list(_SIDE_ANCHOR.finditer(text))
     sides = []
     for i, m in enumerate(anchors):
@@ -271,7 +289,59 @@ def recover_stage_analysis(text: str) -> dict[str, Any] | None:
         )
     if not sides:
         return None
-    return {"sides": sides, "clash_updates": [], "summary": ""}
+    return {"sides": sides, "clash_updates": recover_clash_updates(text), "summary": ""}
+
+
+#: Where a tracker answer's clash updates start (``"clash_updates": [``), the top-level keys that may
+#: follow the list, and the key every update begins its own part with.
+_UPDATES_RE = re.compile(key_pattern(["clash_updates"]) + r"[\[［]")
+_AFTER_UPDATES_RE = re.compile(key_pattern(["summary", "sides", "reasoning"]))
+_CLASH_ID_RE = re.compile(key_pattern(["clash_id"]))
+
+
+def _decoded(piece: str) -> dict[str, Any] | None:
+    """``piece`` as a JSON object, as written or after the normalising repairs; None if neither reads."""
+    for candidate in (piece, repair_json(piece)):
+        try:
+            obj = json.loads(candidate)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(obj, dict):
+            return obj
+    return None
+
+
+def recover_clash_updates(text: str) -> list[Any]:
+    """The clash updates of a tracker answer that could not be decoded whole (an unescaped quote in a
+    note, a brace dropped): the text of the ``clash_updates`` list (to the next top-level key, or the
+    end) is cut before each update's ``clash_id`` key (at the update's opening brace), and each part is
+    decoded on its own (strict JSON, then :func:`~adjudicator.model.parsing.repair_json`). A part that
+    does not decode is kept as its text, so the validator names the update that was lost instead of
+    the stage losing it. [] when the answer holds no update (no ``clash_updates`` list, or an empty
+    one, and no ``clash_id`` anywhere)."""
+    head = _UPDATES_RE.search(text)
+    if head is not None:
+        tail = _AFTER_UPDATES_RE.search(text, head.end())
+        region = text[head.end() : tail.start() if tail else len(text)]
+        region = region[: region.rfind("]")] if "]" in region else region
+    else:  # no list: any update written elsewhere is still an update the answer held
+        first = _CLASH_ID_RE.search(text)
+        if first is None:
+            return []
+        region = text[max(text.rfind("{", 0, first.start()), 0) :]
+    cuts, after = [], 0
+    for anchor in _CLASH_ID_RE.finditer(region):
+        brace = region.rfind("{", after, anchor.start())
+        cuts.append(brace if brace >= 0 else anchor.start())
+        after = anchor.end()
+    bounds = [0, *cuts, len(region)]
+    out: list[Any] = []
+    for start, end in zip(bounds, bounds[1:]):
+        piece = region[start:end].strip().strip(",，").strip()
+        if piece:
+            decoded = _decoded(piece)
+            out.append(decoded if decoded is not None else piece)
+    return out
 
 
 def _unit_scores(raw: Any, units: list[tuple[str, Side]]) -> dict[tuple[str, Side], int]:
