@@ -38,7 +38,7 @@ class CallRecord(FrozenModel):
 
     Reasoning models: ``reasoning_content`` is the draft the provider returned apart from the answer,
     ``reasoning_blocks`` the drafts the parser set aside from ``raw_output`` (``<think>`` and the other
-    tags, :func:`~adjudicator.model.parsing.split_reasoning`); neither is ever read for an answer.
+    tags, :func:`~adjudicator.model.reasoning.split_reasoning`); neither is ever read for an answer.
     ``reasoning_tokens`` counts the completion tokens spent on reasoning (a part of
     ``completion_tokens``).
     """

@@ -19,7 +19,8 @@ from typing import Any
 
 from adjudicator.input.formats import CCDB_2V2
 from adjudicator.input.match import Match
-from adjudicator.model.parsing import as_probability, find_number, parse_output
+from adjudicator.model.parsing import find_number, parse_output
+from adjudicator.model.validators import as_probability
 
 GOLD_MARKER = "GOLD-LABEL-MARKER-7f3a"
 

@@ -5,20 +5,9 @@ from __future__ import annotations
 import pytest
 from llm_helpers import parse_p
 
-from adjudicator.model.parsing import (
-    OutputInvalid,
-    as_int,
-    as_probability,
-    as_score,
-    as_side,
-    as_votes,
-    balanced_objects,
-    canonical_label,
-    find_number,
-    find_votes,
-    parse_output,
-    repair_json,
-)
+from adjudicator.model.near_json import balanced_objects, repair_json
+from adjudicator.model.parsing import find_number, find_votes, parse_output
+from adjudicator.model.validators import OutputInvalid, as_int, as_probability, as_score, as_side, as_votes, canonical_label
 
 LABELS = ["Affirmative Speaker 1", "Affirmative Speaker 2", "Affirmative Speaker 3", "Negative Speaker 1", "Negative Speaker 2", "Negative Speaker 3"]
 

@@ -26,8 +26,9 @@ from adjudicator.model.attempts import run_attempts
 from adjudicator.model.cache import ResponseCache
 from adjudicator.model.chat import ChatRequest
 from adjudicator.model.llm import LLMClient
-from adjudicator.model.parsing import parse_output, split_reasoning
+from adjudicator.model.parsing import parse_output
 from adjudicator.model.prompts import PromptStore
+from adjudicator.model.reasoning import split_reasoning
 
 ANSWER = '{"basis": "the negative answered the cost clash", "p": 0.31}'
 DECOY = '{"basis": "maybe the affirmative", "p": 0.83}'

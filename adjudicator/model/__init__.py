@@ -11,5 +11,7 @@
 - ``transport``: transport faults and their bounded, Retry-After-honouring retries.
 - ``cache``: the only diskcache importer; the response cache keyed on everything that shaped a request.
 - ``parsing``: reading a raw reply in three stages (strict JSON, normalised, field-level expressions).
+  ``reasoning`` sets a reasoning model's draft aside first; ``near_json`` is stage 2's repairs;
+  ``validators`` the field checks every node shares (scores, p, votes).
 - ``attempts``: the protocol's up-to-three attempts per node, every raw output kept.
 """

@@ -9,7 +9,7 @@ only, with the response schema cut down to them (:func:`~adjudicator.model.schem
 server that constrains decoding can only return those fields. The reply (the *patch*) is merged into
 the answer (:func:`merge`) and the merged answer goes through the node's reader again.
 
-The fields come from the validator (:attr:`~adjudicator.model.parsing.OutputInvalid.fields`, carried
+The fields come from the validator (:attr:`~adjudicator.model.validators.OutputInvalid.fields`, carried
 in :attr:`~adjudicator.model.parsing.ParseResult.invalid_fields`); a validator that names none gets the
 whole answer asked for again, still with its message. A reply with no decodable object cannot be
 repaired: the attempts runner then resends the original request, as the protocol does.
@@ -29,8 +29,9 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from adjudicator.model.chat import ChatRequest
-from adjudicator.model.parsing import ParseResult, parse_output, split_reasoning
+from adjudicator.model.parsing import ParseResult, parse_output
 from adjudicator.model.prompts import PromptStore
+from adjudicator.model.reasoning import split_reasoning
 from adjudicator.model.schema import FieldPath, skeleton, sub_schema
 
 T = TypeVar("T")

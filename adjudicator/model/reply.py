@@ -62,8 +62,8 @@ def usage_of(model: str, resp: Any, messages: Sequence[Mapping[str, str]], text:
 def reasoning_tokens_of(model: str, resp: Any, text: str, reasoning_content: str | None) -> int:
     """Completion tokens spent on reasoning: the provider's ``completion_tokens_details.reasoning_tokens``
     when it reports them, else litellm's offline count of the reasoning content plus the reasoning
-    blocks in ``text`` (:func:`~adjudicator.model.parsing.split_reasoning`); 0 without reasoning."""
-    from adjudicator.model.parsing import split_reasoning
+    blocks in ``text`` (:func:`~adjudicator.model.reasoning.split_reasoning`); 0 without reasoning."""
+    from adjudicator.model.reasoning import split_reasoning
 
     details = getattr(getattr(resp, "usage", None), "completion_tokens_details", None)
     reported = getattr(details, "reasoning_tokens", None) if details is not None else None

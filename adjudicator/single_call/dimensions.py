@@ -20,9 +20,10 @@ from adjudicator.input.match import MatchView
 from adjudicator.input.rubric import Rubric
 from adjudicator.judges.llm.dimensions import answer_spec, dimension_variables, number
 from adjudicator.model.chat import ChatRequest
-from adjudicator.model.parsing import OutputInvalid, ParseResult, parse_output
+from adjudicator.model.parsing import ParseResult, parse_output
 from adjudicator.model.prompts import PromptStore, prompt_language
 from adjudicator.model.schema import list_of, one_of, output_model, response_schema
+from adjudicator.model.validators import OutputInvalid
 from adjudicator.verdict.dimensions import NO_EVIDENCE, SIDES, DimensionVote, decide
 
 DIMENSIONS_NODE = "dimensions"

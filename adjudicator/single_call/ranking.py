@@ -23,8 +23,9 @@ from typing import Any
 
 from adjudicator.input.match import MatchView
 from adjudicator.model.chat import ChatRequest
-from adjudicator.model.parsing import OutputInvalid, ParseResult, as_int, parse_output
+from adjudicator.model.parsing import ParseResult, parse_output
 from adjudicator.model.prompts import PromptStore, utterance_lines
+from adjudicator.model.validators import OutputInvalid, as_int
 
 HOUSE_ORDER = "bp_house_order"
 SPEAKER_SCORES = "bp_speaker_scores"

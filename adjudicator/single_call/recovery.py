@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from adjudicator.model.parsing import OutputInvalid, as_probability, as_score, as_votes, find_labels, find_number, find_votes
+from adjudicator.model.parsing import find_labels, find_number, find_votes
+from adjudicator.model.validators import OutputInvalid, as_probability, as_score, as_votes
 from adjudicator.verdict.ballots import PANEL_VOTES
 
 

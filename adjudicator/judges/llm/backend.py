@@ -32,8 +32,9 @@ from adjudicator.model.attempts import MAX_ATTEMPTS, run_attempts
 from adjudicator.model.chat import NODE_MAX_TOKENS, ChatRequest
 from adjudicator.model.llm import LLMClient
 from adjudicator.model.logprobs import expected_score, logprob_p
-from adjudicator.model.parsing import ParseResult, parse_output, split_reasoning
+from adjudicator.model.parsing import ParseResult, parse_output
 from adjudicator.model.prompts import PromptStore, prompt_language
+from adjudicator.model.reasoning import split_reasoning
 from adjudicator.model.repair import Repairer
 from adjudicator.model.repair import template_name as repair_template
 from adjudicator.pairwise.comparisons import PairChoice

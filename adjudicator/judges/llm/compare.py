@@ -25,9 +25,10 @@ from adjudicator.input.match import MatchView
 from adjudicator.judges.base import CompareRequest
 from adjudicator.judges.llm.ledger import ledger_view
 from adjudicator.judges.llm.variables import excerpt, header
-from adjudicator.model.parsing import as_choice, find_string, find_word
+from adjudicator.model.parsing import find_string, find_word
 from adjudicator.model.prompts import prompt_language, utterance_lines
 from adjudicator.model.schema import OutputModel, one_of, output_model, response_schema
+from adjudicator.model.validators import as_choice
 from adjudicator.pairwise.comparisons import PairChoice
 from adjudicator.verdict.battlefield import SideAnalysis
 

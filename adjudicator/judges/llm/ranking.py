@@ -13,7 +13,7 @@ the reader are driven by the request's units, not by the format's name:
 - :func:`read_ranking_ballot` validates a decoded answer into a ranking
   :class:`~adjudicator.verdict.ballots.Ballot` (every unit ranked 1..n once, every speech scored on the
   format's scale, speech ranks without ties that follow the scores, no low-point wins) or raises
-  :class:`~adjudicator.model.parsing.OutputInvalid`, which spends another attempt;
+  :class:`~adjudicator.model.validators.OutputInvalid`, which spends another attempt;
   :func:`recover_ranking_ballot` is the stage-3 recovery from field-level patterns.
 """
 
@@ -27,8 +27,9 @@ from typing import Any
 from adjudicator.judges.base import JudgeRequest
 from adjudicator.judges.llm.ledger import ledger_view
 from adjudicator.judges.llm.variables import header
-from adjudicator.model.parsing import OutputInvalid, as_int, find_number, find_string, small_objects
+from adjudicator.model.parsing import find_number, find_string, small_objects
 from adjudicator.model.schema import OutputModel, keyed_model, list_of, one_of, output_model, response_schema
+from adjudicator.model.validators import OutputInvalid, as_int
 from adjudicator.verdict.ballots import Ballot, SpeakerScore
 from adjudicator.verdict.battlefield import SideAnalysis
 

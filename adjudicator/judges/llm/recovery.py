@@ -1,7 +1,7 @@
 """Reading the LLM judge's answers: validators (decoded object -> value) and stage-3 recoveries.
 
 The validators turn a decoded JSON object into the node's value or raise
-:class:`~adjudicator.model.parsing.OutputInvalid`: :func:`read_stage_analysis` gives the tracker's
+:class:`~adjudicator.model.validators.OutputInvalid`: :func:`read_stage_analysis` gives the tracker's
 :class:`~adjudicator.verdict.battlefield.StageAnalysis`, :func:`read_ballot` a judge's
 :class:`~adjudicator.verdict.ballots.Ballot`. They are more lenient than the response schemas of
 :mod:`adjudicator.judges.llm.outputs` (written-out level names, a mapping instead of a list), because a
@@ -39,25 +39,9 @@ from adjudicator.input.rubric import (
 from adjudicator.judges.base import JudgeRequest, StageRequest
 from adjudicator.judges.llm.dimensions import read_ballot_dimensions, read_side_dimensions
 from adjudicator.judges.llm.variables import judge_units, side_debaters, unit_key
-from adjudicator.model.parsing import (
-    FieldChecks,
-    OutputInvalid,
-    as_choice,
-    as_number,
-    as_probability,
-    as_score,
-    as_side,
-    as_votes,
-    canonical_label,
-    find_labels,
-    find_number,
-    find_string,
-    find_votes,
-    find_word,
-    key_pattern,
-    repair_json,
-    small_objects,
-)
+from adjudicator.model.near_json import repair_json
+from adjudicator.model.parsing import find_labels, find_number, find_string, find_votes, find_word, key_pattern, small_objects
+from adjudicator.model.validators import FieldChecks, OutputInvalid, as_choice, as_number, as_probability, as_score, as_side, as_votes, canonical_label
 from adjudicator.verdict.ballots import BALLOT_VOTES, Ballot, BallotScore
 from adjudicator.verdict.battlefield import CLASH_KINDS, ClashEventKind, ClashUpdate, SideAnalysis, StageAnalysis
 
@@ -77,7 +61,7 @@ def _text(value: Any, limit: int) -> str:
 
 
 def _side(value: Any, field: str) -> Side:
-    """:func:`~adjudicator.model.parsing.as_side`, typed: it returns only "affirmative" or "negative"."""
+    """:func:`~adjudicator.model.validators.as_side`, typed: it returns only "affirmative" or "negative"."""
     return cast(Side, as_side(value, field))
 
 
@@ -315,7 +299,7 @@ def recover_clash_updates(text: str) -> list[Any]:
     """The clash updates of a tracker answer that could not be decoded whole (an unescaped quote in a
     note, a brace dropped): the text of the ``clash_updates`` list (to the next top-level key, or the
     end) is cut before each update's ``clash_id`` key (at the update's opening brace), and each part is
-    decoded on its own (strict JSON, then :func:`~adjudicator.model.parsing.repair_json`). A part that
+    decoded on its own (strict JSON, then :func:`~adjudicator.model.near_json.repair_json`). A part that
     does not decode is kept as its text, so the validator names the update that was lost instead of
     the stage losing it. [] when the answer holds no update (no ``clash_updates`` list, or an empty
     one, and no ``clash_id`` anywhere)."""
