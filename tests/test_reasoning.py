@@ -13,6 +13,7 @@ both the provider's draft and the blocks the parser set aside, and counts reason
 from __future__ import annotations
 
 import json
+import time
 from functools import partial
 
 import pytest
@@ -74,6 +75,38 @@ def test_a_reply_cut_off_while_thinking_has_no_answer_and_regex_does_not_read_th
 def test_text_without_reasoning_is_unchanged():
     assert split_reasoning(ANSWER) == (ANSWER, ())
     assert split_reasoning('{"note": "we think, therefore"}') == ('{"note": "we think, therefore"}', ())
+
+
+#: Replies of ~140 KB that made the reasoning split quadratic (issue 26, item 6): every unclosed
+#: opening tag sent a lazy ``(.*?)`` scan to the end of the reply (13-25 s of CPU each).
+HOSTILE = {
+    "unclosed think tags": "<think>" * 20_000,
+    "unclosed think brackets": "[THINK]" * 20_000,
+    "opening tags without '>'": "<think " * 20_000,
+    "tags closed by another name": "<think>a</thinking>" * 7_000,
+    "harmony constraints without a message": "<|channel|>analysis<|constrain|>" * 4_000,
+}
+
+
+@pytest.mark.parametrize("name", list(HOSTILE))
+def test_a_hostile_reply_is_split_in_linear_time(name):
+    # a guard against the quadratic scan, not a speed target: the split takes ~10 ms; 2 s of CPU is
+    # two orders of magnitude above it and one below the quadratic scan's 13 s (benchmarks keep speed)
+    text = HOSTILE[name]
+    start = time.process_time()
+    answer, blocks = split_reasoning(text)
+    assert time.process_time() - start < 2.0, name
+    assert len(answer) + sum(len(b) for b in blocks) <= len(text)
+
+
+def test_what_the_linear_split_keeps_and_drops():
+    # each unclosed opening tag pairs with nothing; the first one's rest is the draft of a cut-off reply
+    assert split_reasoning(f"{ANSWER}<think>a<think>b") == (ANSWER, ("a<think>b",))
+    # an opening tag pairs with the first closing tag of its own name after it, as the regex did
+    assert split_reasoning(f"<think>a</thinking>b</think>{ANSWER}") == (f"\n{ANSWER}", ("a</thinking>b",))
+    # a harmony constraint is one word: the analysis message after it is the draft
+    text = f"<|channel|>analysis<|constrain|>json<|message|>{DECOY}<|end|><|channel|>final<|message|>{ANSWER}<|return|>"
+    assert split_reasoning(text) == (ANSWER, (DECOY,))
 
 
 # ---------------------------------------------------------------------------------------------
