@@ -40,7 +40,7 @@ import contextvars
 import os
 import re
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -95,8 +95,8 @@ ENV_VARS: dict[str, str] = {ENV_PREFIX + name.upper(): name for name in _SETTING
 
 _FILE_KEYS = frozenset(_SETTINGS)
 
-#: The flag that sets each setting, for error messages.
-_FLAGS = {"judge_models": "--judge-model", "config_file": "--config", "max_concurrent_requests": "--concurrency"}
+#: The flag that sets each setting where it is not ``--<setting-with-dashes>`` (error messages, the settings reference).
+FLAGS = {"judge_models": "--judge-model", "config_file": "--config", "max_concurrent_requests": "--concurrency"}
 
 
 def default_cache_dir(env: Mapping[str, str] | None = None) -> Path:
@@ -186,61 +186,92 @@ class _FileSource(PydanticBaseSettingsSource):
 
 
 class ModelConfig(BaseSettings):
-    """The resolved model configuration.
+    """The resolved model configuration: one field per setting, each with its description (plain
+    text; the settings reference in ``docs/`` and LangGraph Studio's form are rendered from it), its
+    default and its range.
 
-    Fields matching the CLI flags: ``model`` (default model; None = offline), ``api_base``,
-    ``tracker_model``, ``judge_models`` (mixed panel), ``config_file`` (the file read, if any),
-    ``no_cache``, ``cache_dir``, ``timeout_s`` (per request, seconds, > 0), ``json_mode``
-    (auto/schema/object/none), ``panel`` (:data:`PanelMode`: scoring or pairwise). Settable from the environment or the config file only:
-    ``temperature`` (default 0), ``seed`` (a sampling seed sent with every request, None = none),
-    ``p_source`` (``stated``, or ``logprob``: also read p and the stage scores off the judges' token
-    log-probabilities, :mod:`adjudicator.model.logprobs`; a flag too, ``--p-source``),
-    ``max_tokens`` (completion budget per call),
-    ``transport_retries`` (re-sends after a transport fault, 0-10) and ``backoff_base_s`` (first
-    backoff wait, seconds). Judging settings: ``rubric`` (``--rubric``: a preset name of
-    :data:`adjudicator.input.rubric.PRESETS` or a rubric file; None = ``ccdb``) and ``evidence``
-    (``--evidence``: a folder of documents the fact-authenticity check reads, or ``transcript`` for
-    the passages the debaters quoted; None = fact authenticity not assessed); ``judge_evidence``
-    (``--judge-evidence``, :data:`JudgeEvidence`: what the LLM judges read beyond the tracker's
-    ledger; ``ledger`` = nothing more, the default; a scoring panel only); ``track_window_chars``
-    (``--track-window-chars``): the LLM tracker analyses consecutive stages whose transcripts add up
-    to at most this many characters in one request (:mod:`adjudicator.workflow.windows`; 0 = one
-    stage per request, the default). ``api_key_env``
-    (``--api-key-env``): the name of the environment variable holding the key sent to every model
-    (None = ``ADJUDICATOR_API_KEY``, see :func:`api_key`); a name, never a key.
-    ``max_concurrent_requests`` caps the requests in flight to one server at
-    a time (None = no cap; 1 for a local server that answers one request at a time, ``adjudicate
-    --concurrency``).
+    Where each setting is used: ``p_source`` in :mod:`adjudicator.model.logprobs`; ``rubric`` names a
+    preset of :data:`adjudicator.input.rubric.PRESETS` or a file; ``evidence`` is read by
+    :mod:`adjudicator.input.evidence`; ``judge_evidence`` (:data:`JudgeEvidence`) by
+    :mod:`adjudicator.judges.llm.quotes`, a scoring panel only; ``track_window_chars`` by
+    :mod:`adjudicator.workflow.windows`; ``panel`` (:data:`PanelMode`) chooses :mod:`adjudicator.pairwise`;
+    ``api_key_env`` is read by :func:`api_key`; ``max_concurrent_requests`` is ``adjudicate
+    --concurrency``. Every field but ``config_file`` (which is chosen, not set) can come from a flag of
+    ``adjudicate run`` or from the environment and the config file alone (:data:`ENV_VARS`).
 
-    Build it with :meth:`resolve` (flags, environment, file; errors name their source).
+    Build it with :meth:`resolve` (flags, environment, file; errors name their source) or
+    :meth:`resolve_values` (any settings by name, e.g. a LangGraph run's context).
     ``ModelConfig(**values)`` reads the environment and the default config file below the given
     values, as pydantic-settings does; ``ModelConfig.model_validate(values)`` takes ``values`` alone.
     """
 
     model_config = SettingsConfigDict(frozen=True, extra="forbid", validate_default=False)
 
-    model: str | None = None
-    api_base: str | None = None
-    tracker_model: str | None = None
-    judge_models: Annotated[tuple[str, ...], NoDecode] = ()
-    config_file: Path | None = None
-    no_cache: bool = False
-    cache_dir: Path = Field(default_factory=lambda: default_cache_dir(_resolution().env))
-    timeout_s: float = Field(default=120.0, gt=0)
-    json_mode: JsonMode = "auto"
-    temperature: float = Field(default=0.0, ge=0.0, le=2.0)
-    seed: int | None = Field(default=None, ge=0)
-    p_source: PSource = "stated"
-    max_tokens: int | None = Field(default=None, ge=1)
-    transport_retries: int = Field(default=4, ge=0, le=10)
-    backoff_base_s: float = Field(default=1.0, ge=0.0)
-    rubric: str | None = None
-    evidence: str | None = None
-    panel: PanelMode = "scoring"
-    max_concurrent_requests: int | None = Field(default=None, ge=1)
-    api_key_env: str | None = None
-    judge_evidence: JudgeEvidence = "ledger"
-    track_window_chars: int = Field(default=0, ge=0)
+    # Each description is plain text for people (the settings reference in docs/, LangGraph Studio's
+    # form); the default is shown beside it, so a description says what an unset value means.
+    model: str | None = Field(
+        default=None, description="The litellm model string for every role, e.g. deepseek/deepseek-chat or openai/gpt-4o-mini. Unset or 'offline': the offline judge, a deterministic baseline."
+    )
+    api_base: str | None = Field(
+        default=None,
+        description="URL of an OpenAI-compatible server (llama.cpp, vLLM, Ollama, a gateway), used for every model, e.g. http://127.0.0.1:8080/v1. Unset: each provider's own endpoint.",
+    )
+    tracker_model: str | None = Field(default=None, description="The model of the clash trackers. Unset: the model.")
+    judge_models: Annotated[tuple[str, ...], NoDecode] = Field(
+        default=(),
+        description="One to three models for judge-1, judge-2 and judge-3 in order, repeated in turn if fewer (a mixed panel); a list, or a comma-separated string in the variable. Unset: the model.",
+    )
+    config_file: Path | None = Field(default=None, description="A TOML or YAML file holding any of these settings. Unset: ~/.config/adjudicator/config.toml (or config.yaml) when it exists.")
+    no_cache: bool = Field(default=False, description="Neither read nor write the response cache (nor the bench's stored sample results, which live in it).")
+    cache_dir: Path = Field(
+        default_factory=lambda: default_cache_dir(_resolution().env),
+        description="The folder of the response cache.",
+        json_schema_extra={"default_text": "~/.cache/adjudicator/llm ($XDG_CACHE_HOME honoured)"},
+    )
+    timeout_s: float = Field(default=120.0, gt=0, description="The time limit of one model request, in seconds.")
+    json_mode: JsonMode = Field(
+        default="auto",
+        description="How a model is asked for JSON: auto (a JSON schema where litellm says the model supports one, prompted JSON if the server rejects it), schema, object (llama.cpp) or none (prompted JSON only).",
+    )
+    temperature: float = Field(default=0.0, ge=0.0, le=2.0, description="The sampling temperature of every request.")
+    seed: int | None = Field(
+        default=None, ge=0, description="A sampling seed sent with every request and part of its cache key. Unset: none sent. Not bench --seed, which seeds the baselines and the bootstrap."
+    )
+    p_source: PSource = Field(
+        default="stated",
+        description="Where a judge's winner tendency p comes from: stated (the p it writes), or logprob (also read p and the stage scores off its token log-probabilities, from an OpenAI-compatible server).",
+    )
+    max_tokens: int | None = Field(
+        default=None,
+        ge=1,
+        description="One completion budget for every request, in tokens. Unset: each node's own budget (1,280 for a tracker, 1,536 for a judge, 1,024 for a single-call task); set it higher for reasoning models.",
+    )
+    transport_retries: int = Field(default=4, ge=0, le=10, description="How often a request is sent again after a transport fault (429, 5xx, a timeout, a refused connection).")
+    backoff_base_s: float = Field(default=1.0, ge=0.0, description="The first wait before a request is sent again, in seconds (it doubles with each retry; a Retry-After header is honoured).")
+    rubric: str | None = Field(default=None, description="The rubric: a preset (ccdb, debateart or inspire) or the path of a rubric file (YAML, JSON or TOML). Unset: ccdb.")
+    evidence: str | None = Field(
+        default=None,
+        description="The source the fact-authenticity dimension checks claims against: a folder of documents (.txt, .md, .json), or transcript (the passages the debaters quoted). Unset: fact authenticity is not assessed.",
+    )
+    panel: PanelMode = Field(default="scoring", description="How the three judges judge: scoring (each writes a ballot) or pairwise (each compares pairs in both orders; Bradley-Terry strengths).")
+    max_concurrent_requests: int | None = Field(
+        default=None,
+        ge=1,
+        description="At most this many model requests in flight to one server at a time; 1 for a local server that answers one request at a time. Unset: no cap.",
+    )
+    api_key_env: str | None = Field(
+        default=None,
+        description="The name of the environment variable whose value is the key sent to every model (a name, never the key). Unset: ADJUDICATOR_API_KEY; a provider's own key goes only to its own endpoint.",
+    )
+    judge_evidence: JudgeEvidence = Field(
+        default="ledger",
+        description="What the language-model judges read beyond the tracker's ledger and analyses: ledger (nothing more), quotes (the transcript sentences behind the decisive clashes) or transcript (the whole transcript).",
+    )
+    track_window_chars: int = Field(
+        default=0,
+        ge=0,
+        description="The language-model tracker analyses consecutive stages whose transcripts add up to at most this many characters (and at most 6 stages) in one request. 0: one stage per request.",
+    )
 
     @classmethod
     def settings_customise_sources(
@@ -392,12 +423,32 @@ class ModelConfig(BaseSettings):
             "track_window_chars": track_window_chars,
         }
         given = {k: v for k, v in flags.items() if v is not None}
-        resolution = _Resolution(env=env, path=_config_path(config_file, env))
+        return cls._resolve(given, _config_path(config_file, env), env, lambda key: FLAGS.get(key, "--" + key.replace("_", "-")))
+
+    @classmethod
+    def resolve_values(cls, values: Mapping[str, Any], *, source: str, env: Mapping[str, str] | None = None) -> ModelConfig:
+        """Resolve settings given by name (``{"timeout_s": 30, "rubric": "debateart"}``, e.g. a LangGraph
+        run's context) above the ``ADJUDICATOR_*`` environment, the config file and the defaults, as
+        :meth:`resolve` resolves flags; a None value is unset. ``config_file`` is not one of them (the
+        environment's or the default file is read). Raises :class:`~adjudicator.errors.ConfigError`
+        naming ``<source>.<setting>`` for an unknown setting or a bad value."""
+        env = dict(os.environ if env is None else env)
+        unknown = sorted(set(values) - _FILE_KEYS)
+        if unknown:
+            raise ConfigError(f"{source}: unknown setting {', '.join(map(repr, unknown))}", f"known settings: {', '.join(sorted(_FILE_KEYS))}")
+        given = {k: v for k, v in values.items() if v is not None}
+        return cls._resolve(given, _config_path(None, env), env, lambda key: f"{source}.{key}")
+
+    @classmethod
+    def _resolve(cls, given: dict[str, Any], path: Path | None, env: Mapping[str, str], label: Callable[[str], str]) -> ModelConfig:
+        """Validate ``given`` above the environment ``env``, the config file ``path`` and the defaults;
+        ``label(setting)`` names a given value's source in an error."""
+        resolution = _Resolution(env=env, path=path)
         token = _RESOLVING.set(resolution)
         try:
             return cls(**given)
         except ValidationError as exc:
-            raise _config_error(exc, given, resolution) from None
+            raise _config_error(exc, given, resolution, label) from None
         finally:
             _RESOLVING.reset(token)
 
@@ -409,14 +460,14 @@ class ModelConfig(BaseSettings):
         return f"tracker={self.tracker or 'offline'}, {judges}{panel}, api_base={self.api_base or '-'}, cache={cache}"
 
 
-def _config_error(exc: ValidationError, flags: dict[str, Any], resolution: _Resolution) -> ConfigError:
-    """The one-line ConfigError for the first error of ``exc``, naming the flag, variable or file
-    that supplied the bad value (the highest-priority source that set it)."""
+def _config_error(exc: ValidationError, given: dict[str, Any], resolution: _Resolution, label: Callable[[str], str]) -> ConfigError:
+    """The one-line ConfigError for the first error of ``exc``, naming the flag (``label`` of a given
+    setting), variable or file that supplied the bad value (the highest-priority source that set it)."""
     err = exc.errors()[0]
     key = str(err["loc"][0]) if err.get("loc") else "?"
     env_values, file_values = resolution.read.get("env", {}), resolution.read.get("file", {})
-    if key in flags:
-        src, value = _FLAGS.get(key, "--" + key.replace("_", "-")), flags[key]
+    if key in given:
+        src, value = label(key), given[key]
     elif key in env_values:
         src, value = ENV_PREFIX + key.upper(), env_values[key]
     elif key in file_values:

@@ -51,13 +51,13 @@ def settings_table() -> str:
     rows = ["| setting (config file) | flag | environment | values | default | meaning |", "| --- | --- | --- | --- | --- | --- |"]
     for name, info in ModelConfig.model_fields.items():
         flag = flags.get(name)
-        description = info.description or _INTERIM.get(name) or (flag[1] if flag else None)
+        description = info.description
         if not description:
             raise ValueError(f"ModelConfig.{name} has no description: give it Field(description=...) in adjudicator/config.py")
         env = env_of.get(name)
         cells = [
             f"`{name}`",
-            f"`{flag[0]}`" if flag else "",
+            f"`{flag}`" if flag else "",
             f"`{env}`" if env else "",
             _values(info),
             _default(info),
@@ -67,30 +67,18 @@ def settings_table() -> str:
     return "\n".join(rows)
 
 
-#: Until the settings model carries its own descriptions (issue 24, part B), the settings that no
-#: flag offers are described here.
-_INTERIM = {
-    "temperature": "sampling temperature of every request",
-    "max_tokens": "one completion budget for every request; unset: each node's own budget (1,280 tokens for a tracker, 1,536 for a judge, "
-    "1,024 for a single-call task); set it higher for reasoning models",
-    "transport_retries": "re-sends after a transport fault (429, 5xx, timeout, refused connection)",
-    "backoff_base_s": "the first backoff wait before a re-send, in seconds",
-    "seed": "a sampling seed sent with every request and part of its cache key (unset: none sent); not `bench --seed`, which seeds the baselines and the bootstrap",
-}
-
-
-def _run_flags() -> dict[str, tuple[str, str]]:
-    """Setting name -> (flag, help text) of the ``run`` command's options."""
+def _run_flags() -> dict[str, str]:
+    """Setting name -> the ``run`` command's flag for it (with its metavar)."""
     from adjudicator import config as settings
     from adjudicator.cli.run import run_cmd
 
     options = {p.name: p for p in run_cmd.params if getattr(p, "opts", None) and p.opts[0].startswith("--")}
-    named = {flag: setting for setting, flag in getattr(settings, "_FLAGS", {}).items()}
-    found: dict[str, tuple[str, str]] = {}
+    named = {flag: setting for setting, flag in settings.FLAGS.items()}
+    found: dict[str, str] = {}
     for param_name, option in options.items():
         flag = max(option.opts, key=len)
         setting = named.get(flag, param_name)
-        found[setting] = (flag + (f" {option.metavar}" if option.metavar else ""), getattr(option, "help", "") or "")
+        found[setting] = flag + (f" {option.metavar}" if option.metavar else "")
     return found
 
 
