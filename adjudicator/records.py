@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
-from adjudicator.frozen import FrozenModel
+from adjudicator.frozen import FrozenModel, plain_descriptions
 
 ParseStage = Literal["strict", "normalised", "regex", "failed", "native"]
 #: What a call asked: the node's request (``answer``; a resend too) or a repair turn asking only for the
@@ -101,6 +101,13 @@ class FailureKind(StrEnum):
     def answered(self) -> bool:
         """True for a model that answered, but never usably (``unparseable``, ``truncated``, ``copied_example``)."""
         return self in (FailureKind.UNPARSEABLE, FailureKind.TRUNCATED, FailureKind.COPIED_EXAMPLE)
+
+    @classmethod
+    def __get_pydantic_json_schema__(cls, core_schema: Any, handler: Any) -> dict[str, Any]:
+        """Its JSON Schema's description as plain text, as a FrozenModel's (:func:`adjudicator.frozen.plain_text`)."""
+        schema = handler.resolve_ref_schema(handler(core_schema))
+        plain_descriptions(schema, cls)
+        return schema
 
 
 #: Reason prefixes of result files written before failures carried a kind (read back by ``--resume``).
