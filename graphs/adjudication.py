@@ -1,7 +1,10 @@
-"""LangGraph entry point: the adjudication graph (the main job), compiled for LangGraph's tools
-(``langgraph.json`` points here): JSON input ``{"match": <a match file>}``, context :class:`GraphSettings`."""
+"""LangGraph entry point: the adjudication graph (the main job), compiled for LangGraph's tools:
+JSON input ``{"match": <a match file>}``, output ``{"verdict": <the verdict>}``, context
+:data:`~graphs.settings.GraphSettings`. ``langgraph.json`` names :func:`make_graph`, which refuses
+unknown context keys before the server drops them."""
 
 from adjudicator.workflow.adjudication import build
-from graphs.settings import GraphSettings
+from graphs.settings import GraphSettings, server_factory
 
 graph = build(json_input=True, context_schema=GraphSettings)
+make_graph = server_factory(graph)

@@ -41,7 +41,8 @@ def test_tracking_and_panel_topologies():
 
 
 def test_langgraph_tools_graphs_start_with_the_json_reader():
-    """graphs/ (langgraph.json) compiles the same workflows behind one entry node that reads JSON."""
+    """graphs/ (langgraph.json) compiles the same workflows behind one entry node that reads JSON; the
+    clash-tracking graph ends in a node that writes its result, ``{"battlefield": ...}``."""
     from graphs.adjudication import graph as adjudication
     from graphs.panel import graph as panel
     from graphs.tracking import graph as tracking
@@ -53,7 +54,10 @@ def test_langgraph_tools_graphs_start_with_the_json_reader():
         ("__start__", "read_input"), ("read_input", "track_stage"), ("read_input", "convene_panel"), ("track_stage", "track_stage"),
         ("track_stage", "convene_panel"), ("convene_panel", "judge"), ("judge", "aggregate_panel"), ("aggregate_panel", "__end__"),
     ])  # fmt: skip
-    assert edges(tracking) == sorted([("__start__", "read_input"), ("read_input", "track_stage"), ("read_input", "__end__"), ("track_stage", "track_stage"), ("track_stage", "__end__")])
+    assert edges(tracking) == sorted([
+        ("__start__", "read_input"), ("read_input", "track_stage"), ("read_input", "write_output"), ("track_stage", "track_stage"),
+        ("track_stage", "write_output"), ("write_output", "__end__"),
+    ])  # fmt: skip
     assert edges(panel) == sorted([("__start__", "read_input"), ("read_input", "convene_panel"), ("convene_panel", "judge"), ("judge", "aggregate_panel"), ("aggregate_panel", "__end__")])
 
 

@@ -1,7 +1,8 @@
 """LangGraph's own tools run the graphs of ``graphs/`` from JSON: ``langgraph dev`` (the in-memory
 LangGraph API server, ``langgraph-cli[inmem]``) loads the three graphs of ``langgraph.json`` with
-non-null schemas, and runs the adjudication graph on a bundled match through its HTTP API with the
-offline judge, giving the verdict the library gives for the same match."""
+non-null schemas, serves a context schema with every setting a run may set described, refuses an
+unknown context key by name, and runs the adjudication graph on a bundled match through its HTTP API
+with the offline judge, giving the verdict the library gives for the same match."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from live_fakes import wait_until
 from pydantic_core import to_jsonable_python
 
 from adjudicator.api import adjudicate
+from adjudicator.config import ModelConfig
 from adjudicator.input.match import load_match
 
 REPO = Path(__file__).resolve().parents[1]
@@ -80,6 +82,45 @@ def test_every_graph_loads_with_its_schemas(langgraph_dev):
         assert schemas["state_schema"]["properties"].keys() >= {"match", "stages", "clashes", "analyses"}
         assert schemas["context_schema"]["properties"].keys() >= {"model", "tracker_model", "judge_models", "api_base"}
         assert list(schemas["input_schema"]["properties"]) == (["battlefield"] if graph_id == "panel" else ["match"])
+        assert list(schemas["output_schema"]["properties"]) == (["battlefield"] if graph_id == "clash_tracking" else ["verdict"])
+
+
+def test_the_served_context_schema_describes_every_setting_with_its_default(langgraph_dev):
+    """Every setting of the settings model but the server's own three (its key variable, config file
+    and cache folder) is in the context schema the API serves, with its description and default."""
+    assistants = {a["graph_id"]: a["assistant_id"] for a in langgraph_dev.post("/assistants/search", json={}).json()}
+    offered = [name for name in ModelConfig.model_fields if name not in ("api_key_env", "config_file", "cache_dir")]
+    assert len(offered) == len(ModelConfig.model_fields) - 3 >= 19
+    for assistant_id in assistants.values():
+        context = langgraph_dev.get(f"/assistants/{assistant_id}/schemas").json()["context_schema"]
+        assert list(context["properties"]) == offered
+        for name, prop in context["properties"].items():
+            assert prop["description"] == ModelConfig.model_fields[name].description, name
+            assert "default" in prop, name
+        props = context["properties"]
+        assert (props["timeout_s"]["default"], props["rubric"]["default"], props["judge_evidence"]["default"], props["track_window_chars"]["default"]) == (120.0, None, "ledger", 0)
+        assert props["timeout_s"]["title"] == "Timeout (s)" and props["api_base"]["title"] == "API base"
+        assert context["description"].startswith("Settings of this run:") and "``" not in context["description"]
+
+
+def test_an_unknown_context_key_fails_the_run_naming_it(langgraph_dev):
+    raw = json.loads(MATCH.read_text(encoding="utf-8"))
+    r = langgraph_dev.post("/runs/wait", json={"assistant_id": "adjudication", "input": {"match": raw}, "context": {"rubrik": "debateart", "model": "offline"}})
+    err = r.json()["__error__"]
+    assert err["error"] == "GraphInputError" and "\n" not in err["message"]
+    assert err["message"].startswith("context: unknown setting 'rubrik'"), err["message"]
+
+
+def test_a_rubric_in_the_context_is_used(langgraph_dev):
+    """``{"rubric": "debateart"}`` used to be dropped silently; the verdict is now the library's under that rubric."""
+    path = MATCH.parent.parent / "panelbench" / "debateart_0020.json"
+    expected = json.loads(adjudicate(load_match(path), ModelConfig.resolve(rubric="debateart", env={})).model_dump_json())
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    r = langgraph_dev.post("/runs/wait", json={"assistant_id": "adjudication", "input": {"match": raw}, "context": {"rubric": "debateart"}})
+    assert r.status_code == 200, r.text
+    verdict = r.json()["verdict"]
+    assert verdict["rubric"] == "debateart" and verdict["dimension_decision"] is not None
+    assert verdict == expected
 
 
 def test_the_adjudication_graph_runs_a_bundled_match_from_json(langgraph_dev):
@@ -104,8 +145,11 @@ def test_the_adjudication_graph_runs_a_bundled_match_from_json(langgraph_dev):
 def test_the_tracking_and_panel_graphs_chain_through_json(langgraph_dev):
     raw = json.loads(MATCH.read_text(encoding="utf-8"))
     tracked = langgraph_dev.post("/runs/wait", json={"assistant_id": "clash_tracking", "input": {"match": raw}}).json()
-    assert tracked["next_stage"] == 14 and [a["stage_id"] for a in tracked["analyses"]] == [s["stage_id"] for s in raw["stages"]]
-    paneled = langgraph_dev.post("/runs/wait", json={"assistant_id": "panel", "input": {"battlefield": tracked}}).json()
+    assert list(tracked) == ["battlefield"]  # the output schema's one field; the whole state stays in the thread's checkpoints
+    battlefield = tracked["battlefield"]
+    assert battlefield["next_stage"] == 14 and [a["stage_id"] for a in battlefield["analyses"]] == [s["stage_id"] for s in raw["stages"]]
+    paneled = langgraph_dev.post("/runs/wait", json={"assistant_id": "panel", "input": tracked}).json()  # the output is the panel's input as it is
+    assert list(paneled) == ["verdict"]
     expected = to_jsonable_python(adjudicate(load_match(MATCH)))
     assert paneled["verdict"] == json.loads(json.dumps(expected))
 

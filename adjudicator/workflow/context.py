@@ -7,8 +7,9 @@ Two kinds of context satisfy :class:`Backends`, the interface the nodes use:
 
 - :class:`AdjudicationContext`, built by :func:`adjudicator.api.build_context` from a
   :class:`~adjudicator.config.ModelConfig` (the library, the benchmark and live mode);
-- ``graphs.settings.GraphSettings``, the serialisable settings (model names) LangGraph's tools send as
-  JSON (``langgraph dev``, Studio), which builds the backends when a node first asks for them.
+- ``graphs.settings.GraphSettings``, the serialisable settings LangGraph's tools send as JSON
+  (``langgraph dev``, Studio), which builds an AdjudicationContext when a node first asks for it; the
+  ``*_of`` readers below read that one, not the settings as given.
 """
 
 from __future__ import annotations
@@ -26,8 +27,10 @@ class Backends(Protocol):
     """What a node needs from its runtime context: ``tracker`` (the clash-tracking backend),
     ``judges`` (judge id -> backend, in seating order), ``perspectives`` (judge id -> perspective
     name), ``panel_mode`` (``"scoring"``: each judge writes a ballot; ``"pairwise"``: each judge
-    compares pairs, :mod:`adjudicator.pairwise`) and :meth:`model_names`. Both kinds are dataclasses, as LangGraph requires of a context
-    type (hence ``__dataclass_fields__``)."""
+    compares pairs, :mod:`adjudicator.pairwise`) and :meth:`model_names`. LangGraph types a context
+    as a dataclass, TypedDict or pydantic model; the ``__dataclass_fields__`` declared here satisfies
+    its type stubs (AdjudicationContext is a dataclass; GraphSettings, a pydantic model, is only ever
+    handed to LangGraph as a type)."""
 
     __dataclass_fields__: ClassVar[dict[str, Any]]
 
@@ -79,20 +82,28 @@ class AdjudicationContext:
         return {"tracker": self.tracker.name, **{j: b.name for j, b in self.judges.items()}}
 
 
+def _resolved(ctx: object) -> object:
+    """The AdjudicationContext behind ``ctx``: ``ctx`` itself, or the one serialisable settings build
+    (``graphs.settings.GraphSettings.context``), whose own ``rubric``, ``evidence``, ... fields are the
+    settings as given (names, not a loaded rubric), before the environment and the config file."""
+    built = getattr(ctx, "context", None)
+    return built if isinstance(built, AdjudicationContext) else ctx
+
+
 def rubric_of(ctx: object) -> Rubric | None:
     """The context's dimensional rubric, or None (no rubric, or the ccdb rubric)."""
-    rubric = getattr(ctx, "rubric", None)
+    rubric = getattr(_resolved(ctx), "rubric", None)
     return rubric if isinstance(rubric, Rubric) and rubric.dimensional else None
 
 
 def evidence_of(ctx: object) -> Any:
     """The context's evidence source, or None."""
-    return getattr(ctx, "evidence", None)
+    return getattr(_resolved(ctx), "evidence", None)
 
 
 def judge_evidence_of(ctx: object) -> JudgeEvidence:
     """The context's judge evidence (``"ledger"`` when it names none)."""
-    mode = getattr(ctx, "judge_evidence", "ledger")
+    mode = getattr(_resolved(ctx), "judge_evidence", "ledger")
     if mode == "quotes" or mode == "transcript":
         return cast(JudgeEvidence, mode)
     return "ledger"
@@ -100,5 +111,5 @@ def judge_evidence_of(ctx: object) -> JudgeEvidence:
 
 def track_window_of(ctx: object) -> int:
     """The context's stage-window budget in characters (0 when it sets none: one stage per request)."""
-    value = getattr(ctx, "track_window_chars", 0)
+    value = getattr(_resolved(ctx), "track_window_chars", 0)
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0

@@ -1,5 +1,6 @@
-"""Graph input as JSON: the entry nodes of the graphs LangGraph's own tools run (``langgraph dev``,
-LangGraph Studio, the LangGraph API), where the input arrives as decoded JSON, not as models.
+"""Graph input and output as JSON: the entry nodes and the input and output schemas of the graphs
+LangGraph's own tools run (``langgraph dev``, LangGraph Studio, the LangGraph API), where the input
+arrives as decoded JSON, not as models.
 
 LangGraph writes a graph's input into the state channels as given, so JSON input would reach the nodes
 as plain dicts and lists. Each graph compiled with ``json_input=True`` therefore starts with one entry
@@ -14,6 +15,13 @@ a match file on the command line:
   (e.g. the clash_tracking graph's output); :func:`read_battlefield` validates each of its keys with
   the state's own type and writes them into the state. (The state is wrapped in one key because
   LangGraph passes input for a key with a reducer through that reducer, which expects models.)
+
+Each graph's output schema names its result, not the whole internal state: :class:`VerdictOutput`
+(``{"verdict": ...}``) for the adjudication and panel graphs, :class:`TrackingOutput`
+(``{"battlefield": ...}``, written by :func:`write_battlefield`, the panel graph's input as it is) for
+the clash-tracking graph. The run's whole state stays readable in the thread's checkpoints.
+
+The TypedDicts' docstrings are the descriptions Studio shows, so they are plain text.
 """
 
 from __future__ import annotations
@@ -22,17 +30,24 @@ import json
 from typing import Any, get_type_hints
 
 from langgraph.types import Overwrite
-from pydantic import TypeAdapter, ValidationError
+from pydantic import ConfigDict, TypeAdapter, ValidationError, with_config
 from pydantic_core import to_jsonable_python
 from typing_extensions import TypedDict
 
 from adjudicator.errors import InputError
+from adjudicator.frozen import plain_descriptions
 from adjudicator.input.match import Match, MatchView, Stage, describe_validation_error, parse_match
 from adjudicator.records import CallRecord, NodeFailure
+from adjudicator.verdict.ballots import Verdict
 from adjudicator.verdict.battlefield import BattlefieldState, Clash, StageAnalysis
+
+#: The schema config of the TypedDicts below: Studio shows their docstrings, as plain text.
+_SHOWN = ConfigDict(json_schema_extra=plain_descriptions)
 
 #: The entry node's name in every graph compiled with ``json_input=True``.
 READ_INPUT = "read_input"
+#: The clash-tracking graph's last node when compiled with ``json_input=True``.
+WRITE_OUTPUT = "write_output"
 
 
 class GraphInputError(InputError, ValueError):
@@ -49,16 +64,19 @@ class GraphInputError(InputError, ValueError):
         return cls(exc.message, exc.hint)
 
 
+@with_config(_SHOWN)
 class MatchInput(TypedDict):
-    """The JSON input of the clash-tracking and adjudication graphs: ``match`` is a match file's content
-    (``adjudicate schema --which match``); its ``labels`` and ``source`` are dropped before any node runs."""
+    """The debate to judge: match is the content of a match file (its JSON Schema: adjudicate schema
+    --which match). Its gold labels and source are dropped before any node runs."""
 
     match: MatchView
 
 
+@with_config(_SHOWN)
 class Battlefield(TypedDict, total=False):
-    """A clash-tracking state as JSON: the ``match`` header, ``stages``, ``next_stage``, ``clashes``,
-    ``analyses``, ``calls``, ``failures`` (the keys of :class:`~adjudicator.verdict.battlefield.BattlefieldState`)."""
+    """The battlefield after clash tracking: the match header, the stages received, the next stage to
+    analyse, the clashes and who advanced them, one analysis per stage, the model calls made and any
+    failures."""
 
     match: MatchView
     stages: list[Stage]
@@ -69,11 +87,32 @@ class Battlefield(TypedDict, total=False):
     failures: list[NodeFailure]
 
 
+@with_config(_SHOWN)
 class PanelInput(TypedDict):
-    """The JSON input of the panel graph: ``battlefield``, a clash-tracking state (e.g. the
-    clash_tracking graph's output)."""
+    """The battlefield the panel judges: the clash_tracking graph's output as it is."""
 
     battlefield: Battlefield
+
+
+@with_config(_SHOWN)
+class VerdictOutput(TypedDict):
+    """The result of the adjudication and panel graphs: the panel's verdict (its JSON Schema:
+    adjudicate schema --which verdict)."""
+
+    verdict: Verdict
+
+
+@with_config(_SHOWN)
+class TrackingOutput(TypedDict):
+    """The result of the clash_tracking graph: the battlefield, ready to be the panel graph's input."""
+
+    battlefield: Battlefield
+
+
+def write_battlefield(state: BattlefieldState) -> dict[str, Any]:
+    """The clash-tracking graph's output node: ``{"battlefield": <each key of the state that is set>}``
+    (:class:`TrackingOutput`)."""
+    return {"battlefield": {key: state[key] for key in ("match", *_STATE_KEYS) if key in state}}  # type: ignore[literal-required]
 
 
 def _jsonable(value: Any) -> Any:
@@ -94,6 +133,7 @@ def read_match(state: dict[str, Any]) -> dict[str, Any]:
     return {"match": view, "stages": Overwrite(list(view.stages)), "next_stage": 0}
 
 
+_STATE_KEYS = ("stages", "next_stage", "clashes", "analyses", "calls", "failures")  # a Battlefield's keys after the match header
 _REDUCED = {"stages", "clashes", "analyses", "calls", "failures"}  # BattlefieldState keys with a reducer
 
 
@@ -112,7 +152,7 @@ def read_battlefield(state: PanelInput) -> dict[str, Any]:
     except ValidationError as exc:
         raise GraphInputError(describe_validation_error(exc, "input.battlefield.match")) from None
     out: dict[str, Any] = {"match": header, "battlefield": None}
-    for key in ("stages", "next_stage", "clashes", "analyses", "calls", "failures"):
+    for key in _STATE_KEYS:
         if key not in given:
             continue
         annotation = hints[key].__origin__ if key in _REDUCED else hints[key]  # Annotated[T, reducer] -> T

@@ -14,7 +14,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.types import Send
 
 from adjudicator.workflow.context import AdjudicationContext
-from adjudicator.workflow.json_input import READ_INPUT, PanelInput, read_battlefield
+from adjudicator.workflow.json_input import READ_INPUT, PanelInput, VerdictOutput, read_battlefield
 from adjudicator.workflow.nodes import PanelState, aggregate_panel, convene_panel, judge, judge_tasks
 
 
@@ -36,8 +36,9 @@ def add_panel(builder: StateGraph[Any, Any, Any, Any]) -> None:
 def build(checkpointer=None, *, json_input: bool = False, context_schema: type = AdjudicationContext):
     """Compile the panel graph on its own (used when a live match is closed). ``json_input``: the
     input is a clash-tracking state as JSON (:class:`~adjudicator.workflow.json_input.PanelInput`), read
-    by an entry node; ``context_schema`` as in :func:`adjudicator.workflow.tracking.build`."""
-    builder = StateGraph(PanelState, context_schema=context_schema, input_schema=PanelInput if json_input else None)
+    by an entry node, and the output is :class:`~adjudicator.workflow.json_input.VerdictOutput`;
+    ``context_schema`` as in :func:`adjudicator.workflow.tracking.build`."""
+    builder = StateGraph(PanelState, context_schema=context_schema, input_schema=PanelInput if json_input else None, output_schema=VerdictOutput if json_input else None)
     add_panel(builder)
     if json_input:
         builder.add_node(READ_INPUT, read_battlefield, input_schema=PanelInput)

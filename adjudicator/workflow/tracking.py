@@ -3,6 +3,7 @@
 Topology: START -> (route_after_start) -> track_stage -> (route_after_track_stage) -> track_stage | END.
 Invoked again with more ``stages`` (live use, with a checkpointer), it continues from ``next_stage``.
 Compiled with ``json_input=True`` (LangGraph's tools), START -> read_input -> (route_after_start) ...
+-> write_output -> END, whose output is ``{"battlefield": ...}`` only.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from langgraph.graph import END, START, StateGraph
 
 from adjudicator.verdict.battlefield import BattlefieldState
 from adjudicator.workflow.context import AdjudicationContext
-from adjudicator.workflow.json_input import READ_INPUT, MatchInput, read_match
+from adjudicator.workflow.json_input import READ_INPUT, WRITE_OUTPUT, MatchInput, TrackingOutput, read_match, write_battlefield
 from adjudicator.workflow.nodes import track_stage
 
 
@@ -54,10 +55,14 @@ def build(checkpointer=None, *, json_input: bool = False, context_schema: type =
     """Compile the clash-tracking graph (optionally with a checkpointer, for live matches).
 
     ``json_input``: the input is :class:`~adjudicator.workflow.json_input.MatchInput` JSON, read by an
-    entry node (LangGraph's tools); ``context_schema``: the runtime context's type (an
+    entry node, and the output :class:`~adjudicator.workflow.json_input.TrackingOutput`, written by an
+    exit node (LangGraph's tools); ``context_schema``: the runtime context's type (an
     :class:`AdjudicationContext`, or serialisable settings for LangGraph's tools)."""
-    builder = StateGraph(BattlefieldState, context_schema=context_schema, input_schema=MatchInput if json_input else None)
-    add_tracking(builder, END, add_match_input(builder) if json_input else START)
+    builder = StateGraph(BattlefieldState, context_schema=context_schema, input_schema=MatchInput if json_input else None, output_schema=TrackingOutput if json_input else None)
+    if json_input:
+        builder.add_node(WRITE_OUTPUT, write_battlefield)
+        builder.add_edge(WRITE_OUTPUT, END)
+    add_tracking(builder, WRITE_OUTPUT if json_input else END, add_match_input(builder) if json_input else START)
     return builder.compile(checkpointer=checkpointer, name="clash_tracking")
 
 
