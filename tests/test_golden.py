@@ -1,17 +1,22 @@
-"""Golden outputs: what the redesign (and any change meant to be invisible) must leave byte-identical.
+"""Golden outputs: what the redesign (and any change meant to be invisible) must leave unchanged.
 
 - the full verdict JSON of every bundled match with the offline judge;
-- the SHA-256 of every stage analysis the offline tracker writes for every bundled match, walking the
-  match one stage at a time as the tracking graph does (recorded with the tracker that re-read the
-  whole debate at every stage, before it kept running counts);
+- every stage analysis the offline tracker writes for every bundled match, walking the match one stage
+  at a time as the tracking graph does (first recorded as SHA-256 hashes with the tracker that re-read
+  the whole debate at every stage, before it kept running counts; recorded as JSON, so that numbers can
+  compare within a tolerance, at a commit where every hash still matched);
 - the verdict JSON of two bundled matches (one English, one Chinese) adjudicated through the loopback
   OpenAI-compatible server, plus the SHA-256 of every request's messages and response format, so a
-  changed prompt or schema shows up even when the scripted answers hide it;
+  changed prompt or schema shows up even when the scripted answers hide it (text a model reads is
+  behaviour, so those hashes stay exact);
 - the benchmark ``report.json`` over the bundled synthetic CCDB set with the offline judge, with the
   fields that record when, where and how fast it ran (run id, creation time, latency, elapsed time,
   commit, installed versions, the checkout's path) blanked.
 
-The recorded files live in ``tests/golden/``. To re-record after a deliberate, explained change, run
+A JSON golden is parsed and compared by ``golden_compare``: numbers within a relative 1e-9 (another
+numpy or BLAS may sum in another order and move the last bits of a float; a real change moves far
+more), strings, keys and structure exactly. Other goldens compare as text. The recorded files live in
+``tests/golden/``. To re-record after a deliberate, explained change, run
 ``UPDATE_GOLDEN=1 python -m pytest tests/test_golden.py`` and review the diff.
 """
 
@@ -23,6 +28,7 @@ import os
 from pathlib import Path
 
 import pytest
+from golden_compare import assert_json_matches
 
 from adjudicator.cli import main
 
@@ -38,14 +44,19 @@ REPO = str(Path(__file__).resolve().parents[1])
 
 
 def check(name: str, text: str) -> None:
-    """Compare ``text`` with the recorded ``tests/golden/<name>`` (or record it when updating)."""
+    """Compare ``text`` with the recorded ``tests/golden/<name>`` (or record it when updating): a ``.json``
+    golden as JSON within :mod:`golden_compare`'s tolerance, any other exactly as text."""
     path = GOLDEN / name
     if UPDATE:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
         return
     assert path.is_file(), f"no golden file {name}; record it with UPDATE_GOLDEN=1"
-    assert text == path.read_text(encoding="utf-8"), f"{name} differs from the recorded golden output"
+    recorded = path.read_text(encoding="utf-8")
+    if name.endswith(".json"):
+        assert_json_matches(text, recorded, name)
+    else:
+        assert text == recorded, f"{name} differs from the recorded golden output"
 
 
 def blank_volatile(value):
@@ -81,13 +92,13 @@ def test_offline_stage_analyses_of_every_bundled_match_are_unchanged(path):
     view = load_match(path).view()
     backend = OfflineBackend()
     clashes: dict = {}
-    lines = []
+    records = []
     for i, stage in enumerate(view.stages):
         result = backend.analyse_stage(StageRequest(match=view, stage=stage, index=i, previous=list(view.stages[:i]), clashes=clashes, analyses=[]))
         assert result.value is not None, result.failure
         clashes = merge_clashes(clashes, apply_clash_updates(clashes, stage.stage_id, result.value.clash_updates))
-        lines.append(f"{stage.stage_id} {hashlib.sha256(result.value.model_dump_json().encode('utf-8')).hexdigest()[:16]}")
-    check(f"offline/{path.stem}.analyses.txt", "\n".join(lines) + "\n")
+        records.append({"stage_id": stage.stage_id, "analysis": result.value.model_dump(mode="json")})
+    check(f"offline/{path.stem}.analyses.json", json.dumps(records, ensure_ascii=False, indent=1) + "\n")
 
 
 @pytest.mark.parametrize("rel", LOOPBACK, ids=lambda r: Path(r).stem)
