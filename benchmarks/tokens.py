@@ -39,7 +39,7 @@ English) and synthetic CCDB 4v4 matches (:mod:`synthetic_ccdb`) whose 14-stage o
 1x..4x (14-56 stages, ~21,400 Chinese characters per repeat). The growth section fits
 ``tokens = a + b*n + c*n^2`` over the stage count n for each arm.
 
-British Parliamentary rounds (``--bp``, default ``../shared/data/panelbench/BP-Competition``,
+British Parliamentary rounds (``--bp``, default ``panelbench/BP-Competition`` in the checkout, else ``../shared/data/panelbench/BP-Competition``,
 converted in memory; skipped when absent): single-call = DebateBench's three tasks, one request each
 with all eight speeches; agentic = eight trackers and three ranking judges; pairwise = the same eight
 trackers and a pairwise panel (``--panel pairwise``: three judges x 68 ordered comparisons, 12 of
@@ -90,7 +90,8 @@ from adjudicator.verdict.battlefield import Clash, StageAnalysis, apply_clash_up
 from adjudicator.workflow.windows import MAX_WINDOW_STAGES, windows  # noqa: E402
 
 REAL_MATCHES = ROOT / "adjudicator" / "data" / "matches" / "panelbench"
-BP_DIR = ROOT.parent / "shared" / "data" / "panelbench" / "BP-Competition"
+#: Where README's "Getting PanelBench" puts the BP rounds; on the team's machine, the shared copy beside the checkout.
+BP_DIR = next((d for d in (ROOT / "panelbench" / "BP-Competition", ROOT.parent / "shared" / "data" / "panelbench" / "BP-Competition") if d.is_dir()), ROOT / "panelbench" / "BP-Competition")
 
 #: Characters an LLM tracker typically writes per free-text field (our assumption, from what the
 #: tracker prompt asks for: a few sentences of rationale per side, a one-to-two-sentence stage
@@ -438,7 +439,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-tokens", type=int, default=None, help="one completion budget for every request (default: each node's own, adjudicator.model.chat.NODE_MAX_TOKENS)")
     ap.add_argument("--repeats", default="1,2,3,4", help="synthetic CCDB 4v4 stage-order repeats, e.g. 1,2,3,4")
     ap.add_argument("--ledger", choices=["llm-sized", "offline"], default="llm-sized", help="tracker outputs feeding the agentic ledger")
-    ap.add_argument("--bp", type=Path, default=BP_DIR, help="PanelBench BP-Competition folder (default: ../shared/data/panelbench/BP-Competition; skipped when absent)")
+    ap.add_argument("--bp", type=Path, default=BP_DIR, help="PanelBench BP-Competition folder (default: panelbench/BP-Competition in the checkout, else ../shared/data/panelbench/BP-Competition; skipped when absent)")
     ap.add_argument("--run", type=Path, default=None, help="a bench run folder: also print the completion tokens its calls spent")
     ap.add_argument("--track-window-chars", type=int, default=None, metavar="N",
                     help="the LLM tracker's stage-window budget in characters, as adjudicate --track-window-chars (default: the library's default; 0 = one stage per request)")
