@@ -1,11 +1,11 @@
 """Newest-versions check: does the suite still pass on the newest releases pyproject.toml's ranges allow?
 
-    .venv/bin/python benchmarks/newest_versions.py [--keep DIR] [--extras test] [PYTEST_ARGS ...]
+    .venv/bin/python benchmarks/newest_versions.py [--keep DIR] [--extras test,docs] [PYTEST_ARGS ...]
 
 The lock (``requirements/lock-py311.txt``) keeps every install on versions the suite passed with;
 this check looks ahead, so that drift is found before a lock refresh (or a user who installs without
 the lock) finds it. It makes a throwaway virtual environment, installs the checkout with
-``pip install -e ".[test]"`` ignoring the lock (pip then picks the newest release each range
+``pip install -e ".[test,docs]"`` ignoring the lock (pip then picks the newest release each range
 allows), runs ``python -m pytest`` with PYTEST_ARGS (default: the whole suite; give test files or
 ``-k``/``-m`` to run a subset), prints every installed version beside the locked one (``*`` marks a
 difference) and the pytest summary, and exits with pytest's exit code (pip's when the install fails).
@@ -77,7 +77,7 @@ def run(cmd: list[str], **kw) -> subprocess.CompletedProcess:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--keep", type=Path, help="build the environment in this folder and keep it (default: a temporary folder, deleted)")
-    ap.add_argument("--extras", default="test", help="extras to install beside the library (comma-separated; default: test)")
+    ap.add_argument("--extras", default="test,docs", help="extras to install beside the library (comma-separated; default: test,docs, as the lock)")
     args, pytest_args = ap.parse_known_args(argv)
     home = args.keep or Path(tempfile.mkdtemp(prefix="adjudicator-newest-"))
     venv = home / "venv" if args.keep is None else home
