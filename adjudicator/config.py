@@ -30,7 +30,8 @@ a setting; its value is read by :func:`api_key` when a client is built and is ne
 Other switches read here and nowhere else: ``ADJUDICATOR_API_KEY`` (:func:`api_key`),
 ``ADJUDICATOR_PROMPTS_DIR`` (:func:`prompts_dir_override`), ``ADJUDICATOR_DEBUG``
 (:func:`debug_tracebacks`), ``ADJUDICATOR_LIVE_URL`` / ``ADJUDICATOR_LIVE_TOKEN``
-(:func:`live_endpoint`) and ``ADJUDICATOR_LIVE_STATE`` (:data:`LIVE_STATE_ENV`, the ``live``
+(:func:`live_endpoint`), ``ADJUDICATOR_TABBYCAT_TOKEN`` / ``ADJUDICATOR_TABBYCAT_TOKEN_FILE``
+(:func:`tabbycat_token`) and ``ADJUDICATOR_LIVE_STATE`` (:data:`LIVE_STATE_ENV`, the ``live``
 commands' ``--state-dir`` default, read by click).
 """
 
@@ -80,6 +81,8 @@ PROMPTS_DIR_ENV = "ADJUDICATOR_PROMPTS_DIR"
 DEBUG_ENV = "ADJUDICATOR_DEBUG"
 LIVE_URL_ENV = "ADJUDICATOR_LIVE_URL"
 LIVE_TOKEN_ENV = "ADJUDICATOR_LIVE_TOKEN"
+TABBYCAT_TOKEN_ENV = "ADJUDICATOR_TABBYCAT_TOKEN"
+TABBYCAT_TOKEN_FILE_ENV = "ADJUDICATOR_TABBYCAT_TOKEN_FILE"
 LIVE_STATE_ENV = "ADJUDICATOR_LIVE_STATE"
 LIVE_STORE_ENV = "ADJUDICATOR_LIVE_STORE"
 
@@ -589,3 +592,26 @@ def live_endpoint(env: Mapping[str, str] | None = None) -> tuple[str | None, str
     talk to and its access token, each None when unset."""
     env = os.environ if env is None else env
     return env.get(LIVE_URL_ENV) or None, env.get(LIVE_TOKEN_ENV) or None
+
+
+def tabbycat_token(token_file: str | os.PathLike[str] | None = None, env: Mapping[str, str] | None = None) -> tuple[str | None, str]:
+    """(the Tabbycat API token, where it came from): the first line of ``token_file`` (``--tabbycat-token-file``),
+    else of ``$ADJUDICATOR_TABBYCAT_TOKEN_FILE``, else ``$ADJUDICATOR_TABBYCAT_TOKEN``; (None, a sentence
+    saying where it was looked for) when none is set. A token never comes from a command line argument
+    (it would show in the process list). Raises :class:`ConfigError` for a file that cannot be read or
+    is empty."""
+    env = os.environ if env is None else env
+    path = token_file or env.get(TABBYCAT_TOKEN_FILE_ENV) or None
+    if path:
+        where = f"--tabbycat-token-file {path}" if token_file else f"${TABBYCAT_TOKEN_FILE_ENV} ({path})"
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"{where}: cannot be read ({getattr(exc, 'strerror', None) or type(exc).__name__})", "give a text file holding the token on its first line") from None
+        token = (text.strip().splitlines() or [""])[0].strip()
+        if not token:
+            raise ConfigError(f"{where}: the file is empty", "put the Tabbycat API token (its user page, 'API Token') on its first line")
+        return token, where
+    if env.get(TABBYCAT_TOKEN_ENV):
+        return env[TABBYCAT_TOKEN_ENV].strip(), f"${TABBYCAT_TOKEN_ENV}"
+    return None, f"no --tabbycat-token-file, ${TABBYCAT_TOKEN_FILE_ENV} or ${TABBYCAT_TOKEN_ENV}"

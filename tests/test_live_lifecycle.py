@@ -16,7 +16,8 @@ from adjudicator.live import lifecycle
 from adjudicator.live.errors import Conflict, Unprocessable
 from adjudicator.live.lifecycle import SYSTEM, Actor, Automated, Decision, LogEntry, Override, check_override, visible
 from adjudicator.live.report_html import report_html
-from adjudicator.live.tabbycat import debater_scores, team_outcomes
+from adjudicator.live.speaker_scores import debater_scores
+from adjudicator.live.tabbycat.export import team_outcomes
 from adjudicator.live.tournament import Room, Round, SpeakerScale, Tournament
 from adjudicator.live.tournament_sqlite import SqliteTournamentStore
 from adjudicator.live.tournament_store import DuplicateId, StaleDecision
@@ -99,11 +100,13 @@ def test_visibility_by_state_and_board_setting():
 
 def test_speaker_scale_by_hand():
     assert SpeakerScale().convert(7.125) == 7.13 and SpeakerScale().convert(20 / 3) == 6.67  # half up, two decimals
-    s = SpeakerScale(low=70, high=80, step=1)
+    s = SpeakerScale(low=70, high=80, step=1, mapping="linear")
     # 70 + (7.5 - 1) * 10 / 9 = 77.22 -> 77; the ends map onto the ends
     assert (s.convert(7.5), s.convert(1), s.convert(10)) == (77.0, 70.0, 80.0)
     # 70 + 5.66 * 10 / 9 = 76.289 -> 12.58 half-steps above 70 -> 13 -> 76.5
-    assert SpeakerScale(low=70, high=80, step=0.5).convert(6.66) == 76.5
+    assert SpeakerScale(low=70, high=80, step=0.5, mapping="linear").convert(6.66) == 76.5
+    # another range without a mapping is calibrated (tests/test_speaker_scores.py works the numbers)
+    assert SpeakerScale().method() == "linear" and SpeakerScale(low=70, high=80).method() == "calibrated"
     with pytest.raises(ValueError, match="low"):
         SpeakerScale(low=10, high=1)
 

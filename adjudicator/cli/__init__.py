@@ -24,7 +24,7 @@ from contextlib import contextmanager
 import click
 
 from adjudicator import __version__
-from adjudicator.cli import bench, live, probe, run, tournament  # noqa: F401 (tournament adds its commands to the live group)
+from adjudicator.cli import bench, live, probe, run, tabbycat, tournament  # noqa: F401 (tournament and tabbycat add their commands to the live group)
 from adjudicator.cli.options import echo_err
 from adjudicator.errors import AdjudicatorError, Terminated
 

@@ -84,29 +84,34 @@ def live_group() -> None:
 @click.option("--max-matches", type=click.IntRange(1, 1_000_000), default=1000, show_default=True, help="matches this server keeps; a create beyond it is refused (409)")
 @click.option("--log-level", type=click.Choice(["critical", "error", "warning", "info", "debug"]), default="info", show_default=True,
               help="how much the server logs to stderr (uvicorn's log level)")
+@click.option("--tabbycat-token-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="file whose first line is the Tabbycat API token the server pushes with (else $ADJUDICATOR_TABBYCAT_TOKEN_FILE, $ADJUDICATOR_TABBYCAT_TOKEN)")
 @click.option("--context-factory", hidden=True, help="module:callable returning an AdjudicationContext (custom backends, tests)")
 @click.option("--keep-saver-lock", is_flag=True, hidden=True, help="PostgreSQL: keep LangGraph's per-saver lock (benchmarks/live_scale.py --saver-lock)")
 @model_options
 def serve_cmd(host: str, port: int, state_dir: Path, store: str, pool_size: int | None, serve_token: str | None, max_body_kb: int, max_matches: int, log_level: str,
-              context_factory: str | None, keep_saver_lock: bool, **opts) -> None:
+              tabbycat_token_file: Path | None, context_factory: str | None, keep_saver_lock: bool, **opts) -> None:
     """Start the live server and print the organiser URL and access token."""
+    from adjudicator.config import tabbycat_token
     from adjudicator.live.app import create_app
     from adjudicator.live.server import base_url_of, load_or_create_token, serve_forever, urls, warn_if_exposed, write_access
 
     _default_stop_signals()
     if serve_token is not None and len(serve_token) < 16:
         raise InputError("--token: the access token must have at least 16 characters", "use a longer random token, e.g. `python -c 'import secrets; print(secrets.token_urlsafe(32))'`")
+    tc_token, tc_where = tabbycat_token(tabbycat_token_file)
     context = _serving_context(context_factory, opts)
     _make_state_dir(state_dir)
     token = serve_token or load_or_create_token(state_dir)
     # the app takes the state folder's lock (SQLite) before the socket is bound or access.json written
-    app = create_app(state_dir, context, token, max_body_bytes=max_body_kb * 1024, store=store, pool_size=pool_size, keep_saver_lock=keep_saver_lock, max_matches=max_matches)
+    app = create_app(state_dir, context, token, max_body_bytes=max_body_kb * 1024, store=store, pool_size=pool_size, keep_saver_lock=keep_saver_lock, max_matches=max_matches,
+                     tabbycat_token=tc_token)
     sock = _listen(host, port)
     base = base_url_of(sock)
     path = write_access(state_dir, base, token)
     _print_access(urls(base, token), path)
     where = f"state in {state_dir}" if store == "sqlite" else f"store {_redacted(store)}; access file in {state_dir}"
-    echo_err(f"adjudicate live: model {context.tracker.name}; {where}; Ctrl+C to stop")
+    echo_err(f"adjudicate live: model {context.tracker.name}; {where}; Tabbycat token: {tc_where if tc_token else 'none (' + tc_where + ')'}; Ctrl+C to stop")
     warn_if_exposed(host)
     serve_forever(app, sock, log_level)
 

@@ -98,11 +98,14 @@ def tournament_group() -> None:
 @click.option("--board-shows", type=click.Choice(["released", "confirmed", "draft"]), default="released", show_default=True,
               help="which verdicts the public boards show: released only, also confirmed ones, or also automated drafts (labelled as drafts)")
 @click.option("--tabbycat-url", help="the tournament's Tabbycat API base, https://HOST/api/v1/tournaments/SLUG (for ballot export)")
-@click.option("--speaker-scale", help="Tabbycat speaker score scale LOW:HIGH[:STEP] that 1-10 maps onto (default 1:10:0.01)")
+@click.option("--speaker-scale", help="Tabbycat speaker score scale LOW:HIGH[:STEP] that 1-10 maps onto (default 1:10:0.01; a push uses the Tabbycat tournament's own range)")
+@click.option("--tabbycat-push", type=click.Choice(["manual", "on-release"]), default=None,
+              help="push a room's result to Tabbycat when it is released ('on-release', needs `live serve --tabbycat-token-file`), or only with `live tabbycat push` (default)")
 @client_options
-def tournament_create_cmd(tournament_id, name, board_shows, tabbycat_url, speaker_scale, url, token, state_dir) -> None:
+def tournament_create_cmd(tournament_id, name, board_shows, tabbycat_url, speaker_scale, tabbycat_push, url, token, state_dir) -> None:
     """Create tournament TOURNAMENT_ID (1-24 letters, digits, '_' or '-')."""
-    body: dict = {"tournament_id": tournament_id, "name": name, "board_shows": board_shows, "tabbycat_url": tabbycat_url}
+    body: dict = {"tournament_id": tournament_id, "name": name, "board_shows": board_shows, "tabbycat_url": tabbycat_url,
+                  "tabbycat_push": tabbycat_push.replace("-", "_") if tabbycat_push else None}
     scale = parse_scale(speaker_scale)
     if scale:
         body["speaker_scale"] = scale
@@ -117,12 +120,14 @@ def tournament_create_cmd(tournament_id, name, board_shows, tabbycat_url, speake
 @click.option("--board-shows", type=click.Choice(["released", "confirmed", "draft"]), help="which verdicts the public boards show")
 @click.option("--tabbycat-url", help="the tournament's Tabbycat API base")
 @click.option("--speaker-scale", help="Tabbycat speaker score scale LOW:HIGH[:STEP]")
+@click.option("--tabbycat-push", type=click.Choice(["manual", "on-release"]), default=None, help="when results go to Tabbycat: on release, or only with `live tabbycat push`")
 @client_options
-def tournament_settings_cmd(tournament_id, board_shows, tabbycat_url, speaker_scale, url, token, state_dir) -> None:
+def tournament_settings_cmd(tournament_id, board_shows, tabbycat_url, speaker_scale, tabbycat_push, url, token, state_dir) -> None:
     """Change TOURNAMENT_ID's settings (logged; the boards follow at once)."""
-    body = {k: v for k, v in {"board_shows": board_shows, "tabbycat_url": tabbycat_url, "speaker_scale": parse_scale(speaker_scale)}.items() if v is not None}
+    body = {k: v for k, v in {"board_shows": board_shows, "tabbycat_url": tabbycat_url, "speaker_scale": parse_scale(speaker_scale),
+                              "tabbycat_push": tabbycat_push.replace("-", "_") if tabbycat_push else None}.items() if v is not None}
     if not body:
-        raise InputError("tournament settings: nothing to change", "give --board-shows, --tabbycat-url or --speaker-scale")
+        raise InputError("tournament settings: nothing to change", "give --board-shows, --tabbycat-url, --speaker-scale or --tabbycat-push")
     with _client(url, token, state_dir) as c:
         view = c.tournament_settings(tournament_id, body)
     _json_out(view)
@@ -174,15 +179,44 @@ def round_create_cmd(tournament_id, round_id, from_match, format_, motion, affir
 @round_group.command("show")
 @click.argument("tournament_id")
 @click.argument("round_id")
+@click.option("--json", "as_json", is_flag=True, help="print the whole round view as JSON (every room's state, decision and verdict)")
 @client_options
-def round_show_cmd(tournament_id, round_id, url, token, state_dir) -> None:
-    """Print the round overview as JSON (every room: stages, provisional tendency, verdict state) and
-    one line per room on stderr."""
+def round_show_cmd(tournament_id, round_id, as_json, url, token, state_dir) -> None:
+    """Print the round at a glance: one line per room (room, stages analysed, state, winner, who
+    confirmed, when released; local times). ``--json`` prints the full state instead."""
     with _client(url, token, state_dir) as c:
         view = c.round(tournament_id, round_id)
-    _json_out(view)
-    for room in view["rooms"]:
-        echo_err(f"{room['room_id']}: {room['analysed']} stage(s) analysed, {room['status']}; " + _summary(room))
+    if as_json:
+        _json_out(view)
+        return
+    click.echo(round_table(view))
+
+
+def local_time(iso: str | None) -> str:
+    """A stored UTC ISO 8601 time as local ``YYYY-MM-DD HH:MM``; "" for None."""
+    if not iso:
+        return ""
+    from datetime import datetime
+
+    try:
+        return datetime.fromisoformat(iso).astimezone().strftime("%Y-%m-%d %H:%M")
+    except ValueError:
+        return iso
+
+
+def round_table(view: dict) -> str:
+    """The round view as a short table: room, stage, state, winner, confirmed by, released."""
+    rows = [("room", "stage", "state", "winner", "confirmed by", "released")]
+    for r in view["rooms"]:
+        d = r.get("decision") or {}
+        stage = f"{r['analysed']}/{r['expected_stages']}" if r.get("expected_stages") else str(r["analysed"])
+        state = r["status"] if r["verdict_state"] == "none" else r["verdict_state"]  # the match's status until a verdict exists
+        winner = f"{r['winner']} ({r['winner_team']})" + (" overridden" if r.get("overridden") else "") if r.get("winner") else ""
+        confirmed = ((d.get("confirmed_by") or {}).get("name") or "") + (f" {local_time(d.get('confirmed_at'))}" if d.get("confirmed_at") else "")
+        rows.append((r["room_id"], stage, state, winner, confirmed, local_time(d.get("released_at"))))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    head = f"{view['tournament']['name']} / {view['round']['name']}: {len(view['rooms'])} room(s)"
+    return "\n".join([head] + ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in rows])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -275,6 +309,11 @@ def release_cmd(tournament_id, round_id, room_id, by, url, token, state_dir) -> 
     _json_out(view)
     rooms = [r for r in view["rooms"] if room_id is None or r["room_id"] == room_id]
     echo_err(f"{tournament_id}/{round_id}: released " + ", ".join(r["room_id"] for r in rooms if r["verdict_state"] == "released"))
+    if view.get("tabbycat_push"):
+        from adjudicator.cli.tabbycat import outcome_line
+
+        for o in view["tabbycat_push"]:
+            echo_err("  Tabbycat: " + outcome_line(o))
 
 
 @live_group.command("export")

@@ -20,6 +20,7 @@ import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
@@ -33,6 +34,7 @@ from adjudicator.live.events import Hub
 from adjudicator.live.routes import MAX_BODY_BYTES, STATIC_DIR
 from adjudicator.live.storage import SqliteStorage, open_storage
 from adjudicator.live.store import MAX_MATCHES, LiveStore
+from adjudicator.live.tabbycat.service import TabbycatPusher
 from adjudicator.live.tabroom import TabRoom
 from adjudicator.live.tournament_sqlite import DB_NAME as TOURNAMENT_DB_NAME
 from adjudicator.live.tournament_sqlite import SqliteTournamentStore
@@ -52,6 +54,8 @@ def create_app(
     pool_size: int | None = None,
     keep_saver_lock: bool = False,
     max_matches: int = MAX_MATCHES,
+    tabbycat_token: str | None = None,
+    tabbycat_transport: Any = None,
 ) -> FastAPI:
     """The live app over the state directory ``state_dir``, adjudicating with ``context``.
 
@@ -69,6 +73,10 @@ def create_app(
     there; the state folder then holds only ``access.json``). ``pool_size`` bounds its data pool (the
     lock pool gets twice as many); ``keep_saver_lock`` keeps LangGraph's per-saver lock (for
     measurements). Raises :class:`~adjudicator.errors.InputError` for a bad store.
+
+    ``tabbycat_token`` is the Tabbycat API token the server pushes with (``app.state.tabbycat``, a
+    :class:`~adjudicator.live.tabbycat.service.TabbycatPusher`; also on release where a tournament asks);
+    ``tabbycat_transport`` replaces its network (tests).
     """
     if not token:
         raise ValueError("an access token is required")
@@ -97,10 +105,13 @@ def create_app(
             live.changed_elsewhere(match_id, revision)
 
     tabroom = TabRoom(tournaments, live)
+    pusher = TabbycatPusher(tabroom, tabbycat_token, transport=tabbycat_transport)
+    tabroom.after_release = pusher.after_release
     storage.listen(elsewhere)
     app = FastAPI(title="adjudicator live", lifespan=_lifespan(live, tabroom, hub, recover_on_start), docs_url=None, redoc_url=None, openapi_url=None)
     app.state.store = live
     app.state.tabroom = tabroom
+    app.state.tabbycat = pusher
     app.state.gate = Gate(token, tournaments.room_of_token)
     app.state.hub = hub
     app.state.token = token

@@ -57,10 +57,10 @@ class LiveClient:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def request(self, method: str, path: str, body: Any = None, params: dict | None = None) -> httpx.Response:
+    def request(self, method: str, path: str, body: Any = None, params: dict | None = None, headers: dict | None = None) -> httpx.Response:
         """One request; raises the server's error as an exception (module docstring)."""
         try:
-            resp = self.http.request(method, path, json=body, params=params)
+            resp = self.http.request(method, path, json=body, params=params, headers=headers)
         except httpx.TransportError as exc:
             cause = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
             if self.reached or not isinstance(exc, httpx.ConnectError):
@@ -166,6 +166,13 @@ class LiveClient:
     def round_ballots(self, tournament_id: str, round_id: str) -> dict:
         """GET .../rounds/{r}/tabbycat: ``{"ballots": [...], "skipped": [...]}``."""
         return self.request("GET", f"/api/tournaments/{tournament_id}/rounds/{round_id}/tabbycat").json()
+
+    def push_tabbycat(self, tournament_id: str, round_id: str, room_id: str | None, body: dict, tabbycat_token: str | None = None) -> dict:
+        """POST .../rounds/{r}[/rooms/{room}]/tabbycat/push, with the Tabbycat token (if any) in
+        ``X-Tabbycat-Token``. Returns the push's answer (every room's outcome)."""
+        path = (self.room_path(tournament_id, round_id, room_id) if room_id else f"/api/tournaments/{tournament_id}/rounds/{round_id}") + "/tabbycat/push"
+        headers = {"X-Tabbycat-Token": tabbycat_token} if tabbycat_token else None
+        return self.request("POST", path, body, headers=headers).json()
 
     def round_csv(self, tournament_id: str, round_id: str) -> str:
         """GET .../rounds/{r}/results.csv: the round's results as CSV text."""

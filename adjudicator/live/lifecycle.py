@@ -31,7 +31,7 @@ VerdictState = Literal["draft", "confirmed", "released"]
 
 LogKind = Literal[
     "tournament_created", "settings_changed", "round_created", "room_created", "chair_token_issued",
-    "draft_recorded", "confirmed", "released",
+    "draft_recorded", "confirmed", "released", "tabbycat_push",
 ]
 
 

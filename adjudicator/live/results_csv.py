@@ -19,7 +19,8 @@ import io
 from adjudicator.input.formats import SIDES, get_format, position_label
 from adjudicator.input.match import Stage
 from adjudicator.live.lifecycle import Decision
-from adjudicator.live.tabbycat import debater_scores, team_outcomes
+from adjudicator.live.speaker_scores import debater_scores
+from adjudicator.live.tabbycat.export import team_outcomes
 from adjudicator.live.tournament import Room, Round, Tournament
 
 COLUMNS = (
@@ -49,7 +50,9 @@ def room_rows(tournament: Tournament, rnd: Round, room: Room, decision: Decision
     rows = []
     for u in units:
         unit_scores = [v for k, v in eff.stage_scores.items() if k.endswith(f"|{u}")]
-        speakers = "; ".join(f"{label}={_num(tournament.speaker_scale.convert(s))}" for label in labels_by_side[u] if (s := per_debater[label]) is not None)
+        scored = [(label, s) for label in labels_by_side[u] if (s := per_debater[label]) is not None]
+        on_scale = tournament.speaker_scale.team([s for _, s in scored])  # rounded together, as in the Tabbycat ballot
+        speakers = "; ".join(f"{label}={_num(v)}" for (label, _), v in zip(scored, on_scale, strict=True))
         won = outcome[u].get("win")
         rows.append(base | {
             "state": decision.state, "side": u, "team": room.teams.get(u, ""), "rank": str(ranks[u]),

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from adjudicator.live import lifecycle
@@ -33,7 +34,7 @@ from adjudicator.live.lifecycle import Actor, ConfirmBody, Decision, LogEntry, R
 from adjudicator.live.report_html import report_html
 from adjudicator.live.results_csv import results_csv, room_rows
 from adjudicator.live.store import LiveStore
-from adjudicator.live.tabbycat import MissingTabbycatIds, ballot_export, export_json
+from adjudicator.live.tabbycat.export import MissingTabbycatIds, ballot_export, export_json
 from adjudicator.live.tournament import Room, RoomBody, Round, RoundBody, SettingsBody, Tournament, TournamentBody, now_utc, parse_body
 from adjudicator.live.tournament_store import StaleDecision, TournamentStore
 from adjudicator.live.validation import validate_header
@@ -51,6 +52,7 @@ class TabRoom:
         self.store = store
         self.live = live
         self._lock = threading.Lock()  # serialises this process's transitions; the store's compare-and-set guards across processes
+        self.after_release: Callable[[list[Room]], list[dict[str, Any]]] | None = None  # the Tabbycat push on release (adjudicator.live.tabbycat.service)
 
     # ---------------------------------------------------------------------------------------------
     # Lookups (404 for unknown ids)
@@ -233,7 +235,11 @@ class TabRoom:
                 self.store.save_decisions(changes, entries)
         for room in rooms:
             self._republish(room)
-        return self.round_view(tournament_id, round_id, actor)
+        view = self.round_view(tournament_id, round_id, actor)
+        released = [room for room in rooms if any(d.room_id == room.room_id for d, _ in changes)]
+        if self.after_release is not None and released:
+            view["tabbycat_push"] = self.after_release(released)
+        return view
 
     def _republish(self, room: Room) -> None:
         """Publish the room's board again (its verdict state or visibility changed)."""

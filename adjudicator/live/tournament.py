@@ -13,22 +13,25 @@ not yet released), ``draft`` (also automated drafts, always labelled as drafts, 
 Tabbycat: a tournament may name its Tabbycat API base (``https://host/api/v1/tournaments/<slug>``), a
 round its Tabbycat round sequence number, and a room the Tabbycat ids of its debate, teams, speakers
 and motion; :mod:`adjudicator.live.tabbycat` turns them into the hyperlinks Tabbycat's API expects.
-Speaker scores go to Tabbycat on the tournament's ``speaker_scale`` (:class:`SpeakerScale`).
+Speaker scores go to Tabbycat on the tournament's ``speaker_scale``
+(:class:`~adjudicator.live.speaker_scores.SpeakerScale`; a push uses the Tabbycat tournament's own range).
+``tabbycat_push``: ``manual`` (``adjudicate live tabbycat push``) or ``on_release`` (the server pushes a
+room's result when it is released, with the Tabbycat token it was started with).
 """
 
 from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
-from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, Literal, TypeVar
 
-from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic import Field, ValidationError, field_validator
 
 from adjudicator.frozen import FrozenModel
 from adjudicator.input.formats import SIDES, FormatName, Side, get_format, position_label
 from adjudicator.input.match import Debater, describe_validation_error
 from adjudicator.live.errors import Unprocessable
+from adjudicator.live.speaker_scores import SpeakerScale
 
 SLUG_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,23}$"
 """A tournament, round or room id: 1-24 letters, digits, '_' or '-', starting with a letter or digit
@@ -60,39 +63,19 @@ def room_match_id(tournament_id: str, round_id: str, room_id: str) -> str:
     return f"{tournament_id}.{round_id}.{room_id}"
 
 
-class SpeakerScale(FrozenModel):
-    """How a 1-10 CCDB score becomes a Tabbycat speaker score: the linear map of [1, 10] onto
-    [``low``, ``high``], rounded half up to a multiple of ``step`` (from ``low``). The default (1, 10,
-    0.01) keeps the CCDB scale with two decimals; a tournament whose Tabbycat range is 70-80 in whole
-    points uses (70, 80, 1)."""
-
-    low: float = 1.0
-    high: float = 10.0
-    step: float = Field(default=0.01, gt=0)
-
-    @model_validator(mode="after")
-    def _ordered(self) -> SpeakerScale:
-        if not self.low < self.high:
-            raise ValueError(f"speaker_scale: low ({self.low}) must be below high ({self.high})")
-        return self
-
-    def convert(self, score: float) -> float:
-        """``score`` (1-10) on this scale. Exact decimal rounding, so 7.125 at step 0.01 is 7.13."""
-        raw = Decimal(str(self.low)) + (Decimal(str(score)) - 1) * (Decimal(str(self.high)) - Decimal(str(self.low))) / 9
-        step = Decimal(str(self.step))
-        steps = ((raw - Decimal(str(self.low))) / step).quantize(Decimal(1), rounding=ROUND_HALF_UP)
-        return float(Decimal(str(self.low)) + steps * step)
+TabbycatPush = Literal["manual", "on_release"]
 
 
 class Tournament(FrozenModel):
     """A tournament: id, display name, what the public boards show (:data:`Visibility`), the Tabbycat
-    API base (or None) and speaker scale, and its creation time (UTC ISO 8601)."""
+    API base (or None), speaker scale and when to push to Tabbycat, and its creation time (UTC ISO 8601)."""
 
     tournament_id: str = Field(pattern=SLUG_PATTERN)
     name: str = Field(min_length=1, max_length=200)
     board_shows: Visibility = "released"
     tabbycat_url: str | None = None
     speaker_scale: SpeakerScale = SpeakerScale()
+    tabbycat_push: TabbycatPush = "manual"
     created_at: str = ""
 
     @field_validator("tabbycat_url")
@@ -180,13 +163,14 @@ class Room(FrozenModel):
 
 class TournamentBody(FrozenModel):
     """``POST /api/tournaments``: ``tournament_id``, ``name`` (default: the id), ``board_shows``,
-    ``tabbycat_url``, ``speaker_scale``."""
+    ``tabbycat_url``, ``speaker_scale``, ``tabbycat_push``."""
 
     tournament_id: str = Field(pattern=SLUG_PATTERN)
     name: str | None = None
     board_shows: Visibility = "released"
     tabbycat_url: str | None = None
     speaker_scale: SpeakerScale = SpeakerScale()
+    tabbycat_push: TabbycatPush = "manual"
 
     @field_validator("tabbycat_url")
     @classmethod
@@ -197,7 +181,7 @@ class TournamentBody(FrozenModel):
         """The tournament this body creates (now)."""
         return Tournament(
             tournament_id=self.tournament_id, name=self.name or self.tournament_id, board_shows=self.board_shows,
-            tabbycat_url=self.tabbycat_url, speaker_scale=self.speaker_scale, created_at=now_utc(),
+            tabbycat_url=self.tabbycat_url, speaker_scale=self.speaker_scale, tabbycat_push=self.tabbycat_push, created_at=now_utc(),
         )
 
 
@@ -268,11 +252,13 @@ class RoomBody(FrozenModel):
 
 
 class SettingsBody(FrozenModel):
-    """``POST /api/tournaments/{t}/settings``: any of ``board_shows``, ``tabbycat_url``, ``speaker_scale``."""
+    """``POST /api/tournaments/{t}/settings``: any of ``board_shows``, ``tabbycat_url``, ``speaker_scale``,
+    ``tabbycat_push``."""
 
     board_shows: Visibility | None = None
     tabbycat_url: str | None = None
     speaker_scale: SpeakerScale | None = None
+    tabbycat_push: TabbycatPush | None = None
 
     @field_validator("tabbycat_url")
     @classmethod

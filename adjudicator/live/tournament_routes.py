@@ -25,7 +25,12 @@ POST     .../rooms/{room}/confirm                           room    confirm the 
 POST     .../rooms/{room}/release                           org     release the room's confirmed verdict
 POST     .../rooms/{room}/chair-token                       org     issue a new chair token (the old one stops working)
 GET      .../rooms/{room}/tabbycat                          room    the room's Tabbycat API v1 ballot
+POST     /api/tournaments/{t}/rounds/{r}/tabbycat/push      org     push every confirmed room to Tabbycat
+POST     .../rooms/{room}/tabbycat/push                     org     push one room to Tabbycat
 =======  =================================================  ======  ===========================================
+
+A push (:mod:`adjudicator.live.tabbycat.service`) takes ``{"dry_run": true}`` to check without
+posting, and the Tabbycat token in an ``X-Tabbycat-Token`` header when the server has none.
 
 The room's stages are pushed, and its match closed, through ``/api/matches/<t>.<r>.<room>/stages`` and
 ``/close`` (:mod:`adjudicator.live.routes`), with the room's chair token or the organiser's.
@@ -40,6 +45,7 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from adjudicator.live.routes import STATIC_DIR, Tabs, read_json_body, reader, require_actor
+from adjudicator.live.tournament import parse_body
 from adjudicator.verdict.labels import TABLES
 
 pages = APIRouter()
@@ -178,3 +184,22 @@ async def new_chair_token(tournament_id: str, round_id: str, room_id: str, reque
 async def room_ballot(tournament_id: str, round_id: str, room_id: str, request: Request, tabs: Tabs) -> dict:
     actor = require_actor(request)
     return await run_in_threadpool(tabs.ballot, (tournament_id, round_id, room_id), actor)
+
+
+@writes.post("/api/tournaments/{tournament_id}/rounds/{round_id}/tabbycat/push")
+async def push_round_to_tabbycat(tournament_id: str, round_id: str, request: Request) -> dict:
+    return await _push(request, tournament_id, round_id, None)
+
+
+@writes.post("/api/tournaments/{tournament_id}/rounds/{round_id}/rooms/{room_id}/tabbycat/push")
+async def push_room_to_tabbycat(tournament_id: str, round_id: str, room_id: str, request: Request) -> dict:
+    return await _push(request, tournament_id, round_id, room_id)
+
+
+async def _push(request: Request, tournament_id: str, round_id: str, room_id: str | None) -> dict:
+    from adjudicator.live.tabbycat.service import PushBody
+
+    actor = require_actor(request)
+    body = parse_body(PushBody, await _body(request, optional=True), "push")
+    token = request.headers.get("x-tabbycat-token") or None
+    return await run_in_threadpool(request.app.state.tabbycat.push, tournament_id, round_id, room_id, actor, token=token, dry_run=body.dry_run)

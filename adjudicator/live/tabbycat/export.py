@@ -1,4 +1,6 @@
-"""A room's ballot in the shape Tabbycat's API v1 accepts for a ballot submission.
+"""A room's ballot as a file, in the shape Tabbycat's API v1 accepts, for offline use (``adjudicate live
+export``); :mod:`adjudicator.live.tabbycat.push` posts it to a running Tabbycat instead, as that
+tournament is set.
 
 Tabbycat (TabbycatDebate/tabbycat, ``tabbycat/api/serializers.py``, ``BallotSerializer``; the published
 OpenAPI schema ``docs/api-schema.yml``, component ``DebateResult``) takes ``POST
@@ -22,13 +24,15 @@ What this module builds (:class:`BallotExport`): the request ``body`` (writable 
 ballot is an automated submission (Tabbycat's submitter type "A"), its verdict state, and who confirmed
 it. A draft is exported with ``confirmed: false``; a confirmed or released room with ``confirmed: true``.
 
-The panel becomes one **consensus sheet** (Tabbycat's "Consensus ballot (one ballot per debate)",
-which BP requires anyway): the counted winner (the confirmed override, if any), and each debater's
-speaker score = the mean of the counted scores (1-10) of the units that debater spoke in, on the
-tournament's :class:`~adjudicator.live.tournament.SpeakerScale` (a unit whose stage names no speaker of
-that side -- free debate -- counts for every debater of the side). Two-team formats give each team
-``win``; a four-team room (BP, once that format exists) gives ``points`` 3/2/1/0 by rank instead
-(:func:`team_outcomes`), so only the format's units and their ranks change.
+The file cannot know the Tabbycat tournament's settings, so it assumes the ones :func:`assumed_settings`
+lists (each export's ``notes`` repeats them, with the room's numbers): a **consensus sheet** (Tabbycat's
+"Consensus ballot (one ballot per debate)"), one speech per debater of the format and no reply speech,
+speaker scores within the tournament's :class:`~adjudicator.live.speaker_scores.SpeakerScale`, and, when
+the counted winner does not have the higher total, a winner declaration that lets the declared winner
+stand. The counted winner is the confirmed override, if any; each debater's speaker score comes from the
+mean counted 1-10 score of the units they spoke in (:func:`~adjudicator.live.speaker_scores.debater_scores`),
+each team's speeches rounded together. Two-team formats give each team ``win``; a four-team room gives
+``points`` 3/2/1/0 by rank instead (:func:`team_outcomes`).
 """
 
 from __future__ import annotations
@@ -40,6 +44,8 @@ from adjudicator.input.formats import SIDES, get_format, position_label
 from adjudicator.input.match import Stage
 from adjudicator.live.errors import Conflict
 from adjudicator.live.lifecycle import Decision, VerdictState
+from adjudicator.live.speaker_scores import SpeakerScale
+from adjudicator.live.tabbycat.source import room_source
 from adjudicator.live.tournament import Room, Round, Tournament
 
 #: Our unit names -> Tabbycat's side codes (``DebateSide``): the two-team sides, and BP's four houses
@@ -142,22 +148,6 @@ def team_outcomes(ranks: dict[str, int]) -> dict[str, dict[str, bool | int]]:
     return {u: {"points": len(ranks) - r} for u, r in ranks.items()}
 
 
-def debater_scores(stages: list[Stage], unit_scores: dict[str, float], labels_by_side: dict[str, list[str]]) -> dict[str, float | None]:
-    """Position label -> the mean counted score (1-10) of the units that debater spoke in (module
-    docstring), or None when the debater spoke in no scored unit. ``unit_scores`` is keyed
-    ``"<stage_id>|<side>"``."""
-    got: dict[str, list[float]] = {label: [] for labels in labels_by_side.values() for label in labels}
-    for st in stages:
-        for side, labels in labels_by_side.items():
-            score = unit_scores.get(f"{st.stage_id}|{side}")
-            if score is None:
-                continue
-            named = [sp for sp in st.speakers if sp in labels]
-            for label in named or labels:
-                got[label].append(score)
-    return {label: (sum(v) / len(v) if v else None) for label, v in got.items()}
-
-
 def _links(tournament: Tournament, rnd: Round, room: Room, units: list[str], labels_by_side: dict[str, list[str]]) -> tuple[str, dict[str, str], dict[str, str], str | None]:
     """(endpoint path base, team URLs, speaker URLs, motion URL). Raises :class:`MissingTabbycatIds`
     naming the first missing id."""
@@ -186,27 +176,22 @@ def _links(tournament: Tournament, rnd: Round, room: Room, units: list[str], lab
 
 
 def ballot_export(tournament: Tournament, rnd: Round, room: Room, decision: Decision, stages: list[Stage]) -> BallotExport:
-    """The Tabbycat ballot of one room with a decision (module docstring). ``stages`` are the room's
+    """The Tabbycat ballot file of one room with a decision (module docstring). ``stages`` are the room's
     match stages (who spoke in each). Raises :class:`MissingTabbycatIds` (409)."""
     spec = get_format(rnd.format)
-    units: list[str] = list(SIDES)  # the format's teams; BP's four houses once that format declares them
+    units: list[str] = list(SIDES)
     labels_by_side: dict[str, list[str]] = {side: [position_label(side, i) for i in range(1, spec.debaters_per_side + 1)] for side in SIDES}
     url, team_urls, speaker_urls, motion = _links(tournament, rnd, room, units, labels_by_side)
-    eff = decision.effective()
-    ranks: dict[str, int] = {u: (1 if u == eff.winner else 2) for u in units}
-    outcome = team_outcomes(ranks)
-    per_debater = debater_scores(stages, eff.stage_scores, labels_by_side)
+    src = room_source(tournament, rnd, room, decision, stages)
+    outcome = team_outcomes({u: (1 if u == src.winner else 2) for u in units})
     scale = tournament.speaker_scale
     teams: list[TeamResult] = []
-    side_means = {u: [v for k, v in eff.stage_scores.items() if k.endswith(f"|{u}")] for u in units}
     for u in units:
-        speeches = []
-        for label in labels_by_side[u]:
-            raw = per_debater[label]
-            if raw is None:  # spoke in no scored unit: the side's mean, so the sheet stays complete
-                raw = sum(side_means[u]) / len(side_means[u]) if side_means[u] else 1.0
-            speeches.append(Speech(speaker=speaker_urls[label], score=scale.convert(raw)))
-        total = sum(s.score for s in speeches)  # plain left-to-right float sum, as Tabbycat checks it
+        scores = scale.team([src.raw_scores[label] for label in labels_by_side[u]])
+        speeches = [Speech(speaker=speaker_urls[label], score=sc) for label, sc in zip(labels_by_side[u], scores, strict=True)]
+        total = 0.0
+        for sp in speeches:
+            total += sp.score  # left to right, as Tabbycat's serializer sums them
         teams.append(TeamResult(side=SIDE_CODES[u], team=team_urls[u], score=total, speeches=speeches, **outcome[u]))  # type: ignore[arg-type]
     body = BallotBody(result=BallotResult(sheets=[Sheet(teams=teams)]), motion=motion, confirmed=decision.state != "draft")
     a = decision.automated
@@ -217,20 +202,34 @@ def ballot_export(tournament: Tournament, rnd: Round, room: Room, decision: Deci
         model=a.model, is_llm=a.is_llm, p=a.p, winner_split=a.winner_split,
     )
     path = "/" + url.split("://", 1)[1].split("/", 1)[1]
-    return BallotExport(path=path, url=url, body=body, submission=submission, notes=_notes(decision, teams, scale.low, scale.high, scale.step))
+    return BallotExport(path=path, url=url, body=body, submission=submission, notes=_notes(decision, teams, scale, spec.debaters_per_side))
 
 
-def _notes(decision: Decision, teams: list[TeamResult], low: float, high: float, step: float) -> list[str]:
-    notes = [
-        "Tabbycat setting 'Ballots per debate' must be 'Consensus ballot (one ballot per debate)': this ballot has one sheet for the whole panel.",
-        f"Speaker scores are on the scale {low:g}-{high:g} in steps of {step:g}; Tabbycat's speaker score range must allow them.",
-        "Tabbycat records the submitter type from the token that posts the ballot; 'submission' says it is automated (type A).",
+def assumed_settings(scale: SpeakerScale, debaters_per_side: int) -> list[str]:
+    """The Tabbycat settings a ballot file is written for (Tabbycat v2.9.3's names and identifiers)."""
+    return [
+        "Tabbycat setting 'Ballots per debate' (debate_rules__ballots_per_debate_prelim, and _elim for elimination rounds) must be "
+        "'Consensus ballot (one ballot per debate)': this ballot has one sheet for the whole panel (Tabbycat's default, one ballot per voting adjudicator, "
+        "fails on it with a server error; `adjudicate live tabbycat push` posts one sheet per adjudicator instead).",
+        f"Tabbycat setting 'Substantive speakers' (debate_rules__substantive_speakers) must be {debaters_per_side} and 'Reply scores' "
+        "(debate_rules__reply_scores_enabled) off: Tabbycat gives the k-th speech position k, and with replies on it takes the last speech as a reply.",
+        "Tabbycat setting 'Require speaker scores' (debate_rules__speakers_in_ballots) must ask for scores in this round, and 'Use of speech ranks' "
+        "(debate_rules__speaker_ranks) must be 'Do not rank speeches'; the tournament must have no score criteria.",
+        f"Speaker scores are on the scale {scale.low:g}-{scale.high:g} in steps of {scale.step:g} ({scale.method()}): Tabbycat's 'Minimum speaker score', "
+        "'Maximum speaker score' and 'Speaker score step' (scoring__score_min, _max, _step) must allow them (its API does not check them).",
+        "Tabbycat records every API ballot with submitter type 'Tab room' and the token's user as submitter; 'submission' says this one is automated.",
     ]
+
+
+def _notes(decision: Decision, teams: list[TeamResult], scale: SpeakerScale, debaters_per_side: int) -> list[str]:
+    notes = assumed_settings(scale, debaters_per_side)
     if decision.state == "draft":
         notes.insert(0, "Automated draft, not confirmed by a person: posted with confirmed=false; confirm the room first (`adjudicate live confirm`).")
     winner = next(t for t in teams if t.win or t.points == len(teams) - 1)
     if any(t is not winner and t.score >= winner.score for t in teams):
-        notes.append("The winner does not have the higher team score: Tabbycat setting 'Winner Declaration in ballot(s)' must be 'Require winner selection, overriding scores'.")
+        notes.append("The winner does not have the higher team score: Tabbycat setting 'Winner Declaration in ballot(s)' (debate_rules__winners_in_ballots) must be "
+                     "'Require winner selection, overriding scores' (with a tie, 'Require winner selection to break tied-point debates' also does); "
+                     "under its default Tabbycat records the other team as the winner.")
     return notes
 
 

@@ -1,0 +1,144 @@
+"""Speaker scores on a tournament's scale, spread as human judges spread them (:class:`SpeakerScale`).
+
+A debater's **raw score** is the mean of the counted 1-10 stage scores of the units they spoke in
+(:func:`debater_scores`). Mapped linearly onto a 70-80 scale, raw scores sit in a band of about one point
+(the offline judge's raw scores on the bundled CCDB matches: mean 6.66, sd 0.33 over 24 debaters; linear
+on 70-80 gives sd 0.37 points), so Tabbycat's speaker tab ranks speakers on half points.
+
+The **calibrated** map (:func:`calibrated`) sends the panel's typical raw score to the middle of the
+scale and one raw standard deviation to :data:`HUMAN_SD_FRACTION` of the scale's width:
+
+    score = mid + (raw - raw_mean) * gain,   gain = HUMAN_SD_FRACTION * (high - low) / raw_sd
+
+then clips to [low, high] and rounds each team's speeches to the scale's step so that the team's total
+stays its unrounded total rounded to the step (largest remainders, :func:`round_team`).
+
+Source of the human spread: DebateBench (seed 002, Table 1): 256 speeches from real British
+Parliamentary debates, speaker scores on the WUDC 50-100 scale, mean 80.25, standard deviation 2.69, so
+one standard deviation is 2.69 / 50 = 5.38% of the scale's width. PanelBench's BP-Competition gold
+(``/work/shared/data/panelbench/BP-Competition/gold/gold.csv``) holds only the teams that advanced, no
+speaker scores, so it cannot be used for this. The middle of the scale as the average speech is the
+convention of Tabbycat's default range (68-82, a 75 average) and of the Australs 70-80 scale.
+
+Defaults of ``raw_mean`` / ``raw_sd``: measured on the offline judge (the panel this project ships),
+``benchmarks/tabbycat_round.py --spread`` measures them again; a tournament judged by another model sets its
+own (``speaker_scale.raw_mean``, ``raw_sd``) so that its spread, not the offline judge's, is widened.
+"""
+
+from __future__ import annotations
+
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from adjudicator.frozen import FrozenModel
+from adjudicator.input.match import Stage
+
+#: One standard deviation of human speaker scores as a fraction of the scale's width (DebateBench, seed
+#: 002 Table 1: sd 2.69 on the WUDC 50-100 scale).
+HUMAN_SD_FRACTION = 2.69 / 50
+
+#: The offline judge's debater raw scores on the four bundled CCDB matches (24 debaters): mean and
+#: population standard deviation, 1-10 (``benchmarks/tabbycat_round.py --spread``).
+OFFLINE_RAW_MEAN = 6.66
+OFFLINE_RAW_SD = 0.33
+
+
+def debater_scores(stages: list[Stage], unit_scores: dict[str, float], labels_by_side: dict[str, list[str]]) -> dict[str, float | None]:
+    """Position label -> the mean counted score (1-10) of the units that debater spoke in, or None when
+    the debater spoke in no scored unit. A unit whose stage names no speaker of that side (free debate)
+    counts for every debater of the side. ``unit_scores`` is keyed ``"<stage_id>|<side>"``."""
+    got: dict[str, list[float]] = {label: [] for labels in labels_by_side.values() for label in labels}
+    for st in stages:
+        for side, labels in labels_by_side.items():
+            score = unit_scores.get(f"{st.stage_id}|{side}")
+            if score is None:
+                continue
+            named = [sp for sp in st.speakers if sp in labels]
+            for label in named or labels:
+                got[label].append(score)
+    return {label: (sum(v) / len(v) if v else None) for label, v in got.items()}
+
+
+def linear(raw: float, low: float, high: float) -> float:
+    """``raw`` (1-10) mapped linearly onto [low, high] (1 -> low, 10 -> high), unrounded."""
+    return low + (raw - 1.0) * (high - low) / 9.0
+
+
+def calibrated(raw: float, low: float, high: float, raw_mean: float = OFFLINE_RAW_MEAN, raw_sd: float = OFFLINE_RAW_SD) -> float:
+    """``raw`` (1-10) on [low, high] with the human spread (module docstring), clipped, unrounded.
+    Raises ValueError for ``raw_sd`` <= 0."""
+    if raw_sd <= 0:
+        raise ValueError(f"raw_sd must be positive, not {raw_sd}")
+    gain = HUMAN_SD_FRACTION * (high - low) / raw_sd
+    return min(high, max(low, (low + high) / 2 + (raw - raw_mean) * gain))
+
+
+def round_team(scores: list[float], low: float, step: float, high: float | None = None) -> list[float]:
+    """Each of ``scores`` on the grid ``low + k * step``, so that their sum is the unrounded sum rounded
+    (half up) to the grid -- Hamilton's largest-remainder method: every score is first rounded down, then
+    the scores with the largest remainders (ties: the earlier speaker) get one step more until the total
+    is reached, never above ``high``. Exact decimal arithmetic; the results are floats that print as
+    the grid's values."""
+    d_low, d_step = Decimal(str(low)), Decimal(str(step))
+    units = [(Decimal(repr(s)) - d_low) / d_step for s in scores]
+    floors = [u.to_integral_value(rounding="ROUND_FLOOR") for u in units]
+    target = sum(units, Decimal(0)).quantize(Decimal(1), rounding=ROUND_HALF_UP)
+    extra = int(target - sum(floors, Decimal(0)))
+    order = sorted(range(len(units)), key=lambda i: (-(units[i] - floors[i]), i))
+    top = None if high is None else ((Decimal(str(high)) - d_low) / d_step).to_integral_value(rounding="ROUND_FLOOR")
+    for i in order:
+        if extra <= 0:
+            break
+        if top is None or floors[i] + 1 <= top:
+            floors[i] += 1
+            extra -= 1
+    return [float(d_low + f * d_step) for f in floors]
+
+
+def on_grid(score: float, low: float, step: float) -> bool:
+    """Whether ``score`` is ``low + k * step`` for an integer k (exact decimal arithmetic)."""
+    k = (Decimal(repr(score)) - Decimal(str(low))) / Decimal(str(step))
+    return k == k.to_integral_value()
+
+
+class SpeakerScale(FrozenModel):
+    """A tournament's speaker scale: the range ``low``-``high`` in steps of ``step`` (from ``low``), and how
+    a debater's raw 1-10 score lands on it: ``calibrated`` (the human spread, module docstring, with the
+    panel's ``raw_mean`` and ``raw_sd``) or ``linear`` (1 -> low, 10 -> high). ``mapping`` unset means
+    linear on the CCDB 1-10 range itself (the default scale: the scores as the panel gave them, two
+    decimals) and calibrated on any other range (``--speaker-scale 70:80:1``)."""
+
+    low: float = 1.0
+    high: float = 10.0
+    step: float = Field(default=0.01, gt=0)
+    mapping: Literal["calibrated", "linear"] | None = None
+    raw_mean: float = Field(default=OFFLINE_RAW_MEAN, ge=1, le=10)
+    raw_sd: float = Field(default=OFFLINE_RAW_SD, gt=0, le=9)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> SpeakerScale:
+        if not self.low < self.high:
+            raise ValueError(f"speaker_scale: low ({self.low}) must be below high ({self.high})")
+        return self
+
+    def method(self) -> Literal["calibrated", "linear"]:
+        """The mapping in use (``mapping``, or its default for the range)."""
+        if self.mapping is not None:
+            return self.mapping
+        return "linear" if (self.low, self.high) == (1.0, 10.0) else "calibrated"
+
+    def unrounded(self, raw: float) -> float:
+        """``raw`` (1-10) on this scale, clipped, before rounding."""
+        if self.method() == "linear":
+            return min(self.high, max(self.low, linear(raw, self.low, self.high)))
+        return calibrated(raw, self.low, self.high, self.raw_mean, self.raw_sd)
+
+    def team(self, raws: list[float]) -> list[float]:
+        """One team's speeches (raw 1-10 each) on this scale, rounded together (:func:`round_team`)."""
+        return round_team([self.unrounded(r) for r in raws], self.low, self.step, self.high)
+
+    def convert(self, raw: float) -> float:
+        """One raw score on this scale, rounded on its own (half up to the step)."""
+        return self.team([raw])[0]

@@ -1,0 +1,76 @@
+"""One room's ballot for Tabbycat's ``POST .../rounds/<seq>/pairings/<debate>/ballots``, as the tournament
+is set, and the refusals of a ballot Tabbycat would store wrongly.
+
+The body (Tabbycat v2.9.3 ``api/serializers.py`` ``BallotSerializer``)::
+
+    {"result": {"sheets": [{"adjudicator": <URL>,            # per voting adjudicator only
+                            "teams": [{"side": "aff", "team": <URL>, "win": true,
+                                       "score": 301.0,          # the sum of the speeches, with scores only
+                                       "speeches": [{"speaker": <URL>, "score": 76.0}, ...]},
+                                      {"side": "neg", ...}]}]},
+     "motion": <URL>, "confirmed": true}
+
+- **One ballot per voting adjudicator** (Tabbycat's default): one sheet per voting adjudicator (chair and
+  panellists, not trainees), each naming its adjudicator, each the room's confirmed result -- Tabbycat then
+  records an N-0 decision. With two or more voting adjudicators v2.9.3 takes either a sheet from every
+  one of them or a single sheet as that adjudicator's own partial ballot -- which fails with a server
+  error once it carries speaker scores (``ConsensusDebateResultWithScores.set_score`` gets the
+  adjudicator too), as does a single sheet without an adjudicator (``KeyError: 'adjudicator'``).
+- **Consensus ballot**: one sheet without an adjudicator (with one and speaker scores, v2.9.3 fails the
+  same way).
+- Speeches only where the tournament asks for speaker scores, one per substantive position in speaking
+  order, on Tabbycat's range and step (:class:`~adjudicator.live.tournament.SpeakerScale` on
+  ``score_min``-``score_max``, ``score_step``); ``win`` on every team (Tabbycat uses it only where
+  the winner is declared). Sides in Tabbycat's order (affirmative, then negative: ``validate_teams``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from adjudicator.input.formats import SIDES
+from adjudicator.live.speaker_scores import SpeakerScale
+from adjudicator.live.tabbycat.mapping import RoomMapping
+from adjudicator.live.tabbycat.reading import TabbycatRound
+from adjudicator.live.tabbycat.rules import Refusal, outcome_refusals
+from adjudicator.live.tabbycat.source import RoomSource
+
+SIDE_CODE = {"affirmative": "aff", "negative": "neg"}
+
+
+def push_scale(src: RoomSource, tc: TabbycatRound) -> SpeakerScale:
+    """The scale a push uses: Tabbycat's range and step, mapped as the tournament's speaker scale says
+    when it names the same range, else calibrated with the tournament's raw mean and sd."""
+    own, r = src.speaker_scale, tc.rules
+    same = (own.low, own.high) == (r.score_min, r.score_max)
+    return own.model_copy(update={"low": r.score_min, "high": r.score_max, "step": r.score_step, "mapping": own.method() if same else "calibrated"})
+
+
+def speaker_points(src: RoomSource, scale: SpeakerScale) -> dict[str, list[float]]:
+    """Side -> the speeches' scores on ``scale``, in speaking order (each team rounded together)."""
+    return {side: scale.team([src.raw_scores[label] for label in src.labels(side)]) for side in SIDES}
+
+
+def build_ballot(src: RoomSource, tc: TabbycatRound, m: RoomMapping, *, confirmed: bool) -> tuple[dict[str, Any], list[Refusal]]:
+    """(request body, refusals) of the room's ballot; post the body only when the refusals are []."""
+    rules = tc.rules
+    scores = rules.uses_scores(tc.elimination)
+    points = speaker_points(src, push_scale(src, tc)) if scores else {}
+    teams: list[dict[str, Any]] = []
+    for side in SIDES:
+        team: dict[str, Any] = {"side": SIDE_CODE[side], "team": m.teams[side], "win": side == src.winner}
+        if scores:
+            total = 0.0
+            for s in points[side]:
+                total += s  # left to right, as Tabbycat's serializer sums the speeches it checks against
+            team |= {"score": total, "speeches": [{"speaker": u, "score": s} for u, s in zip(m.speakers[side], points[side], strict=True)]}
+        teams.append(team)
+    if rules.ballots_per_debate(tc.elimination) == "per-adj":
+        sheets = [{"adjudicator": adj, "teams": teams} for adj in m.adjudicators]
+    else:
+        sheets = [{"teams": teams}]
+    body: dict[str, Any] = {"result": {"sheets": sheets}, "confirmed": confirmed}
+    if m.motion:
+        body["motion"] = m.motion
+    refusals = outcome_refusals(rules, {t_side: sum(points[t_side]) for t_side in SIDES}, src.winner, tc.elimination) if scores else []
+    return body, refusals
