@@ -4,20 +4,32 @@
 The token is created once per state directory and kept in ``STATE_DIR/access.json`` (mode 0600)
 together with the URLs, so organiser links stay valid across restarts and ``adjudicate live push``
 can find the server without flags.
+
+uvicorn waits for a request's head for ever: a client that connects and sends nothing (or half a
+header) holds a file descriptor until it leaves, so ~20,000 such connections exhausted the server's
+descriptors without a token. :func:`deadline_protocol` closes a connection whose head has not arrived
+within :data:`HEAD_TIMEOUT_S` (counted from the connection, or from the first byte of a kept-alive
+connection's next request) or whose body has not within :data:`BODY_TIMEOUT_S`, and at most
+:data:`MAX_PENDING_HEADS` connections may wait for their head at once (the oldest is closed first), so
+half-open connections hold a bounded number of descriptors. Connection and event-stream caps for
+connections that did send a request are the live app's own (issue 27).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import secrets
 import socket
 import sys
 import threading
 import time
+from collections import OrderedDict
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import uvicorn
+from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
 from adjudicator.files import atomic_write_text
 
@@ -25,6 +37,21 @@ ACCESS_FILE = "access.json"
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
 LOOPBACK = {"127.0.0.1", "::1", "localhost"}
+
+#: Seconds a connection has to send its request's head (request line and headers) after it opens, or
+#: after the first byte of its next request when kept alive. A browser or ``adjudicate live push``
+#: sends it in one write, within milliseconds; 10 s leaves room for a slow link.
+HEAD_TIMEOUT_S = 10.0
+#: Seconds a request has to send its body after its head: the largest body the server takes is 1 MiB
+#: (``max_body_bytes``), 60 s is 17 KB/s.
+BODY_TIMEOUT_S = 60.0
+#: Most connections that may wait for their request's head at once; past it the one that has waited
+#: longest is closed. A half-open flood then holds at most this many descriptors (the process's soft
+#: limit is commonly 1,024), while a real client, whose head arrives within milliseconds, is rarely
+#: the oldest.
+MAX_PENDING_HEADS = 256
+#: Seconds an idle kept-alive connection stays open after a response (uvicorn's default, stated).
+KEEP_ALIVE_S = 5
 
 
 def access_path(state_dir: str | Path) -> Path:
@@ -97,8 +124,84 @@ class _Server(uvicorn.Server):
         super().handle_exit(sig, frame)
 
 
-def _config(app, log_level: str) -> uvicorn.Config:
-    return uvicorn.Config(app, log_level=log_level, timeout_graceful_shutdown=3, lifespan="on", ws="none", access_log=log_level in ("debug", "info"))
+def deadline_protocol(head_timeout_s: float = HEAD_TIMEOUT_S, body_timeout_s: float = BODY_TIMEOUT_S, max_pending: int = MAX_PENDING_HEADS) -> type:
+    """uvicorn's HTTP protocol class (httptools, else h11) with the deadlines of the module docstring:
+    a connection still waiting for its request's head after ``head_timeout_s`` seconds, or for its
+    body ``body_timeout_s`` seconds after the head, is closed without a reply, and when more than
+    ``max_pending`` connections wait for their head the one that has waited longest is closed. A
+    request that has been read whole (an event stream included) is never timed out here. Each call
+    makes a class with its own count of waiting connections (one per server)."""
+    waiting: OrderedDict[Any, None] = OrderedDict()  # connections waiting for their head, oldest first
+    base: Any = AutoHTTPProtocol  # httptools' protocol when installed, else h11's (uvicorn's choice)
+
+    class DeadlineProtocol(base):
+        _deadline: asyncio.TimerHandle | None = None
+        _waiting_for: Literal["head", "body"] | None = None
+
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(transport)
+            self._watch()
+
+        def data_received(self, data: bytes) -> None:
+            super().data_received(data)
+            self._watch()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._set(None)
+            super().connection_lost(exc)
+
+        def _awaited(self) -> Literal["head", "body"] | None:
+            """What the connection waits for: a request's head (none yet, or the last one answered),
+            its body, or nothing (a request read whole is with the app)."""
+            cycle = self.cycle
+            if cycle is None or cycle.response_complete:
+                return "head"
+            return "body" if cycle.more_body else None
+
+        def _watch(self) -> None:
+            """Arm the deadline of what the connection now waits for (called when it opens and after
+            each read; an idle kept-alive connection is left to uvicorn's keep-alive timer until the
+            first byte of its next request)."""
+            if self.transport is None or self.transport.is_closing():
+                return self._set(None)
+            awaited = self._awaited()
+            if awaited != self._waiting_for:
+                self._set(awaited)
+
+        def _set(self, awaited: Literal["head", "body"] | None) -> None:
+            if self._deadline is not None:
+                self._deadline.cancel()
+                self._deadline = None
+            waiting.pop(self, None)
+            self._waiting_for = awaited
+            if awaited is None:
+                return
+            self._deadline = self.loop.call_later(head_timeout_s if awaited == "head" else body_timeout_s, self._expire)
+            if awaited == "head":
+                waiting[self] = None
+                while len(waiting) > max_pending:
+                    oldest, _ = waiting.popitem(last=False)
+                    oldest._expire()
+
+        def _expire(self) -> None:
+            self._set(None)
+            if self.transport is not None and not self.transport.is_closing():
+                self.transport.close()
+
+    return DeadlineProtocol
+
+
+def _config(app, log_level: str, protocol: type | None = None) -> uvicorn.Config:
+    return uvicorn.Config(
+        app,
+        log_level=log_level,
+        timeout_graceful_shutdown=3,
+        lifespan="on",
+        ws="none",
+        access_log=log_level in ("debug", "info"),
+        http=protocol or deadline_protocol(),
+        timeout_keep_alive=KEEP_ALIVE_S,
+    )
 
 
 def serve_forever(app, sock: socket.socket, log_level: str = "info") -> None:
@@ -110,14 +213,15 @@ class LiveServer:
     """The live app served by uvicorn in a background thread, on 127.0.0.1 and a free port by default.
 
     Use as a context manager; ``url`` is the base URL once started. ``stop()`` ends the event
-    streams, shuts uvicorn down (the app then closes its store) and joins the thread.
+    streams, shuts uvicorn down (the app then closes its store) and joins the thread. ``protocol``:
+    the HTTP protocol class (default :func:`deadline_protocol` with the module's deadlines).
     """
 
-    def __init__(self, app, host: str = DEFAULT_HOST, port: int = 0, log_level: str = "warning") -> None:
+    def __init__(self, app, host: str = DEFAULT_HOST, port: int = 0, log_level: str = "warning", protocol: type | None = None) -> None:
         self.app = app
         self.sock = bind_socket(host, port)
         self.url = base_url_of(self.sock)
-        self.server = _Server(_config(app, log_level), app)
+        self.server = _Server(_config(app, log_level, protocol), app)
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, name="live-uvicorn", daemon=True)
 
     def start(self, timeout_s: float = 20.0) -> "LiveServer":
