@@ -33,6 +33,12 @@ class CallRecord(FrozenModel):
     ``truncated`` is True when the model stopped at the completion budget (``finish_reason`` =
     ``length``): such an output is never accepted, whatever could be read from it (``parse`` is then
     ``failed``); ``max_tokens`` is the completion budget the attempt was sent with (None: none sent).
+    A repair turn records the fields it asked for (``repair_fields``, dotted key paths; empty when it
+    asked for the whole answer) and ``repair_share``, the share (0-1) of the answer's fields that this
+    and the node's earlier repair turns asked for (:func:`~adjudicator.model.schema.field_share`; 1.0
+    for a whole answer). ``example_choices``: the closed fields of an accepted answer equal to a value
+    the prompt's example showed (:func:`~adjudicator.model.examples.copied_choices`). The review reads
+    both (:mod:`adjudicator.verdict.review`). The three are left out of the JSON when unset.
     Token counts are integers >= 0; ``latency_s`` seconds; ``cost_usd`` US dollars where litellm knows
     the price, else None. API keys never appear here.
 
@@ -63,6 +69,9 @@ class CallRecord(FrozenModel):
     reasoning_blocks: list[str] = Field(default_factory=list)
     reasoning_tokens: int = Field(default=0, ge=0)
     turn: CallTurn = "answer"
+    repair_fields: list[str] = Field(default_factory=list, exclude_if=lambda v: not v)
+    repair_share: float | None = Field(default=None, ge=0.0, le=1.0, exclude_if=lambda v: v is None)
+    example_choices: list[str] = Field(default_factory=list, exclude_if=lambda v: not v)
 
 
 class FailureKind(StrEnum):

@@ -147,7 +147,7 @@ def test_a_tracker_that_keeps_copying_fails_as_copied_example(fake_openai, make_
 def test_a_note_quoting_the_transcript_is_not_a_copy(fake_openai):
     # a debater happens to say the example's words; a note that quotes them is the model's own
     plain = backend_for(fake_openai).stage_prompt(stage_request(online_match().view()))
-    note = example_value({"messages": plain.messages}, "note")
+    note = normalise(example_value({"messages": plain.messages}, "note"))  # the words, as a debater says them
     match = online_match(texts=["Uniforms cut bullying.", f"{note}. That is my reply.", "More.", "Closing."]).view()
     answer = json.loads(tracker_json(["negative"]))
     answer["clash_updates"][0]["note"] = note

@@ -215,7 +215,7 @@ def test_tracker_recovers_the_sides_of_a_cut_answer_and_asks_again_for_its_cut_u
         '"contributions": [{"debater": "Affirmative Speaker 1", "share": 1.0}]}], "clash_updates": [{"clash_id": "c1", "ti'
     )
     update = {"clash_id": "c1", "title": "sleep", "side": "affirmative", "kind": "opened", "note": "set up"}
-    fake_openai.push(text, json.dumps({"clash_updates": [update]}))
+    fake_openai.push(text, json.dumps({"clash_updates": [update], "summary": "the sleep clash opened"}))  # the summary was cut off too
     result = make_backend(fake_openai).analyse_stage(stage_request(0))
     assert [(c.turn, c.parse) for c in result.calls] == [("answer", "failed"), ("repair", "strict")]
     assert result.calls[0].error.startswith("clash_updates.0: this update could not be read as a JSON object")

@@ -66,7 +66,7 @@ def test_a_missing_unit_is_asked_for_alone_and_merged(fake_openai):
     assert repair["messages"][2] == {"role": "assistant", "content": ballot(MISSING_S3)}
     ask = repair["messages"][3]["content"]
     assert "stage_scores: missing s3|affirmative" in ask and "- stage_scores.s3|affirmative: an integer from 1 to 10" in ask
-    assert '{"stage_scores": {"s3|affirmative": 1}}' in ask  # the shape of the reply
+    assert '{"stage_scores": {"s3|affirmative": "<an integer from 1 to 10>"}}' in ask  # the shape of the reply: a description, never a value
     # the response schema asks for that unit only, so a constraining server can return nothing else
     assert schema_of(repair) == {
         "type": "object",

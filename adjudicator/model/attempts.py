@@ -21,12 +21,22 @@ decodable, the same request is sent again (the protocol's resend). A repair is o
 attempts and its record says so (``turn="repair"``). The single-call arm passes no repairer, so it
 follows the paper's protocol to the letter.
 
-Truncation (:func:`budget_after_truncation`): a reply the model ended at the completion budget
+Truncation (:func:`after_truncation`): a reply the model ended at the completion budget
 (``finish_reason`` ``length``) is never accepted, even when part of it can be read -- field-level
 recovery would keep a stage with its clash updates cut off, or a ballot without its votes. The
 attempt is recorded as ``truncated`` and the next of the same three attempts is sent with twice the
-completion budget, up to :data:`TRUNCATION_CAP_TOKENS`; if the last attempt is still truncated, the
-node fails with kind ``truncated``.
+completion budget (:func:`budget_after_truncation`), up to :data:`TRUNCATION_CAP_TOKENS`, and with a
+repetition penalty (:data:`TRUNCATION_PENALTY`, OpenAI's ``frequency_penalty``). The penalty is what
+changes the resend: at temperature 0 the same request gives the same text, and a reply cut off at its
+budget is most often a loop, so a larger budget alone only buys a longer loop (issue 25: 27 minutes
+and 8,959 tokens for one stage on a 0.5B model). A provider without the parameter (Anthropic) gets
+the resend without it (litellm drops it), so there only the budget changes. If the last attempt is
+still truncated, the node fails with kind ``truncated``.
+
+What the review reads off the records (:mod:`adjudicator.verdict.review`): every repair turn's record
+names the fields it asked for and the share of the answer's fields the node's repair turns have asked
+for so far (``repair_fields``, ``repair_share``); the accepted answer's record names its closed choices
+equal to the prompt example's (``example_choices``, :func:`~adjudicator.model.examples.copied_choices`).
 
 Caching: once a value is read, every attempt of this node that came from the model is written to
 the cache (unreadable ones marked ``parsed=False``), so a rerun replays the same attempts with zero
@@ -43,10 +53,11 @@ from typing import Any, TypeVar
 
 from adjudicator.judges.base import NodeResult
 from adjudicator.model.chat import ChatRequest, ChatResponse
-from adjudicator.model.examples import copied_fields, example_texts
+from adjudicator.model.examples import copied_choices, copied_fields, example_choices, example_texts
 from adjudicator.model.llm import LLMClient
 from adjudicator.model.parsing import ParseResult
 from adjudicator.model.repair import Repairer, RepairTurn
+from adjudicator.model.schema import FieldPath, field_share
 from adjudicator.model.transport import PromptTooLong, TransportError
 from adjudicator.records import CallRecord, FailureKind, NodeFailure
 
@@ -58,6 +69,10 @@ MAX_ATTEMPTS = 3
 #: the cap is stated. Each truncated attempt doubles the budget up to this cap (1,536 -> 3,072 ->
 #: 6,144 for a judge); a configured or per-request budget above it is kept, never lowered.
 TRUNCATION_CAP_TOKENS = 8192
+#: The repetition penalty (``frequency_penalty``, OpenAI's 0-2 scale) of a resend after a truncated
+#: reply. Mild on purpose: a JSON answer repeats its punctuation and key names by design, so a strong
+#: penalty would break the syntax it protects; 0.3 lowers a repeated token's logit by 0.3 per earlier use.
+TRUNCATION_PENALTY = 0.3
 
 
 def budget_after_truncation(budget_tokens: int | None) -> int:
@@ -67,6 +82,13 @@ def budget_after_truncation(budget_tokens: int | None) -> int:
     if budget_tokens is None:
         return TRUNCATION_CAP_TOKENS
     return max(budget_tokens, min(2 * budget_tokens, TRUNCATION_CAP_TOKENS))
+
+
+def after_truncation(request: ChatRequest, budget_tokens: int | None) -> ChatRequest:
+    """The request sent after ``request`` came back cut off at ``budget_tokens``: the same messages
+    with :func:`budget_after_truncation`'s budget and the repetition penalty
+    :data:`TRUNCATION_PENALTY` (module docstring: a resend must not be the same request)."""
+    return replace(request, max_tokens=budget_after_truncation(budget_tokens), frequency_penalty=TRUNCATION_PENALTY)
 
 
 def next_attempt(request: ChatRequest, response: ChatResponse, result: ParseResult[Any], pending: RepairTurn | None, repairer: Repairer | None) -> tuple[ChatRequest, RepairTurn | None]:
@@ -120,7 +142,9 @@ def run_attempts(
     truncated = False
     current, pending = request, None
     examples = example_texts(request.messages) if refuse_examples else frozenset()
+    shown = example_choices(request.messages)
     copied = False
+    repaired: list[FieldPath] = []  # every field the node's repair turns asked for so far
     base = request  # the answer turn a repair is built on (its budget raised after a truncation)
 
     def record(attempt: int, **fields) -> CallRecord:
@@ -153,6 +177,7 @@ def run_attempts(
             error = f"output cut off at the completion budget ({budget or 'server default'} tokens)" + (f"; {error}" if error else "")
         responses.append(resp)
         raws.append(resp.text)
+        repair = _repair_fields(request, pending, repaired)
         calls.append(
             record(
                 attempt,
@@ -171,6 +196,8 @@ def run_attempts(
                 reasoning_content=resp.reasoning_content,
                 reasoning_blocks=list(result.reasoning),
                 reasoning_tokens=resp.reasoning_tokens,
+                example_choices=copied_choices(result.decoded, request.schema, shown) if result.ok and not truncated else [],
+                **repair,
             )
         )
         if not truncated and result.ok:
@@ -178,8 +205,8 @@ def run_attempts(
                 client.remember(r, parsed=(i == len(responses) - 1))
             return NodeResult(value=result.value, calls=calls, response=resp)
         last_error = error or "no valid value"
-        if truncated:  # the same turn again with a larger budget: a cut-off answer is not repaired
-            current = replace(current, max_tokens=budget_after_truncation(budget))
+        if truncated:  # the same turn again, changed (budget, penalty): a cut-off answer is not repaired
+            current = after_truncation(current, budget)
             if pending is None:
                 base = current
         else:
@@ -197,3 +224,17 @@ def run_attempts(
             raw_outputs=raws,
         ),
     )
+
+
+def _repair_fields(request: ChatRequest, pending: RepairTurn | None, repaired: list[FieldPath]) -> dict[str, Any]:
+    """The repair fields of an attempt's record (:class:`~adjudicator.records.CallRecord`): for a repair
+    turn ``pending``, the dotted paths it asked for and the share of ``request``'s answer fields asked
+    for by the node's repair turns so far (``repaired`` gathers them; a turn that asked for the whole
+    answer counts as every field); nothing for an answer turn."""
+    if pending is None:
+        return {}
+    if not pending.fields:
+        repaired.append(())
+    repaired.extend(f for f in pending.fields if f not in repaired)
+    share = 1.0 if () in repaired else field_share(request.schema, repaired)
+    return {"repair_fields": [".".join(f) for f in pending.fields], "repair_share": round(share, 3)}

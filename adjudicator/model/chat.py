@@ -22,7 +22,9 @@ class ChatRequest:
     the node and unit (stage id, judge id, task instance) and ``template_hash`` the prompt template:
     all three enter the cache key, so two judges with identical prompts still get separate entries.
     ``max_tokens`` (completion budget, tokens) overrides the configured and per-node budgets; None
-    keeps them (see :meth:`~adjudicator.model.llm.LLMClient.budget_tokens`).
+    keeps them (see :meth:`~adjudicator.model.llm.LLMClient.budget_tokens`). ``frequency_penalty``
+    (OpenAI's repetition penalty, 0-2; None sends none) is set only on the resend after a reply cut
+    off at its budget (:func:`~adjudicator.model.attempts.after_truncation`).
     """
 
     messages: tuple[Mapping[str, str], ...]
@@ -32,6 +34,7 @@ class ChatRequest:
     schema: Mapping[str, Any] | None = None
     schema_name: str = "output"
     max_tokens: int | None = None
+    frequency_penalty: float | None = None
 
 
 #: Completion budget (max_tokens) per node when the configuration does not set one: sized to each

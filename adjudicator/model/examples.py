@@ -17,11 +17,23 @@ rule keeps what the user message legitimately supplies: a debater's label, a cla
 and any sentence of the transcript that a note may quote.
 
 An answer's field is a copy (:func:`copied_fields`) when it is free text in the response schema (a
-string without an ``enum``) and its normalised value equals one of those placeholder texts.
+string without an ``enum``) and its normalised value equals one of those placeholder texts, or when it
+is itself a placeholder: a whole value written as ``<...>``, the way the bundled prompts and the repair
+turn describe each field in place of a value (issue 25), so a description handed back is never
+accepted as text.
+
+Closed choices (an enum such as a rubric level or the winner, a number such as p or a score, a list
+of labels such as the votes) cannot be refused that way: a real answer may equal any value. The bundled
+prompts therefore show none (their examples describe each field in words). Where a prompt still shows
+one (a prompt folder of one's own, ``ADJUDICATOR_PROMPTS_DIR``), :func:`example_choices` reads the
+example's closed values and :func:`copied_choices` names the answer's closed fields equal to them; the
+attempts runner records those on the accepted call and the review escalates the verdict
+(``example_choice``, :mod:`adjudicator.verdict.review`) rather than refusing the answer.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 from collections.abc import Mapping, Sequence
@@ -67,6 +79,16 @@ def example_texts(messages: Sequence[Mapping[str, Any]]) -> frozenset[str]:
     return frozenset(found)
 
 
+#: A value that is only a description in angle brackets: ``"<your reasons for the decision>"``.
+_PLACEHOLDER_RE = re.compile(r"\s*<[^<>]*>\s*")
+
+
+def is_placeholder(text: str) -> bool:
+    """True when ``text`` is a whole ``<...>`` description (the prompts' way of saying what goes in a
+    field), not a value."""
+    return _PLACEHOLDER_RE.fullmatch(text) is not None
+
+
 def _free_text(schema: Mapping[str, Any] | None) -> bool:
     if schema is None:
         return True
@@ -102,15 +124,14 @@ def copied_fields(answer: Any, schema: Mapping[str, Any] | None, examples: froze
     """The fields of a decoded ``answer`` that copy a placeholder text of ``examples``, as key paths
     (``("reasoning",)``, ``("sides", "affirmative", "rationale")``); a copy inside a list names the
     list (``("clash_updates",)``: it is asked for again whole). Only free-text fields of ``schema`` (the
-    request's response schema; None: every string) are compared. In the answer's order, each path once."""
+    request's response schema; None: every string) are compared, each also against the ``<...>``
+    placeholder form (:func:`is_placeholder`). In the answer's order, each path once."""
     out: list[FieldPath] = []
-    if not examples:
-        return out
 
     def walk(value: Any, node: Mapping[str, Any] | None, path: FieldPath, listed: FieldPath | None) -> None:
         if isinstance(value, str):
             owner = listed if listed is not None else path
-            if _free_text(node) and normalise(value) in examples and owner not in out:
+            if _free_text(node) and (normalise(value) in examples or is_placeholder(value)) and owner not in out:
                 out.append(owner)
         elif isinstance(value, Mapping):
             for key, item in value.items():
@@ -123,3 +144,80 @@ def copied_fields(answer: Any, schema: Mapping[str, Any] | None, examples: froze
     if isinstance(answer, Mapping):
         walk(answer, schema, (), None)
     return out
+
+
+def example_choices(messages: Sequence[Mapping[str, Any]]) -> dict[FieldPath, Any]:
+    """The closed values an example answer in the request's ``system`` messages shows: every JSON
+    object written there (decoded where it parses), flattened to key path -> value for its numbers,
+    booleans, strings and lists of strings (``("p",)`` -> 0.64, ``("sides", "affirmative",
+    "task_performance")`` -> ``"well"``, ``("best_debater_votes",)`` -> the list). A ``<...>``
+    description and null are not values. Empty when no example parses (the bundled prompts). Never
+    raises."""
+    decoder = json.JSONDecoder()
+    found: dict[FieldPath, Any] = {}
+    for m in messages:
+        if m.get("role") != "system":
+            continue
+        text = str(m.get("content") or "")
+        i = text.find("{")
+        while i != -1:
+            try:
+                obj, end = decoder.raw_decode(text, i)
+            except ValueError:
+                i = text.find("{", i + 1)
+                continue
+            if isinstance(obj, Mapping):
+                _flatten(obj, (), found)
+            i = text.find("{", end)
+    return found
+
+
+def _flatten(value: Any, path: FieldPath, out: dict[FieldPath, Any]) -> None:
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            _flatten(item, (*path, str(key)), out)
+    elif isinstance(value, list):
+        if value and all(isinstance(v, str) and not is_placeholder(v) for v in value):
+            out[path] = list(value)
+    elif isinstance(value, bool | int | float) or (isinstance(value, str) and value and not is_placeholder(value)):
+        out[path] = value
+
+
+def _closed(schema: Mapping[str, Any] | None) -> bool:
+    """True for a closed field: an enum, a number or integer, a boolean, or a list of enum values."""
+    if schema is None:
+        return False
+    kind = schema.get("type")
+    kinds = kind if isinstance(kind, list) else [kind]
+    if "enum" in schema or any(k in kinds for k in ("number", "integer", "boolean")):
+        return True
+    items = schema.get("items")
+    return "array" in kinds and isinstance(items, Mapping) and "enum" in items
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal values, a boolean only to a boolean (``True == 1`` in Python)."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    return bool(a == b)
+
+
+def copied_choices(answer: Any, schema: Mapping[str, Any] | None, shown: Mapping[FieldPath, Any]) -> list[str]:
+    """The closed fields of a decoded ``answer`` (dotted key paths, sorted) whose value equals the one
+    the example showed at the same path (``shown``, :func:`example_choices`); only fields the response
+    ``schema`` declares closed (:func:`_closed`) are compared, numbers by value. Empty without an
+    example or a schema."""
+    if not shown or schema is None or not isinstance(answer, Mapping):
+        return []
+    out = []
+    for path, value in shown.items():
+        node: Any = schema
+        got: Any = answer
+        for key in path:
+            node = (node.get("properties") or {}).get(key) if isinstance(node, Mapping) else None
+            got = got.get(key) if isinstance(got, Mapping) else None
+        if node is None or got is None or not _closed(node):
+            continue
+        if _same(got, value):
+            out.append(".".join(path))
+    return sorted(out)

@@ -249,6 +249,8 @@ class LLMClient:
         budget = self.budget_tokens(request)
         if budget is not None:
             p["max_tokens"] = budget
+        if request.frequency_penalty is not None:  # the resend after a truncated reply (attempts.after_truncation)
+            p["frequency_penalty"] = request.frequency_penalty
         rf = self.response_format(request.schema, request.schema_name)
         if rf is not None:
             p["response_format"] = rf
@@ -397,6 +399,8 @@ class LLMClient:
         }
         if self.api_base:
             kwargs["api_base"] = self.api_base
+        if request.frequency_penalty is not None:  # a provider without the penalty (Anthropic) gets the request without it
+            kwargs["drop_params"] = True
         if self._api_key:
             kwargs["api_key"] = self._api_key
         return kwargs

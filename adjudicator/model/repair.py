@@ -32,7 +32,7 @@ from adjudicator.model.chat import ChatRequest
 from adjudicator.model.parsing import ParseResult, parse_output
 from adjudicator.model.prompts import PromptStore
 from adjudicator.model.reasoning import split_reasoning
-from adjudicator.model.schema import FieldPath, skeleton, sub_schema
+from adjudicator.model.schema import FieldPath, sub_schema
 
 T = TypeVar("T")
 
@@ -112,6 +112,24 @@ def describe(schema: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def shape_of(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """The reply's shape as a tree the repair template writes out (``prompts/repair.<lang>.j2``,
+    macro ``shape``) with a description in every value's place, never a value: an object is
+    ``{"kind": "object", "keys": [[json key, node], ...]}``, a list of objects ``{"kind": "items",
+    "count": n or None, "item": node}``, anything else a leaf of :func:`describe`. A model that
+    copies the shape back returns descriptions, which fail validation (issue 25: the skeleton of
+    first enum values, minimums and empty strings it replaced validated as an answer)."""
+    kind = schema.get("type")
+    kinds = kind if isinstance(kind, list) else [kind]
+    if "object" in kinds and schema.get("properties"):
+        return {"kind": "object", "keys": [[json.dumps(k, ensure_ascii=False), shape_of(v)] for k, v in schema["properties"].items()]}
+    items = schema.get("items") or {}
+    if "array" in kinds and items.get("properties"):
+        exact = schema.get("minItems") if schema.get("minItems") == schema.get("maxItems") else None
+        return {"kind": "items", "count": exact, "item": shape_of(items)}
+    return describe(schema)
+
+
 def _field_schema(schema: Mapping[str, Any] | None, path: FieldPath) -> Mapping[str, Any]:
     node: Mapping[str, Any] = schema or {}
     for key in path:
@@ -173,7 +191,7 @@ class Repairer:
                 "error": result.error or "",
                 "whole": not fields,
                 "fields": [{"path": ".".join(path), **describe(_field_schema(request.schema, path))} for path in fields],
-                "shape": json.dumps(skeleton(schema), ensure_ascii=False) if schema else "",
+                "shape_tree": shape_of(schema) if schema else None,
             },
         )
         messages = (*request.messages, {"role": "assistant", "content": shown.strip()}, {"role": "user", "content": rendered.user})

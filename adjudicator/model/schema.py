@@ -26,7 +26,7 @@ from the request's units with :func:`output_model`, :func:`one_of`, :func:`keyed
 :func:`ballots_of`, never from hard-coded sides. The parser (:mod:`adjudicator.model.parsing`) does not
 depend on these models: they describe what we ask for; validation of what comes back is the node's
 validator. :func:`sub_schema` cuts a schema down to named fields (the repair turn asks for those only)
-and :func:`skeleton` writes a placeholder answer of a schema's shape.
+and :func:`field_share` says what share of an answer's fields a set of them is.
 """
 
 from __future__ import annotations
@@ -180,25 +180,23 @@ def _cut(schema: Mapping[str, Any], tree: Mapping[str, Any]) -> dict[str, Any]:
     return {key: out[key] for key in SCHEMA_KEYS if key in out}
 
 
-def skeleton(schema: Mapping[str, Any]) -> Any:
-    """A placeholder value of ``schema``'s shape, for a prompt that shows the expected JSON: an object
-    with every declared key, an array of its minimum length (at least one item), an enum's first
-    value, a number's minimum (else 0), an empty string, and ``null`` for a nullable value."""
-    kind = schema.get("type")
-    kinds = kind if isinstance(kind, list) else [kind]
-    if "null" in kinds:
-        return None
-    if "enum" in schema:
-        values = schema["enum"]
-        return values[0] if values else ""
-    if "object" in kinds:
-        return {k: skeleton(v) for k, v in (schema.get("properties") or {}).items()}
-    if "array" in kinds:
-        return [skeleton(schema.get("items") or {}) for _ in range(max(1, int(schema.get("minItems", 1))))]
-    if "integer" in kinds:
-        return int(schema.get("minimum", 0))
-    if "number" in kinds:
-        return schema.get("minimum", 0)
-    if "boolean" in kinds:
-        return False
-    return ""
+def _leaves(schema: Mapping[str, Any], path: FieldPath = ()) -> list[FieldPath]:
+    """Every leaf field of ``schema`` as a key path: an object's declared keys recursively; a list, a
+    string, a number or a choice is one leaf."""
+    props = schema.get("properties")
+    if isinstance(props, Mapping) and props:
+        return [leaf for key, child in props.items() for leaf in _leaves(child, (*path, key))]
+    return [path]
+
+
+def field_share(schema: Mapping[str, Any] | None, fields: Sequence[FieldPath]) -> float:
+    """The share (0-1) of ``schema``'s leaf fields that lie under any of ``fields`` (key paths, as a
+    repair turn asks for them; no fields = the whole answer, 1.0). ``("sides",)`` covers every leaf of
+    every side; a path the schema does not declare covers nothing. 1.0 for a schema without leaves."""
+    if schema is None or not fields:
+        return 1.0
+    leaves = _leaves(schema)
+    if not leaves:
+        return 1.0
+    covered = [leaf for leaf in leaves if any(leaf[: len(f)] == tuple(f) for f in fields)]
+    return len(covered) / len(leaves)

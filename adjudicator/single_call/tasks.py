@@ -10,7 +10,6 @@ match with the reader of its answer. Pure: builds requests, sends nothing.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -107,17 +106,6 @@ def stage_rule(stage: Stage, side: Side) -> str:
     return "free_debate" if stage.type == "free_debate" else "exchange"
 
 
-def example_votes(labels: list[str], total: int = PANEL_VOTES) -> dict[str, int]:
-    """An illustrative allocation for the Task 3 prompt (format only): up to three labels, a
-    negative speaker first so the example does not suggest the usual affirmative-third-speaker
-    answer; counts sum to ``total``."""
-    neg = [x for x in labels if x.startswith("Negative")] or labels
-    aff = [x for x in labels if x.startswith("Affirmative")] or labels
-    picks = list(dict.fromkeys([neg[min(2, len(neg) - 1)], aff[min(1, len(aff) - 1)], neg[0]]))
-    shares = {1: [total], 2: [total - total // 2, total // 2], 3: [total - 2 * (total // 3) + 1, total // 3, total // 3 - 1]}[len(picks)]
-    return dict(zip(picks, shares))
-
-
 # ---------------------------------------------------------------------------------------------
 # Requests
 
@@ -177,7 +165,6 @@ def task3_request(view: MatchView, store: PromptStore) -> ChatRequest:
         **match_variables(view),
         "stages": transcript_stages(view.stages),
         "total_votes": PANEL_VOTES,
-        "example_json": json.dumps([label for label, n in example_votes(labels).items() for _ in range(n)], ensure_ascii=False),
     }
     rendered = store.render(template_name(TASK3_NODE, lang), variables)
     return ChatRequest(

@@ -60,6 +60,17 @@ def _text(value: Any, limit: int) -> str:
     return text[:limit]
 
 
+def required_text(value: Any, limit: int, field: str) -> str:
+    """:func:`_text` of ``value``, which must not be empty: a required text (a reasoning, a rationale,
+    a clash's title or note, a summary) left empty is not an answer, in a first answer or a repair
+    (issue 25: repairs that returned empty strings were accepted). Raises :class:`OutputInvalid`
+    naming ``field`` (dotted path)."""
+    text = _text(value, limit)
+    if not text:
+        raise OutputInvalid(f"{field}: empty; write it in your own words", [tuple(field.split("."))])
+    return text
+
+
 def _side(value: Any, field: str) -> Side:
     """:func:`~adjudicator.model.validators.as_side`, typed: it returns only "affirmative" or "negative"."""
     return cast(Side, as_side(value, field))
@@ -90,7 +101,8 @@ def _contributions(value: Any, allowed: list[str]) -> dict[str, float]:
 
 def _clash_update(item: Any, k: int, labels: list[str]) -> ClashUpdate:
     """Update ``k`` of ``clash_updates``: a clash id (word characters and hyphens; others become
-    hyphens), a side, a kind of :data:`CLASH_KINDS`; text fields cut to one line. Raises
+    hyphens), a side, a kind of :data:`CLASH_KINDS`, a title and a note that are not empty (issue 25);
+    text fields cut to one line. Raises
     :class:`OutputInvalid` for anything else, including an update kept as raw text by the recovery
     (:func:`recover_clash_updates`)."""
     if isinstance(item, str):
@@ -100,24 +112,35 @@ def _clash_update(item: Any, k: int, labels: list[str]) -> ClashUpdate:
     cid = _ID_RE.sub("-", _text(item.get("clash_id"), 40)).strip("-")
     if not cid:
         raise OutputInvalid(f"clash_updates.{k}.clash_id: missing; every update names the clash it moves")
+    side = _side(item.get("side"), f"clash_updates.{k}.side")
+    kind = cast(ClashEventKind, as_choice(item.get("kind"), CLASH_KINDS, f"clash_updates.{k}.kind"))
     return ClashUpdate(
         clash_id=cid,
-        title=_text(item.get("title"), 160),
-        side=_side(item.get("side"), f"clash_updates.{k}.side"),
-        kind=cast(ClashEventKind, as_choice(item.get("kind"), CLASH_KINDS, f"clash_updates.{k}.kind")),
-        note=_text(item.get("note"), 240),
+        title=_field_text(item.get("title"), 160, f"clash_updates.{k}.title"),
+        side=side,
+        kind=kind,
+        note=_field_text(item.get("note"), 240, f"clash_updates.{k}.note"),
         debater=canonical_label(item.get("debater"), labels),
         affirmative_position=_text(item.get("affirmative_position"), 200),
         negative_position=_text(item.get("negative_position"), 200),
     )
 
 
+def _field_text(value: Any, limit: int, field: str) -> str:
+    """:func:`required_text` whose error names no field of its own (its list's field is named)."""
+    text = _text(value, limit)
+    if not text:
+        raise OutputInvalid(f"{field}: empty; write it in your own words")
+    return text
+
+
 def _clash_updates(value: Any, labels: list[str]) -> list[ClashUpdate]:
-    """Every update of ``clash_updates`` (:func:`_clash_update`; None or absent = none). One that
-    cannot be read fails the whole field (``("clash_updates",)``), so a repair turn asks for the
-    updates again: an update is never dropped while the rest of the stage is kept."""
+    """Every update of ``clash_updates`` (:func:`_clash_update`). One that cannot be read fails the
+    whole field (``("clash_updates",)``), so a repair turn asks for the updates again: an update is
+    never dropped while the rest of the stage is kept. The list must be there (``[]`` when the stage
+    touched no clash): an absent list is the model's claim left unmade, not "no clash touched"."""
     if value is None:
-        return []
+        raise OutputInvalid("clash_updates: missing; give [] when the stage touched no clash", [("clash_updates",)])
     if not isinstance(value, list):
         raise OutputInvalid(f"clash_updates: expected a list, got {type(value).__name__}", [("clash_updates",)])
     checks = FieldChecks()
@@ -153,11 +176,13 @@ def read_stage_analysis(obj: Mapping[str, Any], request: StageRequest) -> StageA
     suggested score (:func:`~adjudicator.input.rubric.suggested_score`), an integer 1-10 overrides it.
     Contributions are normalised to shares summing to 1 over the side's debaters (unknown labels
     dropped; none given = equal shares). A clash update that cannot be read fails the answer
-    (field ``clash_updates``, :func:`_clash_updates`), never silently dropped.
-    Raises :class:`OutputInvalid` naming every failed field.
+    (field ``clash_updates``, :func:`_clash_updates`), never silently dropped. The reasoning, each
+    side's rationale and the summary must not be empty (:func:`required_text`; issue 25), in a first
+    answer and in a repair alike. Raises :class:`OutputInvalid` naming every failed field.
     """
     st = request.stage
     checks = FieldChecks()
+    checks.run(("reasoning",), required_text, obj.get("reasoning"), 2000, "reasoning")
     found = checks.run(("sides",), _side_items, obj)
     analyses = []
     for side in st.evaluated_sides() if found is not None else []:
@@ -169,13 +194,14 @@ def read_stage_analysis(obj: Mapping[str, Any], request: StageRequest) -> StageA
         if analysis is not None:
             analyses.append(analysis)
     updates = checks.run(("clash_updates",), _clash_updates, obj.get("clash_updates"), request.match.speaker_labels())
+    summary = checks.run(("summary",), required_text, obj.get("summary"), 600, "summary")
     checks.raise_if_failed()
     return StageAnalysis(
         stage_id=st.stage_id,
         stage_index=request.index,
         sides=analyses,
         clash_updates=updates or [],
-        summary=_text(obj.get("summary"), 600),
+        summary=summary or "",
     )
 
 
@@ -235,7 +261,7 @@ def _side_analysis(item: Mapping[str, Any], side: Side, request: StageRequest) -
         battlefield_judgement=bf,
         advancement=adv,
         suggested_score=score,
-        rationale=_text(item.get("rationale"), 1000),
+        rationale=required_text(item.get("rationale"), 1000, f"sides.{side}.rationale"),
         contributions=_contributions(item.get("contributions"), side_debaters(request.match, st, side)),
         dimensions=read_side_dimensions(item, request, side),
     )
@@ -249,8 +275,10 @@ _SIDE_ANCHOR = re.compile(
 def recover_stage_analysis(text: str) -> dict[str, Any] | None:
     """Stage-3 recovery for the tracker: split the text at each ``"side": "..."`` (or each
     ``"<side>": {``, the response schema's shape) and read the three levels (and an optional score and
-    rationale) from each piece that has them; the clash updates are those of
-    :func:`recover_clash_updates` (an unreadable one kept as its text, which the validator refuses)."""
+    rationale) from each piece that has them, and the reasoning and summary where they can be read;
+    the clash updates are those of :func:`recover_clash_updates` (an unreadable one kept as its text,
+    which the validator refuses), left out when the text holds no list and no update, so the validator
+    asks for them. An empty reasoning or summary fails validation the same way (a repair turn)."""
     anchors = list(_SIDE_ANCHOR.finditer(text))
     sides = []
     for i, m in enumerate(anchors):
@@ -273,7 +301,10 @@ def recover_stage_analysis(text: str) -> dict[str, Any] | None:
         )
     if not sides:
         return None
-    return {"sides": sides, "clash_updates": recover_clash_updates(text), "summary": ""}
+    found: dict[str, Any] = {"reasoning": find_string(text, ["reasoning"]) or "", "sides": sides, "summary": find_string(text, ["summary"]) or ""}
+    if _UPDATES_RE.search(text) or _CLASH_ID_RE.search(text):  # an absent list stays absent: the validator asks for it
+        found["clash_updates"] = recover_clash_updates(text)
+    return found
 
 
 #: Where a tracker answer's clash updates start (``"clash_updates": [``), the top-level keys that may
@@ -401,7 +432,7 @@ def read_ballot(obj: Mapping[str, Any], request: JudgeRequest, model: str) -> Ba
     for are ignored, a unit given twice with different scores is invalid); p in [0, 1] and not 0.5
     (judges may not tie, paper 2.3); a winner agreeing with p (derived from p when absent); and
     best-debater votes over known position labels summing to exactly 3 (a list of labels, one per
-    vote, or a label -> count mapping). Every part is checked; the :class:`OutputInvalid` raised
+    vote, or a label -> count mapping); and a reasoning that is not empty. Every part is checked; the :class:`OutputInvalid` raised
     names every failed field (``stage_scores.<unit>``, ``p``, ``winner``, ``best_debater_votes``), so a
     repair turn can ask for those only.
     """
@@ -410,6 +441,7 @@ def read_ballot(obj: Mapping[str, Any], request: JudgeRequest, model: str) -> Ba
     scores = checks.run(("stage_scores",), _unit_scores, obj.get("stage_scores"), units)
     pw = checks.run(("p",), _ballot_p, obj)
     votes = checks.run(("best_debater_votes",), as_votes, obj.get("best_debater_votes"), request.match.debater_labels(), BALLOT_VOTES)
+    reasoning = checks.run(("reasoning",), required_text, obj.get("reasoning"), 2000, "reasoning")
     checks.raise_if_failed()
     assert scores is not None and pw is not None and votes is not None
     p, winner = pw
@@ -421,7 +453,7 @@ def read_ballot(obj: Mapping[str, Any], request: JudgeRequest, model: str) -> Ba
         p=p,
         stage_scores=[BallotScore(stage_id=sid, side=side, score=scores[(sid, side)]) for sid, side in units],
         best_debater_votes=votes,
-        reasoning=_text(obj.get("reasoning"), 2000),
+        reasoning=reasoning or "",
         dimensions=read_ballot_dimensions(obj, request),
     )
 
