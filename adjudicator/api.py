@@ -18,7 +18,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, cast
 
 from adjudicator.config import ModelConfig, is_offline
-from adjudicator.config import api_key as config_api_key
+from adjudicator.environment import api_key as config_api_key
 from adjudicator.errors import AdjudicationFailed, ConfigError, InputError
 from adjudicator.input.match import Match, MatchView
 from adjudicator.input.rubric import Rubric
@@ -188,7 +188,7 @@ def make_client(
     """An :class:`~adjudicator.model.llm.LLMClient` for ``model`` with ``config``'s API base, timeout,
     decoding parameters, JSON mode and transport policy. ``cache`` defaults to :func:`open_cache`;
     ``api_key`` to the variable ``config.api_key_env`` names, else ``$ADJUDICATOR_API_KEY``, else the
-    provider's own variable for its own endpoint only (:func:`adjudicator.config.api_key`; ConfigError
+    provider's own variable for its own endpoint only (:func:`adjudicator.environment.api_key`; ConfigError
     when a named variable is unset); ``gate`` is the run's
     :class:`~adjudicator.model.preflight.PreflightGate` (default: one for this client alone); ``observer``
     (a :class:`~adjudicator.model.chat.RequestObserver`, or None) is told about every request.

@@ -1,5 +1,5 @@
-"""Settings, and the one reader of the environment: which model tracks clashes, which models judge,
-how they are called, and where the package's other environment switches live.
+"""The model settings and their resolution: which model tracks clashes, which models judge, and how
+they are called.
 
 Resolution order for every model setting (first one set wins), built on pydantic-settings sources:
 
@@ -23,16 +23,14 @@ than three are given; without it every judge uses ``model``.
 
 API keys are never part of this configuration: litellm reads the provider's usual variable
 (``DEEPSEEK_API_KEY``, ``OPENAI_API_KEY``, ...) for the provider's own endpoint, or
-``ADJUDICATOR_API_KEY`` (:func:`api_key`) is passed explicitly; ``api_key_env`` (``--api-key-env
+``ADJUDICATOR_API_KEY`` (:func:`adjudicator.environment.api_key`) is passed explicitly; ``api_key_env`` (``--api-key-env
 NAME``) names another variable to take the explicit key from instead. Only the variable's *name* is
-a setting; its value is read by :func:`api_key` when a client is built and is never recorded.
+a setting; its value is read by :func:`adjudicator.environment.api_key` when a client is built and is never recorded.
 
-Other switches read here and nowhere else: ``ADJUDICATOR_API_KEY`` (:func:`api_key`),
-``ADJUDICATOR_PROMPTS_DIR`` (:func:`prompts_dir_override`), ``ADJUDICATOR_DEBUG``
-(:func:`debug_tracebacks`), ``ADJUDICATOR_LIVE_URL`` / ``ADJUDICATOR_LIVE_TOKEN``
-(:func:`live_endpoint`), ``ADJUDICATOR_TABBYCAT_TOKEN`` / ``ADJUDICATOR_TABBYCAT_TOKEN_FILE``
-(:func:`tabbycat_token`) and ``ADJUDICATOR_LIVE_STATE`` (:data:`LIVE_STATE_ENV`, the ``live``
-commands' ``--state-dir`` default, read by click).
+The config file is found and read by :mod:`adjudicator.config_file`. The environment is read
+through :func:`adjudicator.environment.variables` (the one reader), which also holds every other
+switch (the explicit API key, prompts folder, debug tracebacks, live server, Tabbycat token, default
+cache folders).
 """
 
 from __future__ import annotations
@@ -40,7 +38,6 @@ from __future__ import annotations
 import contextvars
 import os
 import re
-import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,6 +47,8 @@ from pydantic import Field, ValidationError, field_validator
 from pydantic.fields import FieldInfo
 from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict
 
+from adjudicator.config_file import config_path, default_config_path, read_config_file
+from adjudicator.environment import default_cache_dir, variables
 from adjudicator.errors import ConfigError
 
 #: The panel's three seats, in order (a mixed panel assigns ``judge_models`` to them round-robin).
@@ -75,16 +74,6 @@ JUDGE_EVIDENCE: tuple[str, ...] = ("ledger", "quotes", "transcript")
 OFFLINE_NAMES = frozenset({"offline", "none", ""})
 
 ENV_PREFIX = "ADJUDICATOR_"
-CONFIG_ENV = "ADJUDICATOR_CONFIG"
-API_KEY_ENV = "ADJUDICATOR_API_KEY"
-PROMPTS_DIR_ENV = "ADJUDICATOR_PROMPTS_DIR"
-DEBUG_ENV = "ADJUDICATOR_DEBUG"
-LIVE_URL_ENV = "ADJUDICATOR_LIVE_URL"
-LIVE_TOKEN_ENV = "ADJUDICATOR_LIVE_TOKEN"
-TABBYCAT_TOKEN_ENV = "ADJUDICATOR_TABBYCAT_TOKEN"
-TABBYCAT_TOKEN_FILE_ENV = "ADJUDICATOR_TABBYCAT_TOKEN_FILE"
-LIVE_STATE_ENV = "ADJUDICATOR_LIVE_STATE"
-LIVE_STORE_ENV = "ADJUDICATOR_LIVE_STORE"
 
 #: The model settings a variable or a config file may set (``config_file`` is chosen, not set).
 _SETTINGS = (
@@ -100,25 +89,6 @@ _FILE_KEYS = frozenset(_SETTINGS)
 
 #: The flag that sets each setting where it is not ``--<setting-with-dashes>`` (error messages, the settings reference).
 FLAGS = {"judge_models": "--judge-model", "config_file": "--config", "max_concurrent_requests": "--concurrency"}
-
-
-def default_cache_dir(env: Mapping[str, str] | None = None) -> Path:
-    """``$XDG_CACHE_HOME/adjudicator/llm``, or ``~/.cache/adjudicator/llm`` when XDG_CACHE_HOME is unset."""
-    env = os.environ if env is None else env
-    base = env.get("XDG_CACHE_HOME") or os.path.join(env.get("HOME") or os.path.expanduser("~"), ".cache")
-    return Path(base) / "adjudicator" / "llm"
-
-
-def default_plot_cache_dir(env: Mapping[str, str] | None = None) -> Path:
-    """``$XDG_CACHE_HOME/adjudicator/plots`` (``~/.cache/...`` when XDG_CACHE_HOME is unset): the
-    bench report's pictures by a hash of what they draw (:class:`adjudicator.bench.plots.PlotCache`)."""
-    return default_cache_dir(env).parent / "plots"
-
-
-def default_template_cache_dir(env: Mapping[str, str] | None = None) -> Path:
-    """``$XDG_CACHE_HOME/adjudicator/templates`` (``~/.cache/...`` when XDG_CACHE_HOME is unset): the
-    bench report pages' compiled Jinja2 code (:mod:`adjudicator.bench.templates`)."""
-    return default_cache_dir(env).parent / "templates"
 
 
 def is_offline(model: str | None) -> bool:
@@ -148,7 +118,7 @@ def _resolution() -> _Resolution:
     """The resolution under way, or one over ``os.environ`` and the default config file (a
     ``ModelConfig(...)`` built directly reads the environment and the file the same way)."""
     current = _RESOLVING.get()
-    return current if current is not None else _Resolution(env=os.environ, path=default_config_path())
+    return current if current is not None else _Resolution(env=variables(), path=default_config_path())
 
 
 class _EnvSource(PydanticBaseSettingsSource):
@@ -183,7 +153,7 @@ class _FileSource(PydanticBaseSettingsSource):
 
     def __call__(self) -> dict[str, Any]:
         path = self.resolution.path
-        values = {} if path is None else {**_read_config_file(path), "config_file": path}
+        values = {} if path is None else {**read_config_file(path, _FILE_KEYS), "config_file": path}
         self.resolution.read["file"] = values
         return values
 
@@ -406,7 +376,7 @@ class ModelConfig(BaseSettings):
         setting) for a missing or unreadable config file, an unknown key in it, or a value of the
         wrong type or range.
         """
-        env = dict(os.environ if env is None else env)
+        env = dict(variables(env))
         flags: dict[str, Any] = {
             "model": model,
             "api_base": api_base,
@@ -426,7 +396,7 @@ class ModelConfig(BaseSettings):
             "track_window_chars": track_window_chars,
         }
         given = {k: v for k, v in flags.items() if v is not None}
-        return cls._resolve(given, _config_path(config_file, env), env, lambda key: FLAGS.get(key, "--" + key.replace("_", "-")))
+        return cls._resolve(given, config_path(config_file, env), env, lambda key: FLAGS.get(key, "--" + key.replace("_", "-")))
 
     @classmethod
     def resolve_values(cls, values: Mapping[str, Any], *, source: str, env: Mapping[str, str] | None = None) -> ModelConfig:
@@ -435,12 +405,12 @@ class ModelConfig(BaseSettings):
         :meth:`resolve` resolves flags; a None value is unset. ``config_file`` is not one of them (the
         environment's or the default file is read). Raises :class:`~adjudicator.errors.ConfigError`
         naming ``<source>.<setting>`` for an unknown setting or a bad value."""
-        env = dict(os.environ if env is None else env)
+        env = dict(variables(env))
         unknown = sorted(set(values) - _FILE_KEYS)
         if unknown:
             raise ConfigError(f"{source}: unknown setting {', '.join(map(repr, unknown))}", f"known settings: {', '.join(sorted(_FILE_KEYS))}")
         given = {k: v for k, v in values.items() if v is not None}
-        return cls._resolve(given, _config_path(None, env), env, lambda key: f"{source}.{key}")
+        return cls._resolve(given, config_path(None, env), env, lambda key: f"{source}.{key}")
 
     @classmethod
     def _resolve(cls, given: dict[str, Any], path: Path | None, env: Mapping[str, str], label: Callable[[str], str]) -> ModelConfig:
@@ -485,133 +455,6 @@ def _config_error(exc: ValidationError, given: dict[str, Any], resolution: _Reso
     return ConfigError(f"{src}: {key} {value!r} is invalid ({msg})")
 
 
-def default_config_path(env: Mapping[str, str] | None = None) -> Path | None:
-    """The first existing default config file: ``$XDG_CONFIG_HOME/adjudicator/config.{toml,yaml,yml}``
-    (``~/.config`` when XDG_CONFIG_HOME is unset), or None."""
-    env = os.environ if env is None else env
-    base = Path(env.get("XDG_CONFIG_HOME") or Path(env.get("HOME") or os.path.expanduser("~")) / ".config")
-    for name in ("config.toml", "config.yaml", "config.yml"):
-        p = base / "adjudicator" / name
-        if p.is_file():
-            return p
-    return None
-
-
-def _config_path(flag: str | os.PathLike[str] | None, env: Mapping[str, str]) -> Path | None:
-    if flag is not None:
-        p = Path(flag).expanduser()
-        if not p.is_file():
-            raise ConfigError(f"--config {p}: no such file", "give the path of a TOML or YAML config file")
-        return p
-    if env.get(CONFIG_ENV):
-        p = Path(env[CONFIG_ENV]).expanduser()
-        if not p.is_file():
-            raise ConfigError(f"{CONFIG_ENV}={p}: no such file", "point it at a TOML or YAML config file or unset it")
-        return p
-    return default_config_path(env)
-
-
-def _read_config_file(path: Path) -> dict[str, Any]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot be read ({exc})") from None
-    data: Any
-    if path.suffix.lower() in (".yaml", ".yml"):
-        import yaml
-
-        from adjudicator.input.yamltext import DuplicateKey, load_yaml
-
-        try:
-            data = load_yaml(text) or {}
-        except DuplicateKey as exc:
-            raise ConfigError(f"{path}: setting {exc.key!r} given twice (line {exc.line})", "keep one; which is meant cannot be guessed") from None
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            where = f" at line {mark.line + 1}" if mark is not None else ""
-            raise ConfigError(f"{path}: invalid YAML{where}", "fix the syntax") from None
-    else:
-        try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"{path}: invalid TOML ({exc})", "fix the syntax") from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: the top level must be a table of settings")
-    if isinstance(data.get("adjudicator"), dict):
-        data = data["adjudicator"]
-    unknown = sorted(set(data) - _FILE_KEYS)
-    if unknown:
-        raise ConfigError(f"{path}: unknown setting {unknown[0]!r}", f"known settings: {', '.join(sorted(_FILE_KEYS))}")
-    return data
-
-
 def resolve_config(**flags: Any) -> ModelConfig:
     """:meth:`ModelConfig.resolve` as a function (the CLI's entry point); same keyword arguments."""
     return ModelConfig.resolve(**flags)
-
-
-# ---------------------------------------------------------------------------------------------
-# The package's other environment switches (read here, nowhere else)
-
-
-def api_key(env: Mapping[str, str] | None = None, name: str | None = None) -> str | None:
-    """The key passed explicitly to every model: ``$name`` when a variable is named (the
-    ``api_key_env`` setting, ``--api-key-env``), else ``$ADJUDICATOR_API_KEY``; None when that is
-    unset (then the provider's own variable is read for the provider's own endpoint only, and any
-    other API base gets a placeholder: :func:`adjudicator.model.preflight.preflight`).
-
-    Raises :class:`~adjudicator.errors.ConfigError` (exit code 2, before any request) when ``name``
-    is given and that variable is unset or empty: a key named explicitly is never silently replaced.
-    """
-    env = os.environ if env is None else env
-    if name is None:
-        return env.get(API_KEY_ENV) or None
-    value = env.get(name)
-    if not value:
-        raise ConfigError(
-            f"--api-key-env {name}: the environment variable {name} is not set",
-            f"export {name} with the server's key, or drop --api-key-env (then {API_KEY_ENV} or a placeholder key is sent)",
-        )
-    return value
-
-
-def prompts_dir_override(env: Mapping[str, str] | None = None) -> Path | None:
-    """``$ADJUDICATOR_PROMPTS_DIR`` (a folder of prompt templates replacing the bundled ones), or None."""
-    value = (os.environ if env is None else env).get(PROMPTS_DIR_ENV)
-    return Path(value) if value else None
-
-
-def debug_tracebacks(env: Mapping[str, str] | None = None) -> bool:
-    """True when ``$ADJUDICATOR_DEBUG`` is set (non-empty): the CLI re-raises internal errors with
-    their traceback instead of printing one line."""
-    return bool((os.environ if env is None else env).get(DEBUG_ENV))
-
-
-def live_endpoint(env: Mapping[str, str] | None = None) -> tuple[str | None, str | None]:
-    """(``$ADJUDICATOR_LIVE_URL``, ``$ADJUDICATOR_LIVE_TOKEN``): the live server the client commands
-    talk to and its access token, each None when unset."""
-    env = os.environ if env is None else env
-    return env.get(LIVE_URL_ENV) or None, env.get(LIVE_TOKEN_ENV) or None
-
-
-def tabbycat_token(token_file: str | os.PathLike[str] | None = None, env: Mapping[str, str] | None = None) -> tuple[str | None, str]:
-    """(the Tabbycat API token, where it came from): the first line of ``token_file`` (``--tabbycat-token-file``),
-    else of ``$ADJUDICATOR_TABBYCAT_TOKEN_FILE``, else ``$ADJUDICATOR_TABBYCAT_TOKEN``; (None, a sentence
-    saying where it was looked for) when none is set. A token never comes from a command line argument
-    (it would show in the process list). Raises :class:`ConfigError` for a file that cannot be read or
-    is empty."""
-    env = os.environ if env is None else env
-    path = token_file or env.get(TABBYCAT_TOKEN_FILE_ENV) or None
-    if path:
-        where = f"--tabbycat-token-file {path}" if token_file else f"${TABBYCAT_TOKEN_FILE_ENV} ({path})"
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"{where}: cannot be read ({getattr(exc, 'strerror', None) or type(exc).__name__})", "give a text file holding the token on its first line") from None
-        token = (text.strip().splitlines() or [""])[0].strip()
-        if not token:
-            raise ConfigError(f"{where}: the file is empty", "put the Tabbycat API token (its user page, 'API Token') on its first line")
-        return token, where
-    if env.get(TABBYCAT_TOKEN_ENV):
-        return env[TABBYCAT_TOKEN_ENV].strip(), f"${TABBYCAT_TOKEN_ENV}"
-    return None, f"no --tabbycat-token-file, ${TABBYCAT_TOKEN_FILE_ENV} or ${TABBYCAT_TOKEN_ENV}"

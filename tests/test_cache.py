@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from concurrent.futures import ThreadPoolExecutor
 
-from adjudicator.config import default_cache_dir
+from adjudicator.environment import default_cache_dir
 from adjudicator.model.cache import CachedResponse, ModelFacts, NullCache, ResponseCache, request_key
 
 DESC = {

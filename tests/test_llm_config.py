@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from adjudicator.api import build_context
-from adjudicator.config import ModelConfig, default_config_path, resolve_config
+from adjudicator.config import ModelConfig, resolve_config
+from adjudicator.config_file import default_config_path
 from adjudicator.errors import ConfigError
 from adjudicator.judges.llm.backend import LLMBackend
 from adjudicator.model.chat import ChatRequest
@@ -121,7 +122,7 @@ def test_a_bad_value_in_a_file_names_the_file(tmp_path):
 
 
 def test_the_other_environment_switches_are_read_in_config_only():
-    from adjudicator.config import api_key, debug_tracebacks, live_endpoint, prompts_dir_override
+    from adjudicator.environment import api_key, debug_tracebacks, live_endpoint, prompts_dir_override
 
     env = {"ADJUDICATOR_API_KEY": "sk-test", "ADJUDICATOR_PROMPTS_DIR": "/p", "ADJUDICATOR_DEBUG": "1",
            "ADJUDICATOR_LIVE_URL": "http://127.0.0.1:9", "ADJUDICATOR_LIVE_TOKEN": "tok"}
@@ -130,7 +131,7 @@ def test_the_other_environment_switches_are_read_in_config_only():
     assert (api_key({}), prompts_dir_override({}), debug_tracebacks({}), live_endpoint({})) == (None, None, False, (None, None))
 
 
-def test_no_module_but_config_reads_the_environment():
+def test_no_module_but_environment_reads_the_environment():
     """The one owner of the environment: no other module of the package reads os.environ or getenv
     (the package's __init__ only sets litellm's offline cost map before litellm can be imported)."""
     import ast
@@ -138,7 +139,7 @@ def test_no_module_but_config_reads_the_environment():
     root = Path(__file__).resolve().parents[1] / "adjudicator"
     readers = []
     for path in root.rglob("*.py"):
-        if path.name == "config.py" and path.parent == root:
+        if path.name == "environment.py" and path.parent == root:
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Attribute) and node.attr in ("environ", "getenv") and getattr(node.value, "id", "") == "os":

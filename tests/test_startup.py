@@ -74,7 +74,7 @@ def test_help_and_usage_errors_import_no_pydantic_or_settings(tmp_path, args):
 def test_the_cli_spells_out_the_arms_and_the_live_state_variable_as_the_library_does():
     from adjudicator.api import ARMS
     from adjudicator.cli import bench, live
-    from adjudicator.config import LIVE_STATE_ENV, LIVE_STORE_ENV
+    from adjudicator.environment import LIVE_STATE_ENV, LIVE_STORE_ENV
 
     assert bench.ARMS == ARMS and live.LIVE_STATE_ENV == LIVE_STATE_ENV and live.LIVE_STORE_ENV == LIVE_STORE_ENV
 

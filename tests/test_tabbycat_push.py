@@ -128,7 +128,7 @@ def test_the_push_command_prints_a_line_per_room_and_exits_2_on_a_refusal(server
 
 
 def test_the_tabbycat_token_comes_from_a_file_or_the_environment(tmp_path):
-    from adjudicator.config import tabbycat_token
+    from adjudicator.environment import tabbycat_token
     from adjudicator.errors import ConfigError
 
     f = tmp_path / "token"

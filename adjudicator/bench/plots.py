@@ -10,7 +10,7 @@ Each returns None when there is nothing to draw (:func:`cost_plots`: an empty li
 
 Each function first works out what it draws (the points, bars and labels: cheap, no matplotlib),
 then draws it. Given a :class:`PlotCache` (the bench's is ``~/.cache/adjudicator/plots``,
-:func:`adjudicator.config.default_plot_cache_dir`; deleting it only means drawing again), a picture whose
+:func:`adjudicator.environment.default_plot_cache_dir`; deleting it only means drawing again), a picture whose
 drawn data, plotting code (this file's bytes) and matplotlib version are those of one drawn before
 is read back instead, byte for byte the same PNG: a rerun answered from the response cache, or
 ``bench --report-only``, then neither imports matplotlib nor draws (about 1.5 s of CPU).

@@ -259,7 +259,7 @@ def write_reports(run_dir: Path, *, samples: Sequence[Sample] | None = None, n_b
     from adjudicator.bench.plots import PlotCache
     from adjudicator.bench.report_html import render_html
     from adjudicator.bench.report_md import render_markdown
-    from adjudicator.config import default_plot_cache_dir
+    from adjudicator.environment import default_plot_cache_dir
 
     report = build_report(run_dir, samples=samples, n_bootstrap=n_bootstrap, seed=seed, status=status)
     paths = {"json": write_report_json(run_dir, report)}

@@ -5,7 +5,7 @@ Compiling report.html's template and the samples section's (Jinja2 parses them a
 compiles Python code) costs about 0.2 s of CPU, more than rendering them; a bench whose samples all
 came from the caches would spend that on every run. :func:`report_environment` gives an
 environment whose compiled code is kept in ``~/.cache/adjudicator/templates``
-(:func:`adjudicator.config.default_template_cache_dir`, ``$XDG_CACHE_HOME`` honoured), one file per
+(:func:`adjudicator.environment.default_template_cache_dir`, ``$XDG_CACHE_HOME`` honoured), one file per
 template text, as Python keeps ``.pyc`` files: the file's name is a hash of the template's source
 (Jinja2's checksum), its name, the environment's options, Jinja2's version and Python's bytecode
 magic number (and this module's bytes, which hold the options), so an edited template, another Jinja2 or another Python compiles again. A file that
@@ -64,9 +64,9 @@ class DiskTemplateCode(jinja2.BytecodeCache):
 def report_environment(templates: dict[str, str], folder: Path | None = None) -> jinja2.Environment:
     """An autoescaping, strict-undefined Jinja2 environment over ``templates`` (name -> source text;
     load one with ``env.get_template(name)``) whose compiled code is cached in ``folder`` (default
-    :func:`adjudicator.config.default_template_cache_dir`)."""
+    :func:`adjudicator.environment.default_template_cache_dir`)."""
     if folder is None:
-        from adjudicator.config import default_template_cache_dir
+        from adjudicator.environment import default_template_cache_dir
 
         folder = default_template_cache_dir()
     return jinja2.Environment(

@@ -112,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
         echo_err(f"{PROG}: error: {' '.join(exc.format_message().split())} (see `{PROG} --help`)")
         code = 2
     except Exception as exc:  # an internal error: still one line, traceback on request
-        from adjudicator.config import debug_tracebacks
+        from adjudicator.environment import debug_tracebacks
 
         if debug_tracebacks():
             raise

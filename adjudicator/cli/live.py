@@ -20,7 +20,7 @@ import click
 from adjudicator.cli.options import echo_err, model_config_from_options, model_options
 from adjudicator.errors import AdjudicationFailed, InputError
 
-#: :data:`adjudicator.config.LIVE_STATE_ENV` and :data:`~adjudicator.config.LIVE_STORE_ENV`, spelled out
+#: :data:`adjudicator.environment.LIVE_STATE_ENV` and :data:`~adjudicator.environment.LIVE_STORE_ENV`, spelled out
 #: so that building the command tree does not import the settings (tests/test_startup.py checks they agree).
 LIVE_STATE_ENV = "ADJUDICATOR_LIVE_STATE"
 LIVE_STORE_ENV = "ADJUDICATOR_LIVE_STORE"
@@ -92,7 +92,7 @@ def live_group() -> None:
 def serve_cmd(host: str, port: int, state_dir: Path, store: str, pool_size: int | None, serve_token: str | None, max_body_kb: int, max_matches: int, log_level: str,
               tabbycat_token_file: Path | None, context_factory: str | None, keep_saver_lock: bool, **opts) -> None:
     """Start the live server and print the organiser URL and access token."""
-    from adjudicator.config import tabbycat_token
+    from adjudicator.environment import tabbycat_token
     from adjudicator.live.app import create_app
     from adjudicator.live.server import base_url_of, load_or_create_token, serve_forever, urls, warn_if_exposed, write_access
 

@@ -52,7 +52,7 @@ def outcome_line(o: dict) -> str:
 @client_options
 def push_cmd(tournament_id, round_id, room_id, dry_run, as_json, tabbycat_token_file, url, token, state_dir) -> None:
     """Post the confirmed results of round ROUND_ID (or of ROOM_ID only) into the tournament's Tabbycat."""
-    from adjudicator.config import tabbycat_token
+    from adjudicator.environment import tabbycat_token
 
     tc_token, _where = tabbycat_token(tabbycat_token_file)
     with _client(url, token, state_dir) as c:

@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx
 
-from adjudicator.config import live_endpoint
+from adjudicator.environment import live_endpoint
 from adjudicator.errors import AdjudicationFailed, AdjudicatorError, InputError
 from adjudicator.live.errors import STATUS_ERRORS, LiveRequestError
 from adjudicator.live.server import DEFAULT_HOST, DEFAULT_PORT, read_access

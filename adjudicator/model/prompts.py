@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from adjudicator.config import prompts_dir_override
+from adjudicator.environment import prompts_dir_override
 from adjudicator.errors import ConfigError
 from adjudicator.input.formats import get_format
 
@@ -133,10 +133,10 @@ def _references(env: Any, source: str, name: str) -> tuple[tuple[str | None, ...
 
 def _references_path(source: str) -> Path:
     """Where the references of ``source`` are kept: ``<sha256 of Jinja2's version and the text>.refs.json``
-    in :func:`adjudicator.config.default_template_cache_dir`."""
+    in :func:`adjudicator.environment.default_template_cache_dir`."""
     import jinja2
 
-    from adjudicator.config import default_template_cache_dir
+    from adjudicator.environment import default_template_cache_dir
 
     digest = hashlib.sha256(f"jinja2 {jinja2.__version__}\0{source}".encode()).hexdigest()
     return default_template_cache_dir() / f"{digest}.refs.json"

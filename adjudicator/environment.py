@@ -1,0 +1,123 @@
+"""The one reader of the environment: :func:`variables`, and the package's switches besides the model settings.
+
+Every module that needs the environment gets it from :func:`variables` (the settings' own
+``ADJUDICATOR_<SETTING>`` variables are read by :mod:`adjudicator.config` from that mapping). Each
+function here takes ``env`` (default: the process's environment) so tests need not touch ``os.environ``:
+
+- :func:`api_key`: the key passed explicitly to every model (``$ADJUDICATOR_API_KEY``, or the variable
+  ``--api-key-env`` names);
+- :func:`prompts_dir_override`: ``$ADJUDICATOR_PROMPTS_DIR``, prompt templates replacing the bundled ones;
+- :func:`debug_tracebacks`: ``$ADJUDICATOR_DEBUG``, tracebacks instead of one-line errors;
+- :func:`live_endpoint`: ``$ADJUDICATOR_LIVE_URL`` / ``$ADJUDICATOR_LIVE_TOKEN``, the live server the
+  client commands talk to;
+- :func:`tabbycat_token`: the Tabbycat API token, from a file or ``$ADJUDICATOR_TABBYCAT_TOKEN``;
+- :data:`LIVE_STATE_ENV` / :data:`LIVE_STORE_ENV`: the ``live`` commands' ``--state-dir`` and
+  ``--store`` defaults (read by click);
+- :func:`default_cache_dir` and its siblings: the caches under ``$XDG_CACHE_HOME/adjudicator``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from adjudicator.errors import ConfigError
+
+CONFIG_ENV = "ADJUDICATOR_CONFIG"
+API_KEY_ENV = "ADJUDICATOR_API_KEY"
+PROMPTS_DIR_ENV = "ADJUDICATOR_PROMPTS_DIR"
+DEBUG_ENV = "ADJUDICATOR_DEBUG"
+LIVE_URL_ENV = "ADJUDICATOR_LIVE_URL"
+LIVE_TOKEN_ENV = "ADJUDICATOR_LIVE_TOKEN"
+TABBYCAT_TOKEN_ENV = "ADJUDICATOR_TABBYCAT_TOKEN"
+TABBYCAT_TOKEN_FILE_ENV = "ADJUDICATOR_TABBYCAT_TOKEN_FILE"
+LIVE_STATE_ENV = "ADJUDICATOR_LIVE_STATE"
+LIVE_STORE_ENV = "ADJUDICATOR_LIVE_STORE"
+
+
+def variables(env: Mapping[str, str] | None = None) -> Mapping[str, str]:
+    """``env`` when given (tests), else the process's environment (``os.environ``, read here and nowhere else)."""
+    return os.environ if env is None else env
+
+
+def default_cache_dir(env: Mapping[str, str] | None = None) -> Path:
+    """``$XDG_CACHE_HOME/adjudicator/llm``, or ``~/.cache/adjudicator/llm`` when XDG_CACHE_HOME is unset."""
+    env = variables(env)
+    base = env.get("XDG_CACHE_HOME") or os.path.join(env.get("HOME") or os.path.expanduser("~"), ".cache")
+    return Path(base) / "adjudicator" / "llm"
+
+
+def default_plot_cache_dir(env: Mapping[str, str] | None = None) -> Path:
+    """``$XDG_CACHE_HOME/adjudicator/plots`` (``~/.cache/...`` when XDG_CACHE_HOME is unset): the
+    bench report's pictures by a hash of what they draw (:class:`adjudicator.bench.plots.PlotCache`)."""
+    return default_cache_dir(env).parent / "plots"
+
+
+def default_template_cache_dir(env: Mapping[str, str] | None = None) -> Path:
+    """``$XDG_CACHE_HOME/adjudicator/templates`` (``~/.cache/...`` when XDG_CACHE_HOME is unset): the
+    bench report pages' compiled Jinja2 code (:mod:`adjudicator.bench.templates`)."""
+    return default_cache_dir(env).parent / "templates"
+
+
+def api_key(env: Mapping[str, str] | None = None, name: str | None = None) -> str | None:
+    """The key passed explicitly to every model: ``$name`` when a variable is named (the
+    ``api_key_env`` setting, ``--api-key-env``), else ``$ADJUDICATOR_API_KEY``; None when that is
+    unset (then the provider's own variable is read for the provider's own endpoint only, and any
+    other API base gets a placeholder: :func:`adjudicator.model.preflight.preflight`).
+
+    Raises :class:`~adjudicator.errors.ConfigError` (exit code 2, before any request) when ``name``
+    is given and that variable is unset or empty: a key named explicitly is never silently replaced.
+    """
+    env = variables(env)
+    if name is None:
+        return env.get(API_KEY_ENV) or None
+    value = env.get(name)
+    if not value:
+        raise ConfigError(
+            f"--api-key-env {name}: the environment variable {name} is not set",
+            f"export {name} with the server's key, or drop --api-key-env (then {API_KEY_ENV} or a placeholder key is sent)",
+        )
+    return value
+
+
+def prompts_dir_override(env: Mapping[str, str] | None = None) -> Path | None:
+    """``$ADJUDICATOR_PROMPTS_DIR`` (a folder of prompt templates replacing the bundled ones), or None."""
+    value = variables(env).get(PROMPTS_DIR_ENV)
+    return Path(value) if value else None
+
+
+def debug_tracebacks(env: Mapping[str, str] | None = None) -> bool:
+    """True when ``$ADJUDICATOR_DEBUG`` is set (non-empty): the CLI re-raises internal errors with
+    their traceback instead of printing one line."""
+    return bool(variables(env).get(DEBUG_ENV))
+
+
+def live_endpoint(env: Mapping[str, str] | None = None) -> tuple[str | None, str | None]:
+    """(``$ADJUDICATOR_LIVE_URL``, ``$ADJUDICATOR_LIVE_TOKEN``): the live server the client commands
+    talk to and its access token, each None when unset."""
+    env = variables(env)
+    return env.get(LIVE_URL_ENV) or None, env.get(LIVE_TOKEN_ENV) or None
+
+
+def tabbycat_token(token_file: str | os.PathLike[str] | None = None, env: Mapping[str, str] | None = None) -> tuple[str | None, str]:
+    """(the Tabbycat API token, where it came from): the first line of ``token_file`` (``--tabbycat-token-file``),
+    else of ``$ADJUDICATOR_TABBYCAT_TOKEN_FILE``, else ``$ADJUDICATOR_TABBYCAT_TOKEN``; (None, a sentence
+    saying where it was looked for) when none is set. A token never comes from a command line argument
+    (it would show in the process list). Raises :class:`ConfigError` for a file that cannot be read or
+    is empty."""
+    env = variables(env)
+    path = token_file or env.get(TABBYCAT_TOKEN_FILE_ENV) or None
+    if path:
+        where = f"--tabbycat-token-file {path}" if token_file else f"${TABBYCAT_TOKEN_FILE_ENV} ({path})"
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"{where}: cannot be read ({getattr(exc, 'strerror', None) or type(exc).__name__})", "give a text file holding the token on its first line") from None
+        token = (text.strip().splitlines() or [""])[0].strip()
+        if not token:
+            raise ConfigError(f"{where}: the file is empty", "put the Tabbycat API token (its user page, 'API Token') on its first line")
+        return token, where
+    if env.get(TABBYCAT_TOKEN_ENV):
+        return env[TABBYCAT_TOKEN_ENV].strip(), f"${TABBYCAT_TOKEN_ENV}"
+    return None, f"no --tabbycat-token-file, ${TABBYCAT_TOKEN_FILE_ENV} or ${TABBYCAT_TOKEN_ENV}"
