@@ -173,7 +173,7 @@ def test_the_board_the_live_report_and_the_bench_viewer_show_the_review():
 
     from adjudicator.api import adjudicate
     from adjudicator.bench.report_samples import _review
-    from adjudicator.input.match import load_match
+    from adjudicator.input.match_file import load_match
     from adjudicator.live.board import board_snapshot
     from adjudicator.live.report_html import report_html
 

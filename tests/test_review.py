@@ -9,7 +9,7 @@ from fake_openai import fake_openai  # noqa: F401 (fixture)
 
 from adjudicator.api import adjudicate
 from adjudicator.evaluation.selective import rule_selective, selective_accuracy
-from adjudicator.input.match import load_match
+from adjudicator.input.match_file import load_match
 from adjudicator.records import FailureKind, NodeFailure
 from adjudicator.verdict.review import review_of, with_probe_flips
 

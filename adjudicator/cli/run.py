@@ -33,7 +33,7 @@ def run_cmd(match_file: Path, out: Path | None, report: str | None, report_out: 
     """
     from adjudicator.api import adjudicate
     from adjudicator.errors import AdjudicationFailed
-    from adjudicator.input.match import load_match
+    from adjudicator.input.match_file import load_match
 
     if report_out is not None and report is None:
         report = "html" if report_out.suffix.lower() in (".html", ".htm") else "md"

@@ -21,7 +21,7 @@ from pydantic import Field, field_validator, model_validator
 
 from adjudicator.frozen import FrozenModel
 from adjudicator.input.formats import Role, Side
-from adjudicator.input.match import check_no_low_point_wins, check_ranks
+from adjudicator.input.gold import check_no_low_point_wins, check_ranks
 from adjudicator.pairwise.record import PairwiseRecord
 from adjudicator.records import CallRecord, NodeFailure
 from adjudicator.verdict.battlefield import Clash
