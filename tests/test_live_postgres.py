@@ -266,7 +266,8 @@ def test_kill_9_during_a_push_commits_it_once_or_not_at_all_and_a_retry_is_a_no_
             retry = hc.post("/api/matches/n/stages", json=stage_body(n, 0), headers=AUTH).json()
             assert (first["duplicate"], first["analysed"], retry["duplicate"], retry["analysed"]) == (False, 1, True, 1)
             # the room of the killed push in part 1 goes on normally on this third process
-            assert hc.post("/api/matches/k/close", headers=AUTH).json()["winner"] == "affirmative"
+            # three speeches of four: closed with force (the missing speech is not what this test is about)
+            assert hc.post("/api/matches/k/close?force=true", headers=AUTH).json()["winner"] == "affirmative"
         assert log.read_text().split("\n")[:-1] == ["k s1", "k s2", "k s3", "k s3", "n s1"]
         assert _stored(pg_url, "n") == (["s1"], [])
     finally:

@@ -16,6 +16,7 @@ Needs Debian's ``chromium`` (skipped without it) and a CJK font (``fonts-noto-cj
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -25,8 +26,7 @@ import pytest
 from cdp_chromium import CHROMIUM, Chromium
 from live_fakes import TOKEN, start_server
 
-from adjudicator.input.match import Match
-from adjudicator.input.match_file import load_match
+from adjudicator.input.match import Match, load_match
 from adjudicator.workflow.context import AdjudicationContext
 
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"{CHROMIUM} is not installed (apt-get install chromium)")
@@ -154,7 +154,8 @@ def test_english_and_chinese_boards_mid_match_and_after_release(tmp_path):
                 _close_confirm_release(http, page, "cup.en.a", "en", chair_en, lambda automated: {"by": "Ms Lee"})
                 v = http.get("/api/matches/cup.en.a").json()["verdict"]
                 assert page.eval(_text("#verdict-winner")) == f"Winner: {v['winner']}"
-                assert page.eval(_text("#verdict-state")).startswith("released Confirmed by Ms Lee at ")
+                state_line = page.eval(_text("#verdict-state"))
+                assert state_line.startswith("released Confirmed by Ms Lee at ") and not re.search(r"\d{4}-\d\d-\d\dT", state_line)  # a local, readable time
                 assert page.eval(_text("#tendency-title")) == "Pre-verdict estimate (not the result)"
                 report = http.get("/api/matches/cup.en.a/report.html")
                 assert report.status_code == 200 and "<h2>Turning points</h2>" in report.text
@@ -183,6 +184,7 @@ def test_english_and_chinese_boards_mid_match_and_after_release(tmp_path):
                 side_zh = {"affirmative": "正方", "negative": "反方"}
                 assert page.eval(_text("#verdict-winner")) == f"获胜方：{side_zh[flipped]}"
                 assert page.eval(_text("#verdict-override")).startswith(f"确认时有改动：自动结果原为{side_zh[draft]}获胜。")
+                assert "年" in page.eval(_text("#verdict-state")) and not re.search(r"\d{4}-\d\d-\d\dT", page.eval(_text("#verdict-state")))
                 assert page.eval(_text("#tendency-title")) == "裁决前估计（并非结果）"
                 assert han_rendered(glyphs(page, "#verdict-winner")) and han_rendered(glyphs(page, "#verdict-override"))
                 shots["zh_released"] = page.screenshot(ARTIFACTS / "live_board_zh_released.png")
@@ -196,6 +198,9 @@ def test_english_and_chinese_boards_mid_match_and_after_release(tmp_path):
                 assert page.eval(_text("tr[data-room='a'] .verdict-cell")).startswith("已公布 获胜方：")
                 assert page.eval(_text("tr[data-room='a'] .stages-cell")) == "14 / 14"
                 assert han_rendered(glyphs(page, "tr[data-room='a'] td:nth-child(2)"))
+                # a spectator's page has no organiser control: the release button is not shown (it was, in English)
+                assert page.eval("getComputedStyle(document.getElementById('round-actions')).display") == "none"
+                assert page.eval("document.getElementById('release-round-btn').offsetParent") is None
                 shots["zh_round"] = page.screenshot(ARTIFACTS / "live_round_zh.png")
 
             # -- negative control: a Chromium that sees only DejaVu draws every Han character as the same box

@@ -32,15 +32,15 @@ def client_options(f):
     """--url, --token, --state-dir for the commands that talk to a running server."""
     f = click.option("--state-dir", type=click.Path(file_okay=False, path_type=Path), envvar=LIVE_STATE_ENV, default=DEFAULT_STATE_DIR, show_default=True, help="read URL and token from this server state folder's access.json")(f)
     f = click.option("--token", envvar="ADJUDICATOR_LIVE_TOKEN", help="access token: the organiser's (printed by `live serve`), or a room's chair token (`live room create`)")(f)
-    f = click.option("--url", envvar="ADJUDICATOR_LIVE_URL", help="base URL of the live server, e.g. http://127.0.0.1:8765")(f)
+    f = click.option("--url", envvar="ADJUDICATOR_LIVE_URL", help="base URL of the live server, e.g. http://127.0.0.1:8421")(f)
     return f
 
 
 def _client(url, token, state_dir):
     from adjudicator.live.client import LiveClient, resolve_endpoint
 
-    base, tok = resolve_endpoint(url, token, state_dir)
-    return LiveClient(base, tok)
+    base, tok, origin = resolve_endpoint(url, token, state_dir)
+    return LiveClient(base, tok, origin=origin)
 
 
 @click.group("live")
@@ -53,7 +53,7 @@ def live_group() -> None:
     adjudicate live push MATCH_ID stage.json      push one finished stage
     adjudicate live status MATCH_ID               the match's board snapshot as JSON
     adjudicate live retry MATCH_ID [STAGE_ID]     analyse a failed stage again
-    adjudicate live close MATCH_ID                run the panel; prints the verdict
+    adjudicate live close MATCH_ID [--force]      run the panel; prints the verdict
     adjudicate live replay match.json --speed 10  replay a finished match at 10x real speed
 
     \b
@@ -64,6 +64,7 @@ def live_group() -> None:
     adjudicate live confirm T R ROOM [...]        confirm the automated draft, with an override
     adjudicate live release T R [ROOM]            release confirmed verdicts to the boards
     adjudicate live export T R --out DIR          Tabbycat ballots and the round's results CSV
+    adjudicate live tabbycat push T R [ROOM]      post the confirmed results into Tabbycat
     """
 
 
@@ -73,7 +74,7 @@ def live_group() -> None:
 
 @live_group.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True, help="address to listen on (loopback by default)")
-@click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True, help="TCP port (0 picks a free one)")
+@click.option("--port", type=click.IntRange(0, 65535), default=8421, show_default=True, help="TCP port (0 picks a free one; the default is no common model server's)")  # = live.server.DEFAULT_PORT
 @click.option("--state-dir", type=click.Path(file_okay=False, path_type=Path), envvar=LIVE_STATE_ENV, default=DEFAULT_STATE_DIR, show_default=True, help="folder for the SQLite checkpoints, access.json, verdicts and reports")
 @click.option("--store", envvar=LIVE_STORE_ENV, default="sqlite", show_default=True,
               help="where matches, checkpoints, verdicts and tournaments live: 'sqlite' (files in --state-dir) or a postgresql:// URL that several server processes share")
@@ -219,6 +220,10 @@ def _create_body(data: object, header_file: Path, match_id: str | None) -> dict:
     if data.get("stages"):
         echo_err(f"{header_file}: {len(data['stages'])} stage(s) in the file are not sent; push them with `adjudicate live push`")
     body = {k: v for k, v in data.items() if k not in ("stages", "labels", "source")}
+    first = next((s.get("sides") for s in data.get("stages") or [] if isinstance(s, dict)), None)
+    if isinstance(body.get("debaters"), list) and isinstance(first, list) and first:
+        # the side that speaks first comes first, so the server's next-slot guess starts with it
+        body["debaters"] = sorted(body["debaters"], key=lambda d: not (isinstance(d, dict) and d.get("side") == first[0]))
     if match_id:
         body["match_id"] = match_id
     return body
@@ -287,11 +292,13 @@ def _push_line(match_id: str, r: dict) -> str:
 
 @live_group.command("close")
 @click.argument("match_id")
+@click.option("--force", is_flag=True, help="close even though a speech seems missing (the sides have given different numbers of speeches)")
 @client_options
-def close_cmd(match_id: str, url, token, state_dir) -> None:
-    """Close MATCH_ID: run the panel, store the verdict and report, print the verdict JSON."""
+def close_cmd(match_id: str, force: bool, url, token, state_dir) -> None:
+    """Close MATCH_ID: run the panel, store the verdict and report, print the verdict JSON. A match
+    whose speeches look incomplete is refused (exit 2) unless --force."""
     with _client(url, token, state_dir) as c:
-        v = c.close_match(match_id)
+        v = c.close_match(match_id, force=force)
     _json_out(v)
     echo_err(f"{match_id}: winner {v.get('winner')} (p={v.get('p')}); report at /api/matches/{match_id}/report")
 
@@ -314,7 +321,7 @@ def status_cmd(match_id: str, url, token, state_dir) -> None:
 def replay_cmd(match_file: Path, speed: float, match_id: str | None, no_close: bool, url, token, state_dir) -> None:
     """Feed a finished match in at N times real speed (stage durations from text length), then close
     it and print the verdict JSON."""
-    from adjudicator.input.match_file import load_match
+    from adjudicator.input.match import load_match
     from adjudicator.live.replay import replay
 
     match = load_match(match_file)

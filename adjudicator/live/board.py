@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, cast
 
-from adjudicator.input.formats import get_format, other_side
+from adjudicator.input.formats import SIDES, Side, get_format, other_side
 from adjudicator.input.match import MatchView, Stage
 from adjudicator.input.rubric import band
 from adjudicator.live.tendency import Tendency, clashes_before, provisional_tendency
@@ -22,7 +22,6 @@ from adjudicator.records import NodeFailure
 from adjudicator.verdict.ballots import Verdict
 from adjudicator.verdict.battlefield import BattlefieldState, Clash, StageAnalysis, failed_stage_ids
 from adjudicator.verdict.labels import stage_name
-from adjudicator.verdict.review import review_sentences
 
 # ---------------------------------------------------------------------------------------------
 # Next-stage suggestion (for the organiser's push form)
@@ -30,7 +29,8 @@ from adjudicator.verdict.review import review_sentences
 
 def next_slot(header: MatchView, stages: list[Stage]) -> dict[str, Any] | None:
     """A template for the next stage to push, from the format's declared order (fixed-order formats)
-    or by alternating sides (online-1v1). None when a fixed order is complete.
+    or by alternating sides (online-1v1: the first speech is the side of the header's first debater --
+    ``adjudicate live create`` lists the side that speaks first first). None when a fixed order is complete.
 
     Returns ``{"position": k (1-based), "of": n or None, "stage": {stage JSON with empty text}}``.
     """
@@ -53,7 +53,7 @@ def next_slot(header: MatchView, stages: list[Stage]) -> dict[str, Any] | None:
         first = slot.speakers[0] if slot.speakers else f"{slot.sides[0].capitalize()} Speaker 1"
         stage["utterances"] = [{"speaker": first, "side": first.split(" ")[0].lower(), "text": ""}]
         return {"position": done + 1, "of": len(spec.order), "stage": stage}
-    side = other_side(stages[-1].sides[0]) if stages else "affirmative"
+    side = other_side(stages[-1].sides[0]) if stages else (header.debaters[0].side if header.debaters else "affirmative")
     spoken = any(side in s.sides for s in stages)
     label = f"{side.capitalize()} Speaker 1"
     stage = {
@@ -65,6 +65,21 @@ def next_slot(header: MatchView, stages: list[Stage]) -> dict[str, Any] | None:
         "utterances": [{"speaker": label, "side": side, "text": ""}],
     }
     return {"position": len(stages) + 1, "of": None, "stage": stage}
+
+
+def missing_speeches(header: MatchView, stages: list[Stage]) -> str | None:
+    """Why a match of a format without a fixed order (online-1v1) looks unfinished, or None: the sides
+    have given different numbers of speeches, so the side with fewer has not answered the other's last
+    (a fixed-order format's missing stages are refused outright when closing)."""
+    if get_format(header.format).fixed_order or not stages:
+        return None
+    n: dict[Side, int] = {side: sum(1 for s in stages if side in s.sides) for side in SIDES}
+    if n["affirmative"] == n["negative"]:
+        return None
+    fewer: Side = "affirmative" if n["affirmative"] < n["negative"] else "negative"
+    more = other_side(fewer)
+    return (f"the {fewer} has given {n[fewer]} speech{'' if n[fewer] == 1 else 'es'} and the {more} {n[more]}: "
+            f"the {fewer}'s answer to the {more}'s last speech seems missing")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -176,15 +191,7 @@ def _clash_json(c: Clash, names: dict[str, str]) -> dict[str, Any]:
     }
 
 
-def _review_json(v: Verdict, language: str) -> dict[str, Any] | None:
-    """The verdict's review for the board: ``escalate``, the ``reasons`` and one sentence per reason in
-    the match's language (:func:`~adjudicator.verdict.review.review_sentences`); None without a review."""
-    if v.review is None:
-        return None
-    return {"escalate": v.review.escalate, "reasons": list(v.review.reasons), "sentences": review_sentences(v.review, language)}
-
-
-def _verdict_json(match_id: str, v: Verdict, language: str = "en") -> dict[str, Any]:
+def _verdict_json(match_id: str, v: Verdict) -> dict[str, Any]:
     return {
         "winner": v.winner,
         "p": v.p,
@@ -194,7 +201,6 @@ def _verdict_json(match_id: str, v: Verdict, language: str = "en") -> dict[str, 
         "stage_scores": [{"stage_id": s.stage_id, "stage_name": s.stage_name, "side": s.side, "judge_scores": list(s.judge_scores), "mean": s.mean} for s in v.stage_scores],
         "ballots": [{"judge_id": b.judge_id, "perspective": b.perspective, "winner": b.winner, "p": b.p} for b in v.ballots],
         "failures": len(v.failures),
-        "review": _review_json(v, language),
         "model": v.provenance.model,
         "is_llm": v.provenance.is_llm,
         "verdict_url": f"/api/matches/{match_id}/verdict",
@@ -284,7 +290,7 @@ def board_snapshot(
         "timeline": _timeline(progress, header.language),
         "failures": [{"node": f.node, "key": f.key, "reason": f.reason} for f in progress.failures],
         "error": error,
-        "verdict": _verdict_json(header.match_id, verdict, header.language) if verdict is not None else None,
+        "verdict": _verdict_json(header.match_id, verdict) if verdict is not None else None,
         "panel_error": panel_error,
     }
 

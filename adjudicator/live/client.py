@@ -18,17 +18,26 @@ import httpx
 from adjudicator.environment import live_endpoint
 from adjudicator.errors import AdjudicationFailed, AdjudicatorError, InputError
 from adjudicator.live.errors import STATUS_ERRORS, LiveRequestError
-from adjudicator.live.server import DEFAULT_HOST, DEFAULT_PORT, read_access
+from adjudicator.live.server import DEFAULT_HOST, DEFAULT_PORT, access_path, read_access
 
 
-def resolve_endpoint(url: str | None, token: str | None, state_dir: str | Path | None) -> tuple[str, str | None]:
-    """(base URL, token): flag, else ``ADJUDICATOR_LIVE_URL`` / ``ADJUDICATOR_LIVE_TOKEN``, else the
-    access file in ``state_dir``, else ``http://127.0.0.1:8765`` and no token."""
+def resolve_endpoint(url: str | None, token: str | None, state_dir: str | Path | None) -> tuple[str, str | None, str]:
+    """(base URL, token, where the URL came from): flag, else ``ADJUDICATOR_LIVE_URL`` /
+    ``ADJUDICATOR_LIVE_TOKEN``, else the access file in ``state_dir``, else
+    ``http://127.0.0.1:<DEFAULT_PORT>`` and no token. The third item is a phrase for error messages
+    ("from the access file /abs/state/access.json", "the default: no --url, ...")."""
     access = read_access(state_dir) if state_dir else None
     env_url, env_token = live_endpoint()
+    where = str(access_path(state_dir).resolve()) if state_dir else "(no --state-dir)"
+    if url or env_url:
+        origin = "from --url / $ADJUDICATOR_LIVE_URL"
+    elif access and access.get("url"):
+        origin = f"from the access file {where}"
+    else:
+        origin = f"the default, since there is no --url, no $ADJUDICATOR_LIVE_URL and no access file at {where}"
     url = url or env_url or (access or {}).get("url") or f"http://{DEFAULT_HOST}:{DEFAULT_PORT}"
     token = token or env_token or (access or {}).get("token")
-    return url.rstrip("/"), token
+    return url.rstrip("/"), token, origin
 
 
 class ServerLost(AdjudicatorError):
@@ -41,8 +50,9 @@ class LiveClient:
     """Calls the live server at ``url`` with ``token``. ``timeout_s`` bounds each request (a push with
     an LLM tracker, or a close with an LLM panel, can take minutes)."""
 
-    def __init__(self, url: str, token: str | None = None, timeout_s: float = 900.0) -> None:
+    def __init__(self, url: str, token: str | None = None, timeout_s: float = 900.0, origin: str = "") -> None:
         self.url = url.rstrip("/")
+        self.origin = origin  # where the URL came from (resolve_endpoint), for error messages
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         self.http = httpx.Client(base_url=self.url, headers=headers, timeout=timeout_s, trust_env=False)
         self.reached = False  # whether the server has answered any request of this client
@@ -69,8 +79,8 @@ class LiveClient:
                     "check whether it is still running (its log says why it stopped); what it committed is kept, so restart it and run the command again",
                 ) from None
             raise InputError(
-                f"cannot reach the live server at {self.url} ({type(exc).__name__})",
-                "start it with `adjudicate live serve`, or pass --url / set ADJUDICATOR_LIVE_URL",
+                f"cannot reach the live server at {self.url} ({type(exc).__name__})" + (f"; that URL is {self.origin}" if self.origin else ""),
+                "start it with `adjudicate live serve`, or pass --url / set ADJUDICATOR_LIVE_URL, or --state-dir of a running server",
             ) from None
         self.reached = True
         if resp.status_code < 400:
@@ -80,8 +90,10 @@ class LiveClient:
             detail, field = payload.get("detail"), payload.get("field")
         except ValueError:
             detail, field = None, None
-        if not isinstance(detail, str):
-            detail = f"{method} {path}: HTTP {resp.status_code}"
+        if not isinstance(detail, str) or (resp.status_code in (404, 405) and detail in ("Not Found", "Method Not Allowed")):
+            # no route of ours answered (or not a live server at all: a model server on the same port, say)
+            detail = (f"{method} {path}: HTTP {resp.status_code} {resp.reason_phrase} from {self.url}: is it an adjudicator live server?"
+                      + (f" (the URL is {self.origin})" if self.origin else ""))
         if resp.status_code >= 500:
             raise AdjudicationFailed(detail)
         cls = STATUS_ERRORS.get(resp.status_code, LiveRequestError)
@@ -101,9 +113,10 @@ class LiveClient:
         path = f"/api/matches/{match_id}/retry" if stage_id is None else f"/api/matches/{match_id}/stages/{stage_id}/retry"
         return self.request("POST", path).json()
 
-    def close_match(self, match_id: str) -> dict:
-        """POST /api/matches/{id}/close. Returns the verdict JSON."""
-        return self.request("POST", f"/api/matches/{match_id}/close").json()
+    def close_match(self, match_id: str, force: bool = False) -> dict:
+        """POST /api/matches/{id}/close (``?force=true``: even when a speech seems missing). Returns the
+        verdict JSON."""
+        return self.request("POST", f"/api/matches/{match_id}/close", params={"force": "true"} if force else None).json()
 
     def snapshot(self, match_id: str) -> dict:
         """GET /api/matches/{id}: the board snapshot."""

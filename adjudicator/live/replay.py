@@ -70,6 +70,10 @@ def replay(
         snap = client.snapshot(mid)
         m = snap["match"]
         if (m["format"], m["motion"]) != (header["format"], header["motion"]):
+            if snap.get("room"):  # a tournament room: a new id would take the match out of the room
+                raise InputError(f"match {mid!r} is room {snap['room']['room_id']!r} of round {snap['room']['round_id']!r}, which debates {m['format']} {m['motion']!r}; "
+                                 f"{match.match_id!r} is {header['format']} {header['motion']!r}",
+                                 "replay a file of that round's motion into the room, or create a round for this motion (`adjudicate live round create --from-match FILE`)")
             raise InputError(f"match {mid!r} already exists on the server with another motion or format", "pass --match-id with a new id")
         received = {s["stage_id"] for s in snap["stages"]}
         say(f"{mid}: continuing; {len(received)} stage(s) already received")
@@ -88,6 +92,6 @@ def replay(
         say(f"{mid}: {stage.stage_id} {stage.name}: {r['status']}" + (f" ({scores})" if scores else "") + (f"; provisional tendency {p:.2f}" if p is not None else ""))
     if not close:
         return None
-    verdict = client.close_match(mid)
+    verdict = client.close_match(mid, force=True)  # the file is the whole debate, however its speeches fall
     say(f"{mid}: closed; winner {verdict.get('winner')} (p={verdict.get('p')})")
     return verdict

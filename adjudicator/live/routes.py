@@ -19,7 +19,8 @@ GET      /api/matches/{id}/events        the board snapshot as server-sent event
 POST     /api/matches/{id}/stages  token push one stage; ``?wait=false`` returns 202 before analysis
 POST     /api/matches/{id}/stages/{stage}/retry  token  analyse a failed stage again; the snapshot
 POST     /api/matches/{id}/retry   token analyse every failed stage again; the snapshot
-POST     /api/matches/{id}/close   token retry failed stages, run the panel; the verdict JSON (409 while a stage is failed)
+POST     /api/matches/{id}/close   token retry failed stages, run the panel; the verdict JSON (409 while a stage is failed,
+                                         or a speech seems missing -- ``?force=true`` closes anyway)
 GET      /api/matches/{id}/verdict       the stored verdict JSON (404 until closed)
 GET      /api/matches/{id}/report        the stored Markdown report
 GET      /api/matches/{id}/report.html   the verdict report as HTML, in the match's language
@@ -291,8 +292,8 @@ async def retry_failed(match_id: str, request: Request, store: Store) -> JSONRes
 
 
 @writes.post("/api/matches/{match_id}/close")
-async def close_match(match_id: str, request: Request, store: Store) -> Response:
+async def close_match(match_id: str, request: Request, store: Store, force: bool = False) -> Response:
     require_match_writer(request, match_id, "closing a match")
     store.row(match_id)
-    await run_in_threadpool(store.close_match, match_id)
+    await run_in_threadpool(store.close_match, match_id, force)
     return Response(await run_in_threadpool(store.verdicts.verdict_json, match_id), media_type="application/json")

@@ -35,7 +35,10 @@ from adjudicator.files import atomic_write_text
 
 ACCESS_FILE = "access.json"
 DEFAULT_HOST = "127.0.0.1"
-DEFAULT_PORT = 8765
+DEFAULT_PORT = 8421
+"""``live serve``'s port unless told: not 8765 (llama.cpp's examples and this project's local model server),
+8000 (vLLM), 8080 (llama.cpp's server), 11434 (Ollama) or 1234 (LM Studio), so a client command that
+finds no access file does not talk to a model server by mistake."""
 LOOPBACK = {"127.0.0.1", "::1", "localhost"}
 
 #: Seconds a connection has to send its request's head (request line and headers) after it opens, or

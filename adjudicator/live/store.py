@@ -49,7 +49,7 @@ from typing import Any, cast
 
 from adjudicator.errors import AdjudicationFailed
 from adjudicator.input.match import Stage
-from adjudicator.live.board import board_snapshot, match_summary, push_reply
+from adjudicator.live.board import board_snapshot, match_summary, missing_speeches, push_reply
 from adjudicator.live.cache import BoundedCache
 from adjudicator.live.checkpoints import DB_NAME, keeps_full_values, panel_thread_id, thread_config
 from adjudicator.live.errors import Conflict, NotFound
@@ -485,13 +485,14 @@ class LiveStore:
         """The stored verdict of a closed match, else None."""
         return self.verdicts.read(match_id)
 
-    def close_match(self, match_id: str) -> Verdict:
+    def close_match(self, match_id: str, force: bool = False) -> Verdict:
         """Finish pending analyses, run the panel on the final battlefield state, store the verdict
         (``verdicts/<id>.json``) and the Markdown report (``reports/<id>.md``), and mark the match closed.
 
         Stages whose analysis failed are retried first; if any is still failed the match is not closed
         (:class:`Conflict`, naming them: a verdict would silently miss their units).
-        Idempotent: closing a closed match returns its verdict. Raises :class:`Conflict` with no stage,
+        Idempotent: closing a closed match returns its verdict. Raises :class:`Conflict` with no stage, or
+        (unless ``force``) when a speech seems missing (:func:`~adjudicator.live.board.missing_speeches`),
         :class:`Unprocessable` when a fixed-order match is incomplete, :class:`AdjudicationFailed` when
         the panel produced no verdict (the match stays open and can be closed again)."""
         self.row(match_id)
@@ -507,6 +508,9 @@ class LiveStore:
             if not stages:
                 raise Conflict(f"match {match_id!r} has no stages yet", "push at least one stage before closing")
             validate_complete(row.header, stages)
+            missing = missing_speeches(row.header, stages) if row.status == "open" and not force else None
+            if missing:
+                raise Conflict(f"match {match_id!r}: {missing}", f"push it, or close anyway (`adjudicate live close {match_id} --force`)", field="stages")
             if row.status == "open" and self.retry_failed(match_id):
                 failed = self.failed(match_id)
                 raise Conflict(

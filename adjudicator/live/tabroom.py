@@ -334,13 +334,13 @@ class TabRoom:
 
     def round_view(self, tournament_id: str, round_id: str, actor: Actor | None) -> dict[str, Any]:
         """A round and every room of it (:meth:`room_view` rows), with the tournament's name and
-        ``board_shows``."""
+        ``board_shows``, and ``viewer``: who the token is ("organiser", "chair", or "public")."""
         t = self.tournament(tournament_id)
         rnd = self.round(tournament_id, round_id)
         rooms = [self.room_view(r.key, actor) for r in self.store.rooms(tournament_id, round_id)]
         return {"tournament": {"tournament_id": t.tournament_id, "name": t.name, "board_shows": t.board_shows},
                 "round": rnd.model_dump(mode="json"), "language": rnd.language, "rooms": rooms,
-                "round_url": f"/board/round/{tournament_id}/{round_id}"}
+                "round_url": f"/board/round/{tournament_id}/{round_id}", "viewer": actor.role if actor is not None else "public"}
 
     def tournament_view(self, tournament_id: str, actor: Actor | None) -> dict[str, Any]:
         """A tournament, its settings and its rounds (id, name, format, rooms)."""

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from adjudicator.input.formats import FORMATS, position_label_zh
 from adjudicator.input.rubric import LEVEL_TEXT
-from adjudicator.verdict.gate_words import GATE_EN, GATE_ZH
 
 LANGUAGES = ("en", "zh")
 
@@ -85,6 +84,7 @@ _EN: dict[str, str] = {
     "push.title": "Push the next stage", "push.next": "Next: #{position}{of} {name} ({type}). Fill in the utterances and push.",
     "push.all_in": "All stages of the format are in; close the match to run the panel.", "push.button": "Push stage",
     "push.close": "Close the match and run the panel", "push.confirm_close": "Close the match and run the panel? No more stages can be pushed.",
+    "push.close_anyway": "Close it anyway and run the panel on the speeches received?",
     "push.pushing": "pushing…", "push.deliberating": "the panel is deliberating…", "push.closed": "closed: winner {side}",
     "push.already": "already received",
     "confirm.title": "Confirm the verdict",
@@ -218,6 +218,7 @@ _ZH: dict[str, str] = {
     "push.title": "提交下一环节", "push.next": "下一环节：第 {position}{of} 个，{name}（{type}）。填写发言后提交。",
     "push.all_in": "本赛制的所有环节均已提交；结束比赛即可由评审团合议。", "push.button": "提交环节",
     "push.close": "结束比赛并由评审团合议", "push.confirm_close": "结束比赛并由评审团合议？之后不能再提交环节。",
+    "push.close_anyway": "仍要结束比赛，并按已收到的发言合议吗？",
     "push.pushing": "提交中…", "push.deliberating": "评审团合议中…", "push.closed": "已结束：{side}获胜",
     "push.already": "已收到",
     "confirm.title": "确认裁决",
@@ -296,9 +297,6 @@ _ZH: dict[str, str] = {
 for _key, (_en, _zh) in LEVEL_TEXT.items():
     _EN[f"level.{_key}"] = _en
     _ZH[f"level.{_key}"] = _zh
-
-_EN.update(GATE_EN)  # the quality gate's and the coach's feedback's words
-_ZH.update(GATE_ZH)
 
 TABLES: dict[str, dict[str, str]] = {"en": _EN, "zh": _ZH}
 

@@ -84,9 +84,20 @@
     const resp = await fetch(url, { method, headers, body: body === undefined ? undefined : body });
     let data = null;
     try { data = await resp.json(); } catch (e) { data = null; }
-    if (!resp.ok) throw new Error((data && data.detail) || ("HTTP " + resp.status));
+    if (!resp.ok) {
+      const err = new Error((data && data.detail) || ("HTTP " + resp.status));
+      err.status = resp.status;
+      throw err;
+    }
     return data;
   }
+
+  // A stored UTC ISO 8601 time, shown in the reader's time zone in the board's language.
+  const fmtTime = (iso) => {
+    if (!iso) return "";
+    const d = new Date(iso);
+    return isNaN(d) ? iso : d.toLocaleString(document.documentElement.lang || "en", { dateStyle: "medium", timeStyle: "short" });
+  };
 
   function message(id, text, ok) {
     const m = $(id);
@@ -171,10 +182,9 @@
           tendencyCell(room), verdictCell(room)));
         $("round-table").querySelector("tbody").replaceChildren(...rows);
         $("round-empty").hidden = data.rooms.length > 0;
-        if (organiser) {
-          $("round-actions").hidden = false;
-          $("release-round-btn").textContent = t("round.release");
-        }
+        // the server says who the token is: a spectator, a chair or a stale token sees no organiser control
+        $("round-actions").hidden = data.viewer !== "organiser";
+        $("release-round-btn").textContent = t("round.release");
         document.body.dataset.rooms = String(data.rooms.length);
         document.body.dataset.released = String(data.rooms.filter((r) => r.verdict_state === "released").length);
         setConn("live", "conn.live");
@@ -393,8 +403,8 @@
     if (v.state) {
       const parts = [t("state." + v.state)];
       if (v.state === "draft") parts[0] = t("verdict.draft_banner");
-      if (v.confirmed_by) parts.push(t("verdict.confirmed_by", { name: v.confirmed_by, at: v.confirmed_at }));
-      if (v.released_at) parts.push(t("verdict.released_at", { at: v.released_at }));
+      if (v.confirmed_by) parts.push(t("verdict.confirmed_by", { name: v.confirmed_by, at: fmtTime(v.confirmed_at) }));
+      if (v.released_at) parts.push(t("verdict.released_at", { at: fmtTime(v.released_at) }));
       stateLine.textContent = parts.join(" ");
       stateLine.className = "state-line state-" + v.state;
       stateLine.hidden = false;
@@ -423,18 +433,6 @@
       report.onclick = null;
     }
     $("verdict-json").href = v.verdict_url;
-    renderReview(v.review);
-  }
-
-  // The quality gate's review, at the top of the verdict: whether a person should check it, and why.
-  function renderReview(r) {
-    const box = $("verdict-review");
-    box.hidden = !r;
-    if (!r) return;
-    box.className = "review " + (r.escalate ? "escalate" : "clear");
-    box.dataset.escalate = String(r.escalate);
-    $("verdict-review-head").textContent = `${t("review.title")}: ${r.escalate ? t("review.escalate", { n: r.sentences.length }) : t("review.clear")}`;
-    $("verdict-review-list").replaceChildren(...r.sentences.map((x) => el("li", { text: x })));
   }
 
   function renderOrganiser(s) {
@@ -462,7 +460,7 @@
     if (panel.hidden || confirmDirty) return;
     const a = d.automated;
     $("confirm-automated").textContent = t("confirm.automated", { side: side(a.winner), p: fmtP(a.p), split: a.winner_split || "–" })
-      + (d.state === "confirmed" ? " " + t("verdict.confirmed_by", { name: d.confirmed_by.name, at: d.confirmed_at }) : "");
+      + (d.state === "confirmed" ? " " + t("verdict.confirmed_by", { name: d.confirmed_by.name, at: fmtTime(d.confirmed_at) }) : "");
     const eff = privateRoom.effective;
     const sel = $("confirm-winner");
     sel.replaceChildren(el("option", { value: "", text: t("confirm.keep", { side: side(a.winner) }) }),
@@ -553,8 +551,14 @@
         if (!confirm(t("push.confirm_close"))) return;
         $("close-btn").disabled = true;
         message("push-msg", t("push.deliberating"), true);
+        const close = (force) => api("POST", `/api/matches/${encodeURIComponent(id)}/close${force ? "?force=true" : ""}`);
         try {
-          const v = await api("POST", `/api/matches/${encodeURIComponent(id)}/close`);
+          let v;
+          try { v = await close(false); } catch (e) {
+            // a speech seems missing (409): say so and close only if the organiser insists
+            if (e.status !== 409 || !confirm(`${e.message}\n\n${t("push.close_anyway")}`)) throw e;
+            v = await close(true);
+          }
           message("push-msg", t("push.closed", { side: side(v.winner) }), true);
         } catch (e) { message("push-msg", e.message, false); $("close-btn").disabled = false; }
       };
