@@ -2,8 +2,8 @@
 
 :class:`FrozenModel` instances are immutable (``frozen``) and reject unknown fields (``extra="forbid"``),
 so a typo in a match file, a model's answer or a result file is an error, never a silently dropped
-value. Input models that must not coerce types (a JSON ``"7"`` is not the integer 7) add
-``strict=True`` on top (:mod:`adjudicator.input.match`).
+value. Input models that must not coerce types (a JSON ``"7"`` is not the integer 7) derive from
+:class:`StrictModel` (``strict=True`` on top: the match file, :mod:`adjudicator.input.match`).
 
 Their JSON Schemas (``adjudicate schema``, the input and output schemas LangGraph Studio shows) are
 read by people in editors and forms that show text as it is, so a docstring's reStructuredText
@@ -47,3 +47,10 @@ class FrozenModel(BaseModel):
     merges them with these."""
 
     model_config = ConfigDict(frozen=True, extra="forbid", json_schema_extra=plain_descriptions)
+
+
+class StrictModel(FrozenModel):
+    """A FrozenModel that does not coerce types: a JSON string ``"7"`` or a boolean is not silently
+    taken as the integer 7 or 1 (the match file's models)."""
+
+    model_config = ConfigDict(strict=True)

@@ -50,7 +50,8 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from adjudicator.input.match import Match, load_match  # noqa: E402
+from adjudicator.input.match import Match  # noqa: E402
+from adjudicator.input.match_file import load_match  # noqa: E402
 from adjudicator.live.app import create_app  # noqa: E402
 from adjudicator.live.server import LiveServer  # noqa: E402
 from adjudicator.workflow.context import AdjudicationContext  # noqa: E402

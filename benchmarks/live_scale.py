@@ -56,7 +56,8 @@ sys.path.insert(0, str(REPO / "tests"))
 
 from pg_cluster import PgCluster, new_database  # noqa: E402
 
-from adjudicator.input.match import Match, load_match  # noqa: E402
+from adjudicator.input.match import Match  # noqa: E402
+from adjudicator.input.match_file import load_match  # noqa: E402
 
 DEFAULT_MATCH = REPO / "adjudicator/data/matches/synthetic/synthetic_4v4_01.json"
 TOKEN = "live-scale-benchmark-token-0123456789"

@@ -51,7 +51,8 @@ def grow(data: dict, chars: int, per_utterance: int, seed: int = 7) -> dict:
 
 def main() -> int:
     from adjudicator.api import adjudicate
-    from adjudicator.input.match import MAX_MATCH_CHARS, MAX_UTTERANCE_CHARS, parse_match
+    from adjudicator.input.match import MAX_MATCH_CHARS, MAX_UTTERANCE_CHARS
+    from adjudicator.input.match_file import parse_match
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--chars", type=int, default=MAX_MATCH_CHARS)

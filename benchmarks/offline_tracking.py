@@ -35,7 +35,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from synthetic_ccdb import synthetic_ccdb_view  # noqa: E402
 
 from adjudicator.api import initial_state, run_config  # noqa: E402
-from adjudicator.input.match import MatchView, load_match  # noqa: E402
+from adjudicator.input.match import MatchView  # noqa: E402
+from adjudicator.input.match_file import load_match  # noqa: E402
 from adjudicator.judges.offline import OfflineJudge  # noqa: E402
 from adjudicator.workflow.context import AdjudicationContext  # noqa: E402
 from adjudicator.workflow.tracking import compiled  # noqa: E402

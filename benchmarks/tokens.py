@@ -73,7 +73,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from synthetic_ccdb import synthetic_ccdb_view  # noqa: E402
 
 from adjudicator.config import ModelConfig  # noqa: E402
-from adjudicator.input.match import MatchView, load_match  # noqa: E402
+from adjudicator.input.match import MatchView  # noqa: E402
+from adjudicator.input.match_file import load_match  # noqa: E402
 from adjudicator.judges.base import JUDGE_PERSPECTIVES, CompareRequest, JudgeRequest, StageRequest  # noqa: E402
 from adjudicator.judges.llm.backend import LLMBackend  # noqa: E402
 from adjudicator.judges.llm.ledger import ledger_text  # noqa: E402

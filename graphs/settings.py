@@ -34,7 +34,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 from adjudicator.api import build_context
 from adjudicator.config import ModelConfig, PanelMode
 from adjudicator.errors import ConfigError
-from adjudicator.input.match import describe_validation_error
+from adjudicator.input.field_errors import describe_validation_error
 from adjudicator.judges.base import Backend
 from adjudicator.workflow.context import AdjudicationContext
 from adjudicator.workflow.json_input import GraphInputError

@@ -12,7 +12,8 @@ import pytest
 from adjudicator.bench.results import SampleResult
 from adjudicator.bench.scoring.dimensions import NO_SCORES, dimension_predictions, dimension_tables, gold_dimensions
 from adjudicator.bench.scoring.leaves import ScoreSettings
-from adjudicator.input.match import Match, load_match
+from adjudicator.input.match import Match
+from adjudicator.input.match_file import load_match
 
 BUNDLED = sorted((Path(__file__).resolve().parents[1] / "adjudicator" / "data" / "matches" / "panelbench").glob("*.json"))
 ST = ScoreSettings(n_bootstrap=0, seed=0)

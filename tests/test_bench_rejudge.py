@@ -110,7 +110,7 @@ def test_the_stored_analyses_and_the_raw_outputs_give_the_same_battlefield(paren
     """A result file without stored analyses (written before re-judging existed) is read again from
     the tracker's raw outputs, with the same verdict."""
     from adjudicator.api import adjudicate_with_context
-    from adjudicator.input.match import load_match
+    from adjudicator.input.match_file import load_match
     from adjudicator.judges.offline import OfflineJudge
     from adjudicator.workflow.context import AdjudicationContext
 

@@ -10,7 +10,7 @@ from fake_openai import fake_openai  # noqa: F401 (fixture)
 
 from adjudicator.api import adjudicate_with_context, build_context
 from adjudicator.config import ModelConfig
-from adjudicator.input.match import parse_match
+from adjudicator.input.match_file import parse_match
 from adjudicator.model.llm import LLMClient
 from adjudicator.single_call.run import run_single_call
 

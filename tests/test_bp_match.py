@@ -10,7 +10,7 @@ from adjudicator.cli import main
 from adjudicator.errors import InputError
 from adjudicator.input.convert.debateart import convert_panelbench
 from adjudicator.input.formats import BP, get_format
-from adjudicator.input.match import load_match, parse_match
+from adjudicator.input.match_file import load_match, parse_match
 
 
 def run(args, capsys):

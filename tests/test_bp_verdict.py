@@ -10,7 +10,7 @@ from bp_helpers import bp_data, write_bp
 from pydantic import ValidationError
 
 from adjudicator.cli import main
-from adjudicator.input.match import parse_match
+from adjudicator.input.match_file import parse_match
 from adjudicator.verdict.aggregate import panel_ranking
 from adjudicator.verdict.ballots import Ballot, SpeakerScore
 

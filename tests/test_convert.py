@@ -9,7 +9,7 @@ import pytest
 
 from adjudicator.errors import InputError
 from adjudicator.input.convert.debateart import NO_SPEECH_TEXT, convert_panelbench
-from adjudicator.input.match import load_match
+from adjudicator.input.match_file import load_match
 
 BUNDLED_IDS = ["debateart_0020", "debateart_0750", "debateart_4389", "debateart_4395", "debateart_4739"]
 

@@ -84,7 +84,7 @@ def test_offline_verdict_of_every_bundled_match_is_unchanged(path, tmp_path, cap
 
 @pytest.mark.parametrize("path", BUNDLED, ids=lambda p: p.stem)
 def test_offline_stage_analyses_of_every_bundled_match_are_unchanged(path):
-    from adjudicator.input.match import load_match
+    from adjudicator.input.match_file import load_match
     from adjudicator.judges.base import StageRequest
     from adjudicator.judges.offline import OfflineBackend
     from adjudicator.verdict.battlefield import apply_clash_updates, merge_clashes

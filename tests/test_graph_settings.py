@@ -15,7 +15,7 @@ from adjudicator.api import adjudicate
 from adjudicator.config import ModelConfig
 from adjudicator.errors import ConfigError
 from adjudicator.frozen import plain_text
-from adjudicator.input.match import load_match
+from adjudicator.input.match_file import load_match
 from adjudicator.workflow.json_input import GraphInputError
 from graphs.settings import SERVER_SETTINGS, GraphSettings, check_context_keys, setting_title
 
@@ -143,7 +143,7 @@ def test_plain_text_of_docstring_markup():
     doc = """One debater. ``position`` is 1-4; :meth:`MatchView.label_of` gives the label
     (BP: ``"Prime Minister"``), see :class:`~adjudicator.verdict.battlefield.BattlefieldState`.
 
-    :data:`adjudicator.config.JUDGE_IDS` and :func:`the reader <adjudicator.input.match.parse_match>`."""
+    :data:`adjudicator.config.JUDGE_IDS` and :func:`the reader <adjudicator.input.match_file.parse_match>`."""
     assert plain_text(doc) == (
         'One debater. position is 1-4; MatchView.label_of gives the label (BP: "Prime Minister"), see BattlefieldState.'
         "\n\nadjudicator.config.JUDGE_IDS and the reader."

@@ -10,7 +10,8 @@ import pytest
 
 from adjudicator.cli import main
 from adjudicator.errors import InputError
-from adjudicator.input.match import MAX_MATCH_CHARS, MAX_UTTERANCE_CHARS, parse_match
+from adjudicator.input.match import MAX_MATCH_CHARS, MAX_UTTERANCE_CHARS
+from adjudicator.input.match_file import parse_match
 
 REAL = Path(__file__).resolve().parents[1] / "adjudicator" / "data" / "matches" / "panelbench" / "debateart_4389.json"
 

@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 from fake_openai import fake_openai  # noqa: F401  (pytest fixture)
 
-from adjudicator.input.match import Match, load_match
+from adjudicator.input.match import Match
+from adjudicator.input.match_file import load_match
 from adjudicator.input.rubric import Rubric, load_rubric
 from adjudicator.judges.base import JUDGE_PERSPECTIVES, JudgeRequest, StageRequest
 from adjudicator.judges.llm.backend import LLMBackend

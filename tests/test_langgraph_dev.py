@@ -21,7 +21,7 @@ from pydantic_core import to_jsonable_python
 
 from adjudicator.api import adjudicate
 from adjudicator.config import ModelConfig
-from adjudicator.input.match import load_match
+from adjudicator.input.match_file import load_match
 
 REPO = Path(__file__).resolve().parents[1]
 MATCH = REPO / "adjudicator" / "data" / "matches" / "synthetic" / "synthetic_4v4_01.json"

@@ -25,7 +25,7 @@ from processes import stop
 
 from adjudicator.cli import main
 from adjudicator.errors import InputError
-from adjudicator.input.match import load_match
+from adjudicator.input.match_file import load_match
 from adjudicator.workflow.context import AdjudicationContext
 
 AUTH = {"Authorization": f"Bearer {TOKEN}"}

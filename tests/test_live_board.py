@@ -126,7 +126,7 @@ def test_expected_stage_count_includes_surprise_challenges():
     """2v2: 12 fixed stages plus each surprise challenge received (synthetic_2v2_02 has two)."""
     from pathlib import Path
 
-    from adjudicator.input.match import load_match
+    from adjudicator.input.match_file import load_match
 
     m = load_match(Path(__file__).resolve().parents[1] / "adjudicator" / "data" / "matches" / "synthetic" / "synthetic_2v2_02.json")
     view = m.view()

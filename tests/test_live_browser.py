@@ -19,7 +19,7 @@ import pytest
 from cdp_chromium import CHROMIUM, Chromium, strace_wrapper, trace_findings
 from live_fakes import TOKEN, start_server
 
-from adjudicator.input.match import load_match
+from adjudicator.input.match_file import load_match
 from adjudicator.workflow.context import AdjudicationContext
 
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"{CHROMIUM} is not installed (apt-get install chromium)")
@@ -96,6 +96,13 @@ def test_board_updates_live_while_stages_are_pushed(tmp_path):
                 assert page.eval(_text("#verdict-winner")) == f"Winner: {verdict['winner']}"
                 assert page.eval(_text("#verdict-p")) == f"winner tendency p = {verdict['p']:.2f}"
                 assert page.eval(_text("#verdict-split")) == f"panel split {verdict['dissent']['winner_split']}"
+                # the quality gate's review at the top of the verdict, one line per reason (issue 25)
+                review = verdict["review"]
+                assert page.eval("document.getElementById('verdict-review').hidden") is False
+                assert page.eval("document.getElementById('verdict-review').dataset.escalate") == str(review["escalate"]).lower()
+                head = f"A person should check this verdict before it is used ({len(review['reasons'])} reason(s)):" if review["escalate"] else "No reason to escalate: every check of the quality gate passed."
+                assert page.eval(_text("#verdict-review-head")) == f"Review: {head}"
+                assert page.eval("[...document.querySelectorAll('#verdict-review-list li')].map((x) => x.textContent)") == review["detail"]
                 above = "document.getElementById('verdict-panel').compareDocumentPosition(document.getElementById('tendency-panel'))"
                 assert page.eval(f"Boolean({above} & Node.DOCUMENT_POSITION_FOLLOWING)") is True
                 # the trackers' tendency stays only as the labelled pre-verdict estimate

@@ -11,7 +11,8 @@ from graph_fakes import RecordingBackend, tiny_match
 
 from adjudicator.api import adjudicate_with_context
 from adjudicator.input.formats import STAGE_TYPES
-from adjudicator.input.match import Debater, load_match
+from adjudicator.input.match import Debater
+from adjudicator.input.match_file import load_match
 from adjudicator.live import lifecycle
 from adjudicator.live.errors import Conflict, Unprocessable
 from adjudicator.live.lifecycle import SYSTEM, Actor, Automated, Decision, LogEntry, Override, check_override, visible

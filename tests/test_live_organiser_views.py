@@ -13,7 +13,7 @@ from graph_fakes import RecordingBackend, tiny_match
 from live_fakes import TOKEN, stage_body, start_server
 
 from adjudicator.cli import main
-from adjudicator.input.match import load_match
+from adjudicator.input.match_file import load_match
 from adjudicator.workflow.context import AdjudicationContext
 
 ORG = {"Authorization": f"Bearer {TOKEN}"}

@@ -21,7 +21,7 @@ from live_fakes import TOKEN, PanelFault, header_body, online_match, stage_body,
 from processes import stop
 
 from adjudicator.api import adjudicate_with_context
-from adjudicator.input.match import load_match
+from adjudicator.input.match_file import load_match
 from adjudicator.live.store import LiveStore
 from adjudicator.workflow.context import AdjudicationContext
 

@@ -26,7 +26,8 @@ import pytest
 from cdp_chromium import CHROMIUM, Chromium
 from live_fakes import TOKEN, start_server
 
-from adjudicator.input.match import Match, load_match
+from adjudicator.input.match import Match
+from adjudicator.input.match_file import load_match
 from adjudicator.workflow.context import AdjudicationContext
 
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"{CHROMIUM} is not installed (apt-get install chromium)")

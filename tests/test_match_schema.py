@@ -14,7 +14,8 @@ from pydantic import ValidationError
 
 from adjudicator.errors import InputError
 from adjudicator.input.formats import get_format
-from adjudicator.input.match import Match, MatchView, load_match
+from adjudicator.input.match import Match, MatchView
+from adjudicator.input.match_file import load_match
 
 A1, N1 = "Affirmative Speaker 1", "Negative Speaker 1"
 

@@ -10,8 +10,8 @@ import pytest
 
 from adjudicator.cli import main
 from adjudicator.errors import InputError
-from adjudicator.input import match as match_module
-from adjudicator.input.match import load_match
+from adjudicator.input import match_file
+from adjudicator.input.match_file import load_match
 
 SYNTH = Path(__file__).resolve().parents[1] / "adjudicator" / "data" / "matches" / "synthetic"
 REAL = SYNTH.parent / "panelbench" / "debateart_0020.json"
@@ -72,7 +72,7 @@ def test_loose_values_are_refused(tmp_path, edit, message):
 
 
 def test_an_oversized_file_is_refused_before_reading(tmp_path, monkeypatch):
-    monkeypatch.setattr(match_module, "MAX_MATCH_BYTES", 1000)
+    monkeypatch.setattr(match_file, "MAX_MATCH_BYTES", 1000)
     big = tmp_path / "big.json"
     big.write_text(" " * 2000 + "{}", encoding="utf-8")
     with pytest.raises(InputError, match="larger than the 0 MiB a match file may be"):

@@ -414,7 +414,7 @@ def test_real_debate_runs_and_swap_is_symmetric():
 # ---------------------------------------------------------------------------------------------
 # Stage-aware synthesis, score compression, clash titles and positions, best-debater votes
 
-from adjudicator.input.match import load_match  # noqa: E402
+from adjudicator.input.match_file import load_match  # noqa: E402
 from adjudicator.judges.offline.ballot import WELL_ANCHOR, _highest_averages, unit_value  # noqa: E402
 from adjudicator.judges.offline.features import side_features  # noqa: E402
 from adjudicator.verdict.battlefield import SideAnalysis  # noqa: E402

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from adjudicator.input.formats import SIDES
-from adjudicator.input.match import MatchView, load_match
+from adjudicator.input.match import MatchView
+from adjudicator.input.match_file import load_match
 from adjudicator.judges.base import StageRequest
 from adjudicator.judges.offline import OfflineBackend
 from adjudicator.judges.offline import text as F

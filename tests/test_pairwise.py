@@ -19,7 +19,7 @@ from test_bp_llm import bp_responder
 from adjudicator.api import adjudicate, adjudicate_with_context, build_context
 from adjudicator.config import ModelConfig
 from adjudicator.errors import AdjudicationFailed, ConfigError
-from adjudicator.input.match import parse_match
+from adjudicator.input.match_file import parse_match
 from adjudicator.pairwise.agreement import cohen_kappa, level_agreement
 from adjudicator.pairwise.bradley_terry import fit, win_matrix
 from adjudicator.pairwise.comparisons import PairChoice, resolve, schedule

@@ -14,7 +14,7 @@ from llm_helpers import ccdb_2v2_match, online_match, schema_responder
 
 from adjudicator.cli import main_group
 from adjudicator.config import ModelConfig
-from adjudicator.input.match import load_match
+from adjudicator.input.match_file import load_match
 from adjudicator.probes.card import ProbeSample, render_markdown
 from adjudicator.probes.run import run_probes
 from adjudicator.probes.stats import affirmative_share, flip_measures, length_measures, mean_measure, order_measures, rate_measure, word_count

@@ -14,7 +14,7 @@ from llm_helpers import schema_responder
 
 from adjudicator.cli import main
 from adjudicator.cli.progress import StderrProgress, event_line
-from adjudicator.input.match import load_match
+from adjudicator.input.match_file import load_match
 from adjudicator.workflow.progress import ProgressEvent
 
 MATCHES = Path(__file__).resolve().parents[1] / "adjudicator" / "data" / "matches"

@@ -12,7 +12,7 @@ from markupsafe import escape
 
 from adjudicator.api import adjudicate
 from adjudicator.cli import main
-from adjudicator.input.match import load_match
+from adjudicator.input.match_file import load_match
 from adjudicator.verdict.ballots import Verdict
 from adjudicator.verdict.labels import TABLES
 from adjudicator.verdict.reading import clash_positions, readable_verdict

@@ -9,7 +9,7 @@ from fake_openai import fake_openai  # noqa: F401 (fixture)
 
 from adjudicator.api import adjudicate
 from adjudicator.evaluation.selective import rule_selective, selective_accuracy
-from adjudicator.input.match import load_match
+from adjudicator.input.match_file import load_match
 from adjudicator.records import FailureKind, NodeFailure
 from adjudicator.verdict.review import review_of, with_probe_flips
 
@@ -52,7 +52,10 @@ def test_selective_accuracy_against_coverage():
         selective_accuracy(p, gold, bands=(0.5,))
 
 
-def _ballot(judge_id: str, p: float = 0.36, score: int = 6, votes: dict[str, int] | None = None, reasoning: str = "r"):
+LONG = "the negative won the sleep clash in s2 and Negative Speaker 1 kept it through the closing, so the negative wins"
+
+
+def _ballot(judge_id: str, p: float = 0.36, score: int = 6, votes: dict[str, int] | None = None, reasoning: str = LONG):
     from adjudicator.verdict.ballots import Ballot, BallotScore
 
     return Ballot(
@@ -67,14 +70,18 @@ def _ballot(judge_id: str, p: float = 0.36, score: int = 6, votes: dict[str, int
     )
 
 
-def test_three_identical_ballots_are_escalated():
-    same = [_ballot(f"judge-{i}", reasoning=f"judge {i}'s own words") for i in (1, 2, 3)]
+def test_two_or_three_identical_ballots_are_escalated():
+    same = [_ballot(f"judge-{i}") for i in (1, 2, 3)]
     r = review_of(0.36, "3:0", [], ballots=same)  # clear and unanimous: only the identity escalates it
     assert (r.escalate, r.reasons) == (True, ["identical_ballots"])
-    assert r.detail == ["all 3 ballots are identical (same winner, p, scores and votes): the judges may not have judged independently"]
-    # one differing score, p or vote makes the panel an ordinary unanimous one
-    for odd in (_ballot("judge-3", score=5), _ballot("judge-3", p=0.35), _ballot("judge-3", votes={"Negative Speaker 1": 3})):
-        assert review_of(0.36, "3:0", [], ballots=[*same[:2], odd]).reasons == []
+    assert r.detail == ["identical ballots (the same winner, p and best-debater votes): all 3 ballots; the judges may not have judged independently"]
+    # the decision is winner, p and votes: a differing stage score does not make two ballots independent
+    assert review_of(0.36, "3:0", [], ballots=[*same[:2], _ballot("judge-3", score=5)]).reasons == ["identical_ballots"]
+    # two of three alike are escalated too, and named (before: only all three)
+    two = review_of(0.36, "3:0", [], ballots=[*same[:2], _ballot("judge-3", p=0.35)])
+    assert two.reasons == ["identical_ballots"] and "): judge-1 and judge-2;" in two.detail[0]
+    # every pair differing in p or votes: an ordinary unanimous panel
+    assert review_of(0.36, "3:0", [], ballots=[same[0], _ballot("judge-2", p=0.35), _ballot("judge-3", votes={"Negative Speaker 1": 3})]).reasons == []
     assert review_of(0.36, "3:0", [], ballots=same[:1]).reasons == []  # one ballot is no panel
 
 
@@ -87,8 +94,10 @@ def test_an_llm_verdict_with_identical_ballots_says_so(fake_openai):  # noqa: F8
     from adjudicator.model.prompts import PromptStore
     from adjudicator.workflow.context import AdjudicationContext
 
-    fake_openai.respond_with(schema_responder)  # every judge gets the same answer
+    fake_openai.respond_with(schema_responder)  # every judge gets the same answer: a 35-character reason, 7 for every stage
     client = LLMClient("openai/test-model", api_base=fake_openai.base_url, api_key="sk-test-0123456789", json_mode="object")
     v = adjudicate_with_context(online_match(), AdjudicationContext.single(LLMBackend(client, PromptStore())))
     assert v.p == 0.62 and v.dissent.winner_split == "3:0"
-    assert v.review.escalate and v.review.reasons == ["identical_ballots"]
+    assert v.review.escalate and v.review.reasons == ["short_reasoning", "identical_ballots", "equal_stage_scores"]
+    assert v.review.detail[0] == "the reasoning of judge-1 (35), judge-2 (35) and judge-3 (35) is shorter than 80 characters"
+    assert v.review.detail[2] == "every stage score is the same on the ballot of judge-1 (all 7), judge-2 (all 7) and judge-3 (all 7)"

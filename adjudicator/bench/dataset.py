@@ -26,7 +26,8 @@ from typing import Any
 
 from adjudicator.bench.layout import safe_file_stem
 from adjudicator.errors import InputError
-from adjudicator.input.match import Match, load_match
+from adjudicator.input.match import Match
+from adjudicator.input.match_file import load_match
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ th,td{border:1px solid #ccc;padding:.25rem .5rem;text-align:left;vertical-align:
 th{background:#f3f3f3} tr.ref td{color:#666;font-style:italic} tr.baseline td{background:#fafafa}
 .warning{background:#fff3cd;border:2px solid #c90;padding:.6rem 1rem;font-size:1.05rem}
 .na{color:#a33} .note{color:#555;font-size:.85rem} img{max-width:100%} code{font-size:.85rem}
+.review{border:2px solid #b7c3d6;border-radius:6px;padding:.3rem .8rem;margin:.4rem 0} .review.escalate{border-color:#c0392b;background:#fdf1ef} .review ul{margin:.2rem 0}
 {{ samples_css }}</style></head><body>
 <h1>Benchmark run {{ run.run_id }}</h1>
 {% for w in warnings %}<p class="warning"><b>WARNING: {{ w }}.</b></p>
@@ -105,7 +106,7 @@ th{background:#f3f3f3} tr.ref td{color:#666;font-style:italic} tr.baseline td{ba
 </table>{% endif %}
 
 {% if selective %}<h2>Escalation: selective accuracy against coverage</h2>
-<p class="note">A verdict with |p − 0.5| ≤ band goes to a person; accuracy is over the verdicts kept (decisive gold winners only). Review rule: the verdicts' own review.escalate (close call within 0.1, split panel, failed judge, identical ballots; with probes, their flips).</p>
+<p class="note">A verdict with |p − 0.5| ≤ band goes to a person; accuracy is over the verdicts kept (decisive gold winners only). Review rule: the verdicts' own review.escalate (close call within 0.1, split panel, failed judge or tracker stage, and the quality gate: empty or thin clash map, empty, short or unanchored reasoning, identical ballots, equal stage scores, p against its own scores, most fields repaired, example choices; with probes, their flips).</p>
 {% for arm, r in selective.items() %}<p><b>{{ r.label }}</b></p>
 <table><tr><th>Escalate when</th><th>kept / n</th><th>coverage</th><th>accuracy on kept</th></tr>
 {% for pt in r.curve %}<tr><td>|p − 0.5| ≤ {{ "%.2f"|format(pt.band) }}</td><td>{{ pt.kept }} / {{ pt.n }}</td><td>{{ fmt(pt.coverage) }}</td><td>{{ fmt(pt.accuracy) }}</td></tr>{% endfor %}

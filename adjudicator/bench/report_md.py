@@ -409,7 +409,7 @@ def _selective_section(report: dict[str, Any]) -> list[str]:
         return []
     L = ["## Escalation: selective accuracy against coverage", "",
          "A verdict with |p − 0.5| ≤ band goes to a person; accuracy is over the verdicts kept (decisive gold winners only). "
-         "Review rule: the verdicts' own `review.escalate` (close call within 0.1, split panel, failed judge, identical ballots; with probes, their flips).", ""]
+         "Review rule: the verdicts' own `review.escalate` (close call within 0.1, split panel, failed judge or tracker stage, and the quality gate: empty or thin clash map, empty, short or unanchored reasoning, identical ballots, equal stage scores, p against its own scores, most fields repaired, example choices; with probes, their flips).", ""]
     for r in sel.values():
         L += [f"**{r['label']}**", "", "| escalate when | kept / n | coverage | accuracy on kept |", "|---|---|---|---|"]
         for pt in r["curve"]:

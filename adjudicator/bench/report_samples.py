@@ -1,5 +1,6 @@
 """The per-sample section of report.html: a sortable, filterable table of every (sample, arm) and, for
-each row, the sample opened up (its ballots, battlefield map, stage scores against the gold, node
+each row, the sample opened up (its review first -- whether a person should check the verdict and why,
+:mod:`adjudicator.verdict.review` -- then its ballots, battlefield map, stage scores against the gold, node
 failures with the raw output of every failed attempt, and a link to its result file).
 
 The table rows are :func:`adjudicator.bench.samples.sample_rows`. The page stays self-contained and
@@ -57,6 +58,8 @@ of failed attempts. The same rows are in <code>samples.jsonl</code> and <code>sa
 {% endfor %}</tbody></table>
 {% for d in details %}<section class="sample" id="{{ d.id }}">
 <h3>{{ d.sample_id }} · {{ d.arm_label }} <a class="close" href="#samples">close</a></h3>
+{% if d.review %}<div class="review {{ 'escalate' if d.review.escalate else 'clear' }}"><b>Review:</b> {{ ("a person should check this verdict (" ~ d.review.sentences|length ~ " reason(s)):") if d.review.escalate else "no reason to escalate: every check of the quality gate passed." }}
+{% if d.review.sentences %}<ul>{% for x in d.review.sentences %}<li>{{ x }}</li>{% endfor %}</ul>{% endif %}</div>{% endif %}
 <p><b>Motion:</b> {{ d.motion }} · <b>Format:</b> {{ d.format }} · <b>Status:</b> {{ d.status }}{% if d.error %} ({{ d.error }}){% endif %}<br>
 <b>Gold winner:</b> {{ d.gold_winner or "—" }} · <b>p</b> = {{ d.p_text }} · <b>predicted:</b> {{ d.predicted_winner or "—" }} · <b>correct:</b> {{ d.correct_text }}{% if d.split %} · <b>panel split</b> {{ d.split }}{% endif %}{% if d.escalated is not none %} · <b>escalated:</b> {{ "yes" if d.escalated else "no" }}{% endif %}<br>
 {% if d.result_file %}<b>Result file:</b> <a href="{{ d.result_file }}">{{ d.result_file }}</a> (every call and raw output){% else %}Not run.{% endif %}</p>
@@ -220,6 +223,22 @@ def _scores(verdict: dict[str, Any], match: Match, stage_names: dict[str, str]) 
     return rows, any_gold
 
 
+def _review(verdict: dict[str, Any]) -> dict[str, Any] | None:
+    """The verdict's review for the sample's detail, at its top: ``escalate`` and one sentence per
+    reason (:func:`~adjudicator.verdict.review.review_sentences`; a review that does not read as one,
+    from an older result file, by its recorded ``detail``). None without a review."""
+    from adjudicator.verdict.review import Review, review_sentences
+
+    raw = verdict.get("review")
+    if not isinstance(raw, dict):
+        return None
+    try:
+        review = Review.model_validate(raw)
+    except ValueError:
+        return {"escalate": bool(raw.get("escalate")), "sentences": [str(x) for x in raw.get("detail") or []]}
+    return {"escalate": review.escalate, "sentences": review_sentences(review)}
+
+
 def _detail(row: dict[str, Any], match: Match, res: SampleResult | None) -> dict[str, Any]:
     names = _names(match)
     stage_names = {st.stage_id: f"{st.name} ({st.stage_id})" if st.name else st.stage_id for st in match.stages}
@@ -240,6 +259,7 @@ def _detail(row: dict[str, Any], match: Match, res: SampleResult | None) -> dict
             })
     return {
         **row,
+        "review": _review(verdict),
         "p_text": _num(row["p"]), "correct_text": "—" if row["correct"] is None else ("yes" if row["correct"] else "no"),
         "escalated": row.get("escalated"),
         "ballots": [

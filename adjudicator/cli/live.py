@@ -321,7 +321,7 @@ def status_cmd(match_id: str, url, token, state_dir) -> None:
 def replay_cmd(match_file: Path, speed: float, match_id: str | None, no_close: bool, url, token, state_dir) -> None:
     """Feed a finished match in at N times real speed (stage durations from text length), then close
     it and print the verdict JSON."""
-    from adjudicator.input.match import load_match
+    from adjudicator.input.match_file import load_match
     from adjudicator.live.replay import replay
 
     match = load_match(match_file)

@@ -33,7 +33,7 @@ def run_cmd(match_file: Path, out: Path | None, report: str | None, report_out: 
     """
     from adjudicator.api import adjudicate
     from adjudicator.errors import AdjudicationFailed
-    from adjudicator.input.match import load_match
+    from adjudicator.input.match_file import load_match
 
     if report_out is not None and report is None:
         report = "html" if report_out.suffix.lower() in (".html", ".htm") else "md"
@@ -94,6 +94,8 @@ def _emit_verdict(verdict, out: Path | None, report_path: Path | None, quiet: bo
     if quiet:
         return
     echo_err(f"{models_text(verdict.provenance)}: {verdict.outcome_text()}; {usage_summary(verdict.calls)}")
+    if verdict.review is not None:  # the quality gate, one line (adjudicator.verdict.review)
+        echo_err(verdict.review.line())
     missing = verdict.provenance.p_logprob_missing
     if missing:
         echo_err(

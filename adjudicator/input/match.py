@@ -19,30 +19,17 @@ Models never see a :class:`Match`; they see a :class:`MatchView`, which has no `
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
+from pydantic import Field, ValidationInfo, model_validator
 
-from adjudicator.errors import InputError
-from adjudicator.frozen import FrozenModel
+from adjudicator.frozen import StrictModel
 from adjudicator.input.formats import INTERACTION, FormatName, FormatSpec, Role, Side, StageSlot, StageType, get_format, other_side, position_label
-from adjudicator.input.jsontext import read_json
-
-
-class _Strict(FrozenModel):
-    # strict: a JSON string "7" or a boolean is not silently taken as the integer 7 or 1
-    model_config = ConfigDict(strict=True)
-
+from adjudicator.input.gold import Labels, check_labels
 
 #: Match and stage ids become file names and ``"<stage_id>|<side>"`` keys: word characters, dots and
 #: hyphens only (any script), starting with a word character.
 ID_PATTERN = r"^\w[\w.\-]*$"
-
-#: Largest match file accepted (bytes). A CCDB 4v4 match is ~100 KB; a larger file is almost
-#: certainly not one match, and its text would be sent to a model several times.
-MAX_MATCH_BYTES = 8 * 1024 * 1024
 
 #: Longest utterance accepted (characters). The longest speech in PanelBench (DebateArt and BP,
 #: 1,000+ speeches) has 11,977 characters and a CCDB speech a few thousand; 50,000 is about an hour
@@ -63,7 +50,7 @@ MAX_NAME_CHARS = 200
 MAX_ID_CHARS = 128
 
 
-class Debater(_Strict):
+class Debater(StrictModel):
     """One debater. ``position`` is 1-4 (1-2 in 2v2, 1 online; BP: 1-4 on each bench, PM DPM MG GW
     and LO DLO MO OW); ``label`` is the paper's position label, :meth:`MatchView.label_of` the
     format's own label (BP: ``"Prime Minister"``)."""
@@ -78,7 +65,7 @@ class Debater(_Strict):
         return position_label(self.side, self.position)
 
 
-class Utterance(_Strict):
+class Utterance(StrictModel):
     """One utterance: the speaker's position label (or, where the format allows team-level speakers,
     the unit's name: ``"Opening Government"``), their side (BP: the bench, government = affirmative),
     the text, and an optional source line."""
@@ -89,7 +76,7 @@ class Utterance(_Strict):
     line: int | None = Field(default=None, ge=0, description="line number in the source transcript")
 
 
-class Team(_Strict):
+class Team(StrictModel):
     """A competing unit as fielded in this match: ``unit`` is a unit key of the format (``"OG"``,
     ``"affirmative"``) and ``name`` the team's own name (an institution, ``"Harvard A"``)."""
 
@@ -97,7 +84,7 @@ class Team(_Strict):
     name: str | None = Field(default=None, max_length=MAX_NAME_CHARS)
 
 
-class Exchange(_Strict):
+class Exchange(StrictModel):
     """An exchange unit inside an interactive stage: utterances ``start`` to ``end`` inclusive (0-based)."""
 
     exchange_id: str
@@ -105,7 +92,7 @@ class Exchange(_Strict):
     end: int = Field(ge=0)
 
 
-class Stage(_Strict):
+class Stage(StrictModel):
     """One stage: the unit of scoring (paper 2.1.1).
 
     ``sides`` are the acting side(s). ``roles`` is required for asymmetric stages (questioning,
@@ -178,80 +165,7 @@ class Stage(_Strict):
         return self
 
 
-class JudgeLabel(_Strict):
-    """One judge's gold adjudication of a match (CCDB: three per match, paper 2.2.1).
-
-    ``stage_scores`` maps ``"<stage_id>|<side>"`` to an integer 1-10; ``best_debater_votes`` maps
-    position labels to non-negative integers (each judge has 3 votes in CCDB).
-    """
-
-    judge_id: str
-    winner: Side | None = None
-    stage_scores: dict[str, int] = Field(default_factory=dict)
-    best_debater_votes: dict[str, int] = Field(default_factory=dict)
-
-    @field_validator("stage_scores")
-    @classmethod
-    def _scores_in_range(cls, v: dict[str, int]) -> dict[str, int]:
-        for key, score in v.items():
-            if "|" not in key:
-                raise ValueError(f"{key!r} must look like '<stage_id>|affirmative' or '<stage_id>|negative'")
-            if not 1 <= score <= 10:
-                raise ValueError(f"{key}: score {score} is outside 1-10")
-        return v
-
-    @field_validator("best_debater_votes")
-    @classmethod
-    def _votes_non_negative(cls, v: dict[str, int]) -> dict[str, int]:
-        for key, n in v.items():
-            if n < 0:
-                raise ValueError(f"{key}: a vote count cannot be negative")
-        return v
-
-
-class Labels(_Strict):
-    """Gold data for benchmarks. Never part of a model input.
-
-    ``judges`` are the original panel; ``appeal_judges`` a replacement panel after an appeal, kept
-    apart (paper 2.2.1). ``outcome`` is a match-level outcome where per-judge votes are unknown
-    (PanelBench: the audience-vote result, with ``"tie"`` for a draw); ``vote_count`` its voter count.
-
-    Ranking formats (BP) may carry the official adjudication instead: ``ranking`` unit -> rank 1..n
-    (no ties), ``speaker_scores`` stage id -> the speech's score on the format's scale (WUDC 50-100),
-    ``speaker_ranks`` stage id -> rank 1..(speeches) without ties, and ``advanced`` the units that
-    went through to the next round (PanelBench BP: two in quarter- and semi-finals, the winner of a
-    final). Each must agree with the others where both are given (no low-point wins).
-
-    ``dimensions`` maps a rubric dimension's gold name to the audience's outcome on it (two-sided
-    formats; PanelBench DebateArt: argument, source, language from ``gold/dimension.csv``, ``"tie"``
-    where the voters split evenly or gave no points); bench scores per-dimension winners against it.
-    ``dimension_scores`` gold name -> side -> a human score on that dimension (InspireScore-style
-    annotations, e.g. the mean of three raters), for Pearson and Spearman correlations in bench.
-    """
-
-    judges: list[JudgeLabel] = Field(default_factory=list)
-    appeal_judges: list[JudgeLabel] = Field(default_factory=list)
-    outcome: Side | Literal["tie"] | None = None
-    vote_count: int | None = Field(default=None, ge=0)
-    note: str | None = None
-    ranking: dict[str, int] = Field(default_factory=dict)
-    speaker_scores: dict[str, float] = Field(default_factory=dict)
-    speaker_ranks: dict[str, int] = Field(default_factory=dict)
-    advanced: list[str] = Field(default_factory=list)
-    dimensions: dict[str, Side | Literal["tie"]] = Field(default_factory=dict)
-    dimension_scores: dict[str, dict[Side, float]] = Field(default_factory=dict)
-
-    def gold_winner(self) -> Side | Literal["tie"] | None:
-        """The gold winner: majority of the original judges' votes when they exist, else ``outcome``."""
-        votes = [j.winner for j in self.judges if j.winner]
-        if votes:
-            aff = votes.count("affirmative")
-            neg = votes.count("negative")
-            return "affirmative" if aff > neg else "negative" if neg > aff else "tie"
-        return self.outcome
-
-
-class Source(_Strict):
+class Source(StrictModel):
     """Where a match comes from. ``synthetic`` matches are never presented as real data."""
 
     kind: Literal["real", "synthetic"]
@@ -261,7 +175,7 @@ class Source(_Strict):
     note: str | None = None
 
 
-class MatchView(_Strict):
+class MatchView(StrictModel):
     """Everything a model may see of a match: the match without its labels or provenance notes.
 
     Every prompt in the package is built from a MatchView (and values derived from it), so gold
@@ -393,7 +307,7 @@ class Match(MatchView):
         if spec.fixed_order:
             self._check_order(spec, partial)
         if self.labels:
-            self._check_labels(self.labels, known)
+            check_labels(self.labels, self.format, spec, self.scored_units(), self.speeches(), known)
         return self
 
     def _check_length(self) -> None:
@@ -500,184 +414,3 @@ class Match(MatchView):
             if unit != slot.unit:
                 raise ValueError(f"stages.{i}.{where}: {label} speaks for {unit}, but the {slot.abbr} speech ({slot.name}) belongs to {slot.unit}")
 
-    def _check_labels(self, labels: Labels, known: set[str]) -> None:
-        self._check_ranking_labels(labels)
-        units = {f"{sid}|{side}" for sid, side in self.scored_units()}
-        for group_name in ("judges", "appeal_judges"):
-            group = getattr(labels, group_name)
-            jids = [j.judge_id for j in group]
-            if len(set(jids)) != len(jids):
-                raise ValueError(f"labels.{group_name}: a judge_id is used twice; judge ids must be unique")
-            for k, j in enumerate(group):
-                for key in j.stage_scores:
-                    if key not in units:
-                        raise ValueError(f"labels.{group_name}.{k}.stage_scores: {key!r} is not a scored (stage, side) of this match")
-                for key in j.best_debater_votes:
-                    if key not in known:
-                        raise ValueError(f"labels.{group_name}.{k}.best_debater_votes: {key!r} is not a debater of this match")
-                total = sum(j.best_debater_votes.values())
-                if self.format.startswith("ccdb-") and j.best_debater_votes and total != 3:
-                    raise ValueError(f"labels.{group_name}.{k}.best_debater_votes: a CCDB judge gives exactly 3 votes, got {total}")
-
-
-    def _check_ranking_labels(self, labels: Labels) -> None:
-        """Gold ranking, speaker scores, speaker ranks and advancing units (ranking formats only):
-        complete, without ties, on the format's scale, and consistent (no low-point wins)."""
-        spec = self.spec()
-        given = [f for f in ("ranking", "speaker_scores", "speaker_ranks", "advanced") if getattr(labels, f)]
-        if spec.verdict != "ranking":
-            if given:
-                raise ValueError(f"labels.{given[0]}: {self.format} has a winner, not a ranking; give outcome or judges instead")
-            return
-        units = spec.unit_ids()
-        if labels.ranking:
-            check_ranks("labels.ranking", labels.ranking, units, "team")
-        speech_ids = [sid for sid, _, _ in self.speeches()]
-        if labels.speaker_scores:
-            lo, hi = spec.speaker_scale or (0, 0)
-            for sid, score in labels.speaker_scores.items():
-                if sid not in speech_ids:
-                    raise ValueError(f"labels.speaker_scores: {sid!r} is not a speech of this match; key scores by stage_id")
-                if not lo <= score <= hi:
-                    raise ValueError(f"labels.speaker_scores.{sid}: {score:g} is outside {lo}-{hi}")
-        if labels.speaker_ranks:
-            check_ranks("labels.speaker_ranks", labels.speaker_ranks, speech_ids, "speech")
-        if labels.ranking and len(labels.speaker_scores) == len(speech_ids) and speech_ids:
-            totals = {u: 0.0 for u in units}
-            for sid, unit, _ in self.speeches():
-                totals[unit] += labels.speaker_scores[sid]
-            check_no_low_point_wins("labels.ranking", labels.ranking, totals)
-        if len(set(labels.advanced)) != len(labels.advanced):
-            raise ValueError("labels.advanced: a team is listed twice")
-        for u in labels.advanced:
-            if u not in units:
-                raise ValueError(f"labels.advanced: {u!r} is not a team of {self.format}; use one of {', '.join(units)}")
-        if labels.advanced and len(labels.advanced) >= len(units):
-            raise ValueError(f"labels.advanced: {len(labels.advanced)} of {len(units)} teams cannot all advance")
-        if labels.ranking and labels.advanced:
-            top = {u for u, r in labels.ranking.items() if r <= len(labels.advanced)}
-            if top != set(labels.advanced):
-                raise ValueError("labels.advanced: the advancing teams must be the top of labels.ranking")
-
-
-def check_ranks(field: str, ranks: dict[str, int], keys: list[str], what: str) -> None:
-    """``ranks`` ranks exactly ``keys`` 1..len(keys) without ties. Raises ValueError naming ``field``
-    (a duplicate rank, a missing or unknown key, a rank out of range)."""
-    for k in ranks:
-        if k not in keys:
-            raise ValueError(f"{field}: {k!r} is not a {what} of this match; use {', '.join(keys)}")
-    missing = [k for k in keys if k not in ranks]
-    if missing:
-        raise ValueError(f"{field}: {missing[0]} has no rank; rank every {what} ({', '.join(keys)})")
-    values = list(ranks.values())
-    for k, r in ranks.items():
-        if not 1 <= r <= len(keys):
-            raise ValueError(f"{field}.{k}: rank {r} is outside 1-{len(keys)}")
-    if len(set(values)) != len(values):
-        dup = next(r for r in values if values.count(r) > 1)
-        tied = [k for k, r in ranks.items() if r == dup]
-        raise ValueError(f"{field}: rank {dup} is given to {' and '.join(tied)}; ranks are 1-{len(keys)} without ties")
-
-
-def check_no_low_point_wins(field: str, ranks: dict[str, int], totals: dict[str, float]) -> None:
-    """Every unit ranked above another has strictly more speaker points (WUDC: no low-point wins,
-    and equal totals cannot separate two teams). Raises ValueError naming ``field``."""
-    order = sorted(ranks, key=lambda u: ranks[u])
-    for better, worse in zip(order, order[1:]):
-        if totals[better] <= totals[worse]:
-            raise ValueError(
-                f"{field}: {better} (rank {ranks[better]}, {totals[better]:g} speaker points) must have more points than "
-                f"{worse} (rank {ranks[worse]}, {totals[worse]:g}); no low-point wins"
-            )
-
-
-# ---------------------------------------------------------------------------------------------
-# Loading with one-line errors
-
-
-def _loc(err: Mapping[str, Any]) -> str:
-    # drop pydantic's union-member tags such as "literal['tie']" or "function-after[...]"
-    parts = [str(p) for p in err.get("loc", ()) if p != "function-after" and not (isinstance(p, str) and p.endswith("]") and "[" in p)]
-    return ".".join(parts) or "(top level)"
-
-
-def describe_validation_error(exc: ValidationError, what: str = "match") -> str:
-    """One line naming the first invalid field path and what to do about it."""
-    err = exc.errors()[0]
-    loc = _loc(err)
-    kind = err.get("type", "")
-    msg = err.get("msg", "invalid")
-    if msg.startswith("Value error, "):
-        msg = msg[len("Value error, ") :]
-    if kind == "missing":
-        return f"{what}: field {loc} is missing; add it (see `adjudicate schema`)"
-    if kind == "extra_forbidden":
-        return f"{what}: field {loc} is not part of the format; remove it or check its spelling (see `adjudicate schema`)"
-    if kind == "literal_error":
-        # a union of literals reports one error per member; name every allowed value
-        expected = [e["ctx"]["expected"] for e in exc.errors() if e.get("type") == "literal_error" and _loc(e) == loc and "ctx" in e]
-        if len(expected) > 1:
-            msg = "Input should be " + " or ".join(expected)
-        return f"{what}: field {loc}: {msg}; use one of these values"
-    if kind == "too_short":
-        return f"{what}: field {loc} is empty; give at least one item (see `adjudicate schema`)"
-    if kind == "string_too_short":
-        return f"{what}: field {loc} is empty; give its text"
-    if kind == "string_too_long":
-        limit = (err.get("ctx") or {}).get("max_length")
-        got = err.get("input")
-        size = f"{len(got):,} characters" if isinstance(got, str) else "too long"
-        return f"{what}: field {loc} has {size}, more than the {limit:,} allowed; shorten it (the limits are in README, \"The match format\")"
-    if kind == "string_pattern_mismatch":
-        return f"{what}: field {loc}: {err.get('input')!r} is not a usable id; use letters, digits, '_', '.' and '-' only"
-    if kind.endswith("_type") or kind.endswith("_parsing"):
-        return f"{what}: field {loc}: {msg} (got {type(err.get('input')).__name__} {err.get('input')!r:.40}); write it as a JSON value of that type"
-    head, _, rest = msg.partition(" ")
-    if loc == "(top level)":
-        # model-level consistency checks already start with the field path ("stages.3.type: ...")
-        return f"{what}: {msg}"
-    if head.endswith(":") and rest:
-        # a nested validator's message names a sub-field ("roles: ...") or key ("s01|negative: ...")
-        return f"{what}: field {loc}.{head} {rest}"
-    return f"{what}: field {loc}: {msg}"
-
-
-def parse_match(data: object, source: str = "match") -> Match:
-    """Validate a decoded JSON value as a :class:`Match`. Raises :class:`InputError` with one line."""
-    if not isinstance(data, dict):
-        raise InputError(f"{source}: the top level must be a JSON object describing one match", "see `adjudicate schema`")
-    try:
-        return Match.model_validate(data)
-    except ValidationError as exc:
-        raise InputError(describe_validation_error(exc, source)) from None
-
-
-def load_match(path: str | Path) -> Match:
-    """Read and validate a match file.
-
-    Raises :class:`InputError` (one line, exit code 2) for: a missing file, a directory, bytes that
-    are not UTF-8, invalid JSON, nesting deeper than :data:`~adjudicator.input.jsontext.MAX_JSON_DEPTH`, a
-    key given twice in one object (:func:`~adjudicator.input.jsontext.read_json`), and any schema or
-    consistency violation (naming the field path).
-    """
-    p = Path(path)
-    if not p.exists():
-        raise InputError(f"{p}: no such file", "give the path of a match .json file")
-    if p.is_dir():
-        raise InputError(f"{p}: is a directory", "give the path of one match .json file (use `adjudicate bench` for a folder)")
-    try:
-        size = p.stat().st_size
-    except OSError as exc:
-        raise InputError(f"{p}: cannot be read ({exc.strerror})") from None
-    if size > MAX_MATCH_BYTES:
-        raise InputError(
-            f"{p}: {size / 2**20:.1f} MiB is larger than the {MAX_MATCH_BYTES // 2**20} MiB a match file may be",
-            "give one match per file (a CCDB match is about 0.1 MiB)",
-        )
-    try:
-        raw = p.read_bytes().decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{p}: not UTF-8 text (byte {exc.start})", "save the match file as UTF-8") from None
-    except OSError as exc:
-        raise InputError(f"{p}: cannot be read ({exc.strerror})") from None
-    return parse_match(read_json(raw, str(p)), str(p))

@@ -22,6 +22,7 @@ from adjudicator.records import NodeFailure
 from adjudicator.verdict.ballots import Verdict
 from adjudicator.verdict.battlefield import BattlefieldState, Clash, StageAnalysis, failed_stage_ids
 from adjudicator.verdict.labels import stage_name
+from adjudicator.verdict.review import review_sentences
 
 # ---------------------------------------------------------------------------------------------
 # Next-stage suggestion (for the organiser's push form)
@@ -191,7 +192,15 @@ def _clash_json(c: Clash, names: dict[str, str]) -> dict[str, Any]:
     }
 
 
-def _verdict_json(match_id: str, v: Verdict) -> dict[str, Any]:
+def _review_json(v: Verdict, language: str) -> dict[str, Any] | None:
+    """The verdict's review for the board: ``escalate``, the ``reasons`` and one sentence per reason in
+    the match's language (:func:`~adjudicator.verdict.review.review_sentences`); None without a review."""
+    if v.review is None:
+        return None
+    return {"escalate": v.review.escalate, "reasons": list(v.review.reasons), "sentences": review_sentences(v.review, language)}
+
+
+def _verdict_json(match_id: str, v: Verdict, language: str = "en") -> dict[str, Any]:
     return {
         "winner": v.winner,
         "p": v.p,
@@ -201,6 +210,7 @@ def _verdict_json(match_id: str, v: Verdict) -> dict[str, Any]:
         "stage_scores": [{"stage_id": s.stage_id, "stage_name": s.stage_name, "side": s.side, "judge_scores": list(s.judge_scores), "mean": s.mean} for s in v.stage_scores],
         "ballots": [{"judge_id": b.judge_id, "perspective": b.perspective, "winner": b.winner, "p": b.p} for b in v.ballots],
         "failures": len(v.failures),
+        "review": _review_json(v, language),
         "model": v.provenance.model,
         "is_llm": v.provenance.is_llm,
         "verdict_url": f"/api/matches/{match_id}/verdict",
@@ -290,7 +300,7 @@ def board_snapshot(
         "timeline": _timeline(progress, header.language),
         "failures": [{"node": f.node, "key": f.key, "reason": f.reason} for f in progress.failures],
         "error": error,
-        "verdict": _verdict_json(header.match_id, verdict) if verdict is not None else None,
+        "verdict": _verdict_json(header.match_id, verdict, header.language) if verdict is not None else None,
         "panel_error": panel_error,
     }
 

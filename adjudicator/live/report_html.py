@@ -1,7 +1,8 @@
 """The verdict report of a live match as one self-contained HTML page in the match's language (the
 board links it instead of the raw Markdown report).
 
-Sections: the match (motion, format, positions, teams), the result (for a tournament room: its verdict
+Sections: the review first (whether a person should check the verdict and why: the quality gate,
+:mod:`adjudicator.verdict.review`), the match (motion, format, positions, teams), the result (for a tournament room: its verdict
 state, the counted result and, when a person changed it, the automated original beside it with who
 and when), the turning points with what moved them, the scores by stage (each judge's score, the panel
 mean, the counted score, the rubric band in words), the clash map (positions, moves, momentum, with
@@ -24,6 +25,7 @@ from adjudicator.live.lifecycle import Decision
 from adjudicator.verdict.ballots import Verdict
 from adjudicator.verdict.battlefield import Clash
 from adjudicator.verdict.labels import debater_name, labels, stage_name
+from adjudicator.verdict.review import review_sentences
 
 _TEMPLATE = """<!DOCTYPE html>
 <html lang="{{ html_lang }}"><head><meta charset="utf-8">
@@ -37,8 +39,11 @@ th{background:#f3f5f9} .aff{color:#1f6fd1;font-weight:600} .neg{color:#c8372d;fo
 .banner{padding:.6rem 1rem;border-radius:6px;margin:.6rem 0} .draft{background:#fff3cd;border:1px solid #d9b44a}
 .changed{background:#eef4ff;border:1px solid #9bb8e6} .muted{color:#6b7385} .explain{color:#444;font-size:.9rem;max-width:60rem}
 .big{font-size:1.4rem;font-weight:700} td.num{text-align:right}
+.review{border:2px solid #b7c3d6;border-radius:6px;padding:.4rem .9rem;margin:1rem 0} .review.escalate{border-color:#c0392b;background:#fdf1ef} .review ul{margin:.2rem 0}
 </style></head><body>
 <h1>{{ L["report.title"] }}: {{ title }}</h1>
+{% if verdict.review %}<section class="review {{ 'escalate' if verdict.review.escalate else 'clear' }}"><p><b>{{ L["review.title"] }}:</b> {{ fmt(L["review.escalate"], n=review|length) if verdict.review.escalate else L["review.clear"] }}</p>
+{% if review %}<ul>{% for x in review %}<li>{{ x }}</li>{% endfor %}</ul>{% endif %}</section>{% endif %}
 <p><b>{{ L["report.motion"] }}:</b> {{ match.motion }}<br>
 <b>{{ L["report.format"] }}:</b> {{ match.format }}<br>
 <span class="aff">{{ L["side_title.affirmative"] }}</span>: {{ match.affirmative_position }}{% if teams %} ({{ teams.affirmative }}){% endif %}<br>
@@ -157,6 +162,7 @@ def report_html(
         votes_text=votes_text_of(votes), automated_votes_text=votes_text_of(decision.automated.best_debater_votes) if decision else "",
         votes_changed=bool(decision and decision.override and decision.override.best_debater_votes is not None),
         changed_scores=changed_scores, timeline=timeline, score_rows=score_rows, clashes=clashes, cost=cost, version=__version__,
+        review=review_sentences(verdict.review, lang) if verdict.review else [],
         fmt=_fmt, p2=_p2, signed=_signed, when=_when, moves=lambda evs: "; ".join(_move(e, L) for e in evs),
         ballot_votes=lambda b: votes_text_of(dict(b.best_debater_votes)),
     )

@@ -28,8 +28,9 @@ from typing import Any, Literal, TypeVar
 from pydantic import Field, ValidationError, field_validator
 
 from adjudicator.frozen import FrozenModel
+from adjudicator.input.field_errors import describe_validation_error
 from adjudicator.input.formats import SIDES, FormatName, Side, get_format, position_label
-from adjudicator.input.match import Debater, describe_validation_error
+from adjudicator.input.match import Debater
 from adjudicator.live.errors import Unprocessable
 from adjudicator.live.speaker_scores import SpeakerScale
 
@@ -271,7 +272,7 @@ M = TypeVar("M", bound=FrozenModel)
 
 def parse_body(model: type[M], data: object, what: str) -> M:
     """Validate a decoded JSON body as ``model``. Raises :class:`Unprocessable` (422) with the one-line
-    message of :func:`~adjudicator.input.match.describe_validation_error` and the dotted field path."""
+    message of :func:`~adjudicator.input.field_errors.describe_validation_error` and the dotted field path."""
     if not isinstance(data, dict):
         raise Unprocessable(f"{what}: the body must be a JSON object", "see README, 'Running a tournament'", field="body")
     try:

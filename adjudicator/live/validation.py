@@ -14,7 +14,8 @@ import uuid
 
 from pydantic import ValidationError
 
-from adjudicator.input.match import Match, MatchView, Stage, describe_validation_error
+from adjudicator.input.field_errors import describe_validation_error
+from adjudicator.input.match import Match, MatchView, Stage
 from adjudicator.live.errors import Conflict, Unprocessable
 
 MATCH_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$")

@@ -23,6 +23,7 @@ from adjudicator.pairwise.record import PairwiseRecord
 from adjudicator.records import CallRecord, NodeFailure
 from adjudicator.verdict.ballots import BALLOT_VOTES, PANEL_VOTES, Ballot, Dissent, Provenance, SpeechResult, UnitResult, Verdict
 from adjudicator.verdict.battlefield import Clash
+from adjudicator.verdict.review import review_of
 
 MIN_BALLOTS = 2
 
@@ -120,13 +121,17 @@ def aggregate_pairwise(
     if view.spec().verdict == "ranking":
         ranking = house_ranking(view, fits["unit"], ballots)
         speeches = speech_ranking(view, fits["speaker"], judge_fits, [b.judge_id for b in ballots])
-        return Verdict(winner=None, p=None, ranking=ranking, speaker_scores=speeches, dissent=ranking_dissent(ballots, ranking), **common)
+        dissent = ranking_dissent(ballots, ranking)
+        review = review_of(None, dissent.winner_split, failures, split_label="first place", match=view, battlefields=common["battlefields"], calls=calls)
+        return Verdict(winner=None, p=None, ranking=ranking, speaker_scores=speeches, dissent=dissent, review=review, **common)
     winner, p = two_sided_p(fits["unit"])
     votes = _votes(fits["speaker"], PANEL_VOTES) if fits["speaker"].items else {}
     top = max(votes.values(), default=0)
     majority = sum(1 for b in ballots if b.winner == winner)
     dissent = Dissent(winner_split=f"{majority}:{len(ballots) - majority}", dissenting_judges=[b.judge_id for b in ballots if b.winner != winner])
-    return Verdict(winner=winner, p=p, best_debater_votes=votes, best_debaters=[k for k, n in votes.items() if n == top and n > 0], dissent=dissent, **common)
+    # the quality gate without the ballot checks: a pairwise ballot is read off its judge's fits (no reasoning, no scores of its own)
+    review = review_of(p, dissent.winner_split, failures, match=view, battlefields=common["battlefields"], calls=calls)
+    return Verdict(winner=winner, p=p, best_debater_votes=votes, best_debaters=[k for k, n in votes.items() if n == top and n > 0], dissent=dissent, review=review, **common)
 
 
 def house_ranking(view: MatchView, unit_fit: BradleyTerryFit, ballots: list[Ballot]) -> list[UnitResult]:

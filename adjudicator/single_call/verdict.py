@@ -85,7 +85,7 @@ def build_verdict(view: MatchView, instances: list[TaskInstance], results: list[
         ballots=[],
         failures=failures,
         tasks=[_status(i, r) for i, r in zip(instances, results)],
-        review=review_of(p, None, failures),
+        review=review_of(p, None, failures, match=view, calls=calls),
         provenance=provenance,
         calls=calls,
     )

@@ -129,7 +129,7 @@ def aggregate(
             battlefields=list(clashes.values()),
             ballots=ballots,
             failures=failures,
-            review=review_of(None, dissent.winner_split, failures, split_label="first place", ballots=ballots),
+            review=review_of(None, dissent.winner_split, failures, split_label="first place", ballots=ballots, match=match, battlefields=list(clashes.values()), calls=calls),
             provenance=provenance,
             calls=calls,
         )
@@ -159,7 +159,7 @@ def aggregate(
         battlefields=list(clashes.values()),
         ballots=ballots,
         failures=failures,
-        review=review_of(p, dissent.winner_split, failures, ballots=ballots),
+        review=review_of(p, dissent.winner_split, failures, ballots=ballots, match=match, battlefields=list(clashes.values()), calls=calls),
         provenance=provenance,
         calls=calls,
     )

@@ -21,7 +21,7 @@ from pydantic import Field, field_validator, model_validator
 
 from adjudicator.frozen import FrozenModel
 from adjudicator.input.formats import Role, Side
-from adjudicator.input.match import check_no_low_point_wins, check_ranks
+from adjudicator.input.gold import check_no_low_point_wins, check_ranks
 from adjudicator.pairwise.record import PairwiseRecord
 from adjudicator.records import CallRecord, NodeFailure
 from adjudicator.verdict.battlefield import Clash
@@ -283,7 +283,10 @@ class Verdict(FrozenModel):
     - ``p_logprob`` (``--p-source logprob`` only): the mean of the ballots' log-prob p (4 decimals),
       beside the stated ``p``; None when no ballot had one.
     - ``review``: whether a person should look at the verdict and why (:mod:`adjudicator.verdict.review`:
-      a close call, a split panel, a failed judge, a probe flip); None on a partial verdict.
+      a close call, a split panel, a failed judge or stage, a probe flip, and the quality gate's
+      findings: an empty or thin clash map, empty, short or unanchored reasoning, identical ballots,
+      equal stage scores, p against a ballot's own scores, most fields repaired, example choices);
+      a partial verdict carries one too (it escalates). None only in files written before it existed.
     - ``tasks``: per-task parse status (single-call arm; the agentic arm reports per-node status).
     - Ranking formats (BP): ``ranking`` one :class:`UnitResult` per unit in rank order and
       ``speaker_scores`` one :class:`SpeechResult` per speech in speaking order; ``winner`` and ``p``

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from adjudicator.input.formats import FORMATS, position_label_zh
 from adjudicator.input.rubric import LEVEL_TEXT
+from adjudicator.verdict.gate_words import GATE_EN, GATE_ZH
 
 LANGUAGES = ("en", "zh")
 
@@ -297,6 +298,9 @@ _ZH: dict[str, str] = {
 for _key, (_en, _zh) in LEVEL_TEXT.items():
     _EN[f"level.{_key}"] = _en
     _ZH[f"level.{_key}"] = _zh
+
+_EN.update(GATE_EN)  # the quality gate's and the coach's feedback's words
+_ZH.update(GATE_ZH)
 
 TABLES: dict[str, dict[str, str]] = {"en": _EN, "zh": _ZH}
 

@@ -1,6 +1,8 @@
 """A verdict as people read it: every section of the verdict report composed in the match's language
 from the verdict's own data (the renderers in :mod:`adjudicator.verdict.report` only lay it out).
 
+- The review first: whether a person should check the verdict and why (the quality gate,
+  :mod:`adjudicator.verdict.review`), in the report's language.
 - Who is who: each debater's position label with the debater's name beside it
   (``Affirmative Speaker 1 (Ann)``, ``正方一辩（张三）``); stages by name.
 - The result in words, then the **reason for decision**, composed from the ballots: the majority's
@@ -28,6 +30,7 @@ from adjudicator.input.rubric import band
 from adjudicator.verdict.ballots import Ballot, Verdict
 from adjudicator.verdict.battlefield import Clash, event_balance
 from adjudicator.verdict.labels import labels, stage_name
+from adjudicator.verdict.review import review_sentences
 
 #: Counted clash moves a clash needs before the reason for decision cites it.
 MIN_CITED_MOVES = 2
@@ -81,13 +84,17 @@ class ScoreRow:
 class ReadableVerdict:
     """Every section of the verdict report, in the words of :attr:`language` (``L`` its word table).
     ``ranking`` and ``speeches`` are the rows of a ranking format's house ranking and speaker scores
-    (empty otherwise). ``momentum_note`` explains momentum once, in the section where it is first mentioned:
+    (empty otherwise). ``review`` is the quality gate's finding in sentences, at the report's top
+    (:func:`~adjudicator.verdict.review.review_sentences`; ``escalate`` None for a verdict without a
+    review). ``momentum_note`` explains momentum once, in the section where it is first mentioned:
     ``momentum_first_in`` is ``"reasons"`` (the reason for decision cites a clash's momentum) or
     ``"clashes"``."""
 
     language: str
     L: dict[str, str]
     title: str
+    review: list[str]
+    escalate: bool | None
     facts: list[tuple[str, str]]
     positions: list[tuple[str, str]]
     debaters: list[tuple[str, str]]
@@ -286,7 +293,10 @@ def _dissent(w: _Words, verdict: Verdict) -> list[str]:
     first = _panel_first(verdict)
     against = [b for b in verdict.ballots if first is not None and _first(b) != first]
     split = verdict.dissent.winner_split if verdict.dissent else ""
-    if first is not None and not against:
+    identical = verdict.review is not None and "identical_ballots" in verdict.review.reasons
+    if identical:  # never "Unanimous" for ballots the gate flagged as one decision copied
+        out.append(w.t("read.dissent.identical", n=len(verdict.ballots)))
+    elif first is not None and not against:
         key = "read.dissent.unanimous_first" if verdict.ranking else "read.dissent.unanimous"
         out.append(w.t(key, n=len(verdict.ballots), side=w.side(first)))
     for side in dict.fromkeys(_first(b) for b in against):
@@ -428,7 +438,9 @@ def readable_verdict(verdict: Verdict, view: MatchView | None = None, language: 
     words = {"momentum", w.L["read.clash.momentum"].split("{")[0].strip().lower()}
     in_reasons = any(word in text.lower() for text in reasons for word in words)
     return ReadableVerdict(
-        language=lang, L=w.L, title=f"{w.L['read.title']}: {verdict.match_id}", facts=_facts(w, verdict), positions=positions, debaters=debaters,
+        language=lang, L=w.L, title=f"{w.L['read.title']}: {verdict.match_id}",
+        review=review_sentences(verdict.review, lang) if verdict.review else [], escalate=verdict.review.escalate if verdict.review else None,
+        facts=_facts(w, verdict), positions=positions, debaters=debaters,
         result=_result(w, verdict), reasons=reasons, dissent=_dissent(w, verdict),
         momentum_note=w.L["read.momentum"], momentum_first_in="reasons" if in_reasons else "clashes",
         clashes=[_clash_view(w, c, units) for c in verdict.battlefields], scores=_scores(w, verdict),

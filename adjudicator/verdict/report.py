@@ -34,6 +34,9 @@ def render_markdown(r: ReadableVerdict) -> str:
     """Markdown of a :class:`~adjudicator.verdict.reading.ReadableVerdict`."""
     L = r.L
     lines = [f"# {r.title}", ""]
+    if r.escalate is not None:  # the review first: whether a person should check this verdict
+        lines += [f"**{L['review.title']}:** {L['review.escalate'].format(n=len(r.review)) if r.escalate else L['review.clear']}", ""]
+        lines += [f"- {_md(x)}" for x in r.review] + ([""] if r.review else [])
     lines += [f"**{k}:** {_md(v)}  " for k, v in r.facts]
     if r.positions:
         lines += ["", f"**{L['read.positions']}:**", ""] + [f"- {k}: {_md(v)}" for k, v in r.positions]
@@ -88,9 +91,12 @@ _HTML = """<!DOCTYPE html>
 body{font-family:system-ui,-apple-system,"Segoe UI","Noto Sans","Noto Sans CJK SC","WenQuanYi Micro Hei","Microsoft YaHei",sans-serif;margin:2rem auto;max-width:1100px;padding:0 1rem;color:#1d2330;line-height:1.5}
 table{border-collapse:collapse;margin:.5rem 0 1.2rem;font-size:.9rem} th,td{border:1px solid #d5d9e2;padding:.3rem .55rem;text-align:left;vertical-align:top}
 th{background:#f3f5f9} .explain{color:#444;font-size:.9rem;max-width:60rem} .result{font-size:1.15rem} .muted{color:#6b7385}
+.review{border:2px solid #b7c3d6;border-radius:6px;padding:.4rem .9rem;margin:1rem 0} .review.escalate{border-color:#c0392b;background:#fdf1ef} .review ul{margin:.2rem 0}
 dl.facts{display:grid;grid-template-columns:max-content auto;gap:.2rem 1rem} dl.facts dt{font-weight:600} dl.facts dd{margin:0}
 </style></head><body>
 <h1>{{ r.title }}</h1>
+{% if r.escalate is not none %}<section class="review {{ 'escalate' if r.escalate else 'clear' }}"><p><b>{{ L["review.title"] }}:</b> {{ L["review.escalate"].format(n=r.review|length) if r.escalate else L["review.clear"] }}</p>
+{% if r.review %}<ul>{% for x in r.review %}<li>{{ x }}</li>{% endfor %}</ul>{% endif %}</section>{% endif %}
 <dl class="facts">{% for k, v in r.facts %}<dt>{{ k }}</dt><dd>{{ v }}</dd>{% endfor %}
 {% for k, v in r.positions %}<dt>{{ k }}</dt><dd>{{ v }}</dd>{% endfor %}
 {% if r.debaters %}<dt>{{ L["read.debaters"] }}</dt><dd>{% for k, v in r.debaters %}{{ k }}: {{ v }}{% if not loop.last %}<br>{% endif %}{% endfor %}</dd>{% endif %}</dl>

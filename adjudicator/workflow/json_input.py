@@ -8,7 +8,7 @@ node that validates its input into the package's models, with the same rules and
 a match file on the command line:
 
 - the clash-tracking and adjudication graphs take :class:`MatchInput`, ``{"match": <a match file's
-  JSON>}``; :func:`read_match` validates it (:func:`~adjudicator.input.match.parse_match`), drops its gold
+  JSON>}``; :func:`read_match` validates it (:func:`~adjudicator.input.match_file.parse_match`), drops its gold
   labels and source (:meth:`~adjudicator.input.match.Match.view`: labels never reach a model) and starts the
   walk over its stages, as :func:`adjudicator.api.initial_state` does;
 - the panel graph takes :class:`PanelInput`, ``{"battlefield": <a clash-tracking state as JSON>}``
@@ -36,7 +36,9 @@ from typing_extensions import TypedDict
 
 from adjudicator.errors import InputError
 from adjudicator.frozen import plain_descriptions
-from adjudicator.input.match import Match, MatchView, Stage, describe_validation_error, parse_match
+from adjudicator.input.field_errors import describe_validation_error
+from adjudicator.input.match import Match, MatchView, Stage
+from adjudicator.input.match_file import parse_match
 from adjudicator.records import CallRecord, NodeFailure
 from adjudicator.verdict.ballots import Verdict
 from adjudicator.verdict.battlefield import BattlefieldState, Clash, StageAnalysis

@@ -24,6 +24,7 @@ from adjudicator.records import CallRecord, FailureKind, NodeFailure, in_call_or
 from adjudicator.verdict.aggregate import aggregate, provenance_of
 from adjudicator.verdict.ballots import Ballot, Provenance, Verdict
 from adjudicator.verdict.battlefield import BattlefieldState, Clash, StageAnalysis, apply_clash_updates, merge_clashes
+from adjudicator.verdict.review import review_of
 from adjudicator.workflow.context import Backends, evidence_of, judge_evidence_of, rubric_of, track_window_of
 from adjudicator.workflow.windows import window_size
 
@@ -242,9 +243,13 @@ def sorted_failures(state: BattlefieldState) -> list[NodeFailure]:
 
 def partial_verdict(state: PanelState, ctx: Backends) -> Verdict:
     """What a failed panel leaves: no winner and no p, but the valid ballots, the clash map, every
-    failure with its raw outputs, and the provenance (so a failure loses no finished work)."""
+    failure with its raw outputs, the review (it escalates: a judge failed) and the provenance (so a
+    failure loses no finished work)."""
     view = full_view(state)
     calls = sorted_calls(state)
+    battlefields = list((state.get("clashes") or {}).values())
+    ballots = sorted(state.get("ballots") or [], key=lambda b: b.judge_id)
+    failures = sorted_failures(state)
     return Verdict(
         match_id=view.match_id,
         format=view.format,
@@ -252,9 +257,10 @@ def partial_verdict(state: PanelState, ctx: Backends) -> Verdict:
         arm="agentic",
         winner=None,
         p=None,
-        battlefields=list((state.get("clashes") or {}).values()),
-        ballots=sorted(state.get("ballots") or [], key=lambda b: b.judge_id),
-        failures=sorted_failures(state),
+        battlefields=battlefields,
+        ballots=ballots,
+        failures=failures,
+        review=review_of(None, None, failures, ballots=ballots, match=view, battlefields=battlefields, calls=calls),
         provenance=state_provenance(calls, ctx, view.format),
         calls=calls,
     )

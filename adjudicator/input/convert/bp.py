@@ -29,7 +29,8 @@ from pathlib import Path
 
 from adjudicator.errors import InputError
 from adjudicator.input.formats import BP
-from adjudicator.input.match import Match, parse_match
+from adjudicator.input.match import Match
+from adjudicator.input.match_file import parse_match
 
 ORIGIN = "PanelBench BP-Competition (Debatrix, ljcleo/debatrix): WUDC and NAUDC elimination rounds"
 LICENCE = "MIT"

@@ -52,7 +52,8 @@ import yaml
 from adjudicator.errors import InputError
 from adjudicator.files import write_output
 from adjudicator.input.formats import Side, position_label
-from adjudicator.input.match import Match, parse_match
+from adjudicator.input.match import Match
+from adjudicator.input.match_file import parse_match
 
 #: Utterance text used for a speech with no content (a forfeited or empty round on debateart.com).
 NO_SPEECH_TEXT = "[no speech: the debater posted nothing in this round (forfeit)]"
@@ -323,7 +324,7 @@ def convert_panelbench(
     :data:`LABEL_CONVENTIONS` (module docstring). ``out`` is created if needed; existing files of the
     same name are overwritten. Returns the written paths in id order (DebateArt, then BP). Each file
     is validated as a :class:`Match` before it is written, so every file loads with
-    :func:`adjudicator.input.match.load_match`.
+    :func:`adjudicator.input.match_file.load_match`.
 
     Raises :class:`InputError` naming the file for a missing folder or file, malformed YAML or CSV,
     or content that does not fit the match format; everything is validated before any file is

@@ -433,6 +433,18 @@
       report.onclick = null;
     }
     $("verdict-json").href = v.verdict_url;
+    renderReview(v.review);
+  }
+
+  // The quality gate's review, at the top of the verdict: whether a person should check it, and why.
+  function renderReview(r) {
+    const box = $("verdict-review");
+    box.hidden = !r;
+    if (!r) return;
+    box.className = "review " + (r.escalate ? "escalate" : "clear");
+    box.dataset.escalate = String(r.escalate);
+    $("verdict-review-head").textContent = `${t("review.title")}: ${r.escalate ? t("review.escalate", { n: r.sentences.length }) : t("review.clear")}`;
+    $("verdict-review-list").replaceChildren(...r.sentences.map((x) => el("li", { text: x })));
   }
 
   function renderOrganiser(s) {
