@@ -53,7 +53,8 @@ from adjudicator.live.access import Forbidden, Gate, require_organiser, require_
 from adjudicator.live.errors import BadRequest, NotFound, PayloadTooLarge
 from adjudicator.live.events import board_stream
 from adjudicator.live.lifecycle import Actor
-from adjudicator.live.store import LIST_PAGE, LIST_PAGE_MAX, LiveStore
+from adjudicator.live.snapshots import LIST_PAGE, LIST_PAGE_MAX
+from adjudicator.live.store import LiveStore
 from adjudicator.live.tabroom import TabRoom
 
 MAX_BODY_BYTES = 1024 * 1024

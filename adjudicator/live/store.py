@@ -34,7 +34,8 @@ PostgreSQL advisory lock across processes); different matches share nothing but 
 the database and the backends, which are stateless or thread-safe. Over a shared (PostgreSQL) storage
 the store caches a match's state only while it holds the match's lock (the cache is dropped at every
 acquisition, since another process may have changed the match in between), and a board snapshot is
-reused only while the match's stored revision is unchanged.
+reused only while the match's stored revision is unchanged. Building, caching and publishing the
+board snapshots is :class:`~adjudicator.live.snapshots.BoardSnapshots`, the store's base class.
 """
 
 from __future__ import annotations
@@ -49,11 +50,12 @@ from typing import Any, cast
 
 from adjudicator.errors import AdjudicationFailed
 from adjudicator.input.match import Stage
-from adjudicator.live.board import board_snapshot, match_summary, missing_speeches, push_reply
+from adjudicator.live.board import missing_speeches, push_reply
 from adjudicator.live.cache import BoundedCache
 from adjudicator.live.checkpoints import DB_NAME, keeps_full_values, panel_thread_id, thread_config
 from adjudicator.live.errors import Conflict, NotFound
 from adjudicator.live.registry import MatchRow
+from adjudicator.live.snapshots import BoardSnapshots
 from adjudicator.live.storage import LiveStorage, MatchLock, SqliteStorage
 from adjudicator.live.validation import resent_stage, validate_complete, validate_header, validate_push
 from adjudicator.verdict.ballots import Verdict
@@ -68,12 +70,9 @@ MAX_MATCHES = 1000
 #: Matches whose tracking state and board stay in memory, most recently used first; the others are
 #: read back from their checkpoints when asked for.
 CACHED_MATCHES = 64
-#: Match summaries per page of ``GET /api/matches`` (default, and the most a request may ask for).
-LIST_PAGE = 100
-LIST_PAGE_MAX = 500
 
 
-class LiveStore:
+class LiveStore(BoardSnapshots):
     """Live matches in ``state_dir`` adjudicated with ``context``.
 
     ``on_change(match_id, snapshot)`` is called (from the thread that made the change, with the
@@ -152,6 +151,13 @@ class LiveStore:
         """Every live match id, in creation order."""
         return self.registry.ids()
 
+    def stages(self, match_id: str) -> list[Stage]:
+        """The stages received so far (the exporter reads who spoke in each). Raises :class:`NotFound`."""
+        self.row(match_id)
+        if self.shared:
+            return list(self.tracking.get_state(thread_config(match_id)).values.get("stages") or [])
+        return list(self._tracking_values(match_id).get("stages") or [])
+
     # ---- the tracking thread of a match (thread id = match id)
 
     def _tracking_values(self, match_id: str) -> dict[str, Any]:
@@ -195,128 +201,6 @@ class LiveStore:
         """Drop the superseded checkpoints of these threads (see :mod:`adjudicator.live.checkpoints`)."""
         if self.prune_history:
             self.storage.prune(thread_ids)
-
-    # ---- snapshots
-
-    def _model(self) -> tuple[str, bool]:
-        ctx = self.context
-        return ctx.tracker.name, any(b.is_llm for b in (ctx.tracker, *ctx.judges.values()))
-
-    def _build_snapshot(self, match_id: str, values: dict[str, Any] | None = None, revision: int | None = None) -> dict[str, Any]:
-        row = self.row(match_id)
-        model, is_llm = self._model()
-        return board_snapshot(
-            row.header,
-            self._tracking_values(match_id) if values is None else values,
-            status=row.status,
-            model=model,
-            is_llm=is_llm,
-            verdict=self.verdict(match_id) if row.status == "closed" else None,
-            panel_error=row.panel_error,
-            error=self._errors.get(match_id),
-            revision=self.storage.revision(match_id) if revision is None else revision,
-        )
-
-    def _changed(self, match_id: str) -> dict[str, Any]:
-        rev = self.storage.bump_revision(match_id)
-        snap = self._build_snapshot(match_id, revision=rev)
-        self._snapshots[match_id] = snap
-        self._publish(match_id, snap)
-        return snap
-
-    def _publish(self, match_id: str, snap: dict[str, Any]) -> None:
-        """Hand ``snap`` to ``on_change`` unless a newer revision was handed already."""
-        rev = int(snap.get("revision") or 0)
-        if rev < self._published.get(match_id, 0):
-            return
-        self._published[match_id] = rev
-        if self.on_change is not None:
-            try:
-                self.on_change(match_id, snap)
-            except Exception:  # a broken subscriber must not undo a committed change
-                log.exception("live: publishing the board of %s failed", match_id)
-
-    def changed_elsewhere(self, match_id: str, revision: int) -> None:
-        """Another process committed revision ``revision`` of ``match_id`` (a shared storage's
-        notification): publish the new snapshot here unless this process already has."""
-        if revision > self._published.get(match_id, 0):
-            self._publish(match_id, self.snapshot(match_id))
-
-    def touch(self, match_id: str) -> dict[str, Any]:
-        """Publish the match's board again with a new revision (something outside the match changed
-        what its board shows, e.g. its room's verdict was confirmed or released). Returns the snapshot."""
-        self.row(match_id)
-        with self.lock(match_id):
-            return self._changed(match_id)
-
-    def stages(self, match_id: str) -> list[Stage]:
-        """The stages received so far (the exporter reads who spoke in each). Raises :class:`NotFound`."""
-        self.row(match_id)
-        if self.shared:
-            return list(self.tracking.get_state(thread_config(match_id)).values.get("stages") or [])
-        return list(self._tracking_values(match_id).get("stages") or [])
-
-    def snapshot(self, match_id: str) -> dict[str, Any]:
-        """The board snapshot of ``match_id`` (see :func:`adjudicator.live.board.board_snapshot`).
-        Never waits for a long analysis: while one holds the match, the snapshot is built from the
-        last committed checkpoint. Raises :class:`NotFound`."""
-        self.row(match_id)
-        if self.shared:
-            return self._shared_snapshot(match_id)
-        snap = self._snapshots.get(match_id)
-        if snap is not None:
-            return snap
-        lock = self.lock(match_id)
-        if not lock.acquire(timeout=0.2):
-            return self._build_snapshot(match_id, dict(self.tracking.get_state(thread_config(match_id)).values))
-        try:
-            snap = self._snapshots.get(match_id) or self._build_snapshot(match_id)
-            self._snapshots[match_id] = snap
-            return snap
-        finally:
-            lock.release()
-
-    def _shared_snapshot(self, match_id: str) -> dict[str, Any]:
-        """The snapshot over a shared storage: the cached one while the stored revision is unchanged,
-        else built from the last committed checkpoint without taking the match's lock."""
-        rev = self.storage.revision(match_id)
-        snap = self._snapshots.get(match_id)
-        if snap is not None and snap.get("revision") == rev:
-            return snap
-        values = dict(self.tracking.get_state(thread_config(match_id)).values)
-        if not values:  # created, but its thread not yet started (or a crash left it without one)
-            with self.lock(match_id):
-                return self._build_snapshot(match_id, revision=rev)
-        snap = self._build_snapshot(match_id, values, revision=rev)
-        self._snapshots[match_id] = snap
-        return snap
-
-    def list_matches(self, offset: int = 0, limit: int = LIST_PAGE) -> dict[str, Any]:
-        """One page of match summaries in creation order: ``{"matches": [summary, ...], "total",
-        "offset", "limit", "next_offset"}`` (``next_offset`` None on the last page). A summary is id,
-        motion, format, status, stages received, analysed and failed, creation time and board URL
-        (:func:`~adjudicator.live.board.match_summary`), read from the cached board or the match's
-        checkpoint without building its board. ``offset`` >= 0, 1 <= ``limit`` <= :data:`LIST_PAGE_MAX`."""
-        ids = self.match_ids()
-        page = ids[offset : offset + limit]
-        out = []
-        for mid in page:
-            row = self.row(mid)
-            snap = None if self.shared else self._snapshots.get(mid)  # shared: another process may have moved on
-            if snap is None:
-                vals = None if self.shared else self._values.get(mid)
-                if vals is None:
-                    vals = dict(self.tracking.get_state(thread_config(mid)).values)
-                snap = {
-                    "match": {"match_id": mid, "motion": row.header.motion, "format": row.header.format},
-                    "status": row.status,
-                    "received": len(vals.get("stages") or []),
-                    "analysed": int(vals.get("next_stage") or 0),
-                    "failed": failed_stage_ids(cast(BattlefieldState, vals)),
-                }
-            out.append(match_summary(snap, row.created_at))
-        end = offset + len(page)
-        return {"matches": out, "total": len(ids), "offset": offset, "limit": limit, "next_offset": end if end < len(ids) else None}
 
     # ---- operations
 
