@@ -178,7 +178,9 @@ class ModelConfig(BaseSettings):
     values, as pydantic-settings does; ``ModelConfig.model_validate(values)`` takes ``values`` alone.
     """
 
-    model_config = SettingsConfigDict(frozen=True, extra="forbid", validate_default=False)
+    # allow_inf_nan: "inf" or "nan" from a flag, a variable or a file is refused (issue 26): an infinite
+    # timeout made every request fail as "timestamp out of range", blamed on the model server
+    model_config = SettingsConfigDict(frozen=True, extra="forbid", validate_default=False, allow_inf_nan=False)
 
     # Each description is plain text for people (the settings reference in docs/, LangGraph Studio's
     # form); the default is shown beside it, so a description says what an unset value means.
@@ -201,7 +203,7 @@ class ModelConfig(BaseSettings):
         description="The folder of the response cache.",
         json_schema_extra={"default_text": "~/.cache/adjudicator/llm ($XDG_CACHE_HOME honoured)"},
     )
-    timeout_s: float = Field(default=120.0, gt=0, description="The time limit of one model request, in seconds.")
+    timeout_s: float = Field(default=120.0, gt=0, le=86_400, description="The time limit of one model request, in seconds (at most a day).")
     json_mode: JsonMode = Field(
         default="auto",
         description="How a model is asked for JSON: auto (a JSON schema where litellm says the model supports one, prompted JSON if the server rejects it), schema, object (llama.cpp) or none (prompted JSON only).",
@@ -220,7 +222,9 @@ class ModelConfig(BaseSettings):
         description="One completion budget for every request, in tokens. Unset: each node's own budget (1,280 for a tracker, 1,536 for a judge, 1,024 for a single-call task); set it higher for reasoning models.",
     )
     transport_retries: int = Field(default=4, ge=0, le=10, description="How often a request is sent again after a transport fault (429, 5xx, a timeout, a refused connection).")
-    backoff_base_s: float = Field(default=1.0, ge=0.0, description="The first wait before a request is sent again, in seconds (it doubles with each retry; a Retry-After header is honoured).")
+    backoff_base_s: float = Field(
+        default=1.0, ge=0.0, le=3_600, description="The first wait before a request is sent again, in seconds (it doubles with each retry; a Retry-After header is honoured; at most an hour)."
+    )
     rubric: str | None = Field(default=None, description="The rubric: a preset (ccdb, debateart or inspire) or the path of a rubric file (YAML, JSON or TOML). Unset: ccdb.")
     evidence: str | None = Field(
         default=None,

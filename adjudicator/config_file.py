@@ -11,7 +11,6 @@ a typo never silently leaves a default in place.
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -50,31 +49,23 @@ def config_path(flag: str | os.PathLike[str] | None, env: Mapping[str, str]) -> 
 
 def read_config_file(path: Path, known: frozenset[str]) -> dict[str, Any]:
     """The settings in the TOML or YAML (by suffix) file ``path``, at top level or under an
-    ``[adjudicator]`` table. Raises ConfigError (one line naming the file) when it cannot be read, is
-    not valid TOML/YAML, names a setting twice (YAML; TOML refuses that itself) or one not in ``known``."""
+    ``[adjudicator]`` table, read by the strict readers every input file goes through
+    (:func:`~adjudicator.input.tomltext.read_document_file`: size, nesting, YAML aliases, numbers that
+    are not finite). Raises ConfigError (one line naming the file) when it cannot be read, is not valid
+    TOML/YAML, breaks those limits, names a setting twice (YAML; TOML refuses that itself) or one not in
+    ``known``."""
+    from adjudicator.errors import InputError
+    from adjudicator.input.tomltext import read_document_file
+    from adjudicator.input.yamltext import DuplicateKey
+
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot be read ({exc})") from None
-    data: Any
-    if path.suffix.lower() in (".yaml", ".yml"):
-        import yaml
-
-        from adjudicator.input.yamltext import DuplicateKey, load_yaml
-
-        try:
-            data = load_yaml(text) or {}
-        except DuplicateKey as exc:
-            raise ConfigError(f"{path}: setting {exc.key!r} given twice (line {exc.line})", "keep one; which is meant cannot be guessed") from None
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            where = f" at line {mark.line + 1}" if mark is not None else ""
-            raise ConfigError(f"{path}: invalid YAML{where}", "fix the syntax") from None
-    else:
-        try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"{path}: invalid TOML ({exc})", "fix the syntax") from None
+        data: Any = read_document_file(path, ".yaml" if path.suffix.lower() in (".yaml", ".yml") else ".toml")
+    except DuplicateKey as exc:
+        raise ConfigError(f"{path}: setting {exc.key!r} given twice (line {exc.line})", "keep one; which is meant cannot be guessed") from None
+    except InputError as exc:
+        raise ConfigError(exc.message, exc.hint or "fix the syntax") from None
+    if data is None:  # an empty YAML file
+        data = {}
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: the top level must be a table of settings")
     if isinstance(data.get("adjudicator"), dict):

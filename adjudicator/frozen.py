@@ -51,6 +51,7 @@ class FrozenModel(BaseModel):
 
 class StrictModel(FrozenModel):
     """A FrozenModel that does not coerce types: a JSON string ``"7"`` or a boolean is not silently
-    taken as the integer 7 or 1 (the match file's models)."""
+    taken as the integer 7 or 1 (the match file's models); and refuses a number that is not finite
+    (NaN, infinity: from a converter's CSV, say), naming its field."""
 
-    model_config = ConfigDict(strict=True)
+    model_config = ConfigDict(strict=True, allow_inf_nan=False)

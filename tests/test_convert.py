@@ -191,7 +191,7 @@ def test_missing_gold_file(tmp_path: Path, name: str) -> None:
 
 def test_malformed_yaml_names_the_file(tmp_path: Path) -> None:
     root = _tree(tmp_path / "pb", motion="motion: [unclosed\npro_side: x\n")
-    with pytest.raises(InputError, match=r"motion/debateart_0001\.yml: malformed YAML at line"):
+    with pytest.raises(InputError, match=r"motion/debateart_0001\.yml: invalid YAML at line"):
         convert_panelbench(root, tmp_path / "out")
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import click
 
-from adjudicator.cli.options import echo_err, model_config_from_options, model_options
+from adjudicator.cli.options import FiniteFloat, echo_err, model_config_from_options, model_options
 from adjudicator.errors import InputError
 
 #: The arms ``--arm`` offers: :data:`adjudicator.api.ARMS`, spelled out so that building the command
@@ -79,7 +79,7 @@ def explicit_model_fields(opts: dict) -> frozenset[str] | None:
 @click.option("--runs-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("runs"), show_default=True, help="where run folders go")
 @click.option("--concurrency", type=int, default=4, show_default=True, help="samples run at the same time (threads)")
 @click.option("--limit", type=int, help="only the first N samples (by file name); a resumed run keeps its limit, and may only grow it (recorded in manifest.json)")
-@click.option("--budget-usd", type=float, help="stop starting samples once the run's known spend reaches this many US dollars")
+@click.option("--budget-usd", type=FiniteFloat(), help="stop starting samples once the run's known spend reaches this many US dollars")
 @click.option("--max-errors", type=int, help="stop after this many failed or partial samples")
 @click.option("--resume", is_flag=True, help="continue the latest run of --name with its manifest's model settings (a model option given with another value is refused); finished samples are never rerun or re-billed")
 @click.option("--retry-errors", is_flag=True, help="continue the latest run of --name, rerunning only its failed and partial samples")
@@ -99,7 +99,7 @@ def explicit_model_fields(opts: dict) -> frozenset[str] | None:
                    "with this invocation's --model / --judge-model; DATASET, fold and limit are the run's own; the new manifest names RUN as its parent")
 @click.option("--probe", "probes", multiple=True, type=click.Choice(["mask", "swap", "order", "length", "pressure", "repeats"]), help="bias probe to run after the samples, repeatable; its bias card goes into the reports (see `adjudicate probe --help`)")
 @click.option("--probe-repeats", type=click.IntRange(min=2), default=5, show_default=True, help="runs per match for the repeats probe")
-@click.option("--probe-temperature", type=click.FloatRange(min=0.0, max=2.0), default=0.7, show_default=True, help="sampling temperature of the repeats probe")
+@click.option("--probe-temperature", type=FiniteFloat(min=0.0, max=2.0), default=0.7, show_default=True, help="sampling temperature of the repeats probe")
 @model_options
 def bench_cmd(dataset: Path, arms: tuple[str, ...], name: str | None, runs_dir: Path, concurrency: int, limit: int | None, budget_usd: float | None,
               max_errors: int | None, resume: bool, retry_errors: bool, seed: int | None, n_bootstrap: int | None, no_progress: bool, no_result_cache: bool, report_only: bool,

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import click
 
-from adjudicator.cli.options import echo_err, model_config_from_options, model_options
+from adjudicator.cli.options import FiniteFloat, echo_err, model_config_from_options, model_options
 from adjudicator.errors import AdjudicationFailed, InputError
 
 #: :data:`adjudicator.environment.LIVE_STATE_ENV` and :data:`~adjudicator.environment.LIVE_STORE_ENV`, spelled out
@@ -314,7 +314,7 @@ def status_cmd(match_id: str, url, token, state_dir) -> None:
 
 @live_group.command("replay")
 @click.argument("match_file", type=click.Path(path_type=Path))
-@click.option("--speed", type=float, default=1.0, show_default=True, help="N times real speed; 0 = no waiting")
+@click.option("--speed", type=FiniteFloat(), default=1.0, show_default=True, help="N times real speed; 0 = no waiting")
 @click.option("--match-id", help="live match id (default: the file's match_id)")
 @click.option("--no-close", is_flag=True, help="leave the match open after the last stage")
 @client_options

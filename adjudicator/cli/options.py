@@ -3,9 +3,23 @@ one-line stderr summaries of a run."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import click
+
+
+class FiniteFloat(click.FloatRange):
+    """click's float (range) type that refuses ``inf`` and ``nan``, which ``float()`` reads and a range
+    lets through (every comparison with NaN is false): a flag's number is always finite."""
+
+    name = "number"
+
+    def convert(self, value, param, ctx):
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return number
 
 
 def echo_err(message: str) -> None:
@@ -24,7 +38,7 @@ def model_options(f):
         click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path), help="YAML or TOML config file"),
         click.option("--no-cache", is_flag=True, default=None, help="do not read or write the response cache"),
         click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), help="response cache folder"),
-        click.option("--timeout-s", type=float, help="per-request timeout in seconds"),
+        click.option("--timeout-s", type=FiniteFloat(), help="per-request timeout in seconds"),
         click.option("--json-mode", type=click.Choice(["auto", "schema", "object", "none"]), help="structured-output mode"),
         click.option("--rubric", help="rubric preset (ccdb, debateart, inspire) or a rubric file (YAML/JSON/TOML); default ccdb"),
         click.option("--evidence", help="evidence source for the fact-authenticity dimension: a folder of documents (info pack), or 'transcript' (the passages the debaters quoted); default: not assessed"),

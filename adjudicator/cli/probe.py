@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from adjudicator.cli.options import echo_err, model_config_from_options, model_options, usage_text
+from adjudicator.cli.options import FiniteFloat, echo_err, model_config_from_options, model_options, usage_text
 from adjudicator.errors import AdjudicationFailed, InputError
 
 PROBE_NAMES = ("mask", "swap", "order", "length", "pressure", "repeats")
@@ -17,11 +17,11 @@ PROBE_NAMES = ("mask", "swap", "order", "length", "pressure", "repeats")
 @click.argument("dataset", type=click.Path(path_type=Path))
 @click.option("--probe", "probes", multiple=True, type=click.Choice(PROBE_NAMES), help="probe to run, repeatable (default: all)")
 @click.option("--repeats", type=click.IntRange(min=2), default=5, show_default=True, help="runs per match for the repeats probe")
-@click.option("--temperature", type=click.FloatRange(min=0.0, max=2.0), default=0.7, show_default=True, help="sampling temperature of the repeats probe's runs")
+@click.option("--temperature", type=FiniteFloat(min=0.0, max=2.0), default=0.7, show_default=True, help="sampling temperature of the repeats probe's runs")
 @click.option("--limit", type=click.IntRange(min=1), help="only the first N matches (by file name)")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="write the card as JSON here (and its Markdown beside it, .md)")
 @click.option("--concurrency", type=click.IntRange(min=1), help="model requests in flight at once (default: no cap; 1 for a local server that answers one at a time)")
-@click.option("--budget-usd", type=click.FloatRange(min=0.0), help="start no further adjudication once the known spend reaches this many US dollars (the card is printed; exit 1)")
+@click.option("--budget-usd", type=FiniteFloat(min=0.0), help="start no further adjudication once the known spend reaches this many US dollars (the card is printed; exit 1)")
 @model_options
 def probe_cmd(dataset: Path, probes: tuple[str, ...], repeats: int, temperature: float, limit: int | None, out: Path | None, budget_usd: float | None, **opts) -> None:
     """Run bias and stability probes on DATASET (a folder of match files, or upstream PanelBench) and

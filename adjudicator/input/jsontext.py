@@ -8,6 +8,10 @@
   last, so a second ``labels.outcome`` could flip a gold label);
 - a number with more than :data:`MAX_NUMBER_DIGITS` digits is refused with its path (``json.loads``
   raises a bare ``ValueError`` past Python's 4,300-digit integer limit, and no field needs such a number);
+- ``NaN``, ``Infinity`` and ``-Infinity`` (which ``json.loads`` accepts though JSON has no such
+  values) and a number too large for a float (``1e999``, read as infinity) are refused with their path:
+  no field of any input takes a number that is not finite, and a NaN score drops silently out of a
+  correlation;
 - invalid JSON is reported with line and column.
 
 The nesting and duplicate checks run in one linear pass (:func:`scan_structure`) over the tokens that
@@ -19,6 +23,7 @@ the parsed value; the scan runs only to name what is wrong (:func:`read_json`).
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,9 +39,13 @@ MAX_JSON_DEPTH = 64
 #: no field of any input needs more than a few, so a longer number is refused with its field path.
 MAX_NUMBER_DIGITS = 100
 
-#: A JSON string (with its escapes), one structural character, or a digit run longer than
-#: :data:`MAX_NUMBER_DIGITS` (outside strings: a string is consumed whole as one token).
-_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{},:]|[0-9]{' + str(MAX_NUMBER_DIGITS + 1) + ",}", re.DOTALL)
+#: A JSON string (with its escapes), one structural character, a digit run longer than
+#: :data:`MAX_NUMBER_DIGITS`, a number with an exponent (which may overflow a float), or one of the
+#: non-finite constants Python's parser accepts (outside strings: a string is consumed whole as one token).
+_TOKEN = re.compile(
+    r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{},:]|[0-9]{' + str(MAX_NUMBER_DIGITS + 1) + r",}|-?[0-9]+(?:\.[0-9]+)?[eE][+-]?[0-9]+|NaN|-?Infinity",
+    re.DOTALL,
+)
 
 
 class JsonInputError(InputError):
@@ -107,13 +116,8 @@ def scan_structure(text: str, source: str, max_depth: int = MAX_JSON_DEPTH) -> N
         elif tok == ":":
             if top is not None and top.is_object:
                 top.expect_key = False
-        elif tok[0].isdigit():
-            line, col = _line_col(text, m.start())
-            raise JsonInputError(
-                f"{source}: field {_path(stack)}: a number of {len(tok):,} digits (line {line} column {col}); at most {MAX_NUMBER_DIGITS} are read",
-                "write the number the field needs (see `adjudicate schema`)",
-                path=_path(stack),
-            )
+        elif tok[0] in "NI" or tok.startswith("-I") or tok[0].isdigit() or tok[0] == "-":
+            _check_number(tok, text, m.start(), source, stack)
         elif top is not None and top.is_object and top.expect_key:
             try:
                 key = json.loads(tok)
@@ -128,6 +132,29 @@ def scan_structure(text: str, source: str, max_depth: int = MAX_JSON_DEPTH) -> N
                 )
             top.keys.add(key)
             top.key = key
+
+
+def _check_number(tok: str, text: str, pos: int, source: str, stack: list[_Frame]) -> None:
+    """Refuse a number token of the scan: a digit run longer than :data:`MAX_NUMBER_DIGITS`, a
+    non-finite constant (``NaN``, ``Infinity``, ``-Infinity``) or a number beyond a float's range."""
+    line, col = _line_col(text, pos)
+    if tok[0] in "NI" or tok.startswith("-I"):
+        finite, longest = False, 0
+    else:
+        longest = max(len(run) for run in re.findall("[0-9]+", tok))
+        finite = longest > MAX_NUMBER_DIGITS or math.isfinite(float(tok))
+    if longest > MAX_NUMBER_DIGITS:
+        raise JsonInputError(
+            f"{source}: field {_path(stack)}: a number of {longest:,} digits (line {line} column {col}); at most {MAX_NUMBER_DIGITS} are read",
+            "write the number the field needs (see `adjudicate schema`)",
+            path=_path(stack),
+        )
+    if not finite:
+        raise JsonInputError(
+            f"{source}: field {_path(stack)}: {tok} is not a finite number (line {line} column {col})",
+            "write a finite number (JSON has no NaN or Infinity)",
+            path=_path(stack),
+        )
 
 
 class _DuplicateKey(Exception):
@@ -151,10 +178,20 @@ def _short_int(text: str) -> int:
 
 def _short_float(text: str) -> float:
     """``json.loads``' number hook for a fraction or an exponent: the float, or :class:`_LongNumber`
-    for a digit run longer than :data:`MAX_NUMBER_DIGITS`, as the scan counts them."""
+    for a digit run longer than :data:`MAX_NUMBER_DIGITS` (as the scan counts them) or a number
+    beyond a float's range (the scan then names the field)."""
     if len(text) > MAX_NUMBER_DIGITS and _LONG_DIGITS.search(text):
         raise _LongNumber
-    return float(text)
+    value = float(text)
+    if not math.isfinite(value):
+        raise _LongNumber
+    return value
+
+
+def _no_constant(text: str) -> float:
+    """``json.loads``' hook for ``NaN``, ``Infinity`` and ``-Infinity``: always :class:`_LongNumber`
+    (the scan then names the field)."""
+    raise _LongNumber
 
 
 def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -165,7 +202,7 @@ def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return obj
 
 
-def _depth(value: Any) -> int:
+def nesting_depth(value: Any) -> int:
     """Nesting depth of objects and arrays in a parsed value (a scalar is 0, ``[]`` is 1)."""
     deepest, todo = 0, [(value, 1)]
     while todo:
@@ -185,8 +222,8 @@ def read_json(text: str, source: str, max_depth: int = MAX_JSON_DEPTH) -> Any:
     """Parse untrusted JSON ``text`` (a leading byte-order mark is dropped).
 
     Raises :class:`JsonInputError` (exit code 2; one line naming ``source``) for invalid JSON (line
-    and column), nesting deeper than ``max_depth``, a duplicate key or a number of more than
-    :data:`MAX_NUMBER_DIGITS` digits (each with the field path).
+    and column), nesting deeper than ``max_depth``, a duplicate key, a number of more than
+    :data:`MAX_NUMBER_DIGITS` digits or one that is not finite (each with the field path).
 
     The common case costs one C parse: duplicate keys are caught by the parser's object hook, a long
     number by its number hooks, and the nesting is measured on the parsed value; only when one of
@@ -196,18 +233,18 @@ def read_json(text: str, source: str, max_depth: int = MAX_JSON_DEPTH) -> Any:
     if text.startswith("\ufeff"):
         text = text[1:]
     try:
-        value = json.loads(text, object_pairs_hook=_unique_pairs, parse_int=_short_int, parse_float=_short_float)
+        value = json.loads(text, object_pairs_hook=_unique_pairs, parse_int=_short_int, parse_float=_short_float, parse_constant=_no_constant)
     except (_DuplicateKey, _LongNumber, RecursionError, ValueError):  # ValueError: json.JSONDecodeError and any other refusal
         pass
     else:
-        if _depth(value) <= max_depth:
+        if nesting_depth(value) <= max_depth:
             return value
     scan_structure(text, source, max_depth)
     try:
-        return json.loads(text)
+        return json.loads(text, parse_float=_short_float, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         raise JsonInputError(f"{source}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}", "fix the JSON syntax") from None
     except RecursionError:  # unreachable after the scan; kept so no input can surface a traceback
         raise JsonInputError(f"{source}: nested too deeply to read", "flatten the data") from None
-    except ValueError as exc:  # e.g. Python's integer-size limit; unreachable after the scan, kept for safety
-        raise JsonInputError(f"{source}: a value cannot be read ({' '.join(str(exc).split())[:120]})", "fix the value") from None
+    except (_LongNumber, ValueError) as exc:  # e.g. Python's integer-size limit; unreachable after the scan, kept for safety
+        raise JsonInputError(f"{source}: a value cannot be read ({' '.join(str(exc).split())[:120] or 'a number that is not finite'})", "fix the value") from None

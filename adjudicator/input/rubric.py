@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal, get_args
 
-from pydantic import Field, ValidationError, model_validator
+from pydantic import ConfigDict, Field, ValidationError, model_validator
 
 from adjudicator.frozen import FrozenModel
 
@@ -157,6 +157,8 @@ class Dimension(FrozenModel):
       (``labels.dimensions`` of a match; DebateArt: argument, source, language), or None.
     """
 
+    model_config = ConfigDict(allow_inf_nan=False)  # a weight or scale bound is a finite number
+
     key: str = Field(pattern=_KEY_RE)
     name: str = Field(min_length=1)
     definition: str = Field(min_length=1)
@@ -204,6 +206,8 @@ class Rubric(FrozenModel):
     Raises ValueError (pydantic) for duplicate keys, ``ccdb_level`` dimensions outside the ccdb
     preset's shape, or no dimension with a positive weight under a weighted decision.
     """
+
+    model_config = ConfigDict(allow_inf_nan=False)  # a weight or scale bound is a finite number
 
     name: str = Field(pattern=_KEY_RE)
     description: str = ""
@@ -255,31 +259,19 @@ def rubrics_dir() -> Path:
 
 
 def _read_rubric_text(path: Path, flag: str) -> dict:
-    """The mapping in a YAML, JSON or TOML rubric file. Raises InputError naming ``flag`` and the file."""
-    import json
-    import tomllib
-
-    import yaml
-
+    """The mapping in a YAML, JSON or TOML rubric file, read by the strict readers every input file goes
+    through (:func:`~adjudicator.input.tomltext.read_document_file`: size, nesting, aliases, keys given
+    twice, numbers that are not finite). Raises InputError naming ``flag`` and the file."""
     from adjudicator.errors import InputError
-    from adjudicator.input.yamltext import load_yaml
+    from adjudicator.input.tomltext import read_document_file
 
+    if not path.is_file():
+        raise InputError(f"{flag} {path}: no such file", f"give a rubric file or one of the presets {', '.join(PRESETS)}")
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{flag} {path}: no such file", f"give a rubric file or one of the presets {', '.join(PRESETS)}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{flag} {path}: unreadable ({exc})", "give a UTF-8 YAML, JSON or TOML file") from None
-    try:
-        if path.suffix.lower() == ".toml":
-            data = tomllib.loads(text)
-        elif path.suffix.lower() == ".json":
-            data = json.loads(text)
-        else:
-            data = load_yaml(text)  # a key given twice is refused, as TOML does
-    except (ValueError, yaml.YAMLError) as exc:
-        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise InputError(f"{flag} {path}: malformed file ({first})", "fix the syntax; see prompts/rubrics/debateart.yaml for the schema") from None
+        data = read_document_file(path)
+    except InputError as exc:
+        reason = exc.message.removeprefix(f"{path}: ")
+        raise InputError(f"{flag} {path}: malformed file ({reason})", "fix the syntax; see prompts/rubrics/debateart.yaml for the schema") from None
     if not isinstance(data, dict):
         raise InputError(f"{flag} {path}: expected a mapping with name, dimensions, decision", "see prompts/rubrics/debateart.yaml for the schema")
     return data

@@ -51,18 +51,13 @@ def find_bp_dir(src: Path) -> Path | None:
 
 
 def _read_yaml(path: Path) -> object:
-    import yaml
+    """A PanelBench YAML file, read by the strict reader every input file goes through
+    (:func:`~adjudicator.input.tomltext.read_document_file`). Raises InputError naming the file."""
+    from adjudicator.input.tomltext import read_document_file
 
     if not path.is_file():
         raise InputError(f"{path}: no such file", "every motion/bp_NNN.yml needs a matching speech/bp_NNN.yml")
-    try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not UTF-8 text (byte {exc.start})", "save the file as UTF-8") from None
-    except yaml.YAMLError as exc:
-        where = getattr(exc, "problem_mark", None)
-        at = f" at line {where.line + 1} column {where.column + 1}" if where is not None else ""
-        raise InputError(f"{path}: malformed YAML{at}", "fix the YAML syntax") from None
+    return read_document_file(path, ".yaml")
 
 
 def read_bp_gold(bp_dir: Path) -> dict[int, list[str]]:

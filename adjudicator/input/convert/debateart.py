@@ -47,8 +47,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from adjudicator.errors import InputError
 from adjudicator.files import write_output
 from adjudicator.input.formats import Side, position_label
@@ -94,16 +92,13 @@ def find_debateart_dir(src: Path) -> Path:
 
 
 def _read_yaml(path: Path) -> Any:
+    """A PanelBench YAML file, read by the strict reader every input file goes through
+    (:func:`~adjudicator.input.tomltext.read_document_file`). Raises InputError naming the file."""
+    from adjudicator.input.tomltext import read_document_file
+
     if not path.is_file():
         raise InputError(f"{path}: no such file", "every motion/debateart_NNNN.yml needs a matching speech/debateart_NNNN.yml")
-    try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not UTF-8 text (byte {exc.start})", "save the file as UTF-8") from None
-    except yaml.YAMLError as exc:
-        where = getattr(exc, "problem_mark", None)
-        at = f" at line {where.line + 1} column {where.column + 1}" if where is not None else ""
-        raise InputError(f"{path}: malformed YAML{at}", "fix the YAML syntax") from None
+    return read_document_file(path, ".yaml")
 
 
 def _read_csv(path: Path, required: tuple[str, ...]) -> list[dict[str, str]]:
