@@ -106,7 +106,7 @@ def bench_cmd(dataset: Path, arms: tuple[str, ...], name: str | None, runs_dir: 
               label_convention: str | None, fold: int | None, splits_file: Path | None, rejudge: str | None,
               probes: tuple[str, ...], probe_repeats: int, probe_temperature: float, **opts) -> None:
     """Run a labelled DATASET (a folder of match files, or the PanelBench folder) through the arms
-    and write runs/<UTC timestamp>_<name>/ with the manifest, one result per sample and arm, and
+    and write runs/{UTC timestamp}_{name}/ with the manifest, one result per sample and arm, and
     report.json, report.md and report.html. With no --arm: the agentic arm on the default model
     (the offline judge when none is configured) plus the baselines.
 
