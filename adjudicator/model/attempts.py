@@ -47,7 +47,7 @@ tries the model again.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any, TypeVar
 
@@ -59,7 +59,7 @@ from adjudicator.model.parsing import ParseResult
 from adjudicator.model.repair import Repairer, RepairTurn
 from adjudicator.model.schema import FieldPath, field_share
 from adjudicator.model.transport import PromptTooLong, TransportError
-from adjudicator.records import CallRecord, FailureKind, NodeFailure
+from adjudicator.records import CallRecord, CallTurn, FailureKind, NodeFailure
 
 T = TypeVar("T")
 
@@ -127,11 +127,9 @@ def run_attempts(
     larger budget, never repaired (module docstring). Every call record keeps the reply's reasoning
     (the provider's ``reasoning_content`` and the blocks the parser set aside) and its reasoning tokens.
 
-    With ``refuse_examples`` (the default; the single-call arm turns it off to keep the protocol's
-    letter), an answer whose free-text fields copy the placeholder text of the example answer shown in
-    ``request``'s system message (:mod:`adjudicator.model.examples`) fails validation of those fields:
-    it is repaired (or resent) like any invalid answer, and a node whose last answer still copies fails
-    with kind ``copied_example`` (reason prefix ``"copied_example:"``).
+    ``refuse_examples`` (default; off for the single-call arm, the protocol's letter): an answer whose
+    free text copies the example answer in ``request``'s system message (:mod:`adjudicator.model.examples`)
+    fails those fields, is repaired like any invalid answer, and a last such answer fails the node.
     """
     if not 1 <= max_attempts <= MAX_ATTEMPTS:
         raise ValueError(f"max_attempts must be 1-{MAX_ATTEMPTS}, got {max_attempts}")
@@ -139,90 +137,108 @@ def run_attempts(
     responses: list[ChatResponse] = []
     raws: list[str] = []
     last_error = ""
-    truncated = False
+    truncated = copied = False
     current, pending = request, None
     examples = example_texts(request.messages) if refuse_examples else frozenset()
     shown = example_choices(request.messages)
-    copied = False
     repaired: list[FieldPath] = []  # every field the node's repair turns asked for so far
     base = request  # the answer turn a repair is built on (its budget raised after a truncation)
-
-    def record(attempt: int, **fields) -> CallRecord:
-        return CallRecord(node=request.node, key=request.key, model=client.model, template_hash=request.template_hash, attempt=attempt, **fields)
-
     for attempt in range(1, max_attempts + 1):
         budget = client.budget_tokens(current)
+        turn: CallTurn = "repair" if pending else "answer"
         try:
             resp = client.complete(current, attempt)
         except PromptTooLong as exc:  # refused before sending: no request, no call record, no parse failure
-            kind = FailureKind.PROMPT_TOO_LONG
-            return NodeResult(value=None, calls=calls, failure=NodeFailure(node=request.node, key=request.key, kind=kind, reason=f"{kind.value}: {exc.message}", raw_outputs=raws))
+            return NodeResult(value=None, calls=calls, failure=_failure(request, FailureKind.PROMPT_TOO_LONG, exc.message, raws))
         except TransportError as exc:
-            calls.append(record(attempt, transport_retries=exc.retries, parse="failed", error=exc.message, max_tokens=budget, turn="repair" if pending else "answer"))
+            calls.append(_record(client, request, attempt, transport_retries=exc.retries, parse="failed", error=exc.message, max_tokens=budget, turn=turn))
             kind = FailureKind.TRANSPORT if exc.retryable else FailureKind.REFUSED
-            return NodeResult(
-                value=None,
-                calls=calls,
-                failure=NodeFailure(node=request.node, key=request.key, kind=kind, reason=f"{kind.value}: {exc.message}", raw_outputs=raws),
-            )
-        result = read(resp.text) if pending is None else pending.read(resp.text, read)
-        copies = copied_fields(result.decoded, request.schema, examples) if result.ok else []
-        copied = bool(copies)
-        if copies:  # every field validated, but some free text is the prompt's example: not an answer
-            names = ", ".join(".".join(path) for path in copies)
-            result = ParseResult(None, "failed", f"{names}: the example answer's placeholder text, not your own", result.reasoning, result.decoded, tuple(copies))
-        error = result.error
-        truncated = resp.finish_reason == "length"
-        if truncated:  # never a success, whatever could be read from it
-            error = f"output cut off at the completion budget ({budget or 'server default'} tokens)" + (f"; {error}" if error else "")
+            return NodeResult(value=None, calls=calls, failure=_failure(request, kind, exc.message, raws))
+        result, error, truncated, copied = _read_reply(resp, read, pending, request, examples, budget)
         responses.append(resp)
         raws.append(resp.text)
         repair = _repair_fields(request, pending, repaired)
-        calls.append(
-            record(
-                attempt,
-                transport_retries=resp.transport_retries,
-                latency_s=resp.latency_s,
-                prompt_tokens=resp.prompt_tokens,
-                completion_tokens=resp.completion_tokens,
-                cost_usd=resp.cost_usd,
-                cache_hit=resp.cache_hit,
-                parse="failed" if truncated else result.stage,
-                raw_output=resp.text,
-                error=error,
-                truncated=truncated,
-                max_tokens=budget,
-                turn="repair" if pending else "answer",
-                reasoning_content=resp.reasoning_content,
-                reasoning_blocks=list(result.reasoning),
-                reasoning_tokens=resp.reasoning_tokens,
-                example_choices=copied_choices(result.decoded, request.schema, shown) if result.ok and not truncated else [],
-                **repair,
-            )
-        )
+        calls.append(_reply_record(client, request, attempt, resp, result, error=error, truncated=truncated, budget=budget, turn=turn, shown=shown, repair=repair))
         if not truncated and result.ok:
             for i, r in enumerate(responses):
                 client.remember(r, parsed=(i == len(responses) - 1))
             return NodeResult(value=result.value, calls=calls, response=resp)
         last_error = error or "no valid value"
-        if truncated:  # the same turn again, changed (budget, penalty): a cut-off answer is not repaired
-            current = after_truncation(current, budget)
-            if pending is None:
-                base = current
-        else:
-            current, pending = next_attempt(base, resp, result, pending, repairer)
+        current, pending, base = _next_turn(current, base, resp, result, pending, repairer, truncated, budget)
     kind = FailureKind.TRUNCATED if truncated else FailureKind.COPIED_EXAMPLE if copied else FailureKind.UNPARSEABLE
     what = "no complete output" if truncated else "no valid output"
-    return NodeResult(
-        value=None,
-        calls=calls,
-        failure=NodeFailure(
-            node=request.node,
-            key=request.key,
-            kind=kind,
-            reason=f"{kind.value}: {what} in {max_attempts} attempts (last: {last_error})",
-            raw_outputs=raws,
-        ),
+    return NodeResult(value=None, calls=calls, failure=_failure(request, kind, f"{what} in {max_attempts} attempts (last: {last_error})", raws))
+
+
+def _next_turn(
+    current: ChatRequest, base: ChatRequest, resp: ChatResponse, result: ParseResult[Any], pending: RepairTurn | None,
+    repairer: Repairer | None, truncated: bool, budget: int | None,
+) -> tuple[ChatRequest, RepairTurn | None, ChatRequest]:  # fmt: skip
+    """``(request, repair turn, base)`` of the next attempt: after a truncated reply the same turn
+    again, changed (budget, penalty; a cut-off answer is not repaired, and an answer turn's change
+    becomes the base later repairs build on), else :func:`next_attempt`."""
+    if truncated:
+        current = after_truncation(current, budget)
+        return current, pending, current if pending is None else base
+    current, pending = next_attempt(base, resp, result, pending, repairer)
+    return current, pending, base
+
+
+def _failure(request: ChatRequest, kind: FailureKind, detail: str, raws: list[str]) -> NodeFailure:
+    """The node's failure of kind ``kind``: its reason is ``"<kind>: <detail>"``, its raw outputs every output received."""
+    return NodeFailure(node=request.node, key=request.key, kind=kind, reason=f"{kind.value}: {detail}", raw_outputs=raws)
+
+
+def _record(client: LLMClient, request: ChatRequest, attempt: int, **fields: Any) -> CallRecord:
+    """The call record of ``attempt`` of ``request`` (node, key, model, template hash) with ``fields``."""
+    return CallRecord(node=request.node, key=request.key, model=client.model, template_hash=request.template_hash, attempt=attempt, **fields)
+
+
+def _read_reply(
+    resp: ChatResponse, read: Callable[[str], ParseResult[T]], pending: RepairTurn | None, request: ChatRequest, examples: frozenset[str], budget: int | None
+) -> tuple[ParseResult[T], str | None, bool, bool]:
+    """``(result, error, truncated, copied)`` of one reply: read (through the repair turn ``pending``
+    when there is one); an answer whose free text copies the prompt's example (``examples``) made a
+    failure naming those fields; a reply cut off at the completion budget never a success."""
+    result = read(resp.text) if pending is None else pending.read(resp.text, read)
+    copies = copied_fields(result.decoded, request.schema, examples) if result.ok else []
+    if copies:  # every field validated, but some free text is the prompt's example: not an answer
+        names = ", ".join(".".join(path) for path in copies)
+        result = ParseResult(None, "failed", f"{names}: the example answer's placeholder text, not your own", result.reasoning, result.decoded, tuple(copies))
+    error = result.error
+    truncated = resp.finish_reason == "length"
+    if truncated:  # never a success, whatever could be read from it
+        error = f"output cut off at the completion budget ({budget or 'server default'} tokens)" + (f"; {error}" if error else "")
+    return result, error, truncated, bool(copies)
+
+
+def _reply_record(
+    client: LLMClient, request: ChatRequest, attempt: int, resp: ChatResponse, result: ParseResult[Any], *,
+    error: str | None, truncated: bool, budget: int | None, turn: CallTurn, shown: Mapping[FieldPath, Any], repair: dict[str, Any],
+) -> CallRecord:  # fmt: skip
+    """The call record of an attempt that got a reply: usage, cost, how it parsed, its reasoning, the
+    closed choices equal to a value the prompt shows (``shown``), and its repair fields."""
+    return _record(
+        client,
+        request,
+        attempt,
+        transport_retries=resp.transport_retries,
+        latency_s=resp.latency_s,
+        prompt_tokens=resp.prompt_tokens,
+        completion_tokens=resp.completion_tokens,
+        cost_usd=resp.cost_usd,
+        cache_hit=resp.cache_hit,
+        parse="failed" if truncated else result.stage,
+        raw_output=resp.text,
+        error=error,
+        truncated=truncated,
+        max_tokens=budget,
+        turn=turn,
+        reasoning_content=resp.reasoning_content,
+        reasoning_blocks=list(result.reasoning),
+        reasoning_tokens=resp.reasoning_tokens,
+        example_choices=copied_choices(result.decoded, request.schema, shown) if result.ok and not truncated else [],
+        **repair,
     )
 
 
