@@ -289,19 +289,7 @@ class LLMClient:
             key = self.cache_key(request, attempt)
             hit = self.cache.get(key)
             if hit is not None:
-                return ChatResponse(
-                    text=hit.text,
-                    prompt_tokens=hit.prompt_tokens,
-                    completion_tokens=hit.completion_tokens,
-                    cost_usd=hit.cost_usd,
-                    latency_s=round(time.monotonic() - t0, 6),
-                    cache_hit=True,
-                    finish_reason=hit.finish_reason,
-                    cache_key=key,
-                    reasoning_content=hit.reasoning_content,
-                    reasoning_tokens=hit.reasoning_tokens,
-                    logprobs=tuple(hit.logprobs) if hit.logprobs is not None else None,
-                )
+                return _cached_response(hit, key, time.monotonic() - t0)
             if lit is None:  # the first request this call must send: check the run's models, then import
                 if self._gate is not None:
                     self._gate.ensure()
@@ -520,3 +508,20 @@ class LLMClient:
                 logprobs=list(response.logprobs) if response.logprobs is not None else None,
             ),
         )
+
+
+def _cached_response(hit: CachedResponse, key: str, latency_s: float) -> ChatResponse:
+    """The :class:`ChatResponse` of a cache hit under ``key`` (``latency_s``: the time the lookup took)."""
+    return ChatResponse(
+        text=hit.text,
+        prompt_tokens=hit.prompt_tokens,
+        completion_tokens=hit.completion_tokens,
+        cost_usd=hit.cost_usd,
+        latency_s=round(latency_s, 6),
+        cache_hit=True,
+        finish_reason=hit.finish_reason,
+        cache_key=key,
+        reasoning_content=hit.reasoning_content,
+        reasoning_tokens=hit.reasoning_tokens,
+        logprobs=tuple(hit.logprobs) if hit.logprobs is not None else None,
+    )
