@@ -53,7 +53,8 @@ def test_a_line_per_stage_and_per_judge_through_a_model_server(tmp_path, capsys,
     assert sorted(re.match(r"judge (\d+)/(\d+) (judge-\d) \((\w+)\): (affirmative|negative), p = 0\.\d\d", line).group(3) for line in judge_lines) == ["judge-1", "judge-2", "judge-3"]
     assert [int(line.split()[1].split("/")[0]) for line in judge_lines] == [n + 1, n + 2, n + 3]
     assert lines.index(stage_lines[-1]) < lines.index(judge_lines[0])
-    assert lines[-1].startswith("openai/test-model: winner")  # the summary comes last
+    assert lines[-2].startswith("openai/test-model: winner")  # the summary comes last, then the review
+    assert lines[-1].startswith("review: escalate (")
 
 
 def test_single_call_reports_every_instance(tmp_path, capsys, monkeypatch):
