@@ -255,47 +255,67 @@ def build_context(
     (no client is built for that model, so it needs no key): ``bench --rejudge`` seats a
     :class:`~adjudicator.judges.reused.ReusedTracker` there, and only the judges come from ``config``.
     """
-    offline: Backend | None = None
-
-    def offline_judge() -> Backend:
-        nonlocal offline
-        if offline is None:
-            from adjudicator.judges.offline import OfflineJudge
-
-            offline = OfflineJudge()
-        return offline
-
     rubric, evidence = judging_rubric(config)
     if config.panel == "pairwise" and config.judge_evidence != "ledger":
         raise ConfigError(f"--judge-evidence {config.judge_evidence}: a pairwise panel's judges read the ledger only", "use --judge-evidence ledger, or --panel scoring")
+    seats = _Seats()
     if tracker is None and config.is_offline:
-        return replace(AdjudicationContext.single(offline_judge(), config.panel), rubric=rubric, evidence=evidence)
+        return replace(AdjudicationContext.single(seats.offline(), config.panel), rubric=rubric, evidence=evidence)
     if tracker is not None and all(m is None for m in config.judges().values()):
-        judges = {j: offline_judge() for j in config.judges()}
-        return AdjudicationContext(tracker=tracker, judges=judges, rubric=rubric, evidence=evidence, panel_mode=config.panel, judge_evidence=config.judge_evidence, track_window_chars=config.track_window_chars)
-
-    from adjudicator.judges.llm.backend import LLMBackend
-    from adjudicator.model.preflight import PreflightGate
-    from adjudicator.model.prompts import PromptStore
-
-    gate = PreflightGate()
-    if cache is None or config.no_cache:
-        cache = open_cache(config)
-    store = prompts or PromptStore()
-    backends: dict[str, Backend] = {}
-
-    def backend_for(model: str | None) -> Backend:
-        if model is None:
-            return offline_judge()
-        if model not in backends:
-            backends[model] = LLMBackend(make_client(config, model, cache=cache, api_key=api_key, sleep=sleep, gate=gate, observer=observer), store)
-        return backends[model]
-
-    seated = tracker if tracker is not None else backend_for(config.tracker)
-    judges = {j: backend_for(m) for j, m in config.judges().items()}
+        return _context(config, tracker, {j: seats.offline() for j in config.judges()}, rubric, evidence)
+    gate = seats.connect(config, api_key=api_key, prompts=prompts, sleep=sleep, observer=observer, cache=cache)
+    seated = tracker if tracker is not None else seats.backend(config.tracker)
+    judges = {j: seats.backend(m) for j, m in config.judges().items()}
     if check_models:
         gate.ensure()
-    return AdjudicationContext(tracker=seated, judges=judges, rubric=rubric, evidence=evidence, panel_mode=config.panel, judge_evidence=config.judge_evidence, track_window_chars=config.track_window_chars)
+    return _context(config, seated, judges, rubric, evidence)
+
+
+def _context(config: ModelConfig, tracker: Backend, judges: dict[str, Backend], rubric: Rubric | None, evidence: Any) -> AdjudicationContext:
+    """The run context seating ``tracker`` and ``judges``, with ``config``'s panel mode, judge evidence and stage windows."""
+    return AdjudicationContext(tracker=tracker, judges=judges, rubric=rubric, evidence=evidence, panel_mode=config.panel, judge_evidence=config.judge_evidence, track_window_chars=config.track_window_chars)
+
+
+class _Seats:
+    """The backends of one run's seats: one :class:`~adjudicator.judges.offline.OfflineJudge` for every
+    offline seat, and (after :meth:`connect`) one :class:`~adjudicator.judges.llm.backend.LLMBackend`
+    per distinct model, built on first use, every client sharing one response cache and one gate."""
+
+    def __init__(self) -> None:
+        self._offline: Backend | None = None
+        self._backends: dict[str, Backend] = {}
+        self._make: Callable[[str], Backend] | None = None
+
+    def offline(self) -> Backend:
+        """The run's one offline judge (built on first use)."""
+        if self._offline is None:
+            from adjudicator.judges.offline import OfflineJudge
+
+            self._offline = OfflineJudge()
+        return self._offline
+
+    def connect(self, config: ModelConfig, *, api_key: str | None, prompts: Any | None, sleep: Callable[[float], None] | None, observer: Any | None, cache: Any | None) -> Any:
+        """Get ready to seat models: one response cache (``cache``, else :func:`open_cache`; a fresh one
+        with ``no_cache``), one prompt store and one :class:`~adjudicator.model.preflight.PreflightGate`,
+        which is returned."""
+        from adjudicator.judges.llm.backend import LLMBackend
+        from adjudicator.model.preflight import PreflightGate
+        from adjudicator.model.prompts import PromptStore
+
+        gate = PreflightGate()
+        shared = open_cache(config) if cache is None or config.no_cache else cache
+        store = prompts or PromptStore()
+        self._make = lambda model: LLMBackend(make_client(config, model, cache=shared, api_key=api_key, sleep=sleep, gate=gate, observer=observer), store)
+        return gate
+
+    def backend(self, model: str | None) -> Backend:
+        """The backend seating ``model`` (None: the offline judge); one per distinct model."""
+        if model is None:
+            return self.offline()
+        if model not in self._backends:
+            assert self._make is not None, "connect() first"
+            self._backends[model] = self._make(model)
+        return self._backends[model]
 
 
 def judging_rubric(config: ModelConfig) -> tuple[Rubric | None, Any]:

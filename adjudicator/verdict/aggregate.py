@@ -115,24 +115,7 @@ def aggregate(
             "see the failures for each judge's raw outputs; retry or use another model",
         )
     if match.spec().verdict == "ranking":
-        ranking, speeches, dissent = panel_ranking(match, ballots)
-        return Verdict(
-            match_id=match.match_id,
-            format=match.format,
-            motion=match.motion,
-            arm="agentic",
-            winner=None,
-            p=None,
-            ranking=ranking,
-            speaker_scores=speeches,
-            dissent=dissent,
-            battlefields=list(clashes.values()),
-            ballots=ballots,
-            failures=failures,
-            review=review_of(None, dissent.winner_split, failures, split_label="first place", ballots=ballots, match=match, battlefields=list(clashes.values()), calls=calls),
-            provenance=provenance,
-            calls=calls,
-        )
+        return _ranking_verdict(match, ballots, clashes, failures, calls, provenance)
     stage_scores = panel_stage_scores(match, ballots)
     winner = panel_winner(ballots, {(s.stage_id, s.side): s.mean for s in stage_scores})
     votes, best = panel_votes(match, ballots)
@@ -160,6 +143,30 @@ def aggregate(
         ballots=ballots,
         failures=failures,
         review=review_of(p, dissent.winner_split, failures, ballots=ballots, match=match, battlefields=list(clashes.values()), calls=calls),
+        provenance=provenance,
+        calls=calls,
+    )
+
+
+
+def _ranking_verdict(match: MatchView, ballots: list[Ballot], clashes: dict[str, Clash], failures: list[NodeFailure], calls: list[CallRecord], provenance: Provenance) -> Verdict:
+    """The verdict of a ranking format (BP): the panel's house ranking and speeches, no winner or p
+    (:func:`panel_ranking`); its review splits on first place."""
+    ranking, speeches, dissent = panel_ranking(match, ballots)
+    return Verdict(
+        match_id=match.match_id,
+        format=match.format,
+        motion=match.motion,
+        arm="agentic",
+        winner=None,
+        p=None,
+        ranking=ranking,
+        speaker_scores=speeches,
+        dissent=dissent,
+        battlefields=list(clashes.values()),
+        ballots=ballots,
+        failures=failures,
+        review=review_of(None, dissent.winner_split, failures, split_label="first place", ballots=ballots, match=match, battlefields=list(clashes.values()), calls=calls),
         provenance=provenance,
         calls=calls,
     )
