@@ -4,7 +4,9 @@ Two proofs over every bundled match (real PanelBench and synthetic CCDB, every f
 
 1. Every prompt the code can build -- the clash tracker's for each stage, each judge's, and the
    single-call protocol's Task 1, every Task 2 instance and Task 3 -- is byte-identical whether the
-   match carries labels or not, and contains none of the marker strings planted in the labels.
+   match carries labels or not, and contains none of the marker strings planted in the labels
+   (rationales included; the copies are :func:`adjudicator.finetune.checks.planted_copy` and
+   ``label_free_copy``, which ``finetune export`` applies to every file it writes).
    (Numbers such as gold scores cannot be searched for; identity of the prompts covers them.)
 2. End to end through the real graph and the real litellm client against a loopback server, the
    request bodies of both arms contain no planted marker.
@@ -18,6 +20,7 @@ from pathlib import Path
 import pytest
 from fake_openai import fake_openai  # noqa: F401  (pytest fixture)
 
+from adjudicator.finetune.checks import MARKER, label_free_copy, planted_copy
 from adjudicator.input.match import Match
 from adjudicator.input.match_file import load_match
 from adjudicator.input.rubric import Rubric, load_rubric
@@ -31,31 +34,10 @@ from adjudicator.single_call.tasks import task_instances
 from adjudicator.verdict.battlefield import apply_clash_updates, merge_clashes
 
 MATCHES = sorted((Path(__file__).resolve().parents[1] / "adjudicator" / "data" / "matches").glob("*/*.json"))
-MARKER = "GOLDMARKER7f3a"
-
-
-def with_planted_labels(match: Match) -> Match:
-    """The match with marker strings in every free-text label field and in the source note."""
-    data = match.model_dump(mode="json")
-    labels = data.get("labels") or {}
-    labels["note"] = f"{MARKER}-note"
-    for group in ("judges", "appeal_judges"):
-        for i, j in enumerate(labels.get(group) or []):
-            j["judge_id"] = f"{MARKER}-{group}-{i}"
-    if match.format != "bp":  # per-dimension outcomes (issue 13): a planted dimension name next to the real ones
-        labels["dimensions"] = {**(labels.get("dimensions") or {}), f"{MARKER}-dimension": "negative"}
-    if not labels.get("judges") and not labels.get("outcome"):
-        labels["outcome"] = "affirmative"
-    data["labels"] = labels
-    data["source"] = {"kind": "synthetic", "origin": f"{MARKER}-origin", "note": f"{MARKER}-source"}
-    return Match.model_validate(data)
-
-
-def without_labels(match: Match) -> Match:
-    data = match.model_dump(mode="json")
-    data.pop("labels", None)
-    data.pop("source", None)
-    return Match.model_validate(data)
+# One source of the check: the export of training files applies the same copies to its files
+# (adjudicator.finetune.checks, check inputs_label_free).
+with_planted_labels = planted_copy
+without_labels = label_free_copy
 
 
 def every_prompt(match: Match, rubric: Rubric | None = None) -> list[str]:

@@ -149,7 +149,7 @@ DEFAULT_FOLDS = 3
 DEFAULT_SPLIT_SEED = 0
 
 
-def _read_splits(path: Path, dataset_sha256: str) -> dict[str, Any]:
+def read_splits(path: Path, dataset_sha256: str) -> dict[str, Any]:
     """The folds JSON at ``path`` (written by ``adjudicate splits --out``). Raises InputError when it
     is unreadable, has no ``assignment``/``folds``, or was made for another dataset (its recorded
     dataset hash differs)."""
@@ -178,7 +178,7 @@ def choose_fold(samples: Sequence[Sample], fold: int, dataset_sha256: str, split
     splits file does not assign."""
     import hashlib
 
-    data = _read_splits(splits_file, dataset_sha256) if splits_file is not None else make_splits([s.match for s in samples], folds=DEFAULT_FOLDS, seed=DEFAULT_SPLIT_SEED)
+    data = read_splits(splits_file, dataset_sha256) if splits_file is not None else make_splits([s.match for s in samples], folds=DEFAULT_FOLDS, seed=DEFAULT_SPLIT_SEED)
     n = len(data["folds"])
     if not 0 <= fold < n:
         raise InputError(f"--fold: {fold} is not a fold of {splits_file or 'the recommended splits'} (folds 0 to {n - 1})", f"give --fold 0 to {n - 1}")

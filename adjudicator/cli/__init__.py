@@ -2,7 +2,7 @@
 
 ``adjudicate MATCH.json`` (the default command, ``run``) prints the verdict JSON on stdout. Other
 commands: ``schema``, ``convert`` (:mod:`adjudicator.cli.run`), ``bench``, ``splits``, ``compare``
-(:mod:`adjudicator.cli.bench`), ``probe`` (:mod:`adjudicator.cli.probe`) and the ``live`` group (:mod:`adjudicator.cli.live`, with the organiser's
+(:mod:`adjudicator.cli.bench`), the ``finetune`` group (:mod:`adjudicator.cli.finetune`), ``probe`` (:mod:`adjudicator.cli.probe`) and the ``live`` group (:mod:`adjudicator.cli.live`, with the organiser's
 tournament commands in :mod:`adjudicator.cli.tournament`).
 
 Exit codes: 0 ok, 1 adjudication failed, 2 bad usage or bad input, 130 interrupted. stdout carries
@@ -24,7 +24,7 @@ from contextlib import contextmanager
 import click
 
 from adjudicator import __version__
-from adjudicator.cli import bench, live, probe, run, tabbycat, tournament  # noqa: F401 (tournament and tabbycat add their commands to the live group)
+from adjudicator.cli import bench, finetune, live, probe, run, tabbycat, tournament  # noqa: F401 (tournament and tabbycat add their commands to the live group)
 from adjudicator.cli.options import echo_err
 from adjudicator.errors import AdjudicatorError, Terminated
 
@@ -56,7 +56,7 @@ def main_group() -> None:
     """
 
 
-for _command in (run.run_cmd, run.schema_cmd, run.convert_group, bench.bench_cmd, bench.splits_cmd, bench.compare_cmd, probe.probe_cmd, live.live_group):
+for _command in (run.run_cmd, run.schema_cmd, run.convert_group, bench.bench_cmd, bench.splits_cmd, bench.compare_cmd, finetune.finetune_group, probe.probe_cmd, live.live_group):
     main_group.add_command(_command)
 
 

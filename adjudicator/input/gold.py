@@ -13,7 +13,7 @@ model input (a model sees a :class:`~adjudicator.input.match.MatchView`, which h
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, field_validator
 
@@ -52,6 +52,10 @@ class JudgeLabel(StrictModel):
         return v
 
 
+#: Longest rationale text (characters), as long as a match's ``info``.
+MAX_RATIONALE_CHARS = 20_000
+
+
 class Labels(StrictModel):
     """Gold data for benchmarks. Never part of a model input.
 
@@ -70,6 +74,12 @@ class Labels(StrictModel):
     where the voters split evenly or gave no points); bench scores per-dimension winners against it.
     ``dimension_scores`` gold name -> side -> a human score on that dimension (InspireScore-style
     annotations, e.g. the mean of three raters), for Pearson and Spearman correlations in bench.
+
+    ``rationales`` the judges' written reasons, gold like the rest (they hold the scores and votes
+    they justify): ``"winner"`` (Task 1), ``"best_debater"`` (Task 3) or a scored unit
+    ``"<stage_id>|<side>"`` (Task 2) -> text, at most :data:`MAX_RATIONALE_CHARS` characters. Only
+    ``adjudicate finetune export`` reads them, as the ``basis`` of training targets after removing
+    every gold number (:mod:`adjudicator.finetune.rationales`).
     """
 
     judges: list[JudgeLabel] = Field(default_factory=list)
@@ -83,6 +93,7 @@ class Labels(StrictModel):
     advanced: list[str] = Field(default_factory=list)
     dimensions: dict[str, Side | Literal["tie"]] = Field(default_factory=dict)
     dimension_scores: dict[str, dict[Side, float]] = Field(default_factory=dict)
+    rationales: dict[str, Annotated[str, Field(max_length=MAX_RATIONALE_CHARS)]] = Field(default_factory=dict)
 
     def gold_winner(self) -> Side | Literal["tie"] | None:
         """The gold winner: majority of the original judges' votes when they exist, else ``outcome``."""
@@ -116,6 +127,9 @@ def check_labels(labels: Labels, fmt: str, spec: FormatSpec, scored_units: Itera
             total = sum(j.best_debater_votes.values())
             if fmt.startswith("ccdb-") and j.best_debater_votes and total != 3:
                 raise ValueError(f"labels.{group_name}.{k}.best_debater_votes: a CCDB judge gives exactly 3 votes, got {total}")
+    for key in labels.rationales:
+        if key not in units and key not in ("winner", "best_debater"):
+            raise ValueError(f"labels.rationales: {key!r} is not 'winner', 'best_debater' or a scored (stage, side) of this match like 's01|affirmative'")
 
 
 def check_ranking_labels(labels: Labels, fmt: str, spec: FormatSpec, speeches: Sequence[tuple[str, str, str]]) -> None:

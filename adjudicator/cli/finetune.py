@@ -1,0 +1,62 @@
+"""The fine-tuning protocol's commands (the ``finetune`` group, added to ``adjudicate`` by
+:mod:`adjudicator.cli`; protocol 001 s.03):
+
+- ``adjudicate finetune export DATASET --out DIR``: per fold and task, train / validation / test
+  chat files for fine-tuning, the folds and a manifest with every check
+  (:mod:`adjudicator.finetune.export`); stdout gets the manifest's path.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from adjudicator.cli.options import echo_err
+
+
+@click.group("finetune")
+def finetune_group() -> None:
+    """The CCDB fine-tuning protocol: training files per fold.
+
+    \b
+    adjudicate finetune export DATASET --out DIR
+    """
+
+
+@finetune_group.command("export")
+@click.argument("dataset", type=click.Path(path_type=Path))
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True, help="a new (or empty) folder for the files and manifest.json")
+@click.option("--splits", "splits_file", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+              help="the folds file of `adjudicate splits DATASET --out FILE` (default: computed as `adjudicate splits` does)")
+@click.option("--folds", type=int, default=3, show_default=True, help="number of folds when no --splits is given")
+@click.option("--seed", type=int, default=0, show_default=True, help="breaks ties between motions of equal size (folds and validation parts)")
+@click.option("--validation-share", type=float, default=0.2, show_default=True, help="share of each fold's training portion held out as its validation part, by motion (0: none)")
+@click.option("--rationales", type=click.Choice(["filter", "verbatim", "omit"]), default="filter", show_default=True,
+              help="what a match's labels.rationales become: filter removes every gold number and writes the rest; verbatim refuses any rationale with a gold number; omit writes an empty basis")
+@click.option("--label-convention", type=click.Choice(["content", "documented"]), help="upstream PanelBench only: how its labels map to winners (see `adjudicate convert panelbench --help`)")
+def export_cmd(dataset: Path, out: Path, splits_file: Path | None, folds: int, seed: int, validation_share: float, rationales: str, label_convention: str | None) -> None:
+    """Write DATASET's fine-tuning files into OUT: for every fold and task (task1, task2,
+    task2_difference, task3, joint) train/validation/test JSONL in the OpenAI chat fine-tuning
+    format, built from the single-call arm's own prompts, with the gold answers as targets; and
+    OUT/splits.json for `bench --fold K --splits`. Every check (folds, fold boundaries, label-free
+    inputs, gold-free rationales) runs before anything is written; a failed one writes nothing."""
+    import tempfile
+
+    from adjudicator.bench.dataset import is_upstream_panelbench, load_dataset
+    from adjudicator.finetune.export import build_export, write_export
+
+    with tempfile.TemporaryDirectory(prefix="adjudicate-finetune-") as tmp:
+        upstream = dataset.is_dir() and is_upstream_panelbench(dataset)
+        ds = load_dataset(dataset, convert_into=Path(tmp) if upstream else None, label_convention=label_convention)
+        built = build_export(ds, splits_file=splits_file, n_folds=folds, seed=seed, validation_share=validation_share, rationales=rationales)  # type: ignore[arg-type]
+    from adjudicator.cli.bench import command_line
+
+    built["manifest"]["command"] = command_line(click.get_current_context())
+    path = write_export(built, out)
+    m = built["manifest"]
+    counts = ", ".join(f"{k} {v}" for k, v in m["examples"].items())
+    echo_err(f"{len(m['files'])} files over {len(m['folds'])} folds ({counts} examples); checks: " + ", ".join(f"{c['check']} {'ok' if c['passed'] else 'WARNING'}" for c in m["checks"]))
+    for s, why in m["not_applicable"].items():
+        echo_err(f"{s}: no files ({why})")
+    click.echo(str(path))
