@@ -42,11 +42,13 @@ def test_a_fold_run_holds_that_fold_and_records_train_and_test(data, tmp_path, c
     code, _, err = bench([str(data), "--fold", "1", "--name", "f1", "--runs-dir", str(runs), "--no-progress", "--bootstrap", "0"], capsys)
     assert code == 0, err
     run = run_named(runs, "f1")
-    assert sorted(p.stem for p in (run / "results" / "agentic").glob("*.json")) == sorted(want)
+    # the train part is run too (its calibration part, --calibrate-on train by default), never scored
+    assert sorted(p.stem for p in (run / "results" / "agentic").glob("*.json")) == [f"m0{i}" for i in range(1, 7)]
     fold = json.loads((run / "manifest.json").read_text())["fold"]
     assert fold["fold"] == 1 and fold["folds"] == 3 and fold["seed"] == 0 and fold["splits_file"] is None
     assert fold["test"] == [f"{m}.json" for m in sorted(want)]
     assert sorted(fold["train"]) == sorted(f"m0{i}.json" for i in range(1, 7) if f"m0{i}" not in want)
+    assert fold["calibration_part"] == "train" and fold["calibration"] == fold["train"]
     report = json.loads((run / "report.json").read_text())
     assert report["run"]["fold"]["n_test"] == 2 and report["run"]["fold"]["n_train"] == 4
     assert report["samples"]["selected"] == 2

@@ -184,6 +184,23 @@ def read_bias_card(run_dir: Path, *, samples: bool = False) -> dict[str, Any] | 
     return card
 
 
+def _fold_fit(run_dir: Path, manifest: Any, matches: Sequence[Any], scores: dict[str, Any], settings: ScoreSettings) -> dict[str, Any]:
+    """``{"fold_fit": ..., "_fold_fit_md": [lines], "_fold_fit_html": str}`` for a ``--fold`` run
+    (:mod:`adjudicator.finetune.fold_fit`: the calibration of p and the baselines fitted on the other
+    folds, applied to this fold; its words from :mod:`adjudicator.finetune.render`), else {}."""
+    if not manifest.fold:
+        return {}
+    from adjudicator.finetune.fold_fit import fold_fit_section, fold_samples
+    from adjudicator.finetune.render import fold_fit_html, fold_fit_markdown
+
+    calib = fold_samples(run_dir, manifest)[1]
+    results = load_results(run_dir, list(manifest.arms), calib)
+    ledger = report_ledger(run_dir, list(manifest.arms), results, {s.sample_id for s in calib}).as_dict()
+    two_sided = [m for m in matches if m.spec().verdict != "ranking"]
+    section = fold_fit_section(run_dir, manifest, two_sided, scores["_predictions"], scores["_gold"], settings, results, ledger)
+    return {"fold_fit": section, "_fold_fit_md": fold_fit_markdown(section), "_fold_fit_html": fold_fit_html(section)}
+
+
 def build_report(run_dir: Path, *, samples: Sequence[Sample] | None = None, n_bootstrap: int | None = None, seed: int | None = None, status: dict[str, Any] | None = None) -> dict[str, Any]:
     """Score the run in ``run_dir`` over ``samples`` (default: the first samples of its dataset up
     to the manifest's limit). ``seed`` and ``n_bootstrap`` default to the manifest's. Returns the
@@ -203,7 +220,8 @@ def build_report(run_dir: Path, *, samples: Sequence[Sample] | None = None, n_bo
     reliability = reliability_from_matches(matches)
     card = read_bias_card(run_dir, samples=True)
     flips = {s["match_id"] for s in (card or {}).get("samples") or [] if s.get("flipped")} if card else None
-    scores = score_run(matches, results, labels, ScoreSettings(n_bootstrap=n_bootstrap, seed=seed), reliability, synthetic_labels=prov["synthetic"], probe_flips=flips)
+    settings = ScoreSettings(n_bootstrap=n_bootstrap, seed=seed)
+    scores = score_run(matches, results, labels, settings, reliability, synthetic_labels=prov["synthetic"], probe_flips=flips)
 
     ledger = report_ledger(run_dir, arms, results, {s.sample_id for s in samples})
     stems = {s.sample_id: s.stem for s in samples}
@@ -244,6 +262,7 @@ def build_report(run_dir: Path, *, samples: Sequence[Sample] | None = None, n_bo
         "alt_test": scores["alt_test"],
         "reliability": reliability,
         "selective": scores["selective"],
+        **_fold_fit(run_dir, manifest, matches, scores, settings),
         **({"bias_card": {k: v for k, v in card.items() if k != "samples"}} if card else {}),
         "_predictions": scores["_predictions"],
         "_gold": scores["_gold"],

@@ -128,6 +128,7 @@ th{background:#f3f3f3} tr.ref td{color:#666;font-style:italic} tr.baseline td{ba
 <table><tr><th>Probe</th><th>Measure</th><th>Value</th><th>95% CI</th><th>n</th><th>Reference</th></tr>
 {% for m in bias_card.measures %}<tr><td>{{ m.probe }}</td><td>{{ m.measure }}</td><td>{{ fmt(m.value) }}</td><td>{% if m.ci_low is not none %}[{{ fmt(m.ci_low) }}, {{ fmt(m.ci_high) }}]{% endif %}</td><td>{{ m.n }}</td><td>{% if m.reference is not none %}{{ fmt(m.reference) }} ({{ m.reference_kind }}){% endif %}</td></tr>{% endfor %}
 </table>{% if bias_card.skipped %}<p class="note">Skipped: {{ bias_card.skipped|length }} (probe, match) pairs, e.g. {{ bias_card.skipped[0].probe }} on {{ bias_card.skipped[0].match_id }}: {{ bias_card.skipped[0].reason }}.</p>{% endif %}{% endif %}
+{{ fold_fit_html }}
 
 {{ samples_html }}
 
@@ -202,6 +203,7 @@ def render_html(report: dict[str, Any], plot_cache: PlotCache | None = None) -> 
         arm_vs_baseline=report.get("arm_vs_baseline") or [],
         reliability=report.get("reliability") or {},
         bias_card=report.get("bias_card"),
+        fold_fit_html=Markup(report.get("_fold_fit_html") or ""),  # a --fold run's fits (adjudicator.finetune.render, via report.build_report)
         alt_test=report.get("alt_test"),
         selective=report.get("selective") or {},
         plots=plots,

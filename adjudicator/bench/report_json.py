@@ -29,7 +29,11 @@ Layout (all metric leaves are ``{"value", "n", "n_excluded", "ci", "reason"?}``;
      "reliability": {...},                               # adjudicator.evaluation.reliability_report.reliability_from_matches
      "bias_card": {model, is_llm, probes, matches, accuracy, accuracy_n, repeats, temperature,
                    measures: [{probe, measure, value, ci_low, ci_high, n, reference, reference_kind}],
-                   skipped: [{probe, match_id, reason}]}}   # only after bench --probe (probes.json has the samples)
+                   skipped: [{probe, match_id, reason}]},   # only after bench --probe (probes.json has the samples)
+     "fold_fit": {fold, calibration_part, n_calibration, n_train, n_test, fit_file, note,
+                  calibration: {arm: {label, raw, calibrated?, fit? | reason?}},
+                  baselines: {task: {rows: [{predictor, kind, metrics}]} | {reason}},
+                  calibration_ledger}}   # only for bench --fold (adjudicator.finetune.fold_fit)
 
 A row is ``{"predictor", "kind": "arm"|"baseline"|"reference", "comparable", "rank", "metrics",
 "expected"?, "seed"?, "note"?}``; references (the oracle, the Task 1 majority class, human judges)

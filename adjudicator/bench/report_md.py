@@ -475,6 +475,7 @@ def render_markdown(report: dict[str, Any]) -> str:
     if "dimensions" in report["tasks"]:
         L += _dimensions_section(report["tasks"]["dimensions"])
     L += _calibration_section(report) + _paired_section(report) + _selective_section(report) + _alt_test_section(report) + _bias_card_section(report)
+    L += report.get("_fold_fit_md") or []  # a --fold run's fits (adjudicator.finetune.render, via report.build_report)
     synthetic = bool((report["run"]["dataset"].get("provenance") or {}).get("synthetic"))
     L += _reliability_section(report.get("reliability") or {}, synthetic=synthetic)
     return "\n".join(L) + "\n"

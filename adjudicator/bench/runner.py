@@ -134,10 +134,14 @@ def run_bench(opts: BenchOptions, *, on_result: Callable[[SampleResult], None] |
 
 def _run_session(s: Session, opts: BenchOptions, on_result: Callable[[SampleResult], None] | None) -> BenchOutcome:
     """:func:`run_bench` once the session is open (and its run folder locked)."""
-    samples = s.samples()
-    todo, skipped, existing = plan(s.run_dir, samples, s.arms, opts.retry_errors)
+    samples = s.samples()  # scored; a --fold run also runs its calibration part (run_samples)
+    to_run = s.run_samples()
+    todo, skipped, existing = plan(s.run_dir, to_run, s.arms, opts.retry_errors)
     ledger = opening_ledger(s.run_dir, s.arms, existing, opts.retry_errors)
-    _log_start(s, opts, todo, skipped, len(samples))
+    _log_start(s, opts, todo, skipped, len(to_run))
+    if len(to_run) > len(samples):
+        echo(f"fold {(s.manifest.fold or {}).get('fold')}: {len(to_run) - len(samples)} training match(es) also run, to fit the calibration of p on the other folds only; "
+             "they are never scored (--calibrate-on none skips them)")
     warned = opts.budget_usd is not None and ledger.unpriced_requests > 0
     if warned:
         echo(BUDGET_WARNING)

@@ -11,7 +11,8 @@ the manifest's for every setting not given as a command-line option
 run's model and server; a model option given with a different value is refused.
 
 A ``--fold K`` run selects fold K of the recommended splits (recorded in the manifest's ``fold`` and
-kept on resume); a ``--rejudge RUN`` run takes RUN's dataset, fold and limit and a configuration
+kept on resume) and also runs its calibration part (``--calibrate-on``: training matches whose
+answers fit the calibration of p, never scored; :func:`Session.run_samples`); a ``--rejudge RUN`` run takes RUN's dataset, fold and limit and a configuration
 with RUN's tracker (:mod:`adjudicator.bench.rejudge`), and its resumption keeps that parent.
 
 One process per run: the session holds an exclusive OS lock on the run folder (``lock``, see
@@ -46,7 +47,7 @@ from adjudicator.bench.manifest import (
     write_manifest,
 )
 from adjudicator.bench.rejudge import Parent, check_arms, open_parent, parent_dataset, parent_of, rejudge_config
-from adjudicator.bench.splits import selected_samples
+from adjudicator.bench.splits import CALIBRATION_PARTS, calibration_samples, selected_samples
 from adjudicator.bench.status import echo, record_dead_session, session_number
 from adjudicator.errors import InputError
 from adjudicator.files import FolderLock, lock_folder, remove_stale_temp_files
@@ -76,6 +77,9 @@ class BenchOptions:
 
     ``fold`` (0-based) runs only that fold of ``splits_file`` (a folds JSON of ``adjudicate splits
     --out``; None: computed as ``adjudicate splits`` does), see :func:`~adjudicator.bench.splits.choose_fold`;
+    ``calibrate_on`` which training matches a fold run also runs to fit a calibration of p
+    (``train``, ``validation``, ``none``; None: ``validation`` with a ``finetune export``'s
+    splits file, else ``train``; :data:`~adjudicator.bench.splits.CALIBRATION_PARTS`);
     ``rejudge`` a run folder or name whose tracker outputs a new run reuses
     (:mod:`adjudicator.bench.rejudge`; ``dataset`` is then the parent's).
 
@@ -104,6 +108,7 @@ class BenchOptions:
     command: list[str] = field(default_factory=list)
     explicit_model_fields: frozenset[str] | None = None
     fold: int | None = None
+    calibrate_on: str | None = None
     splits_file: Path | None = None
     rejudge: str | Path | None = None
     probes: tuple[str, ...] = ()
@@ -145,6 +150,11 @@ class Session:
     def samples(self) -> list[Sample]:
         """The session's selection: the run's fold (all samples without one), then its limit."""
         return selected_samples(self.dataset.samples, self.manifest.fold, self.settings.limit)
+
+    def run_samples(self) -> list[Sample]:
+        """What the session runs: its selection, then a ``--fold`` run's calibration part (the
+        limit applies to each), which is run but never scored."""
+        return self.samples() + calibration_samples(self.dataset.samples, self.manifest.fold, self.settings.limit)
 
 
 def lock_run(run_dir: Path) -> FolderLock:
@@ -236,6 +246,8 @@ def check_options(opts: BenchOptions) -> None:
         raise InputError("--fold: a re-judge run keeps the parent's selection (its fold and samples)", "drop --fold and --splits")
     if opts.splits_file is not None and opts.fold is None:
         raise InputError("--splits: says which folds --fold picks from, but no --fold was given", "add --fold K")
+    if opts.calibrate_on is not None and (opts.calibrate_on not in CALIBRATION_PARTS or (opts.fold is None and not (opts.resume or opts.retry_errors))):
+        raise InputError(f"--calibrate-on: {opts.calibrate_on} needs --fold K and one of {', '.join(CALIBRATION_PARTS)}", "add --fold K, or drop --calibrate-on")
 
 
 def open_session(opts: BenchOptions) -> Session:
@@ -275,6 +287,8 @@ def _resume_locked(opts: BenchOptions, run_dir: Path, lock: FolderLock) -> Sessi
     if opts.fold is not None and (manifest.fold or {}).get("fold") != opts.fold:
         was = f"fold {manifest.fold['fold']}" if manifest.fold else "the whole dataset"
         raise InputError(f"--fold: run {run_dir.name} runs {was}; a resumed run keeps its selection (got --fold {opts.fold})", "drop --fold, or start a new run with another --name")
+    if opts.calibrate_on is not None and (manifest.fold or {}).get("calibration_part") != opts.calibrate_on:
+        raise InputError(f"--calibrate-on: run {run_dir.name} keeps its calibration part ({(manifest.fold or {}).get('calibration_part', 'none')})", "drop --calibrate-on, or start a new run with another --name")
     arms = list(opts.arms) if opts.arms else list(manifest.arms)
     if arms != list(manifest.arms):
         raise InputError(f"--arm: run {run_dir.name} was started with arms {', '.join(manifest.arms)}", "resume with the same --arm options, or start a new run with another --name")
@@ -399,4 +413,4 @@ def _fold_of(opts: BenchOptions, dataset: Dataset) -> dict[str, Any] | None:
         return None
     from adjudicator.bench.splits import choose_fold
 
-    return choose_fold(dataset.samples, opts.fold, dataset.sha256, opts.splits_file)
+    return choose_fold(dataset.samples, opts.fold, dataset.sha256, opts.splits_file, opts.calibrate_on)

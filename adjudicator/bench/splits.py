@@ -19,7 +19,10 @@ without names have no team. The report lists every team that appears in more tha
 ``bench --fold K`` runs fold K of these folds (:func:`choose_fold`: those of a ``--splits`` file, or
 computed with the defaults of ``adjudicate splits``): its matches are the run's test part, the other
 folds' its train part, both listed by file name in the manifest's ``fold`` entry, which
-:func:`in_fold` reads back to select the run's samples.
+:func:`in_fold` reads back to select the run's samples. The entry's ``calibration`` lists the
+matches of the train part the run also runs (never scores) so that a calibration of p can be fitted
+on the other folds only (:mod:`adjudicator.finetune.fold_fit`; ``--calibrate-on``): every train
+match, the validation part of a ``finetune export``'s ``splits.json``, or none.
 """
 
 from __future__ import annotations
@@ -167,15 +170,37 @@ def read_splits(path: Path, dataset_sha256: str) -> dict[str, Any]:
     return data
 
 
-def choose_fold(samples: Sequence[Sample], fold: int, dataset_sha256: str, splits_file: Path | None = None) -> dict[str, Any]:
+#: ``--calibrate-on``: which training matches a ``--fold`` run also runs to fit the calibration of p.
+CALIBRATION_PARTS = ("train", "validation", "none")
+
+
+def _calibration_part(data: dict[str, Any], fold: int, calibrate_on: str | None, names: dict[str, str], train: list[str]) -> tuple[str, list[str]]:
+    """(part, file names) of the fold's calibration part: ``train`` every train match; ``validation``
+    the fold's validation part of the splits file (``finetune export``'s ``splits.json``), the
+    default when it has one; ``none``. Raises InputError for ``validation`` without one."""
+    validation = ((data.get("validation") or {}).get("folds") or {}).get(str(fold))
+    part = calibrate_on or ("validation" if validation is not None else "train")
+    if part == "train":
+        return part, list(train)
+    if part == "none":
+        return part, []
+    if validation is None:
+        raise InputError("--calibrate-on validation: the folds have no validation part", "give --splits DIR/splits.json written by adjudicate finetune export, or --calibrate-on train")
+    ids = set(validation)
+    return part, [n for n in train if names[n] in ids]
+
+
+def choose_fold(samples: Sequence[Sample], fold: int, dataset_sha256: str, splits_file: Path | None = None, calibrate_on: str | None = None) -> dict[str, Any]:
     """The manifest's ``fold`` entry of ``bench --fold K``: fold ``fold`` (0-based) of ``splits_file``
     (a folds JSON of ``adjudicate splits --out``), or, without one, of :func:`make_splits` over
     ``samples`` with the defaults of ``adjudicate splits`` (3 folds, seed 0).
 
-    Returns ``{"fold", "folds", "seed", "rule", "splits_file", "splits_sha256", "test", "train"}``:
-    ``test`` the file names of the fold's matches (the run's samples), ``train`` those of the other
-    folds, each in file-name order. Raises InputError for a fold out of range and for a match the
-    splits file does not assign."""
+    Returns ``{"fold", "folds", "seed", "rule", "splits_file", "splits_sha256", "test", "train",
+    "calibration_part", "calibration"}``: ``test`` the file names of the fold's matches (the run's
+    samples), ``train`` those of the other folds, ``calibration`` those of the train part the run
+    also runs to fit a calibration of p (:func:`_calibration_part` of ``calibrate_on``), each in
+    file-name order. Raises InputError for a fold out of range and for a match the splits file does
+    not assign."""
     import hashlib
 
     data = read_splits(splits_file, dataset_sha256) if splits_file is not None else make_splits([s.match for s in samples], folds=DEFAULT_FOLDS, seed=DEFAULT_SPLIT_SEED)
@@ -186,6 +211,8 @@ def choose_fold(samples: Sequence[Sample], fold: int, dataset_sha256: str, split
     missing = [s.sample_id for s in samples if s.sample_id not in assignment]
     if missing:
         raise InputError(f"--splits: {splits_file} assigns no fold to match {missing[0]!r} ({len(missing)} unassigned)", "rerun adjudicate splits on this dataset")
+    train = [s.path.name for s in samples if assignment[s.sample_id] != fold]
+    part, calibration = _calibration_part(data, fold, calibrate_on, {s.path.name: s.sample_id for s in samples}, train)
     return {
         "fold": fold,
         "folds": n,
@@ -194,7 +221,9 @@ def choose_fold(samples: Sequence[Sample], fold: int, dataset_sha256: str, split
         "splits_file": None if splits_file is None else str(splits_file),
         "splits_sha256": None if splits_file is None else hashlib.sha256(splits_file.read_bytes()).hexdigest(),
         "test": [s.path.name for s in samples if assignment[s.sample_id] == fold],
-        "train": [s.path.name for s in samples if assignment[s.sample_id] != fold],
+        "train": train,
+        "calibration_part": part,
+        "calibration": calibration,
     }
 
 
@@ -213,8 +242,17 @@ def selected_samples(samples: Sequence[Sample], fold: dict[str, Any] | None, lim
     return chosen if limit is None else chosen[:limit]
 
 
+def calibration_samples(samples: Sequence[Sample], fold: dict[str, Any] | None, limit: int | None) -> list[Sample]:
+    """The samples of a ``--fold`` run's calibration part (its fold entry's ``calibration``; none
+    without one), the first ``limit`` of them when given: run, never scored."""
+    names = set((fold or {}).get("calibration") or [])
+    chosen = [s for s in samples if s.path.name in names]
+    return chosen if limit is None else chosen[:limit]
+
+
 def fold_text(fold: dict[str, Any]) -> str:
     """One line for the report, e.g. ``fold 1 of 3 (test 20 matches; the other folds' 41 are its
     train part; recommended splits, seed 0)``."""
     source = f"splits file {fold['splits_file']}" if fold.get("splits_file") else f"the recommended splits of adjudicate splits, seed {fold.get('seed')}"
-    return f"fold {fold['fold']} of {fold['folds']}: {len(fold['test'])} test matches; the other folds' {len(fold['train'])} form its train part ({source})"
+    calib = f"; {len(fold['calibration'])} of them also run to fit the calibration of p" if fold.get("calibration") else ""
+    return f"fold {fold['fold']} of {fold['folds']}: {len(fold['test'])} test matches; the other folds' {len(fold['train'])} form its train part{calib} ({source})"

@@ -94,6 +94,9 @@ def explicit_model_fields(opts: dict) -> frozenset[str] | None:
               help="run only fold K (0-based) of the folds `adjudicate splits DATASET` recommends (or of --splits); the manifest lists the fold's files (test) and the other folds' (train), the report names the fold")
 @click.option("--splits", "splits_file", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
               help="the folds file written by `adjudicate splits DATASET --out FILE` that --fold picks from (default: computed as `adjudicate splits` does, 3 folds, seed 0)")
+@click.option("--calibrate-on", type=click.Choice(["train", "validation", "none"]),
+              help="with --fold: which training matches are also run (never scored) to fit the calibration of p on the other folds only: train (every one; the default), "
+                   "validation (the validation part of `adjudicate finetune export`'s splits.json, the default with one: a fine-tuned model never trained on it) or none")
 @click.option("--rejudge", metavar="RUN",
               help="re-judge the frozen run RUN (a run folder, or a run name under --runs-dir): reuse its tracker outputs, sending no tracker request, and run only the panel "
                    "with this invocation's --model / --judge-model; DATASET, fold and limit are the run's own; the new manifest names RUN as its parent")
@@ -103,7 +106,7 @@ def explicit_model_fields(opts: dict) -> frozenset[str] | None:
 @model_options
 def bench_cmd(dataset: Path, arms: tuple[str, ...], name: str | None, runs_dir: Path, concurrency: int, limit: int | None, budget_usd: float | None,
               max_errors: int | None, resume: bool, retry_errors: bool, seed: int | None, n_bootstrap: int | None, no_progress: bool, no_result_cache: bool, report_only: bool,
-              label_convention: str | None, fold: int | None, splits_file: Path | None, rejudge: str | None,
+              label_convention: str | None, fold: int | None, splits_file: Path | None, calibrate_on: str | None, rejudge: str | None,
               probes: tuple[str, ...], probe_repeats: int, probe_temperature: float, **opts) -> None:
     """Run a labelled DATASET (a folder of match files, or the PanelBench folder) through the arms
     and write runs/{UTC timestamp}_{name}/ with the manifest, one result per sample and arm, and
@@ -132,7 +135,7 @@ def bench_cmd(dataset: Path, arms: tuple[str, ...], name: str | None, runs_dir: 
         dataset=dataset, name=run_name, config=config, runs_dir=runs_dir, arms=list(arms) or None, concurrency=concurrency, limit=limit,
         budget_usd=budget_usd, max_errors=max_errors, resume=resume, retry_errors=retry_errors, seed=seed, n_bootstrap=n_bootstrap,
         progress=not no_progress, command=command_line(click.get_current_context()), label_convention=label_convention,
-        explicit_model_fields=explicit_model_fields(opts), fold=fold, splits_file=splits_file, rejudge=rejudge,
+        explicit_model_fields=explicit_model_fields(opts), fold=fold, splits_file=splits_file, calibrate_on=calibrate_on, rejudge=rejudge,
         probes=probes, probe_repeats=probe_repeats, probe_temperature=probe_temperature, result_cache=not no_result_cache,
     )
     outcome = run_bench(options)  # prints the per-arm summary and the report paths on stderr

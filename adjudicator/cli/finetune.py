@@ -4,10 +4,13 @@
 - ``adjudicate finetune export DATASET --out DIR``: per fold and task, train / validation / test
   chat files for fine-tuning, the folds and a manifest with every check
   (:mod:`adjudicator.finetune.export`); stdout gets the manifest's path.
+- ``adjudicate finetune report RUNS...``: the ``bench --fold K`` runs of every fold pooled
+  (:mod:`adjudicator.finetune.pooled`); stdout gets the Markdown, or JSON with ``--json``.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import click
@@ -17,10 +20,12 @@ from adjudicator.cli.options import echo_err
 
 @click.group("finetune")
 def finetune_group() -> None:
-    """The CCDB fine-tuning protocol: training files per fold.
+    """The CCDB fine-tuning protocol: training files per fold, and the folds' runs pooled.
 
     \b
     adjudicate finetune export DATASET --out DIR
+    adjudicate bench DATASET --fold K --splits DIR/splits.json --arm single-call --model M --api-base URL
+    adjudicate finetune report RUN_FOLD0 RUN_FOLD1 RUN_FOLD2
     """
 
 
@@ -60,3 +65,25 @@ def export_cmd(dataset: Path, out: Path, splits_file: Path | None, folds: int, s
     for s, why in m["not_applicable"].items():
         echo_err(f"{s}: no files ({why})")
     click.echo(str(path))
+
+
+@finetune_group.command("report")
+@click.argument("runs", nargs=-1, required=True)
+@click.option("--runs-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("runs"), show_default=True, help="where run names are looked up")
+@click.option("--json", "as_json", is_flag=True, help="print JSON instead of Markdown")
+@click.option("--seed", type=int, default=0, show_default=True, help="seed of the bootstrap intervals and the random baselines")
+@click.option("--bootstrap", "n_bootstrap", type=click.IntRange(min=0), default=2000, show_default=True, help="bootstrap resamples per interval, 0 for none")
+def report_cmd(runs: tuple[str, ...], runs_dir: Path, as_json: bool, seed: int, n_bootstrap: int) -> None:
+    """Pool the `bench --fold K` runs RUNS (folders or run names), one per fold, into the
+    cross-validated result: every task table, the parse statistics, raw and calibrated p and the
+    baselines fitted on each fold's training portion."""
+    from adjudicator.bench.compare import resolve_run
+    from adjudicator.bench.scoring.leaves import ScoreSettings
+    from adjudicator.finetune.pooled import pool_runs
+    from adjudicator.finetune.render import pooled_markdown
+
+    pooled = pool_runs([resolve_run(r, runs_dir) for r in runs], ScoreSettings(n_bootstrap=n_bootstrap, seed=seed))
+    if as_json:
+        click.echo(json.dumps(pooled, ensure_ascii=False, indent=2, default=str))
+    else:
+        click.echo(pooled_markdown(pooled), nl=False)
