@@ -136,3 +136,25 @@ def test_calibrate_on_none_runs_only_the_fold_and_finetune_report_refuses_an_inc
     code = main(["finetune", "report", str(d)])
     err = capsys.readouterr().err
     assert code == 2 and "fold(s) [0, 2] missing" in err
+
+
+def test_a_fine_tuned_models_run_calibrates_on_the_exports_validation_part(tmp_path, capsys, fake_openai):
+    """``bench --fold K --splits OUT/splits.json`` (the folds a model was fine-tuned on): the same test
+    fold, and by default the calibration part is the fold's validation part, which the fine-tuning
+    never trained on."""
+    fake_openai.respond_with(responder)
+    data = dataset(tmp_path / "data")
+    out = tmp_path / "ft"
+    assert main(["finetune", "export", str(data), "--out", str(out)]) == 0
+    capsys.readouterr()
+    manifest = json.loads((out / "manifest.json").read_text())
+    val = manifest["folds"][0]["validation"]
+    assert len(val) == 2  # six training matches of six motions, held out by fifths: groups of 2, 1, 1, 1, 1
+    d = run_fold(data, 0, tmp_path / "runs", "ft0", fake_openai, tmp_path, capsys, "--splits", str(out / "splits.json"))
+    fold = json.loads((d / "manifest.json").read_text())["fold"]
+    assert fold["test"] == [f"{m}.json" for m in manifest["folds"][0]["test"]]
+    assert fold["calibration_part"] == "validation" and fold["calibration"] == [f"{m}.json" for m in val]
+    fit = json.loads((d / "fit.json").read_text())
+    assert fit["calibration"]["fitted_on"] == val
+    assert fit["calibration"]["arms"]["single-call"].startswith("not fitted: 2 training match(es)")
+    assert sorted(fit["baselines"]["fitted_on"]) == sorted(manifest["folds"][0]["train"] + val)  # baselines: the whole training portion

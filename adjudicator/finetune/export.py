@@ -18,7 +18,9 @@ Everything is built and checked (:mod:`adjudicator.finetune.checks`) before the 
 written; a failed check writes nothing. DIR must not exist or be empty. The manifest
 (``schema_version`` 1) holds the dataset (source, hash, provenance), the folds and their checks,
 the prompt template hashes, the target rules, the rationale handling, the excluded instances and
-every file with its counts and SHA-256.
+every file with its counts, SHA-256 and ``max_chars``, the characters of its longest chat (every
+message): a trainer's maximum length must hold the whole chat, since the answer comes last and
+truncation would cut it off.
 """
 
 from __future__ import annotations
@@ -91,8 +93,10 @@ def _not_applicable(built: Sequence[MatchExamples], present: Counter[str]) -> di
     for name, tasks in TASK_SETS.items():
         if not any(present[t] for t in tasks):
             reasons = Counter(x["reason"] for b in built for x in b.excluded if x["task"] in tasks)
-            top = f": {reasons.most_common(1)[0][0]} ({sum(reasons.values())} instances)" if reasons else ""
-            out[name] = f"no instance has a target{top}"
+            if reasons:
+                out[name] = f"no instance has a target: {reasons.most_common(1)[0][0]} ({sum(reasons.values())} instances)"
+            else:
+                out[name] = "no instance in this dataset" + (" (no stage is scored for both sides)" if name == "task2_difference" else "")
     return out
 
 
@@ -110,8 +114,10 @@ def _files(plan: dict[str, Any], by_match: dict[str, list[Example]], not_applica
                     continue
                 path = f"fold{f['fold']}/{name}/{part}.jsonl"
                 metas = [e.meta() for e in exs]
-                files.append({"fold": f["fold"], "set": name, "part": part, "path": path, "text": _jsonl([e.chat() for e in exs]), "meta": _jsonl(metas), "metas": metas,
-                              "n_examples": len(exs), "n_matches": len({e.match_id for e in exs})})
+                chats = [e.chat() for e in exs]
+                files.append({"fold": f["fold"], "set": name, "part": part, "path": path, "text": _jsonl(chats), "meta": _jsonl(metas), "metas": metas,
+                              "n_examples": len(exs), "n_matches": len({e.match_id for e in exs}),
+                              "max_chars": max(sum(len(m["content"]) for m in c["messages"]) for c in chats)})
     return files
 
 
@@ -164,7 +170,7 @@ def build_export(ds: Dataset, *, splits_file: Path | None = None, n_folds: int =
         "excluded": _exclusions(built, n_examples),
         "not_applicable": not_applicable,
         "checks": record,
-        "files": [{k: x[k] for k in ("fold", "set", "part", "path", "n_examples", "n_matches")} | {"sha256": _sha(x["text"])} for x in files],
+        "files": [{k: x[k] for k in ("fold", "set", "part", "path", "n_examples", "n_matches", "max_chars")} | {"sha256": _sha(x["text"])} for x in files],
     }
     return {"manifest": manifest, "files": files, "splits": folds.splits_file_data(plan, dataset)}
 

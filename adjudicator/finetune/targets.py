@@ -72,6 +72,8 @@ def unit_means(match: Any) -> dict[str, float]:
 
 def score_target(means: dict[str, float], key: str) -> dict[str, Any] | str:
     """Task 2's target ``{"score": int}`` for unit ``key`` from :func:`unit_means`, or the reason."""
+    if not means:
+        return "no judge stage scores in the match (labels.judges[].stage_scores)"
     if key not in means:
         return "not scored by every judge of the original panel"
     return {"score": min(10, max(1, round_half_up(means[key])))}
@@ -80,6 +82,8 @@ def score_target(means: dict[str, float], key: str) -> dict[str, Any] | str:
 def difference_target(means: dict[str, float], stage_id: str) -> dict[str, Any] | str:
     """The paired variant's target ``{"difference": float}`` for a stage, or the reason."""
     aff, neg = means.get(f"{stage_id}|affirmative"), means.get(f"{stage_id}|negative")
+    if not means:
+        return "no judge stage scores in the match (labels.judges[].stage_scores)"
     if aff is None or neg is None:
         return "not scored for both sides by every judge"
     return {"difference": round(aff - neg, 2)}
