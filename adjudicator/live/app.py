@@ -32,7 +32,7 @@ from adjudicator.live.access import Gate
 from adjudicator.live.errors import LiveRequestError
 from adjudicator.live.events import Hub
 from adjudicator.live.routes import MAX_BODY_BYTES, STATIC_DIR
-from adjudicator.live.storage import SqliteStorage, open_storage
+from adjudicator.live.storage import LiveStorage, SqliteStorage, open_storage
 from adjudicator.live.store import MAX_MATCHES, LiveStore
 from adjudicator.live.tabbycat.service import TabbycatPusher
 from adjudicator.live.tabroom import TabRoom
@@ -67,16 +67,13 @@ def create_app(
     resumes interrupted work in a background thread (``recover_on_start``); at shutdown it ends the
     event streams and closes both stores.
 
-    ``store`` picks the storage (:func:`adjudicator.live.storage.open_storage`): None or ``"sqlite"``
-    for ``STATE_DIR/live.sqlite`` and ``STATE_DIR/tournaments.sqlite``, a ``postgresql://`` URL for one
-    database that several server processes share (matches, checkpoints, verdicts and tournaments all
-    there; the state folder then holds only ``access.json``). ``pool_size`` bounds its data pool (the
-    lock pool gets twice as many); ``keep_saver_lock`` keeps LangGraph's per-saver lock (for
-    measurements). Raises :class:`~adjudicator.errors.InputError` for a bad store.
-
-    ``tabbycat_token`` is the Tabbycat API token the server pushes with (``app.state.tabbycat``, a
-    :class:`~adjudicator.live.tabbycat.service.TabbycatPusher`; also on release where a tournament asks);
-    ``tabbycat_transport`` replaces its network (tests).
+    ``store`` picks the storage (:func:`adjudicator.live.storage.open_storage`; InputError for a bad
+    one): None or ``"sqlite"`` for ``STATE_DIR/live.sqlite`` and ``tournaments.sqlite``, or a
+    ``postgresql://`` URL of one database several server processes share (the state folder then holds
+    only ``access.json``); ``pool_size`` bounds its data pool (the lock pool gets twice as many);
+    ``keep_saver_lock`` keeps LangGraph's per-saver lock (measurements). ``tabbycat_token``: the token
+    of the Tabbycat pushes (``app.state.tabbycat``, :class:`~adjudicator.live.tabbycat.service.TabbycatPusher`,
+    also on release where a tournament asks); ``tabbycat_transport`` replaces its network (tests).
     """
     if not token:
         raise ValueError("an access token is required")
@@ -92,30 +89,42 @@ def create_app(
     state.mkdir(parents=True, exist_ok=True)
     storage = open_storage(store, state, pool_size=pool_size, lock_pool_size=None if pool_size is None else 2 * pool_size, keep_saver_lock=keep_saver_lock)
     live = LiveStore(state, context, on_change=publish, on_closed=closed, storage=storage, max_matches=max_matches)
-    tournaments: TournamentStore
-    if isinstance(storage, SqliteStorage):
-        tournaments = SqliteTournamentStore(state / TOURNAMENT_DB_NAME)
-    else:
-        from adjudicator.live.tournament_postgres import PostgresTournamentStore
-
-        tournaments = PostgresTournamentStore(storage.pool)  # type: ignore[attr-defined]
-
-    def elsewhere(match_id: str, revision: int) -> None:  # another process changed a match: tell the boards here
-        if hub.subscribers(match_id):
-            live.changed_elsewhere(match_id, revision)
-
+    tournaments = _tournament_store(storage, state)
     tabroom = TabRoom(tournaments, live)
     pusher = TabbycatPusher(tabroom, tabbycat_token, transport=tabbycat_transport)
     tabroom.after_release = pusher.after_release
-    storage.listen(elsewhere)
+    _follow_other_processes(storage, hub, live)
     app = FastAPI(title="adjudicator live", lifespan=_lifespan(live, tabroom, hub, recover_on_start), docs_url=None, redoc_url=None, openapi_url=None)
-    app.state.store = live
-    app.state.tabroom = tabroom
-    app.state.tabbycat = pusher
+    app.state.store, app.state.tabroom, app.state.tabbycat, app.state.hub = live, tabroom, pusher, hub
     app.state.gate = Gate(token, tournaments.room_of_token)
-    app.state.hub = hub
-    app.state.token = token
-    app.state.max_body_bytes = max_body_bytes
+    app.state.token, app.state.max_body_bytes = token, max_body_bytes
+    _mount(app)
+    return app
+
+
+def _tournament_store(storage: LiveStorage, state: Path) -> TournamentStore:
+    """The tournaments' store beside the matches': ``STATE_DIR/tournaments.sqlite`` beside SQLite, the
+    same database (its pool) beside PostgreSQL."""
+    if isinstance(storage, SqliteStorage):
+        return SqliteTournamentStore(state / TOURNAMENT_DB_NAME)
+    from adjudicator.live.tournament_postgres import PostgresTournamentStore
+
+    return PostgresTournamentStore(storage.pool)  # type: ignore[attr-defined]
+
+
+def _follow_other_processes(storage: LiveStorage, hub: Hub, live: LiveStore) -> None:
+    """Tell this process's boards of a match when another process changed it (a shared storage's
+    notifications; SQLite sends none)."""
+
+    def elsewhere(match_id: str, revision: int) -> None:
+        if hub.subscribers(match_id):
+            live.changed_elsewhere(match_id, revision)
+
+    storage.listen(elsewhere)
+
+
+def _mount(app: FastAPI) -> None:
+    """The app's error handler, pages, static files and API routes (matches', then tournaments')."""
     app.exception_handler(AdjudicatorError)(_adjudicator_error)
     app.include_router(routes.pages)
     app.include_router(tournament_routes.pages)
@@ -124,7 +133,6 @@ def create_app(
     app.include_router(routes.writes)
     app.include_router(tournament_routes.reads)
     app.include_router(tournament_routes.writes)
-    return app
 
 
 def _lifespan(store: LiveStore, tabroom: TabRoom, hub: Hub, recover_on_start: bool) -> Callable[[FastAPI], AbstractAsyncContextManager[None]]:

@@ -116,16 +116,15 @@ def run_attempts(
 ) -> NodeResult[T]:
     """Run ``request`` through ``client`` for up to ``max_attempts`` (1-3) attempts.
 
-    ``read`` turns a raw output into a :class:`~adjudicator.model.parsing.ParseResult` (usually a
-    ``functools.partial`` of :func:`~adjudicator.model.parsing.parse_output`); ``repairer`` enables
-    repair turns (:func:`next_attempt`). Never raises for model faults: a transport failure or three
-    unreadable outputs give a result with ``value=None`` and a ``failure`` whose ``raw_outputs`` lists
-    every output received (in attempt order) and whose ``reason`` starts with ``"transport:"``,
-    ``"refused:"``, ``"unparseable:"``, ``"truncated:"``, ``"copied_example:"`` or ``"prompt_too_long:"``
-    (a prompt the client refused to send because it cannot fit the model's context window: that
-    attempt leaves no call record, since no request was made). A truncated reply is sent again with a
-    larger budget, never repaired (module docstring). Every call record keeps the reply's reasoning
-    (the provider's ``reasoning_content`` and the blocks the parser set aside) and its reasoning tokens.
+    ``read`` turns a raw output into a :class:`~adjudicator.model.parsing.ParseResult` (usually a partial
+    of :func:`~adjudicator.model.parsing.parse_output`); ``repairer`` enables repair turns
+    (:func:`next_attempt`). Never raises for model faults: a transport failure or three unreadable
+    outputs give ``value=None`` and a ``failure`` holding every output received, in attempt order,
+    whose ``reason`` starts with its kind (``"transport:"``, ``"refused:"``, ``"unparseable:"``,
+    ``"truncated:"``, ``"copied_example:"``, or ``"prompt_too_long:"``: the client refused to send a
+    prompt that cannot fit the context window, so that attempt has no call record). A truncated reply is
+    sent again with a larger budget, never repaired (module docstring); every call record keeps the
+    reply's reasoning (``reasoning_content``, the blocks the parser set aside) and reasoning tokens.
 
     ``refuse_examples`` (default; off for the single-call arm, the protocol's letter): an answer whose
     free text copies the example answer in ``request``'s system message (:mod:`adjudicator.model.examples`)
@@ -157,7 +156,7 @@ def run_attempts(
         result, error, truncated, copied = _read_reply(resp, read, pending, request, examples, budget)
         responses.append(resp)
         raws.append(resp.text)
-        repair = _repair_fields(request, pending, repaired)
+        repair = _repair_fields(request, pending, repaired)  # before the record: it gathers the fields asked for
         calls.append(_reply_record(client, request, attempt, resp, result, error=error, truncated=truncated, budget=budget, turn=turn, shown=shown, repair=repair))
         if not truncated and result.ok:
             for i, r in enumerate(responses):
@@ -165,9 +164,14 @@ def run_attempts(
             return NodeResult(value=result.value, calls=calls, response=resp)
         last_error = error or "no valid value"
         current, pending, base = _next_turn(current, base, resp, result, pending, repairer, truncated, budget)
+    return NodeResult(value=None, calls=calls, failure=_exhausted(request, truncated, copied, max_attempts, last_error, raws))
+
+
+def _exhausted(request: ChatRequest, truncated: bool, copied: bool, attempts: int, last_error: str, raws: list[str]) -> NodeFailure:
+    """The failure of a node whose ``attempts`` all ended without a valid answer: truncated, copied or unparseable, as the last one."""
     kind = FailureKind.TRUNCATED if truncated else FailureKind.COPIED_EXAMPLE if copied else FailureKind.UNPARSEABLE
     what = "no complete output" if truncated else "no valid output"
-    return NodeResult(value=None, calls=calls, failure=_failure(request, kind, f"{what} in {max_attempts} attempts (last: {last_error})", raws))
+    return _failure(request, kind, f"{what} in {attempts} attempts (last: {last_error})", raws)
 
 
 def _next_turn(
