@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import logging
 import uuid
 from collections.abc import Callable
 from dataclasses import replace
@@ -25,6 +26,8 @@ from adjudicator.input.rubric import Rubric
 from adjudicator.judges.base import Backend
 from adjudicator.verdict.ballots import Verdict
 from adjudicator.workflow.context import AdjudicationContext
+
+log = logging.getLogger("adjudicator.api")
 
 if TYPE_CHECKING:
     from adjudicator.workflow.nodes import PanelState
@@ -193,19 +196,27 @@ def make_client(
     :class:`~adjudicator.model.preflight.PreflightGate` (default: one for this client alone); ``observer``
     (a :class:`~adjudicator.model.chat.RequestObserver`, or None) is told about every request.
 
+    Without ``config.api_base``, a base URL the environment sets for the model's provider
+    (``OPENAI_BASE_URL``, ``DEEPSEEK_API_BASE``, ...: :func:`adjudicator.model.preflight.environment_api_base`)
+    is the client's API base, so it is part of the cache key and the provider's key goes there only
+    when it is the provider's own endpoint.
+
     Building the client imports no litellm. Just before its first request (never for a run answered
     from the cache) the gate checks every model of the run and raises ConfigError, with no request
     sent, for an unroutable model or a missing key (:func:`adjudicator.model.preflight.preflight`).
     """
     from adjudicator.model.llm import LLMClient
-    from adjudicator.model.preflight import PreflightGate
+    from adjudicator.model.preflight import PreflightGate, effective_api_base, environment_api_base
     from adjudicator.model.transport import TransportPolicy
 
     key = api_key if api_key is not None else config_api_key(name=config.api_key_env)
+    from_environment = None if config.api_base else environment_api_base(model)
+    if from_environment is not None:
+        log.info("%s: %s sets its base URL (%s): it counts as --api-base", model, *from_environment)
     return LLMClient(
         model,
         gate=gate if gate is not None else PreflightGate(),
-        api_base=config.api_base,
+        api_base=effective_api_base(config.api_base, model),
         api_key=key,
         timeout_s=config.timeout_s,
         temperature=config.temperature,

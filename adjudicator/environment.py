@@ -6,6 +6,9 @@ function here takes ``env`` (default: the process's environment) so tests need n
 
 - :func:`api_key`: the key passed explicitly to every model (``$ADJUDICATOR_API_KEY``, or the variable
   ``--api-key-env`` names);
+- :func:`environment_base_url`: the base URL a provider's variables (``OPENAI_BASE_URL``,
+  ``DEEPSEEK_API_BASE``, ...) would make litellm or the provider's SDK send requests to, so the client
+  treats it as an API base and the provider's key never follows it elsewhere;
 - :func:`prompts_dir_override`: ``$ADJUDICATOR_PROMPTS_DIR``, prompt templates replacing the bundled ones;
 - :func:`debug_tracebacks`: ``$ADJUDICATOR_DEBUG``, tracebacks instead of one-line errors;
 - :func:`live_endpoint`: ``$ADJUDICATOR_LIVE_URL`` / ``$ADJUDICATOR_LIVE_TOKEN``, the live server the
@@ -79,6 +82,52 @@ def api_key(env: Mapping[str, str] | None = None, name: str | None = None) -> st
             f"export {name} with the server's key, or drop --api-key-env (then {API_KEY_ENV} or a placeholder key is sent)",
         )
     return value
+
+
+#: The variables litellm (1.x, ``main.py`` and ``get_llm_provider_logic.py``) or the provider's own SDK
+#: reads a provider's base URL from when no ``api_base`` is passed, in the order they are read. Every
+#: provider also has the two of litellm's naming convention (:func:`base_url_variables`).
+BASE_URL_VARIABLES: dict[str, tuple[str, ...]] = {
+    "openai": ("OPENAI_BASE_URL", "OPENAI_API_BASE"),
+    "text-completion-openai": ("OPENAI_BASE_URL", "OPENAI_API_BASE"),
+    "custom_openai": ("OPENAI_BASE_URL", "OPENAI_API_BASE"),
+    "openai_like": ("OPENAI_LIKE_API_BASE",),
+    "azure": ("AZURE_API_BASE", "AZURE_OPENAI_ENDPOINT"),
+    "azure_text": ("AZURE_API_BASE", "AZURE_OPENAI_ENDPOINT"),
+    "azure_ai": ("AZURE_AI_API_BASE",),
+    "anthropic": ("ANTHROPIC_API_BASE", "ANTHROPIC_BASE_URL"),
+    "mistral": ("MISTRAL_API_BASE", "MISTRAL_AZURE_API_BASE"),
+    "codestral": ("CODESTRAL_API_BASE",),
+    "together_ai": ("TOGETHER_AI_API_BASE", "TOGETHERAI_API_BASE"),
+    "fireworks_ai": ("FIREWORKS_AI_API_BASE", "FIREWORKS_API_BASE"),
+    "vertex_ai": ("VERTEXAI_API_BASE", "VERTEX_API_BASE"),
+    "huggingface": ("HF_API_BASE", "HUGGINGFACE_API_BASE"),
+    "ollama": ("OLLAMA_API_BASE",),
+    "ollama_chat": ("OLLAMA_API_BASE",),
+    "nvidia_nim": ("NVIDIA_NIM_API_BASE",),
+    "github_copilot": ("GITHUB_COPILOT_API_BASE",),
+    "featherless_ai": ("FEATHERLESS_AI_API_BASE", "FEATHERLESS_API_BASE"),
+    "litellm_proxy": ("LITELLM_PROXY_API_BASE",),
+}
+
+
+def base_url_variables(provider: str) -> tuple[str, ...]:
+    """The variables that can set ``provider``'s base URL (a litellm provider name such as
+    ``"openai"``): its entries in :data:`BASE_URL_VARIABLES`, then ``<PROVIDER>_API_BASE`` and
+    ``<PROVIDER>_BASE_URL`` (litellm's convention, e.g. ``DEEPSEEK_API_BASE``, ``GROQ_API_BASE``)."""
+    prefix = "".join(c if c.isalnum() else "_" for c in provider).upper()
+    return tuple(dict.fromkeys((*BASE_URL_VARIABLES.get(provider, ()), f"{prefix}_API_BASE", f"{prefix}_BASE_URL")))
+
+
+def environment_base_url(provider: str, env: Mapping[str, str] | None = None) -> tuple[str, str] | None:
+    """``(variable, url)`` of the first of :func:`base_url_variables` set (non-blank) for ``provider``:
+    where litellm would send its requests without an ``api_base``; None when none is set."""
+    env = variables(env)
+    for name in base_url_variables(provider):
+        value = (env.get(name) or "").strip()
+        if value:
+            return name, value
+    return None
 
 
 def prompts_dir_override(env: Mapping[str, str] | None = None) -> Path | None:

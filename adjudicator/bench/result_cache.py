@@ -158,6 +158,7 @@ def sample_key(config: Any, arm: str, sample_sha256: str) -> str | None:
         "result_cache": RESULT_CACHE_VERSION,
         "code": code_fingerprint(),
         "settings": config.model_dump(mode="json"),
+        "api_bases": _api_bases(config),
         "files": files,
         "arm": arm,
         "sample_sha256": sample_sha256,
@@ -191,8 +192,17 @@ def absence_markers(config: Any) -> frozenset[str]:
     rejection marker of each of its models (:func:`adjudicator.model.llm.schema_rejection_key`)."""
     from adjudicator.model.llm import schema_rejection_key
 
+    return frozenset(schema_rejection_key(m, base) for m, base in _api_bases(config).items())
+
+
+def _api_bases(config: Any) -> dict[str, str | None]:
+    """Each model of ``config`` -> the API base its requests go to (the setting, else a base URL the
+    environment sets for its provider: :func:`adjudicator.model.preflight.effective_api_base`), so a
+    result stored from one server is never answered for another."""
+    from adjudicator.model.preflight import effective_api_base
+
     models = {config.model, config.tracker, *config.judges().values()} - {None}
-    return frozenset(schema_rejection_key(m, config.api_base) for m in models if m)
+    return {m: effective_api_base(config.api_base, m) for m in sorted(models) if m}
 
 
 def remember(store: Any, key: str, result: Any, config: Any) -> bool:

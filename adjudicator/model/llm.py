@@ -49,7 +49,7 @@ from adjudicator.model.cache import CachedResponse, ModelFacts, NullCache, Respo
 from adjudicator.model.chat import LOGPROB_NODES, NODE_MAX_TOKENS, ChatRequest, ChatResponse, RequestObserver
 from adjudicator.model.litellm_setup import WIRE, litellm_module, litellm_version
 from adjudicator.model.logprobs import TOP_LOGPROBS
-from adjudicator.model.preflight import PreflightGate, preflight
+from adjudicator.model.preflight import PreflightGate, key_may_go_to, model_provider, preflight
 from adjudicator.model.reply import cost_of, logprobs_of, reasoning_tokens_of, text_of, usage_of
 from adjudicator.model.transport import PromptTooLong, TransportError, TransportPolicy, classify, describe_error, headers_of, is_connection_failure, retry_after_s
 
@@ -206,6 +206,16 @@ class LLMClient:
     def resolve_key(self) -> None:
         """Run :func:`~adjudicator.model.preflight.preflight` for this client and keep the key it returns (called by the gate)."""
         self._api_key = preflight(self.model, self.api_base, self._api_key_given)
+
+    def _key_may_go_to(self, url: str, key: str) -> bool | None:
+        """The request hook's key check for this client (:func:`~adjudicator.model.preflight.key_may_go_to`):
+        the key it chose goes to its API base's host (else the provider's own endpoint); any other key
+        (a provider's key litellm read from the environment) to the provider's own endpoint only."""
+        provider = model_provider(self.model)
+        if self._api_key and key == self._api_key:
+            return key_may_go_to(provider, self.api_base, url)
+        own = key_may_go_to(provider, None, url)
+        return own if self.api_base is None else bool(own)
 
     def _rejection_key(self) -> str:
         return schema_rejection_key(self.model, self.api_base)
@@ -413,6 +423,17 @@ class LLMClient:
                 self._unreachable = False
                 return resp, retries, ids[0] if ids else ""
             except Exception as exc:  # litellm maps every provider error to its own exception types
+                refused = getattr(WIRE, "refused", None)
+                if refused is not None:  # the request hook stopped it: it would have carried a key elsewhere
+                    WIRE.refused = None
+                    if self.observer is not None and ids:
+                        self.observer.settled(ids[0], error="not sent: the key is not for that host")
+                    where = self.api_base or "the provider's own endpoint"
+                    raise TransportError(
+                        f"{self.model}: request not sent: it was routed to {refused}, not {where}, and would have carried the key there",
+                        retryable=False,
+                        retries=retries,
+                    ) from None
                 retryable, status = classify(exc)
                 reason = describe_error(exc, status)
                 if self._api_key:
@@ -461,8 +482,16 @@ class LLMClient:
         seen yet) it is recorded before litellm is called -- earlier than needed, so a kill in
         between counts a request the server never saw, never the reverse."""
         obs = self.observer
-        if obs is None:
-            return lit.completion(**kwargs)
+        WIRE.guard, WIRE.refused = self._key_may_go_to, None
+        try:
+            if obs is None:
+                return lit.completion(**kwargs)
+            return self._observed_call(lit, kwargs, request, attempt, ids, obs)
+        finally:
+            WIRE.guard = None
+
+    def _observed_call(self, lit: Any, kwargs: dict[str, Any], request: ChatRequest, attempt: int, ids: list[str], obs: RequestObserver) -> Any:
+        """:meth:`_call` with a request observer: the request is recorded on the wire or before the call."""
         route = (self.model, self.api_base)
         wired = _WIRED_ROUTES.get(route, False)
         fired: list[bool] = []

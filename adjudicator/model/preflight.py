@@ -6,6 +6,13 @@
   never sent to anyone else); else None (litellm reads the provider's usual variable).
 - :class:`PreflightGate` runs it once for every client of a run, just before the run's first request,
   so a run answered wholly from the cache neither imports litellm nor needs a key.
+
+A base URL the environment sets for the provider (``OPENAI_BASE_URL``, ``DEEPSEEK_API_BASE``, ...:
+:func:`adjudicator.environment.environment_base_url`) counts as an API base: the client is built with
+it (:func:`environment_api_base`), so the same rule decides which key it gets. A model string whose
+provider the client could not tell (a bare ``gpt-4o``) while such a variable is set is refused. And on
+the wire (:func:`key_may_go_to`) a request that would carry a key to a host other than the one it is
+for is not sent, whatever routed it there.
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ import threading
 from collections.abc import Callable
 from typing import Protocol
 
+from adjudicator.environment import environment_base_url
 from adjudicator.errors import ConfigError, InputError
 from adjudicator.model.litellm_setup import litellm_module
 
@@ -43,7 +51,7 @@ PROVIDER_HOSTS: dict[str, tuple[str, ...]] = {
     "deepseek": ("api.deepseek.com",),
     "mistral": ("api.mistral.ai",),
     "groq": ("api.groq.com",),
-    "together_ai": ("api.together.xyz",),
+    "together_ai": ("api.together.ai", "api.together.xyz"),
     "openrouter": ("openrouter.ai",),
     "gemini": ("generativelanguage.googleapis.com",),
     "xai": ("api.x.ai",),
@@ -71,6 +79,45 @@ def provider_endpoint(provider: str, api_base: str | None) -> bool:
     return any(host.endswith(h) if h.startswith(".") else host == h for h in PROVIDER_HOSTS.get(provider, ()))
 
 
+def model_provider(model: str) -> str | None:
+    """The provider a ``provider/name`` model string names (``"deepseek"`` for
+    ``deepseek/deepseek-chat``), lower-cased; None for a bare name (litellm guesses its provider)."""
+    provider, sep, _ = model.partition("/")
+    return provider.strip().lower() or None if sep else None
+
+
+def environment_api_base(model: str) -> tuple[str, str] | None:
+    """``(variable, url)``: the base URL the environment sets for ``model``'s provider
+    (:func:`adjudicator.environment.environment_base_url`), which the client must treat as its API
+    base; None when the model string names no provider or no such variable is set. Imports no litellm."""
+    provider = model_provider(model)
+    return environment_base_url(provider) if provider else None
+
+
+def effective_api_base(api_base: str | None, model: str) -> str | None:
+    """The API base ``model``'s requests go to: ``api_base`` (the setting) when given, else the one the
+    environment sets for its provider (:func:`environment_api_base`), else None (the provider's
+    default). What the client is built with and what the bench's stored results are keyed on."""
+    found = None if api_base else environment_api_base(model)
+    return api_base or (found[1] if found else None)
+
+
+def key_may_go_to(provider: str | None, api_base: str | None, url: str) -> bool | None:
+    """Whether a request carrying a key may go to ``url``: to the API base's own scheme and host when
+    there is one, else to ``provider``'s own https endpoint (:data:`PROVIDER_HOSTS`). None when that
+    cannot be told (no API base and a provider not in the table)."""
+    from urllib.parse import urlsplit
+
+    target = urlsplit(url)
+    host = (target.hostname or "").lower().rstrip(".")
+    if api_base:
+        base = urlsplit(api_base)
+        return (target.scheme, host, target.port) == (base.scheme, (base.hostname or "").lower().rstrip("."), base.port)
+    if not provider or provider not in PROVIDER_HOSTS:
+        return None
+    return provider_endpoint(provider, f"{target.scheme}://{host}")
+
+
 def preflight(model: str, api_base: str | None = None, api_key: str | None = None) -> str | None:
     """Check that litellm can route ``model`` and that a key is available; return the key to pass
     explicitly: ``api_key`` when given (``ADJUDICATOR_API_KEY``); :data:`PLACEHOLDER_KEY` when
@@ -79,8 +126,9 @@ def preflight(model: str, api_base: str | None = None, api_key: str | None = Non
     None, to let litellm read the provider's environment variable for the provider's own endpoint.
 
     Raises :class:`~adjudicator.errors.ConfigError` (exit code 2, no request made) when the model
-    string names no provider litellm knows, or when the provider's key variable is unset for the
-    provider's own endpoint.
+    string names no provider litellm knows, when a variable sets the provider's base URL but
+    ``api_base`` is None (the client could not tell the provider: :func:`environment_api_base`), or
+    when the provider's key variable is unset for the provider's own endpoint.
     """
     lit = litellm_module()
     try:
@@ -90,6 +138,14 @@ def preflight(model: str, api_base: str | None = None, api_key: str | None = Non
             f"model {model!r}: litellm cannot tell which provider serves it",
             "write it as provider/name, e.g. deepseek/deepseek-chat, ollama/qwen2.5:14b, or openai/<name> with --api-base",
         ) from None
+    found = environment_base_url(str(provider)) if not api_base else None
+    if found is not None:  # the client was built without it: its model string names another provider, or none
+        name, value = found
+        written = model if "/" in model else f"{provider}/{model}"
+        raise ConfigError(
+            f"model {model!r}: {name} is set ({value}), so litellm would send its requests there, but the model string does not name {provider}",
+            f"write the model as {written} (then that address counts as an API base: the provider's key goes only to its own endpoint) or give --api-base",
+        )
     if api_key:
         return api_key
     if api_base and not provider_endpoint(str(provider), api_base):
