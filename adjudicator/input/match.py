@@ -27,6 +27,11 @@ from adjudicator.frozen import StrictModel
 from adjudicator.input.formats import INTERACTION, FormatName, FormatSpec, Role, Side, StageSlot, StageType, get_format, other_side, position_label
 from adjudicator.input.gold import Labels, check_labels
 
+def _none(value: object) -> bool:
+    """An optional field left out of the JSON while unset (match files without it dump unchanged)."""
+    return value is None
+
+
 #: Match and stage ids become file names and ``"<stage_id>|<side>"`` keys: word characters, dots and
 #: hyphens only (any script), starting with a word character.
 ID_PATTERN = r"^\w[\w.\-]*$"
@@ -68,12 +73,61 @@ class Debater(StrictModel):
 class Utterance(StrictModel):
     """One utterance: the speaker's position label (or, where the format allows team-level speakers,
     the unit's name: ``"Opening Government"``), their side (BP: the bench, government = affirmative),
-    the text, and an optional source line."""
+    the text, and an optional source line.
 
-    speaker: str = Field(max_length=MAX_NAME_CHARS)
-    side: Side
+    A machine transcript (:class:`Transcript`) adds ``start_s`` / ``end_s`` (seconds from the start of
+    the stage's recording) and ``confidence`` (the recogniser's, 0-1; :mod:`adjudicator.input.speech`),
+    and in an interactive stage may leave who spoke unknown: ``speaker`` null (the side known from the
+    chair's turn mark, or null too: unattributed). Typed transcripts always name both."""
+
+    speaker: str | None = Field(max_length=MAX_NAME_CHARS)
+    side: Side | None
     text: str = Field(max_length=MAX_UTTERANCE_CHARS)
     line: int | None = Field(default=None, ge=0, description="line number in the source transcript")
+    start_s: float | None = Field(default=None, ge=0, exclude_if=_none, description="seconds from the start of the stage's recording")
+    end_s: float | None = Field(default=None, ge=0, exclude_if=_none, description="seconds from the start of the stage's recording")
+    confidence: float | None = Field(default=None, ge=0, le=1, exclude_if=_none, description="the speech recogniser's confidence in this text, 0-1")
+
+    @property
+    def who(self) -> str:
+        """The speaker label, else the side's name (``"affirmative"``), else ``"unattributed"``."""
+        return self.speaker or self.side or "unattributed"
+
+    @model_validator(mode="after")
+    def _check(self) -> "Utterance":
+        if self.side is None and self.speaker is not None:
+            raise ValueError(f"side: {self.speaker} is named, so give the side they speak for")
+        if self.start_s is not None and self.end_s is not None and self.end_s < self.start_s:
+            raise ValueError(f"end_s: {self.end_s:g} s is before start_s {self.start_s:g} s")
+        return self
+
+
+Attribution = Literal["speaking_order", "turns", "unattributed"]
+
+
+class Transcript(_Strict):
+    """Marks a stage whose text a machine made from a recording (``adjudicate transcribe``,
+    ``live push --audio``; :mod:`adjudicator.input.speech`).
+
+    ``engine`` (``"faster-whisper 1.2.1"``), ``model`` (the model folder's name or a downloaded model's
+    name) and ``model_sha256`` (of its weights file, None for a downloaded name); ``settings`` how it
+    ran (language, beam size, compute type, threads, voice-activity filter, word timestamps);
+    ``language`` (ISO code) and ``language_probability`` (the detector's, 0-1; None when the language
+    was given); the recording's file name, SHA-256 and ``duration_s``; ``attribution``: how speakers
+    were assigned (``speaking_order``: a speech's declared speaker; ``turns``: the chair's turn marks;
+    ``unattributed``: not at all)."""
+
+    made_by: Literal["speech_to_text"] = "speech_to_text"
+    engine: str = Field(max_length=MAX_NAME_CHARS)
+    model: str = Field(max_length=MAX_NAME_CHARS)
+    model_sha256: str | None = Field(default=None, pattern=r"^[0-9a-f]{64}$")
+    settings: dict[str, str | int | float | bool | None] = Field(default_factory=dict, max_length=32)
+    language: str = Field(max_length=16)
+    language_probability: float | None = Field(default=None, ge=0, le=1)
+    audio: str = Field(max_length=MAX_NAME_CHARS)
+    audio_sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+    duration_s: float = Field(gt=0)
+    attribution: Attribution
 
 
 class Team(StrictModel):
@@ -109,6 +163,7 @@ class Stage(StrictModel):
     utterances: list[Utterance] = Field(min_length=1)
     exchanges: list[Exchange] = Field(default_factory=list)
     surprise: bool = False
+    transcript: Transcript | None = Field(default=None, exclude_if=_none)
 
     @property
     def interaction(self) -> str:
@@ -138,7 +193,11 @@ class Stage(StrictModel):
 
     def text(self) -> str:
         """The stage's utterances joined one per line as ``speaker: text``."""
-        return "\n".join(f"{u.speaker}: {u.text}" for u in self.utterances)
+        return "\n".join(f"{u.who}: {u.text}" for u in self.utterances)
+
+    def unattributed(self) -> list[int]:
+        """Indices of the utterances whose speaker is not known (machine transcripts only)."""
+        return [i for i, u in enumerate(self.utterances) if u.speaker is None]
 
     @model_validator(mode="after")
     def _check_roles(self) -> "Stage":
@@ -162,6 +221,10 @@ class Stage(StrictModel):
                 raise ValueError(f"exchanges: {ex.exchange_id} spans utterances {ex.start}-{ex.end}, outside 0-{len(self.utterances) - 1}")
         if not any(u.text.strip() for u in self.utterances):
             raise ValueError("utterances: every utterance is empty; give the stage's transcript text")
+        for j, u in enumerate(self.utterances):
+            if u.speaker is None and (self.transcript is None or inter == "monologue"):
+                what = "a typed transcript" if self.transcript is None else f"a {self.type} stage (a speech has its declared speaker)"
+                raise ValueError(f"utterances.{j}.speaker: is null, which only a machine transcript of an interactive stage may leave; name the speaker in {what}")
         return self
 
 
@@ -354,9 +417,11 @@ class Match(MatchView):
             if sp not in known:
                 raise ValueError(f"stages.{i}.speakers: {sp!r} is not a debater of this match; {hint}")
         for j, u in enumerate(st.utterances):
+            if u.speaker is None:
+                continue  # unattributed (machine transcripts of interactive stages; Stage checks that)
             if u.speaker not in known:
                 raise ValueError(f"stages.{i}.utterances.{j}.speaker: {u.speaker!r} is not a debater of this match; {hint}")
-            if self.side_of(u.speaker) != u.side:
+            if u.side is not None and self.side_of(u.speaker) != u.side:
                 raise ValueError(f"stages.{i}.utterances.{j}.side: {u.speaker} speaks for the {other_side(u.side)}, not the {u.side}")
             if st.interaction == "monologue" and u.side not in st.sides:
                 raise ValueError(f"stages.{i}.utterances.{j}.side: {st.type} stage {st.stage_id!r} is the {st.sides[0]}'s monologue")
@@ -409,7 +474,7 @@ class Match(MatchView):
 
     def _check_speech_unit(self, i: int, st: Stage, slot: StageSlot) -> None:
         """A speech of a format with speaking units (BP) is given by its declared unit only."""
-        for where, label in [("speakers", sp) for sp in st.speakers] + [(f"utterances.{j}.speaker", u.speaker) for j, u in enumerate(st.utterances)]:
+        for where, label in [("speakers", sp) for sp in st.speakers] + [(f"utterances.{j}.speaker", u.speaker) for j, u in enumerate(st.utterances) if u.speaker is not None]:
             unit = self.unit_of(label)
             if unit != slot.unit:
                 raise ValueError(f"stages.{i}.{where}: {label} speaks for {unit}, but the {slot.abbr} speech ({slot.name}) belongs to {slot.unit}")

@@ -95,12 +95,15 @@ def fence(text: str, name: str = "TRANSCRIPT") -> str:
 def utterance_lines(utterances: Iterable[Any]) -> str:
     """Utterances one per line as ``speaker: text``; a line break inside an utterance is kept but the
     continuation is indented by four spaces, so only a turn starts a line with a speaker label.
-    ``utterances`` are :class:`~adjudicator.input.match.Utterance` objects (``speaker``, ``text``)."""
+    ``utterances`` are :class:`~adjudicator.input.match.Utterance` objects (``speaker``, ``text``); a
+    machine transcript's utterance without a known speaker is labelled by its side, else
+    ``unattributed`` (the tracker's prompt says what those mean)."""
     lines = []
     for u in utterances:
         parts = [p.strip() for p in str(u.text).strip().splitlines()] or [""]
         body = "\n    ".join(p for p in parts if p) or "(silence)"
-        lines.append(f"{u.speaker}: {body}")
+        who = u.speaker if u.speaker is not None else (getattr(u, "side", None) or "unattributed")  # Utterance.who
+        lines.append(f"{who}: {body}")
     return "\n".join(lines)
 
 

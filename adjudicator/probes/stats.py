@@ -44,7 +44,8 @@ def affirmative_share(match: MatchView) -> float | None:
     words = {"affirmative": 0, "negative": 0}
     for st in match.stages:
         for u in st.utterances:
-            words[u.side] += word_count(u.text)
+            if u.side is not None:  # unattributed machine-transcribed words count for neither side
+                words[u.side] += word_count(u.text)
     total = words["affirmative"] + words["negative"]
     return words["affirmative"] / total if total else None
 

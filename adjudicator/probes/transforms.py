@@ -140,8 +140,10 @@ def swap_sides(match: Match) -> Match:
         st["speakers"] = [_swap_key(s) for s in st.get("speakers") or []]
         st["name"] = _SIDE_WORD_RE.sub(lambda m: _SIDE_WORDS[m.group(0)], st["name"])
         for u in st["utterances"]:
-            u["side"] = _OTHER[u["side"]]
-            u["speaker"] = _swap_key(u["speaker"])
+            if u["side"] is not None:  # a machine transcript's unattributed utterance stays unattributed
+                u["side"] = _OTHER[u["side"]]
+            if u["speaker"] is not None:
+                u["speaker"] = _swap_key(u["speaker"])
     if data.get("labels"):
         data["labels"] = _swap_labels(data["labels"])
     return Match.model_validate(data)

@@ -77,14 +77,14 @@ def quote_for(match: MatchView, clash: Clash, event: ClashEvent, limit: int) -> 
         return None
     position = clash.affirmative_position if event.side == "affirmative" else clash.negative_position
     wanted = _terms(" ".join((event.note, clash.title, position)))
-    best: tuple[int, str, str] | None = None
+    best: tuple[int, str, str] | None = None  # (overlap, who said it, sentence)
     for u in spoken:
         for sentence in _SENTENCE.findall(u.text) or [u.text]:
             if not sentence.strip():
                 continue
             overlap = len(wanted & _terms(sentence))
             if best is None or overlap > best[0]:
-                best = (overlap, u.speaker, sentence)
+                best = (overlap, u.who, sentence)
     if best is None or best[0] == 0:
         return None
     return {"clash_id": clash.clash_id, "stage_id": event.stage_id, "speaker": best[1], "text": _cut(best[2], limit)}

@@ -65,7 +65,7 @@ def header(match: MatchView) -> dict[str, Any]:
 def side_debaters(match: MatchView, stage: Stage, side: str) -> list[str]:
     """The debaters of ``side`` who speak in ``stage`` (in order of first utterance), else the
     stage's declared speakers of that side, else every debater of that side."""
-    spoke = list(dict.fromkeys(u.speaker for u in stage.utterances if u.side == side))
+    spoke = list(dict.fromkeys(u.speaker for u in stage.utterances if u.side == side and u.speaker))
     if spoke:
         return spoke
     declared = [s for s in stage.speakers if match.side_of(s) == side]
@@ -100,6 +100,18 @@ def _levels(lang: str) -> dict[str, list[tuple[str, str]]]:
     }
 
 
+def machine_note(stage: Stage) -> dict[str, int] | None:
+    """What the tracker is told about a machine-made stage (:class:`~adjudicator.input.match.Transcript`):
+    how many utterances have no known speaker at all (``unattributed``) and how many only a side
+    (``side_only``); None for a typed stage (its prompt then reads as before)."""
+    if stage.transcript is None:
+        return None
+    return {
+        "unattributed": sum(1 for u in stage.utterances if u.speaker is None and u.side is None),
+        "side_only": sum(1 for u in stage.utterances if u.speaker is None and u.side is not None),
+    }
+
+
 def stage_variables(request: StageRequest) -> dict[str, Any]:
     """Template variables of the clash tracker for one stage (see the module docstring)."""
     match, st = request.match, request.stage
@@ -116,6 +128,7 @@ def stage_variables(request: StageRequest) -> dict[str, Any]:
             "speakers": list(st.speakers),
             "number": request.index + 1,
             "surprise": st.surprise,
+            "machine": machine_note(st),
         },
         "evaluated": [
             {"side": side, "role": st.role_of(side), "debaters": side_debaters(match, st, side)} for side in st.evaluated_sides()

@@ -55,7 +55,7 @@ BACKGROUND_DF = 0.12
 class _Sent:
     """One sentence of a side in the stage under analysis."""
 
-    speaker: str
+    speaker: str | None  # None: a machine transcript's utterance whose debater is unknown
     text: str
     units: frozenset[str]  # clash units it mentions (Chinese phrases / English stems)
     question: bool

@@ -91,11 +91,11 @@ def contributions(stage: Stage, side: Side, lang: str) -> dict[str, float]:
     said nothing substantive; {} when there are none."""
     counts: Counter[str] = Counter()
     for u in stage.utterances:
-        if u.side == side:
+        if u.side == side and u.speaker:  # a machine transcript's utterance without a known debater is nobody's share
             counts[u.speaker] += len(content_terms(u.text, lang))
     total = sum(counts.values())
     if total == 0:
-        listed = [sp for sp in stage.speakers if sp.lower().startswith(side)] or list(dict.fromkeys(u.speaker for u in stage.utterances if u.side == side))
+        listed = [sp for sp in stage.speakers if sp.lower().startswith(side)] or list(dict.fromkeys(u.speaker for u in stage.utterances if u.side == side and u.speaker))
         return {sp: round(1.0 / len(listed), 3) for sp in listed} if listed else {}
     return {sp: round(c / total, 3) for sp, c in sorted(counts.items())}
 
