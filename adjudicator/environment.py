@@ -16,6 +16,8 @@ function here takes ``env`` (default: the process's environment) so tests need n
 - :func:`tabbycat_token`: the Tabbycat API token, from a file or ``$ADJUDICATOR_TABBYCAT_TOKEN``;
 - :data:`LIVE_STATE_ENV` / :data:`LIVE_STORE_ENV`: the ``live`` commands' ``--state-dir`` and
   ``--store`` defaults (read by click);
+- :data:`ASR_MODEL_ENV`: the speech-to-text model folder of ``transcribe`` and ``live push --audio``
+  (the ``--asr-model`` default, read by click);
 - :func:`default_cache_dir` and its siblings: the caches under ``$XDG_CACHE_HOME/adjudicator``.
 """
 
@@ -37,6 +39,7 @@ TABBYCAT_TOKEN_ENV = "ADJUDICATOR_TABBYCAT_TOKEN"
 TABBYCAT_TOKEN_FILE_ENV = "ADJUDICATOR_TABBYCAT_TOKEN_FILE"
 LIVE_STATE_ENV = "ADJUDICATOR_LIVE_STATE"
 LIVE_STORE_ENV = "ADJUDICATOR_LIVE_STORE"
+ASR_MODEL_ENV = "ADJUDICATOR_ASR_MODEL"
 
 
 def variables(env: Mapping[str, str] | None = None) -> Mapping[str, str]:

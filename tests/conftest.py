@@ -19,6 +19,14 @@ from env_isolation import isolate_process  # noqa: E402  (tests/ is on sys.path 
 from pg_cluster import URL_ENV, PgCluster, find_bin_dir, new_database  # noqa: E402
 
 CI_POSTGRES_URL = os.environ.get(URL_ENV)  # a cluster .ci/run started (read before the isolation removes it)
+# A faster-whisper model folder for the speech tests (tests/test_speech*.py), read before the isolation
+# removes ADJUDICATOR_*: $ADJUDICATOR_TEST_ASR_MODEL, else $ADJUDICATOR_ASR_MODEL, else where the team's
+# ../shared/tools/local-asr.sh assembles Whisper base ($LOCAL_ASR_DIR or ~/.cache/local-asr).
+ASR_MODEL = Path(
+    os.environ.get("ADJUDICATOR_TEST_ASR_MODEL")
+    or os.environ.get("ADJUDICATOR_ASR_MODEL")
+    or Path(os.environ.get("LOCAL_ASR_DIR") or Path.home() / ".cache" / "local-asr") / "whisper-base"
+)
 isolate_process(Path(tempfile.mkdtemp(prefix="adjudicator-tests-home-")))
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -87,3 +95,15 @@ def _no_leaked_processes():
     leaked = kill_leaked()
     if leaked:
         pytest.fail(f"the test left {len(leaked)} adjudicate process(es) running (killed now): {'; '.join(c[:200] for c in leaked)}", pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def asr_model() -> Path:
+    """The speech tests' model folder (:data:`ASR_MODEL`); skips where the audio extra or the model is absent."""
+    try:
+        import faster_whisper  # noqa: F401
+    except ImportError:
+        pytest.skip("the audio extra (faster-whisper) is not installed: pip install -e '.[audio]'")
+    if not (ASR_MODEL / "model.bin").is_file():
+        pytest.skip(f"no faster-whisper model at {ASR_MODEL}: set ADJUDICATOR_TEST_ASR_MODEL, or run ../shared/tools/local-asr.sh model")
+    return ASR_MODEL

@@ -24,7 +24,7 @@ from contextlib import contextmanager
 import click
 
 from adjudicator import __version__
-from adjudicator.cli import bench, finetune, live, probe, run, tabbycat, tournament  # noqa: F401 (tournament and tabbycat add their commands to the live group)
+from adjudicator.cli import bench, finetune, live, probe, run, tabbycat, tournament, transcribe  # noqa: F401 (tournament and tabbycat add their commands to the live group)
 from adjudicator.cli.options import echo_err
 from adjudicator.errors import AdjudicatorError, Terminated
 
@@ -53,10 +53,11 @@ def main_group() -> None:
     adjudicate schema                JSON Schema of the match and verdict formats
     adjudicate convert panelbench DIR --out OUTDIR
     adjudicate probe DATASET         bias card: name masking, side swap, speaker order, length, pressure, repeats
+    adjudicate transcribe AUDIO --stage-id ID [--match M.json]   a stage's recording -> the stage (speech to text)
     """
 
 
-for _command in (run.run_cmd, run.schema_cmd, run.convert_group, bench.bench_cmd, bench.splits_cmd, bench.compare_cmd, finetune.finetune_group, probe.probe_cmd, live.live_group):
+for _command in (run.run_cmd, run.schema_cmd, run.convert_group, bench.bench_cmd, bench.splits_cmd, bench.compare_cmd, finetune.finetune_group, probe.probe_cmd, transcribe.transcribe_cmd, live.live_group):
     main_group.add_command(_command)
 
 

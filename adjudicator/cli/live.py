@@ -17,7 +17,8 @@ from pathlib import Path
 
 import click
 
-from adjudicator.cli.options import FiniteFloat, echo_err, model_config_from_options, model_options
+from adjudicator.cli.options import FiniteFloat, echo_err, model_config_from_options, model_options, read_json_file
+from adjudicator.cli.transcribe import speech_options
 from adjudicator.errors import AdjudicationFailed, InputError
 
 #: :data:`adjudicator.environment.LIVE_STATE_ENV` and :data:`~adjudicator.environment.LIVE_STORE_ENV`, spelled out
@@ -51,6 +52,7 @@ def live_group() -> None:
     adjudicate live serve                         start the server (prints organiser URL + token)
     adjudicate live create header.json            create a match (a match file; stages are not sent)
     adjudicate live push MATCH_ID stage.json      push one finished stage
+    adjudicate live push MATCH_ID --audio s03.m4a transcribe a stage's recording here and push it
     adjudicate live status MATCH_ID               the match's board snapshot as JSON
     adjudicate live retry MATCH_ID [STAGE_ID]     analyse a failed stage again
     adjudicate live close MATCH_ID [--force]      run the panel; prints the verdict
@@ -231,14 +233,23 @@ def _create_body(data: object, header_file: Path, match_id: str | None) -> dict:
 
 @live_group.command("push")
 @click.argument("match_id")
-@click.argument("stage_file", type=click.Path(path_type=Path))
-@click.option("--stage-id", help="STAGE_FILE is a whole match file: push its stage with this id")
+@click.argument("stage_file", type=click.Path(path_type=Path), required=False)
+@click.option("--stage-id", help="STAGE_FILE is a whole match file: push its stage with this id; with --audio, the new stage's id (default: the next one)")
 @click.option("--no-wait", is_flag=True, help="return once the stage is stored (202); the analysis follows")
+@click.option("--audio", type=click.Path(path_type=Path), help="push the stage transcribed from this recording (WAV, MP3, M4A, OGG) on this machine instead of STAGE_FILE (docs/speech.md)")
+@speech_options
 @client_options
-def push_cmd(match_id: str, stage_file: Path, stage_id: str | None, no_wait: bool, url, token, state_dir) -> None:
-    """Push one finished stage (STAGE_FILE: one stage as JSON, '-' for stdin)."""
-    data = _stage_to_push(read_json_file(stage_file), stage_file, stage_id)
+def push_cmd(match_id: str, stage_file: Path | None, stage_id: str | None, no_wait: bool, audio: Path | None, url, token, state_dir, **speech) -> None:
+    """Push one finished stage (STAGE_FILE: one stage as JSON, '-' for stdin; or --audio REC)."""
+    if (stage_file is None) == (audio is None):
+        raise InputError("give STAGE_FILE or --audio RECORDING (one of them)", "see `adjudicate live push --help`")
     with _client(url, token, state_dir) as c:
+        if audio is not None:
+            from adjudicator.cli.transcribe import live_stage_from_audio
+
+            data: object = live_stage_from_audio(c, match_id, audio, stage_id, speech)
+        else:
+            data = _stage_to_push(read_json_file(stage_file), stage_file, stage_id) if stage_file is not None else None
         r = c.push(match_id, data, wait=not no_wait)
     _json_out(r)
     echo_err(_push_line(match_id, r))
@@ -333,27 +344,6 @@ def replay_cmd(match_file: Path, speed: float, match_id: str | None, no_close: b
 
 # ---------------------------------------------------------------------------------------------
 # Files in, JSON out
-
-
-def read_json_file(path: Path) -> object:
-    """Decode a UTF-8 JSON file (``-`` = stdin). Raises InputError with one line."""
-    try:
-        if str(path) == "-":
-            with click.open_file("-") as stdin:
-                raw = stdin.read()
-        else:
-            raw = path.read_bytes().decode("utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file", "give the path of a .json file") from None
-    except IsADirectoryError:
-        raise InputError(f"{path}: is a directory", "give the path of one .json file") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not UTF-8 text (byte {exc.start})", "save the file as UTF-8") from None
-    except OSError as exc:
-        raise InputError(f"{path}: cannot be read ({exc.strerror})") from None
-    from adjudicator.input.jsontext import read_json
-
-    return read_json(raw.lstrip("\ufeff"), str(path))
 
 
 def _json_out(data) -> None:

@@ -1,5 +1,5 @@
 """What the commands share: the model-selection options, their resolution into settings, and the
-one-line stderr summaries of a run."""
+one-line stderr summaries of a run, and the strict reader of a JSON file given on the command line."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ import math
 from pathlib import Path
 
 import click
+
+from adjudicator.errors import InputError
 
 
 class FiniteFloat(click.FloatRange):
@@ -99,3 +101,24 @@ def usage_text(u) -> str:
     else:
         cost = f"${u.cost_usd:.4f} spent" if u.cost_known else "cost unknown (no price for this model)"
     return f"{u.calls} calls: {u.requests} model requests, {u.cache_hits} cache hits, {u.prompt_tokens}+{u.completion_tokens} tokens, {cost}"
+
+
+def read_json_file(path: Path) -> object:
+    """Decode a UTF-8 JSON file (``-`` = stdin). Raises InputError with one line."""
+    try:
+        if str(path) == "-":
+            with click.open_file("-") as stdin:
+                raw = stdin.read()
+        else:
+            raw = path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file", "give the path of a .json file") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a directory", "give the path of one .json file") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 text (byte {exc.start})", "save the file as UTF-8") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot be read ({exc.strerror})") from None
+    from adjudicator.input.jsontext import read_json
+
+    return read_json(raw.lstrip("\ufeff"), str(path))

@@ -27,6 +27,7 @@ from adjudicator.frozen import StrictModel
 from adjudicator.input.formats import INTERACTION, FormatName, FormatSpec, Role, Side, StageSlot, StageType, get_format, other_side, position_label
 from adjudicator.input.gold import Labels, check_labels
 
+
 def _none(value: object) -> bool:
     """An optional field left out of the JSON while unset (match files without it dump unchanged)."""
     return value is None
@@ -105,7 +106,7 @@ class Utterance(StrictModel):
 Attribution = Literal["speaking_order", "turns", "unattributed"]
 
 
-class Transcript(_Strict):
+class Transcript(StrictModel):
     """Marks a stage whose text a machine made from a recording (``adjudicate transcribe``,
     ``live push --audio``; :mod:`adjudicator.input.speech`).
 

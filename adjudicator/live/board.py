@@ -23,6 +23,7 @@ from adjudicator.verdict.ballots import Verdict
 from adjudicator.verdict.battlefield import BattlefieldState, Clash, StageAnalysis, failed_stage_ids
 from adjudicator.verdict.labels import stage_name
 from adjudicator.verdict.review import review_sentences
+from adjudicator.verdict.transcripts import transcript_view
 
 # ---------------------------------------------------------------------------------------------
 # Next-stage suggestion (for the organiser's push form)
@@ -149,6 +150,7 @@ def _stage_rows(progress: Progress, language: str) -> list[dict[str, Any]]:
             "chars": sum(len(u.text) for u in s.utterances),
             "analysed": i < progress.analysed and s.stage_id in analysed_ids,
             "failed": i < progress.analysed and s.stage_id in failed_ids and s.stage_id not in analysed_ids,
+            **({"transcript": transcript_view(s)} if s.transcript is not None else {}),  # machine-made stages only
         }
         for i, s in enumerate(progress.stages)
     ]

@@ -11,7 +11,7 @@ from adjudicator.input.rubric import Rubric
 from adjudicator.judges.base import NodeResult
 from adjudicator.records import CallRecord, NodeFailure, in_call_order, in_failure_order
 from adjudicator.single_call.tasks import TaskInstance
-from adjudicator.verdict.aggregate import provenance_of, rank_votes
+from adjudicator.verdict.aggregate import provenance_of, rank_votes, with_transcripts
 from adjudicator.verdict.ballots import Provenance, SpeechResult, StageScore, TaskStatus, UnitResult, Verdict
 from adjudicator.verdict.dimensions import DimensionVote, dimension_decision, panel_dimensions
 from adjudicator.verdict.review import review_of
@@ -69,7 +69,7 @@ def build_verdict(view: MatchView, instances: list[TaskInstance], results: list[
         )
     votes, best = rank_votes(votes, view.debater_labels())
     calls, failures, provenance = _records(results, model, prompt_hashes)
-    return Verdict(
+    verdict = Verdict(
         match_id=view.match_id,
         format=view.format,
         motion=view.motion,
@@ -89,6 +89,7 @@ def build_verdict(view: MatchView, instances: list[TaskInstance], results: list[
         provenance=provenance,
         calls=calls,
     )
+    return with_transcripts(verdict, view.stages)
 
 
 def _records(results: list[NodeResult[Any]], model: str, prompt_hashes: dict[str, str]) -> tuple[list[CallRecord], list[NodeFailure], Provenance]:
@@ -122,7 +123,7 @@ def _ranking_verdict(view: MatchView, instances: list[TaskInstance], results: li
         r = srank.get(abbr)
         speeches.append(SpeechResult(stage_id=sid, speech=abbr, unit=unit, judge_scores=[] if s is None else [s], mean=None if s is None else float(s), judge_ranks=[] if r is None else [r], rank=r))
     calls, failures, provenance = _records(results, model, prompt_hashes)
-    return Verdict(
+    verdict = Verdict(
         match_id=view.match_id,
         format=view.format,
         motion=view.motion,
@@ -136,3 +137,4 @@ def _ranking_verdict(view: MatchView, instances: list[TaskInstance], results: li
         provenance=provenance,
         calls=calls,
     )
+    return with_transcripts(verdict, view.stages)

@@ -30,15 +30,18 @@ Ranking formats (BP; :func:`panel_ranking`), where each ballot ranks the units a
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from adjudicator.errors import AdjudicationFailed
 from adjudicator.input.formats import Side
-from adjudicator.input.match import MatchView
+from adjudicator.input.match import MatchView, Stage
 from adjudicator.input.rubric import Rubric
 from adjudicator.records import CallRecord, NodeFailure
 from adjudicator.verdict.ballots import Arm, Ballot, Dissent, Provenance, SpeechResult, StageScore, UnitResult, Verdict
 from adjudicator.verdict.battlefield import Clash
 from adjudicator.verdict.dimensions import dimension_decision, panel_dimensions
 from adjudicator.verdict.review import review_of
+from adjudicator.verdict.transcripts import transcript_marks
 
 MIN_BALLOTS = 2
 
@@ -329,3 +332,14 @@ def provenance_of(arm: Arm, model: str, models: dict[str, str], is_llm: bool, pr
         parse_failures=sum(1 for c in calls if c.parse == "failed"),
         package_version=version,
     )
+
+
+
+
+
+def with_transcripts(verdict: Verdict, stages: Sequence[Stage]) -> Verdict:
+    """``verdict`` with the marks of its match's machine-made ``stages`` (``verdict.transcripts``;
+    their review reasons come from :func:`~adjudicator.verdict.review.review_of`); unchanged when every
+    stage was typed."""
+    marks = transcript_marks(stages)
+    return verdict.model_copy(update={"transcripts": marks}) if marks else verdict

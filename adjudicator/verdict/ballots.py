@@ -27,6 +27,7 @@ from adjudicator.records import CallRecord, NodeFailure
 from adjudicator.verdict.battlefield import Clash
 from adjudicator.verdict.dimensions import DimensionDecision, DimensionResult, DimensionVote
 from adjudicator.verdict.review import Review
+from adjudicator.verdict.transcripts import TranscriptMark
 
 BALLOT_VOTES = 3
 PANEL_SIZE = 3
@@ -298,6 +299,9 @@ class Verdict(FrozenModel):
     - ``pairwise``: a pairwise panel's working (``--panel pairwise``: every comparison, the
       Bradley-Terry fits' inputs and outputs, agreement figures; :mod:`adjudicator.pairwise`); left
       out of the JSON for a scoring panel. Such a verdict has no 1-10 stage scores or speaker scores.
+    - ``transcripts``: the stages whose text a machine made from a recording, one
+      :class:`~adjudicator.verdict.transcripts.TranscriptMark` each (model, attribution, confidence,
+      silences); left out of the JSON when every stage was typed.
     """
 
     match_id: str
@@ -322,6 +326,7 @@ class Verdict(FrozenModel):
     tasks: list[TaskStatus] = Field(default_factory=list)
     pairwise: PairwiseRecord | None = Field(default=None, exclude_if=_empty)
     review: Review | None = None
+    transcripts: list[TranscriptMark] = Field(default_factory=list, exclude_if=_empty)
     provenance: Provenance
     calls: list[CallRecord] = Field(default_factory=list, exclude=True)
 

@@ -38,6 +38,9 @@ GATE_EN: dict[str, str] = {
     "review.example_choice": "answers whose closed choices equal the prompt example's: {items}",
     "review.example_choice.item": "{node} {key}: {fields}",
     "review.probe_flip": "the winner moved under probe(s) {probes}",
+    "review.low_transcript_confidence": "the speech recogniser was unsure (confidence under {floor:.2f}) of {share:.0%} or more of the words of stage(s) {stages}: check the transcript against the recording",
+    "review.long_silence": "the recording of stage(s) {stages} has {seconds:g} s or more without recognised speech (the longest {longest:.0f} s): a dropped microphone or a cut-off speech?",
+    "review.unattributed_speech": "{n} utterance(s) of stage(s) {stages} have no marked speaker (nobody marked the turns): the tracker was told, nothing was guessed",
     "read.dissent.identical": "Not counted as agreement: the review found identical ballots among the {n} (the same decision), which independent judges almost never give.",
 }
 
@@ -69,5 +72,8 @@ GATE_ZH: dict[str, str] = {
     "review.example_choice": "回答中的封闭选项与提示词示例的取值相同：{items}",
     "review.example_choice.item": "{node} {key}：{fields}",
     "review.probe_flip": "在偏差探测 {probes} 下胜方发生了变化",
+    "review.low_transcript_confidence": "环节 {stages} 中至少 {share:.0%} 的字词语音识别把握不足（置信度低于 {floor:.2f}）：请对照录音核对文字",
+    "review.long_silence": "环节 {stages} 的录音中有 {seconds:g} 秒以上没有识别出发言（最长 {longest:.0f} 秒）：可能是麦克风掉线或发言被截断",
+    "review.unattributed_speech": "环节 {stages} 中有 {n} 段发言未标明发言人（无人标记发言轮次）：已告知战场追踪，未作任何猜测",
     "read.dissent.identical": "不算作一致意见：复核发现这 {n} 张选票中有完全相同的（同一个裁决），独立裁决的评委几乎不会这样。",
 }

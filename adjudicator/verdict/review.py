@@ -41,6 +41,14 @@ Whether judging happened (the quality gate; issue 25):
   (:attr:`~adjudicator.records.CallRecord.example_choices`); the bundled prompts show none, so this
   fires only for a prompt folder that still does.
 
+Whether the text is what was said, for stages a machine transcribed from a recording (issue 33; the
+rules and thresholds: :mod:`adjudicator.verdict.transcripts`):
+
+- ``low_transcript_confidence``: at least a tenth of a stage's words lie in utterances the speech
+  recogniser was unsure of (confidence under 0.37);
+- ``long_silence``: a recording has 10 s or more without recognised speech;
+- ``unattributed_speech``: an interactive stage has utterances whose speaker nobody marked.
+
 Which checks fail the node instead (a repair turn asks again, :mod:`adjudicator.model.repair`): an empty
 required text (a reasoning, a rationale, a clash's title or note, a stage summary, a feedback point),
 a clash update without a clash id or with an unknown side or move, p against the ballot's own winner,
@@ -55,7 +63,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any, Literal, get_args
+from typing import Any, Literal, cast, get_args
 
 from pydantic import Field
 
@@ -64,6 +72,7 @@ from adjudicator.input.formats import position_label_zh
 from adjudicator.records import CallRecord, NodeFailure
 from adjudicator.verdict.battlefield import Clash
 from adjudicator.verdict.labels import stage_name
+from adjudicator.verdict.transcripts import transcript_findings
 
 #: A winner tendency this close to 0.5 (inclusive) is a close call.
 REVIEW_BAND = 0.1
@@ -94,6 +103,9 @@ ReviewReason = Literal[
     "p_against_scores",
     "repaired_fields",
     "example_choice",
+    "low_transcript_confidence",
+    "long_silence",
+    "unattributed_speech",
     "probe_flip",
 ]
 
@@ -402,6 +414,8 @@ def review_of(
     found += _reasoning_findings(ballots, match, list(battlefields or []))
     found += _ballot_findings(ballots)
     found += _call_findings(calls)
+    if match is not None:
+        found += [(cast(ReviewReason, r), f) for r, f in transcript_findings(match.stages)]  # reasons of ReviewReason
     order = {r: i for i, r in enumerate(get_args(ReviewReason))}
     found.sort(key=lambda f: order[f[0]])
     return Review(escalate=bool(found), reasons=[r for r, _ in found], detail=[sentence(r, f) for r, f in found], facts=[f for _, f in found], band=band)

@@ -21,7 +21,7 @@ from adjudicator.judges.base import Backend, CompareRequest, JudgeRequest, Stage
 from adjudicator.pairwise.comparisons import PairChoice, schedule
 from adjudicator.pairwise.panel import aggregate_pairwise
 from adjudicator.records import CallRecord, FailureKind, NodeFailure, in_call_order, in_failure_order
-from adjudicator.verdict.aggregate import aggregate, provenance_of
+from adjudicator.verdict.aggregate import aggregate, provenance_of, with_transcripts
 from adjudicator.verdict.ballots import Ballot, Provenance, Verdict
 from adjudicator.verdict.battlefield import BattlefieldState, Clash, StageAnalysis, apply_clash_updates, merge_clashes
 from adjudicator.verdict.review import review_of
@@ -284,7 +284,7 @@ def aggregate_panel(state: PanelState, runtime: Runtime[Backends]) -> dict[str, 
                 calls,
                 state_provenance(calls, ctx, view.format),
             )
-            return {"verdict": verdict, "panel_error": None}
+            return {"verdict": with_transcripts(verdict, view.stages), "panel_error": None}
         verdict = aggregate(
             view,
             list(state.get("ballots") or []),
@@ -296,7 +296,7 @@ def aggregate_panel(state: PanelState, runtime: Runtime[Backends]) -> dict[str, 
         )
     except AdjudicationFailed as exc:
         return {"verdict": None, "panel_error": exc.one_line()}
-    return {"verdict": verdict, "panel_error": None}
+    return {"verdict": with_transcripts(verdict, view.stages), "panel_error": None}
 
 
 __all__ = [

@@ -352,6 +352,17 @@
     return el("td", {}, el("span", { class: "score " + x.band, title, text: String(x.suggested_score) }), x.role ? el("span", { class: "role", text: " " + t("role." + x.role) }) : null);
   }
 
+  // A machine-made stage's transcript under its score row: one line per utterance with its times.
+  function transcriptRow(s, tr) {
+    const mmss = (x) => (x === null || x === undefined ? "" : `${Math.floor(x / 60)}:${String(Math.floor(x % 60)).padStart(2, "0")}`);
+    const lines = tr.utterances.map((u) => el("li", { class: "transcript-line", title: u.confidence === null ? null : t("transcript.confidence", { value: u.confidence.toFixed(2) }) },
+      el("span", { class: "muted", text: `${mmss(u.start_s)}–${mmss(u.end_s)} ` }),
+      el("strong", { class: u.side === "affirmative" ? "aff-text" : u.side === "negative" ? "neg-text" : "muted", text: (u.speaker ? debaterText(s, u.speaker) : t("transcript.unattributed")) + ": " }),
+      el("span", { text: u.text })));
+    const summary = t("transcript.summary", { model: tr.model, attribution: t("transcript.attribution." + tr.attribution), lines: tr.utterances.length, minutes: mmss(tr.duration_s) });
+    return el("tr", { class: "transcript-row" }, el("td", {}), el("td", { colspan: "4" }, el("details", {}, el("summary", { class: "small", text: summary }), el("ol", { class: "transcript small" }, ...lines))));
+  }
+
   function renderScores(s, latestId) {
     const bySide = {};
     for (const x of s.scores) bySide[x.stage_id + "|" + x.side] = x;
@@ -362,9 +373,9 @@
         st.analysed || st.failed ? scoreCell(bySide[st.stage_id + "|negative"]) : el("td", { class: "muted", text: "…" }));
       if (st.stage_id === latestId) tr.classList.add("new");
       if (st.failed) tr.title = t("scores.failed");
-      return tr;
+      return st.transcript ? [tr, transcriptRow(s, st.transcript)] : [tr];
     });
-    $("score-table").querySelector("tbody").replaceChildren(...rows);
+    $("score-table").querySelector("tbody").replaceChildren(...rows.flat());
   }
 
   function debaterText(s, label) {
