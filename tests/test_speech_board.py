@@ -63,7 +63,7 @@ def test_the_turn_marker_records_a_key_per_turn(tmp_path):
     server = start_server(tmp_path / "state", AdjudicationContext.single(OfflineBackend()))
     try:
         with Chromium(f"{server.url}/static/turns.html", root=tmp_path / "chromium") as page:
-            page.wait_for("document.getElementById('start') !== null")
+            page.wait_for("document.body.dataset.ready === '1'")
             key = "document.dispatchEvent(new KeyboardEvent('keydown', {key: %r}))"
             for k in (" ", "n", "4", "a", "a", "Backspace", "n"):
                 page.eval(key % k)

@@ -74,4 +74,5 @@
   $("save").addEventListener("click", save);
   $("clear").addEventListener("click", () => { state = { t0: null, turns: [] }; keep(); clearInterval(timer); render(); });
   if (state.t0 !== null) tick(); else render();
+  document.body.dataset.ready = "1";  // the keys are listened to from here on
 })();
