@@ -135,6 +135,31 @@ def execute_sample(
                                failures=stored.failures, analyses=stored.analyses, status="ok")
             store = JournaledCache(cache)
 
+    verdict, calls, failures, analyses, error, error_type, trace = _run_guarded(match, arm, config, tracker, observer, store, not_run)
+    status, error, error_type = _status(verdict, failures, error, error_type)
+    result = _result(
+        match, arm, sample_sha256, session, superseded, started, t0, verdict=None if verdict is None else verdict.model_dump(mode="json"),
+        calls=calls, failures=failures, analyses=analyses, status=status,
+        error=None if status == "ok" else _one_line(error or "no verdict"),
+        error_type=None if status == "ok" else (error_type or "AdjudicationFailed"), trace=trace,
+    )
+    if store is not None and key is not None:
+        from adjudicator.bench.result_cache import remember
+
+        remember(store, key, result, config)
+    if opened is not None:
+        opened.close()
+    return result
+
+
+
+def _run_guarded(
+    match: Match, arm: str, config: Any, tracker: Backend | None, observer: Any | None, store: Any, not_run: str | None
+) -> tuple[Any, list[CallRecord], list[NodeFailure], list[StageAnalysis], str | None, str | None, str | None]:
+    """``(verdict, calls, failures, analyses, error, error type, traceback)`` of running ``arm`` on
+    ``match`` (:func:`run_arm`), or of not running it (``not_run``: type ``NoParentResult``). A model
+    fault or an unexpected exception in the arm becomes the error (a bug in an arm must not take the
+    other samples down; its traceback is kept); ConfigError and KeyboardInterrupt are re-raised."""
     verdict = None
     calls: list[CallRecord] = []
     failures: list[NodeFailure] = []
@@ -155,20 +180,7 @@ def execute_sample(
     except Exception as exc:  # a bug in an arm must not take the other samples down
         error, error_type = _one_line(f"{type(exc).__name__}: {exc}"), type(exc).__name__
         trace = tb.format_exc()
-    status, error, error_type = _status(verdict, failures, error, error_type)
-    result = _result(
-        match, arm, sample_sha256, session, superseded, started, t0, verdict=None if verdict is None else verdict.model_dump(mode="json"),
-        calls=calls, failures=failures, analyses=analyses, status=status,
-        error=None if status == "ok" else _one_line(error or "no verdict"),
-        error_type=None if status == "ok" else (error_type or "AdjudicationFailed"), trace=trace,
-    )
-    if store is not None and key is not None:
-        from adjudicator.bench.result_cache import remember
-
-        remember(store, key, result, config)
-    if opened is not None:
-        opened.close()
-    return result
+    return verdict, calls, failures, analyses, error, error_type, trace
 
 
 def _result(

@@ -15,7 +15,7 @@ from typing import Any
 from adjudicator.bench.dataset import SYNTHETIC_WARNING, Sample, load_folder, provenance
 from adjudicator.bench.layout import DATASET, PROBES_JSON, REPORT_HTML, REPORT_MD, SAMPLES_CSV, SAMPLES_JSONL
 from adjudicator.bench.ledger import Ledger
-from adjudicator.bench.manifest import read_manifest
+from adjudicator.bench.manifest import Manifest, read_manifest
 from adjudicator.bench.report_json import REPORT_SCHEMA, write_report_json
 from adjudicator.bench.results import SampleResult, read_result, result_path, superseded_dir
 from adjudicator.bench.samples import csv_text, jsonl_text, sample_rows
@@ -233,24 +233,7 @@ def build_report(run_dir: Path, *, samples: Sequence[Sample] | None = None, n_bo
         "schema_version": REPORT_SCHEMA,
         "warnings": warnings,
         "caveats": caveats,
-        "run": {
-            "run_id": manifest.run_id,
-            "name": manifest.name,
-            "created_at": manifest.created_at,
-            "state": (status or {}).get("state"),
-            "reason": (status or {}).get("reason"),
-            "message": (status or {}).get("message"),
-            "dataset": {**{k: v for k, v in manifest.dataset.items() if k != "files"}, "provenance": prov},
-            "arms": arms,
-            "labels": labels,
-            "models": manifest.models,
-            "is_llm": manifest.is_llm,
-            "seeds": {"baselines": seed, "bootstrap": seed},
-            "n_bootstrap": n_bootstrap,
-            "git": manifest.git,
-            "packages": manifest.packages,
-            **_selection(manifest),
-        },
+        "run": _run_section(manifest, status, prov, labels, seed, n_bootstrap),
         "samples": {"selected": len(samples), "per_arm": per_arm},
         "ledger": ledger.as_dict(),
         "parsing": scores["parsing"],
@@ -269,6 +252,32 @@ def build_report(run_dir: Path, *, samples: Sequence[Sample] | None = None, n_bo
         "_samples": sample_rows(matches, scores["_gold"], scores["_predictions"], results, files),
         "_matches": matches,
         "_results": results,
+    }
+
+
+
+def _run_section(manifest: Manifest, status: dict[str, Any] | None, prov: dict[str, Any], labels: dict[str, str], seed: int, n_bootstrap: int) -> dict[str, Any]:
+    """The ``run`` section of report.json: the manifest's identity, dataset (with its provenance
+    ``prov``), arms with their ``labels``, models, seeds, packages and sample selection, and the run's
+    state from ``status`` (status.json; None leaves state, reason and message null)."""
+    arms = list(manifest.arms)
+    return {
+        "run_id": manifest.run_id,
+        "name": manifest.name,
+        "created_at": manifest.created_at,
+        "state": (status or {}).get("state"),
+        "reason": (status or {}).get("reason"),
+        "message": (status or {}).get("message"),
+        "dataset": {**{k: v for k, v in manifest.dataset.items() if k != "files"}, "provenance": prov},
+        "arms": arms,
+        "labels": labels,
+        "models": manifest.models,
+        "is_llm": manifest.is_llm,
+        "seeds": {"baselines": seed, "bootstrap": seed},
+        "n_bootstrap": n_bootstrap,
+        "git": manifest.git,
+        "packages": manifest.packages,
+        **_selection(manifest),
     }
 
 
