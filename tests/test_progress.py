@@ -48,9 +48,10 @@ def test_a_line_per_stage_and_per_judge_through_a_model_server(tmp_path, capsys,
     # stages in order, each analysed with one request; then the three judges in any order
     for i, (line, stage) in enumerate(zip(stage_lines, match.stages, strict=True)):
         assert line.startswith(f"stage {i + 1}/{total} {stage.stage_id} {stage.name}: ")
-        assert re.search(r"; \d+ clash moves? \(1 request(, [\d.]+ s)?\)$", line), line
+        # the number says what it is: the tracker's suggestion, not the verdict's score (issue 25, item 5)
+        assert re.search(r": tracker's suggested score (affirmative|negative) \d+(, negative \d+)? \(1-10, advice to the judges\); \d+ clash moves? \(1 request(, [\d.]+ s)?\)$", line), line
     assert len(judge_lines) == 3
-    assert sorted(re.match(r"judge (\d+)/(\d+) (judge-\d) \((\w+)\): (affirmative|negative), p = 0\.\d\d", line).group(3) for line in judge_lines) == ["judge-1", "judge-2", "judge-3"]
+    assert sorted(re.match(r"judge (\d+)/(\d+) (judge-\d) \((\w+)\): votes (affirmative|negative), winner tendency p = 0\.\d\d", line).group(3) for line in judge_lines) == ["judge-1", "judge-2", "judge-3"]
     assert [int(line.split()[1].split("/")[0]) for line in judge_lines] == [n + 1, n + 2, n + 3]
     assert lines.index(stage_lines[-1]) < lines.index(judge_lines[0])
     assert lines[-2].startswith("openai/test-model: winner")  # the summary comes last, then the review

@@ -2,9 +2,11 @@
 the single-call arm), and on a terminal a live bar under the lines. stdout is never touched, so it
 carries the verdict only.
 
-A line reads ``stage 3/17 s03 Round 2, affirmative speech: affirmative 7; 2 clash moves (1 request, 2.1 s)``
-or ``judge 16/17 judge-2 (battlefield): negative, p = 0.38 (1 request, 3.0 s)``; a failed step
-says ``FAILED`` and why.
+A line reads ``stage 3/17 s03 Round 2, affirmative speech: tracker's suggested score affirmative 7
+(1-10, advice to the judges); 2 clash moves (1 request, 2.1 s)`` or ``judge 16/17 judge-2
+(battlefield): votes negative, winner tendency p = 0.38 (1 request, 3.0 s)``: each number says what
+it is (a stage's number is the tracker's suggestion, not the verdict's score, which the judges give
+later); a failed step says ``FAILED`` and why.
 """
 
 from __future__ import annotations

@@ -87,7 +87,7 @@ class GraphProgress:
             if ballots:
                 b = ballots[0]
                 ranked = " > ".join(sorted(b.ranking, key=lambda u: b.ranking[u]))
-                jid, detail = b.judge_id, f"ranking {ranked}" if b.ranking else f"{b.winner}, p = {b.p:.2f}"
+                jid, detail = b.judge_id, f"ranking {ranked}" if b.ranking else f"votes {b.winner}, winner tendency p = {b.p:.2f}"
             else:
                 jid = failures[0].key if failures else (calls[0].key if calls else "")
                 detail = failures[0].reason if failures else "no ballot"
@@ -111,7 +111,8 @@ class GraphProgress:
             if a is not None:
                 scores = ", ".join(f"{s.side} {s.suggested_score}" for s in a.sides)
                 moves = len(a.clash_updates)
-                detail = f"{scores}; {moves} clash move{'' if moves == 1 else 's'}"
+                # the tracker's suggestion, said as such: the judges' scores (the verdict's) come later
+                detail = f"tracker's suggested score {scores} (1-10, advice to the judges); {moves} clash move{'' if moves == 1 else 's'}"
             else:
                 f = failed.get(sid) or (failures[0] if failures else None)
                 detail = f.reason if f is not None else "no analysis"
