@@ -127,18 +127,25 @@ def tracker_json(sides: list[str], debaters: dict[str, str] | None = None, clash
     )
 
 
-def ballot_json(units: list[tuple[str, str]], p: float = 0.62, votes: dict[str, int] | None = None, score: int = 7) -> str:
-    """A valid judge answer scoring every unit ``score``."""
+def feedback_for(labels: list[str], stage_id: str = "s1", clash_id: str = "") -> dict[str, Any]:
+    """A coach's feedback to each debater of ``labels``: three points, each on ``stage_id`` and ``clash_id``."""
+    return {label: {kind: {"text": f"{label}: {kind} in {stage_id}", "stage_id": stage_id, "clash_id": clash_id} for kind in ("worked", "missed", "work_on")} for label in labels}
+
+
+def ballot_json(units: list[tuple[str, str]], p: float = 0.62, votes: dict[str, int] | None = None, score: int = 7, feedback: dict[str, Any] | None = None) -> str:
+    """A valid judge answer scoring every unit ``score`` (with ``feedback`` when given; an online
+    match's judge needs it, :func:`feedback_for`)."""
     votes = votes if votes is not None else {"Affirmative Speaker 1": 2, "Negative Speaker 1": 1}
-    return json.dumps(
-        {
-            "reasoning": "the affirmative won the sleep clash",
-            "stage_scores": [{"stage_id": sid, "side": side, "score": score} for sid, side in units],
-            "winner": "affirmative" if p > 0.5 else "negative",
-            "p": p,
-            "best_debater_votes": votes,
-        }
-    )
+    answer: dict[str, Any] = {
+        "reasoning": "the affirmative won the sleep clash",
+        "stage_scores": [{"stage_id": sid, "side": side, "score": score} for sid, side in units],
+        "winner": "affirmative" if p > 0.5 else "negative",
+        "p": p,
+        "best_debater_votes": votes,
+    }
+    if feedback is not None:
+        answer["feedback"] = feedback
+    return json.dumps(answer, ensure_ascii=False)
 
 
 def schema_responder(body: dict[str, Any]) -> str:
@@ -166,7 +173,11 @@ def schema_responder(body: dict[str, Any]) -> str:
         return json.dumps({"stages": {sid: json.loads(_tracker_answer(stages["properties"][sid]["properties"])) for sid in stages["required"]}})
     units = [tuple(key.split("|")) for key in props["stage_scores"]["required"]]
     labels = props["best_debater_votes"]["items"]["enum"]
-    return ballot_json(units, votes={labels[0]: 2, labels[-1]: 1})
+    feedback = None
+    if "feedback" in props:  # the coach's feedback: each debater, on the first stage and the first clash it may name
+        point = props["feedback"]["properties"][labels[0]]["properties"]["worked"]["properties"]
+        feedback = feedback_for(props["feedback"]["required"], point["stage_id"]["enum"][0], point["clash_id"]["enum"][0])
+    return ballot_json(units, votes={labels[0]: 2, labels[-1]: 1}, feedback=feedback)
 
 
 def _tracker_answer(props: dict[str, Any]) -> str:

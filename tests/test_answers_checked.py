@@ -11,7 +11,7 @@ from functools import partial
 
 import pytest
 from fake_openai import FakeOpenAI, Reply, fake_openai  # noqa: F401 (fixture)
-from llm_helpers import ccdb_2v2_match, online_match, schema_responder, tracker_json
+from llm_helpers import ccdb_2v2_match, feedback_for, online_match, schema_responder, tracker_json
 
 from adjudicator.api import adjudicate, adjudicate_single_call
 from adjudicator.config import ModelConfig
@@ -53,6 +53,7 @@ def ballot(**fields) -> str:
         "winner": "affirmative",
         "p": 0.66,
         "best_debater_votes": ["Affirmative Speaker 1", "Affirmative Speaker 1", "Negative Speaker 1"],
+        "feedback": feedback_for(["Affirmative Speaker 1", "Negative Speaker 1"]),
     }
     return json.dumps({**answer, **fields})
 

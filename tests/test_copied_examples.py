@@ -12,7 +12,7 @@ from functools import partial
 
 import pytest
 from fake_openai import FakeOpenAI, fake_openai  # noqa: F401 (fixture)
-from llm_helpers import ccdb_2v2_match, online_match, tracker_json
+from llm_helpers import ccdb_2v2_match, feedback_for, online_match, tracker_json
 
 from adjudicator.input.match import MatchView
 from adjudicator.judges.base import JudgeRequest, StageRequest
@@ -72,7 +72,8 @@ def ballot(request: JudgeRequest, reasoning: str) -> str:
 
     scores = {unit_key(sid, side): 6 for sid, side in judge_units(request)}
     labels = request.match.debater_labels()
-    return json.dumps({"reasoning": reasoning, "stage_scores": scores, "winner": "negative", "p": 0.36, "best_debater_votes": [labels[0], labels[0], labels[-1]]}, ensure_ascii=False)
+    feedback = feedback_for(labels, request.match.stages[0].stage_id)
+    return json.dumps({"reasoning": reasoning, "stage_scores": scores, "winner": "negative", "p": 0.36, "best_debater_votes": [labels[0], labels[0], labels[-1]], "feedback": feedback}, ensure_ascii=False)
 
 
 def test_normalise_ignores_case_whitespace_and_punctuation():

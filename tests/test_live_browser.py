@@ -103,6 +103,13 @@ def test_board_updates_live_while_stages_are_pushed(tmp_path):
                 head = f"A person should check this verdict before it is used ({len(review['reasons'])} reason(s)):" if review["escalate"] else "No reason to escalate: every check of the quality gate passed."
                 assert page.eval(_text("#verdict-review-head")) == f"Review: {head}"
                 assert page.eval("[...document.querySelectorAll('#verdict-review-list li')].map((x) => x.textContent)") == review["detail"]
+                # the coach's feedback per debater under the verdict: three points each, the offline judge's
+                assert verdict["feedback"] and page.eval("document.getElementById('verdict-feedback').hidden") is False
+                assert page.eval("document.querySelectorAll('#verdict-feedback-list .feedback-debater').length") == len(verdict["feedback"])
+                first_fb = verdict["feedback"][0]
+                got = page.eval(f"[...document.querySelectorAll(\".feedback-debater[data-debater='{first_fb['debater']}'] li\")].map((x) => x.textContent)")
+                assert [x.split(": ", 1)[1] for x in got] == [first_fb[k]["text"] for k in ("worked", "missed", "work_on")]
+                assert got[0].startswith("What worked (") and got[1].startswith("The response missed (") and got[2].startswith("One thing to work on (")
                 above = "document.getElementById('verdict-panel').compareDocumentPosition(document.getElementById('tendency-panel'))"
                 assert page.eval(f"Boolean({above} & Node.DOCUMENT_POSITION_FOLLOWING)") is True
                 # the trackers' tendency stays only as the labelled pre-verdict estimate

@@ -14,7 +14,7 @@ from functools import partial
 
 import pytest
 from fake_openai import FakeOpenAI, Reply, error, fake_openai  # noqa: F401 (fixture)
-from llm_helpers import ballot_json, online_match, schema_responder, tracker_json
+from llm_helpers import ballot_json, feedback_for, online_match, schema_responder, tracker_json
 
 from adjudicator.api import build_context
 from adjudicator.config import ModelConfig
@@ -30,7 +30,7 @@ from adjudicator.model.transport import TransportPolicy
 KEY = "sk-test-key-0123456789"
 VIEW = online_match().view()
 UNITS = [("s1", "affirmative"), ("s2", "negative"), ("s3", "affirmative"), ("s4", "negative")]
-VALID = ballot_json(UNITS, p=0.62)
+VALID = ballot_json(UNITS, p=0.62, feedback=feedback_for(["Affirmative Speaker 1", "Negative Speaker 1"]))
 STORE = PromptStore()
 
 

@@ -27,7 +27,7 @@ def _schema(body: dict[str, Any]) -> dict[str, Any]:
 def responder(body: dict[str, Any]) -> str:
     """Answers read off the request's schema: a tracker entry per side with its dimension scores,
     two arguments (one valid) and one claim; a ballot with a vote per subjective dimension."""
-    from llm_helpers import ballot_json, tracker_json
+    from llm_helpers import ballot_json, schema_responder, tracker_json
 
     props = _schema(body)["properties"]
     if "sides" in props:
@@ -51,6 +51,8 @@ def responder(body: dict[str, Any]) -> str:
     units = [tuple(k.split("|")) for k in props["stage_scores"]["properties"]]  # "<stage_id>|<side>" keys
     labels = props["best_debater_votes"]["items"]["enum"]
     out = json.loads(ballot_json(units, votes={labels[0]: 2, labels[-1]: 1}))
+    if "feedback" in props:  # the coach's feedback, as the plain responder writes it
+        out["feedback"] = json.loads(schema_responder(body))["feedback"]
     if "dimension_votes" in props:
         keys = props["dimension_votes"]["required"]
         out["dimension_votes"] = {

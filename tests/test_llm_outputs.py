@@ -69,7 +69,10 @@ def expected_stage_schema(sides: list[str]) -> dict[str, Any]:
     return obj({"reasoning": string(), "sides": obj({side: side_item for side in sides}), "clash_updates": {"type": "array", "items": update_item}, "summary": string()})
 
 
-def expected_judge_schema(unit_keys: list[str]) -> dict[str, Any]:
+def expected_judge_schema(unit_keys: list[str], stage_ids: list[str], clash_ids: list[str]) -> dict[str, Any]:
+    # the coach's feedback (issue 25): one key per debater, three points, each on a stage of the match
+    # and a clash of the ledger, or none
+    point = obj({"text": string(), "stage_id": string(stage_ids), "clash_id": string([*clash_ids, ""])})
     return obj(
         {
             "reasoning": string(),
@@ -77,6 +80,7 @@ def expected_judge_schema(unit_keys: list[str]) -> dict[str, Any]:
             "winner": string(SIDES),
             "p": {"type": "number", "minimum": 0.0, "maximum": 1.0},
             "best_debater_votes": labels_list(3),
+            "feedback": obj({label: obj({"worked": point, "missed": point, "work_on": point}) for label in LABELS}),
         }
     )
 
@@ -102,12 +106,15 @@ def test_judge_schema_is_the_model_schema_sent_before():
     # s01 is a speech (the affirmative only), s02 and s04 score both sides
     keys = [f"{sid}|{side}" for sid, side in match.scored_units() if sid in ("s01", "s02", "s04")]
     assert keys == ["s01|affirmative", "s02|affirmative", "s02|negative", "s04|affirmative", "s04|negative"]
-    assert same(judge_schema(request), expected_judge_schema(keys))
+    stages = [s.stage_id for s in match.stages]
+    assert same(judge_schema(request), expected_judge_schema(keys, stages, []))
     chat = LLMBackend(LLMClient("openai/test-model", cache=NullCache())).judge_prompt(request)
-    assert same(dict(chat.schema or {}), expected_judge_schema(keys)) and chat.schema_name == "ballot"
+    assert same(dict(chat.schema or {}), expected_judge_schema(keys, stages, [])) and chat.schema_name == "ballot"
+    # the budget grows by 240 tokens per debater whose feedback the judge writes: 1536 + 4 x 240
+    assert chat.max_tokens == 2496
     # no analysed stage: an object with no keys (the judge sends no request then)
     empty = JudgeRequest(judge_id="judge-1", perspective="task", match=match, clashes={}, analyses=[])
-    assert same(judge_schema(empty), expected_judge_schema([]))
+    assert same(judge_schema(empty), expected_judge_schema([], stages, []))
 
 
 def test_a_schema_outside_the_plain_subset_is_refused():

@@ -47,7 +47,7 @@ def test_english_report_names_debaters_explains_momentum_once_and_gives_reasons(
     md = verdict_markdown(v, match.view())
     assert md.startswith(f"# Verdict: {match.match_id}")
     sec = _sections(md)
-    assert list(sec) == ["Result", "Reason for decision", "Dissent", "Battlefield map", "Scores by stage", "Ballots", "How this verdict was made"]
+    assert list(sec) == ["Result", "Reason for decision", "Dissent", "Battlefield map", "Scores by stage", "Feedback for each debater", "Ballots", "How this verdict was made"]
     # debater names beside their position labels, wherever a debater is named
     assert "Affirmative Speaker 1 (K_Michael)" in md and "Negative Speaker 1 (Chitty-Chitty)" in md
     assert not re.search(r"Speaker 1(?! \()", sec["Battlefield map"] + sec["Ballots"])
@@ -77,7 +77,7 @@ def test_chinese_match_gets_a_chinese_report():
     v = adjudicate(match)
     md = verdict_markdown(v, match.view())
     assert md.startswith(f"# 裁决报告: {match.match_id}")
-    assert list(_sections(md)) == ["结果", "裁决理由", "分歧", "战场地图", "各环节得分", "评委裁决单", "裁决如何得出"]
+    assert list(_sections(md)) == ["结果", "裁决理由", "分歧", "战场地图", "各环节得分", "给每位辩手的反馈", "评委裁决单", "裁决如何得出"]
     assert "正方三辩" in md and "Affirmative Speaker" not in md  # position labels in Chinese
     assert "| 正方一辩开篇立论 | 立论 | 正方 |" in md  # stage name, type and side in Chinese
     assert ZH_WORDS["read.momentum"] in md and md.count(ZH_WORDS["read.momentum"]) == 1

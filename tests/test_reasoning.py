@@ -18,7 +18,7 @@ from functools import partial
 
 import pytest
 from fake_openai import FakeOpenAI, Reply, fake_openai  # noqa: F401 (fixture)
-from llm_helpers import ballot_json, online_match, parse_p, tracker_json
+from llm_helpers import ballot_json, feedback_for, online_match, parse_p, tracker_json
 
 from adjudicator.judges.base import JudgeRequest, StageRequest
 from adjudicator.judges.llm.backend import LLMBackend
@@ -160,8 +160,8 @@ def test_judge_and_tracker_ignore_a_decoy_in_the_draft(fake_openai):
         for i, st in enumerate(view.stages)
     ]
     units = [(st.stage_id, st.sides[0]) for st in view.stages]
-    decoy_ballot = ballot_json(units, p=0.9)
-    fake_openai.push(Reply(content=f"<think>{decoy_ballot}</think>{ballot_json(units, p=0.27)}"))
+    decoy_ballot = ballot_json(units, p=0.9, feedback=feedback_for(view.debater_labels()))
+    fake_openai.push(Reply(content=f"<think>{decoy_ballot}</think>{ballot_json(units, p=0.27, feedback=feedback_for(view.debater_labels()))}"))
     ballot = backend.judge(JudgeRequest(judge_id="judge-1", perspective="task", match=view, clashes={}, analyses=analyses))
     assert ballot.value.p == 0.27 and ballot.value.winner == "negative"
     assert json.loads(ballot.calls[0].reasoning_content or ballot.calls[0].reasoning_blocks[0])["p"] == 0.9

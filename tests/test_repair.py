@@ -9,7 +9,7 @@ from functools import partial
 
 import pytest
 from fake_openai import FakeOpenAI, fake_openai  # noqa: F401 (fixture)
-from llm_helpers import ccdb_2v2_match, online_match, tracker_json
+from llm_helpers import ccdb_2v2_match, feedback_for, online_match, tracker_json
 
 from adjudicator.judges.base import JudgeRequest, StageRequest
 from adjudicator.judges.llm.backend import LLMBackend
@@ -41,7 +41,8 @@ def judge_request() -> JudgeRequest:
 
 def ballot(scores: dict[str, int], p=0.34, votes=None) -> str:
     votes = votes if votes is not None else ["Negative Speaker 1", "Negative Speaker 1", "Affirmative Speaker 1"]
-    return json.dumps({"reasoning": "the negative held the feedback clash", "stage_scores": scores, "winner": "negative", "p": p, "best_debater_votes": votes})
+    feedback = feedback_for(["Affirmative Speaker 1", "Negative Speaker 1"])
+    return json.dumps({"reasoning": "the negative held the feedback clash", "stage_scores": scores, "winner": "negative", "p": p, "best_debater_votes": votes, "feedback": feedback})
 
 
 FULL = {"s1|affirmative": 6, "s2|negative": 7, "s3|affirmative": 5, "s4|negative": 8}

@@ -23,6 +23,7 @@ from adjudicator.bench.scoring.leaves import ScoreSettings
 from adjudicator.bench.scoring.run import score_run
 from adjudicator.evaluation.reliability_report import reliability_from_matches
 from adjudicator.files import atomic_write_text, read_json
+from adjudicator.verdict.feedback import run_feedback_stats
 
 
 def arm_label(arm: str, models: dict[str, str], panel: str = "scoring") -> str:
@@ -166,6 +167,12 @@ def _selection(manifest: Any) -> dict[str, Any]:
     return out
 
 
+def _verdict_of(results: dict[str, SampleResult], sample_id: str) -> dict[str, Any] | None:
+    """A sample's verdict JSON in one arm's results, None when it has none."""
+    res = results.get(sample_id)
+    return res.verdict if res is not None else None
+
+
 def _status_counts(results: dict[str, SampleResult], n_samples: int) -> dict[str, int]:
     """``{"ok", "partial", "failed", "not_run"}`` of one arm over ``n_samples`` selected samples."""
     st = [r.status for r in results.values()]
@@ -246,6 +253,7 @@ def build_report(run_dir: Path, *, samples: Sequence[Sample] | None = None, n_bo
         "reliability": reliability,
         "selective": scores["selective"],
         **_fold_fit(run_dir, manifest, matches, scores, settings),
+        "feedback": {arm: {"label": labels[arm], **run_feedback_stats([(s.match, _verdict_of(results[arm], s.sample_id)) for s in samples])} for arm in arms},
         **({"bias_card": {k: v for k, v in card.items() if k != "samples"}} if card else {}),
         "_predictions": scores["_predictions"],
         "_gold": scores["_gold"],

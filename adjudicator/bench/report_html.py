@@ -105,6 +105,10 @@ th{background:#f3f3f3} tr.ref td{color:#666;font-style:italic} tr.baseline td{ba
 {% for t in arm_vs_baseline %}{% if t.get("test") == "exact binomial" %}<tr><td>{{ t.arm }}</td><td>{{ t.baseline }}, exact binomial</td><td>{{ fmt(t.accuracy_a) }}</td><td>{{ fmt(t.accuracy_b) }}</td><td colspan="2">{{ t.k }} of {{ t.n }} correct</td><td>{{ p_text(t.p_value) }}</td><td>{{ t.n }}</td></tr>{% else %}<tr><td>{{ t.arm }}</td><td>{{ t.baseline }}</td><td>{{ fmt(t.accuracy_a) }}</td><td>{{ fmt(t.accuracy_b) }}</td><td>{{ t.a_only }}</td><td>{{ t.b_only }}</td><td>{{ p_text(t.p_value) }}</td><td>{{ t.n }}</td></tr>{% endif %}{% endfor %}
 </table>{% endif %}
 
+{% if feedback %}<h2>Feedback per debater</h2>
+<p class="note">How often a verdict carries a coach's feedback (what worked, the response missed, one thing to work on) for each debater, and how often a point names a stage of the match and a clash of the verdict's map. The single-call arm has none (the protocol has no such task).</p>
+<table><tr><th>Arm</th><th>verdicts</th><th>debaters</th><th>with feedback</th><th>filled</th><th>points</th><th>names a real stage</th><th>names a real clash</th><th>names no clash</th></tr>
+{% for r in feedback.values() %}<tr><td>{{ r.label }}</td><td>{{ r.verdicts }}</td><td>{{ r.debaters }}</td><td>{{ r.filled }}</td><td>{{ fmt(r.filled_rate) }}</td><td>{{ r.points }}</td><td>{{ fmt(r.stage_rate) }}</td><td>{{ fmt(r.clash_rate) }}</td><td>{{ r.no_clash }}</td></tr>{% endfor %}</table>{% endif %}
 {% if selective %}<h2>Escalation: selective accuracy against coverage</h2>
 <p class="note">A verdict with |p − 0.5| ≤ band goes to a person; accuracy is over the verdicts kept (decisive gold winners only). Review rule: the verdicts' own review.escalate (close call within 0.1, split panel, failed judge or tracker stage, and the quality gate: empty or thin clash map, empty, short or unanchored reasoning, identical ballots, equal stage scores, p against its own scores, most fields repaired, example choices; with probes, their flips).</p>
 {% for arm, r in selective.items() %}<p><b>{{ r.label }}</b></p>
@@ -206,6 +210,7 @@ def render_html(report: dict[str, Any], plot_cache: PlotCache | None = None) -> 
         fold_fit_html=Markup(report.get("_fold_fit_html") or ""),  # a --fold run's fits (adjudicator.finetune.render, via report.build_report)
         alt_test=report.get("alt_test"),
         selective=report.get("selective") or {},
+        feedback=report.get("feedback") or {},
         plots=plots,
         task_2_na=not report["tasks"]["task2"].get("applicable"),
         warnings=report.get("warnings") or [],

@@ -422,6 +422,21 @@ def _selective_section(report: dict[str, Any]) -> list[str]:
     return L
 
 
+def _feedback_section(report: dict[str, Any]) -> list[str]:
+    """The coach's feedback per debater: how often each arm fills it, and how often a point names a
+    real stage of the match and a real clash of the verdict's map (:func:`~adjudicator.verdict.feedback.run_feedback_stats`)."""
+    fb = report.get("feedback")
+    if not fb:
+        return []
+    L = ["## Feedback per debater", "",
+         "How often a verdict carries a coach's feedback (what worked, the response missed, one thing to work on) for each debater, "
+         "and how often a point names a stage of the match and a clash of the verdict's map. The single-call arm has none (the protocol has no such task).", "",
+         "| Arm | verdicts | debaters | with feedback | filled | points | names a real stage | names a real clash | names no clash |", "|---|---|---|---|---|---|---|---|---|"]
+    for r in fb.values():
+        L.append(f"| {r['label']} | {r['verdicts']} | {r['debaters']} | {r['filled']} | {fmt(r['filled_rate'])} | {r['points']} | {fmt(r['stage_rate'])} | {fmt(r['clash_rate'])} | {r['no_clash']} |")
+    return L + [""]
+
+
 def _alt_test_section(report: dict[str, Any]) -> list[str]:
     """The alternative annotator test (:mod:`adjudicator.bench.scoring.alt_test_section`): per task and arm a
     plain sentence on whether the arm passes, omega and rho, and one row per left-out judge."""
@@ -474,7 +489,7 @@ def render_markdown(report: dict[str, Any]) -> str:
         L += _pairwise_section(report["tasks"]["pairwise"])
     if "dimensions" in report["tasks"]:
         L += _dimensions_section(report["tasks"]["dimensions"])
-    L += _calibration_section(report) + _paired_section(report) + _selective_section(report) + _alt_test_section(report) + _bias_card_section(report)
+    L += _calibration_section(report) + _paired_section(report) + _selective_section(report) + _feedback_section(report) + _alt_test_section(report) + _bias_card_section(report)
     L += report.get("_fold_fit_md") or []  # a --fold run's fits (adjudicator.finetune.render, via report.build_report)
     synthetic = bool((report["run"]["dataset"].get("provenance") or {}).get("synthetic"))
     L += _reliability_section(report.get("reliability") or {}, synthetic=synthetic)

@@ -6,7 +6,8 @@ Sections: the review first (whether a person should check the verdict and why: t
 state, the counted result and, when a person changed it, the automated original beside it with who
 and when), the turning points with what moved them, the scores by stage (each judge's score, the panel
 mean, the counted score, the rubric band in words), the clash map (positions, moves, momentum, with
-the sentence that explains momentum), each judge's ballot and reasoning, failures, and how the verdict
+the sentence that explains momentum), the feedback for each debater, each judge's ballot and
+reasoning, failures, and how the verdict
 was made (model, calls, tokens, cost). Rendered with jinja2, autoescaped: debate text and model output
 can never become markup. No script, no external file; the CSS names the CJK fonts a host may have
 (README: "Fonts").
@@ -24,6 +25,7 @@ from adjudicator.input.rubric import band
 from adjudicator.live.lifecycle import Decision
 from adjudicator.verdict.ballots import Verdict
 from adjudicator.verdict.battlefield import Clash
+from adjudicator.verdict.feedback import feedback_views
 from adjudicator.verdict.labels import debater_name, labels, stage_name
 from adjudicator.verdict.review import review_sentences
 
@@ -83,6 +85,9 @@ th{background:#f3f5f9} .aff{color:#1f6fd1;font-weight:600} .neg{color:#c8372d;fo
 {% if clashes %}<table><tr><th>{{ L["map.clash"] }}</th><th>{{ L["report.position_aff"] }}</th><th>{{ L["report.position_neg"] }}</th><th>{{ L["report.momentum"] }}</th><th>{{ L["report.moves"] }}</th></tr>
 {% for c in clashes %}<tr><td>{{ c.title }}</td><td>{{ c.affirmative_position }}</td><td>{{ c.negative_position }}</td><td class="num">{{ c.momentum }}</td><td>{{ c.moves }}</td></tr>{% endfor %}
 </table>{% else %}<p class="muted">{{ L["map.none"] }}</p>{% endif %}
+
+{% if feedback %}<h2>{{ L["read.feedback"] }}</h2><p class="explain">{{ fmt(L["read.feedback.from"], judge=verdict.feedback_from) }}</p>
+{% for f in feedback %}<h3>{{ f.debater }}</h3><ul>{% for head, where, text in f.points %}<li><b>{{ head }}</b> <span class="muted">({{ where }})</span>: {{ text }}</li>{% endfor %}</ul>{% endfor %}{% endif %}
 
 <h2>{{ L["report.ballots"] }}</h2>
 {% for b in verdict.ballots %}<h3>{{ b.judge_id }}{% if b.perspective %} ({{ b.perspective }}){% endif %}</h3>
@@ -163,6 +168,7 @@ def report_html(
         votes_changed=bool(decision and decision.override and decision.override.best_debater_votes is not None),
         changed_scores=changed_scores, timeline=timeline, score_rows=score_rows, clashes=clashes, cost=cost, version=__version__,
         review=review_sentences(verdict.review, lang) if verdict.review else [],
+        feedback=feedback_views(verdict, L, lambda sid: stage_name(next((s.name for s in header.stages if s.stage_id == sid), sid), lang), lambda label: debater_name(label, lang, names)),
         fmt=_fmt, p2=_p2, signed=_signed, when=_when, moves=lambda evs: "; ".join(_move(e, L) for e in evs),
         ballot_votes=lambda b: votes_text_of(dict(b.best_debater_votes)),
     )

@@ -55,6 +55,11 @@ NODE_MAX_TOKENS: dict[str, int] = {
     "compare": 256,
 }
 
+#: How much a judge's completion budget grows per debater whose coach's feedback it writes
+#: (:mod:`adjudicator.verdict.feedback`): three points of one or two sentences (~60-70 tokens each in
+#: English, more in Chinese) with their keys and ids. Not added when ``max_tokens`` is configured.
+FEEDBACK_TOKENS_PER_DEBATER = 240
+
 #: The nodes whose replies are read for token log-probabilities under ``--p-source logprob`` (a judge's
 #: ballot: :mod:`adjudicator.model.logprobs`). Other requests of a client that asks for them (the
 #: tracker's, a repair turn's of another node) do not ask: nothing would read them.

@@ -12,6 +12,8 @@ Rules (a three-judge CCDB panel, paper 2.2.1 and 2.3):
 - Stage scores: per scored (stage, side), every judge's integer score and their mean (3 decimals).
 - Best debater: the ballots' votes summed (9 with three ballots); the best debaters are the labels
   tied for the maximum.
+- Feedback per debater: one judge's, the majority judge whose p is nearest the panel's
+  (:func:`~adjudicator.verdict.feedback.panel_feedback`): a coach's words are not averaged.
 - At least two valid ballots are required; fewer raises :class:`AdjudicationFailed`.
 
 Ranking formats (BP; :func:`panel_ranking`), where each ballot ranks the units and scores every speech:
@@ -40,6 +42,7 @@ from adjudicator.records import CallRecord, NodeFailure
 from adjudicator.verdict.ballots import Arm, Ballot, Dissent, Provenance, SpeechResult, StageScore, UnitResult, Verdict
 from adjudicator.verdict.battlefield import Clash
 from adjudicator.verdict.dimensions import dimension_decision, panel_dimensions
+from adjudicator.verdict.feedback import panel_feedback
 from adjudicator.verdict.review import review_of
 from adjudicator.verdict.transcripts import transcript_marks
 
@@ -125,6 +128,7 @@ def aggregate(
     dims = panel_dimensions(rubric, {b.judge_id: b.dimensions for b in ballots}) if rubric is not None and rubric.dimensional else []
     p = panel_p(ballots, winner)
     dissent = panel_dissent(ballots, stage_scores, winner)
+    feedback_from, feedback = panel_feedback(ballots, winner, p)
     if provenance.p_source == "logprob":  # how many ballots the log-prob reading could not support
         provenance = provenance.model_copy(update={"p_logprob_missing": sum(1 for b in ballots if b.p_logprob is None)})
     return Verdict(
@@ -145,6 +149,8 @@ def aggregate(
         battlefields=list(clashes.values()),
         ballots=ballots,
         failures=failures,
+        feedback=feedback,
+        feedback_from=feedback_from,
         review=review_of(p, dissent.winner_split, failures, ballots=ballots, match=match, battlefields=list(clashes.values()), calls=calls),
         provenance=provenance,
         calls=calls,

@@ -26,6 +26,7 @@ from adjudicator.pairwise.record import PairwiseRecord
 from adjudicator.records import CallRecord, NodeFailure
 from adjudicator.verdict.battlefield import Clash
 from adjudicator.verdict.dimensions import DimensionDecision, DimensionResult, DimensionVote
+from adjudicator.verdict.feedback import DebaterFeedback
 from adjudicator.verdict.review import Review
 from adjudicator.verdict.transcripts import TranscriptMark
 
@@ -88,7 +89,9 @@ class Ballot(FrozenModel):
     dimension, each side's score and the dimension's winner or a tie; empty under the ccdb rubric.
     ``p_logprob`` (``--p-source logprob`` only): P(affirmative) read off the winner token's
     probabilities (:func:`adjudicator.model.logprobs.logprob_p`), beside the stated ``p``; it may
-    disagree with ``winner``, which follows the stated answer.
+    disagree with ``winner``, which follows the stated answer. ``feedback``: the judge's feedback to
+    each debater, as a coach gives it (:mod:`adjudicator.verdict.feedback`; two-sided scoring
+    ballots of the LLM and offline judges; left out of the JSON when empty).
     """
 
     judge_id: str
@@ -103,6 +106,7 @@ class Ballot(FrozenModel):
     speaker_scores: list[SpeakerScore] = Field(default_factory=list, exclude_if=_empty)
     dimensions: list[DimensionVote] = Field(default_factory=list, exclude_if=_empty)
     p_logprob: float | None = Field(default=None, ge=0.0, le=1.0, exclude_if=_none)
+    feedback: list[DebaterFeedback] = Field(default_factory=list, exclude_if=_empty)
 
     @field_validator("best_debater_votes")
     @classmethod
@@ -288,6 +292,10 @@ class Verdict(FrozenModel):
       findings: an empty or thin clash map, empty, short or unanchored reasoning, identical ballots,
       equal stage scores, p against a ballot's own scores, most fields repaired, example choices);
       a partial verdict carries one too (it escalates). None only in files written before it existed.
+    - ``feedback``: for each debater, what worked, the response they missed and one thing to work
+      on, each tied to a stage and a clash (:mod:`adjudicator.verdict.feedback`), from the ballot of
+      the judge ``feedback_from`` (the majority judge whose p is nearest the panel's); empty for the
+      single-call arm (the CCDB protocol has no such task), BP and pairwise panels.
     - ``tasks``: per-task parse status (single-call arm; the agentic arm reports per-node status).
     - Ranking formats (BP): ``ranking`` one :class:`UnitResult` per unit in rank order and
       ``speaker_scores`` one :class:`SpeechResult` per speech in speaking order; ``winner`` and ``p``
@@ -325,6 +333,8 @@ class Verdict(FrozenModel):
     failures: list[NodeFailure] = Field(default_factory=list)
     tasks: list[TaskStatus] = Field(default_factory=list)
     pairwise: PairwiseRecord | None = Field(default=None, exclude_if=_empty)
+    feedback: list[DebaterFeedback] = Field(default_factory=list, exclude_if=_empty)
+    feedback_from: str = Field(default="", exclude_if=_empty)
     review: Review | None = None
     transcripts: list[TranscriptMark] = Field(default_factory=list, exclude_if=_empty)
     provenance: Provenance

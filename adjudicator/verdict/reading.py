@@ -11,7 +11,9 @@ from the verdict's own data (the renderers in :mod:`adjudicator.verdict.report` 
   and what they said, and how far the judges' scores spread).
 - The battlefield map: each clash with both positions, its momentum (explained in one sentence,
   once, where it first appears) and its history as rows of stage name, side, debater and note.
-- Scores by stage with the rubric band in words, the ballots, failures and provenance.
+- Scores by stage with the rubric band in words, the feedback for each debater (what worked, the
+  response missed, one thing to work on, each with its stage and clash), the ballots, failures and
+  provenance.
 
 The competing units come from the format (:meth:`~adjudicator.input.match.MatchView.units`: two sides, or
 a format's houses), their names from the word table (``side.<unit>``, the unit's own name when there
@@ -29,6 +31,7 @@ from adjudicator.input.match import MatchView
 from adjudicator.input.rubric import band
 from adjudicator.verdict.ballots import Ballot, Verdict
 from adjudicator.verdict.battlefield import Clash, event_balance
+from adjudicator.verdict.feedback import FeedbackView, feedback_views
 from adjudicator.verdict.labels import labels, stage_name
 from adjudicator.verdict.review import review_sentences
 
@@ -108,6 +111,8 @@ class ReadableVerdict:
     ranking: list[list[str]]
     speeches: list[list[str]]
     ballots: list[BallotView]
+    feedback: list[FeedbackView]
+    feedback_note: str
     failures: list[str]
     provenance: list[str]
     extra: dict[str, Any] = field(default_factory=dict)
@@ -445,6 +450,7 @@ def readable_verdict(verdict: Verdict, view: MatchView | None = None, language: 
         momentum_note=w.L["read.momentum"], momentum_first_in="reasons" if in_reasons else "clashes",
         clashes=[_clash_view(w, c, units) for c in verdict.battlefields], scores=_scores(w, verdict),
         ranking=_ranking_rows(w, verdict), speeches=_speech_rows(w, verdict), ballots=_ballots(w, verdict),
+        feedback=feedback_views(verdict, w.L, w.stage, w.debater), feedback_note=w.t("read.feedback.from", judge=verdict.feedback_from) if verdict.feedback else "",
         failures=[w.t("read.failure", node=f.node, key=f.key, reason=f.reason, n=len(f.raw_outputs)) for f in verdict.failures],
         provenance=_provenance(w, verdict),
     )

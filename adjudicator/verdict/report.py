@@ -4,7 +4,8 @@
 Both lay out the sections :func:`adjudicator.verdict.reading.readable_verdict` composes: the match and its
 debaters, the result, the reason for decision (from the ballots), the dissent, the battlefield map
 (momentum explained once, where it first appears; each clash's history as stage, side, debater, move
-and note), the scores by stage, the ballots, failures and provenance. The HTML page has no script and
+and note), the scores by stage, the feedback for each debater, the ballots, failures and provenance;
+the review (the quality gate) comes first. The HTML page has no script and
 no external file; jinja2's autoescape keeps debate text and model output from becoming markup.
 """
 
@@ -70,6 +71,10 @@ def render_markdown(r: ReadableVerdict) -> str:
         lines += [f"## {L['read.scores']}", ""]
         header = [L["read.scores.stage"], L["read.scores.type"], L["read.scores.side"], L["read.scores.judges"], L["read.scores.mean"], L["read.scores.band"]]
         lines += (_table(header, [[s.stage, s.type, s.side, s.judges, s.mean, s.band] for s in r.scores]) if r.scores else [L["read.none"]]) + [""]
+    if r.feedback:
+        lines += [f"## {L['read.feedback']}", "", f"*{r.feedback_note}*", ""]
+        for f in r.feedback:
+            lines += [f"### {_md(f.debater)}", ""] + [f"- **{head}** ({_md(where)}): {_md(text)}" for head, where, text in f.points] + [""]
     if r.ballots:
         lines += [f"## {L['read.ballots']}", ""]
         for b in r.ballots:
@@ -121,6 +126,8 @@ dl.facts{display:grid;grid-template-columns:max-content auto;gap:.2rem 1rem} dl.
 {% if r.scores or not r.ranking %}<h2>{{ L["read.scores"] }}</h2>
 {% if r.scores %}<table><tr><th>{{ L["read.scores.stage"] }}</th><th>{{ L["read.scores.type"] }}</th><th>{{ L["read.scores.side"] }}</th><th>{{ L["read.scores.judges"] }}</th><th>{{ L["read.scores.mean"] }}</th><th>{{ L["read.scores.band"] }}</th></tr>
 {% for s in r.scores %}<tr><td>{{ s.stage }}</td><td>{{ s.type }}</td><td>{{ s.side }}</td><td>{{ s.judges }}</td><td>{{ s.mean }}</td><td>{{ s.band }}</td></tr>{% endfor %}</table>{% else %}<p class="muted">{{ L["read.none"] }}</p>{% endif %}{% endif %}
+{% if r.feedback %}<h2>{{ L["read.feedback"] }}</h2><p class="explain">{{ r.feedback_note }}</p>
+{% for f in r.feedback %}<h3>{{ f.debater }}</h3><ul class="feedback">{% for head, where, text in f.points %}<li><b>{{ head }}</b> <span class="muted">({{ where }})</span>: {{ text }}</li>{% endfor %}</ul>{% endfor %}{% endif %}
 {% if r.ballots %}<h2>{{ L["read.ballots"] }}</h2>
 {% for b in r.ballots %}<h3>{{ b.heading }}</h3><p><b>{{ b.label }}:</b> {{ b.votes }}</p>{% if b.reasoning %}<p><b>{{ L["read.ballot.reasoning"] }}:</b> {{ b.reasoning }}</p>{% endif %}{% endfor %}{% endif %}
 {% if r.failures %}<h2>{{ L["read.failures"] }}</h2><ul>{% for f in r.failures %}<li>{{ f }}</li>{% endfor %}</ul>{% endif %}

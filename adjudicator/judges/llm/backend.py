@@ -29,7 +29,7 @@ from adjudicator.judges.llm.ranking import ranking_judge_variables, ranking_sche
 from adjudicator.judges.llm.recovery import read_ballot, read_stage_analysis, read_window_analyses, recover_ballot, recover_stage_analysis
 from adjudicator.judges.llm.variables import judge_units, judge_variables, stage_variables, unit_key, window_variables
 from adjudicator.model.attempts import MAX_ATTEMPTS, run_attempts
-from adjudicator.model.chat import NODE_MAX_TOKENS, ChatRequest
+from adjudicator.model.chat import FEEDBACK_TOKENS_PER_DEBATER, NODE_MAX_TOKENS, ChatRequest
 from adjudicator.model.llm import LLMClient
 from adjudicator.model.logprobs import expected_score, logprob_p
 from adjudicator.model.parsing import ParseResult, parse_output
@@ -41,6 +41,7 @@ from adjudicator.pairwise.comparisons import PairChoice
 from adjudicator.records import FailureKind, NodeFailure
 from adjudicator.verdict.ballots import Ballot
 from adjudicator.verdict.battlefield import StageAnalysis
+from adjudicator.verdict.feedback import carries_feedback
 
 TRACK_NODE = "track_stage"
 #: Template stem of the tracker's window of several stages (``prompts/track_window.<lang>.j2``).
@@ -195,7 +196,10 @@ class LLMBackend:
         return WindowResult(calls=list(result.calls), failures=failures)
 
     def judge_prompt(self, request: JudgeRequest) -> ChatRequest:
-        """The chat request of one judge (exposed for tests and token counting)."""
+        """The chat request of one judge (exposed for tests and token counting); a ballot that carries
+        the coach's feedback gets the judge's budget plus
+        :data:`~adjudicator.model.chat.FEEDBACK_TOKENS_PER_DEBATER` per debater (unless ``max_tokens``
+        is configured)."""
         lang = prompt_language(request.match.format)
         name = template_name(JUDGE_NODE, lang, request.match.format, _dimensional(request))
         ranking = request.match.spec().verdict == "ranking"
@@ -204,6 +208,7 @@ class LLMBackend:
         if request.rubric is not None and request.rubric.dimensional:
             variables.update(dimension_variables(request.rubric, lang), dimension_units=judge_dimension_units(request))
         rendered = self.prompts.render(name, variables)
+        feedback = not ranking and carries_feedback(request.match) and self.client.max_tokens is None
         return ChatRequest(
             messages=rendered.messages(),
             node=JUDGE_NODE,
@@ -211,6 +216,7 @@ class LLMBackend:
             template_hash=rendered.template_hash,
             schema=ranking_schema(request) if ranking else judge_schema(request),
             schema_name="ranking_ballot" if ranking else "ballot",
+            max_tokens=NODE_MAX_TOKENS[JUDGE_NODE] + FEEDBACK_TOKENS_PER_DEBATER * len(request.match.debater_labels()) if feedback else None,
         )
 
     def compare_prompt(self, request: CompareRequest) -> ChatRequest:
@@ -277,6 +283,6 @@ class LLMBackend:
         shown, _ = split_reasoning(answered.calls[-1].raw_output or "")
         challenge = self.prompts.render(template_name(PRESSURE_TEMPLATE, prompt_language(request.match.format)), {})
         messages = (*chat.messages, {"role": "assistant", "content": shown.strip()}, {"role": "user", "content": challenge.user})
-        second = ChatRequest(messages=messages, node=JUDGE_NODE, key=request.judge_id, template_hash=challenge.template_hash, schema=chat.schema, schema_name=chat.schema_name)
+        second = ChatRequest(messages=messages, node=JUDGE_NODE, key=request.judge_id, template_hash=challenge.template_hash, schema=chat.schema, schema_name=chat.schema_name, max_tokens=chat.max_tokens)
         ranking = request.match.spec().verdict == "ranking"
         return run_attempts(self.client, second, self._ballot_reader(request), max_attempts=self.max_attempts, repairer=None if ranking else self.repairer(request.match.format))

@@ -6,7 +6,8 @@ Each request's answer model is built for that request's units (:func:`stage_answ
 evaluated side of the stage; a judge's ``stage_scores`` an object with one required key per unit it
 must score (``"<stage_id>|<side>"``, :func:`~adjudicator.judges.llm.variables.unit_key`), each an
 integer 1-10; p a number in [0, 1]; ``best_debater_votes`` exactly three position labels, one per
-vote. :func:`stage_schema` and :func:`judge_schema` are the models' response schemas
+vote; ``feedback`` one required key per debater, each with its three points tied to a stage id and a
+clash id of the ledger (or ""). :func:`stage_schema` and :func:`judge_schema` are the models' response schemas
 (:func:`~adjudicator.model.schema.response_schema`), sent for structured output. Reasoning fields come
 before the ratings, so a model writes its reasons first.
 
@@ -31,6 +32,7 @@ from adjudicator.judges.llm.variables import judge_units, unit_key
 from adjudicator.model.schema import OutputModel, ballots_of, keyed_model, list_of, one_of, output_model, probability, response_schema, score
 from adjudicator.verdict.ballots import BALLOT_VOTES
 from adjudicator.verdict.battlefield import ClashEventKind
+from adjudicator.verdict.feedback import FEEDBACK_KINDS, carries_feedback
 
 
 class ClashUpdateAnswer(OutputModel):
@@ -70,10 +72,30 @@ def stage_answer(sides: tuple[str, ...], labels: tuple[str, ...], dims: tuple[tu
 
 
 @lru_cache(maxsize=256)
-def ballot_answer(unit_keys: tuple[str, ...], sides: tuple[str, ...], labels: tuple[str, ...], dims: tuple[tuple[str, ...], bool, bool] | None = None) -> type[OutputModel]:
+def feedback_answer(labels: tuple[str, ...], stage_ids: tuple[str, ...], clash_ids: tuple[str, ...]) -> type[OutputModel]:
+    """The coach's feedback of a ballot: one required key per debater label of ``labels``, each with
+    its three points (``worked``, ``missed``, ``work_on``), each point a text, a stage id of
+    ``stage_ids`` and a clash id of ``clash_ids`` or ``""``
+    (:class:`~adjudicator.verdict.feedback.DebaterFeedback`)."""
+    point = output_model("FeedbackPoint", text=str, stage_id=one_of(stage_ids), clash_id=one_of((*clash_ids, "")))
+    debater = output_model("DebaterFeedback", **{kind: point for kind in FEEDBACK_KINDS})
+    return keyed_model("Feedback", labels, debater)
+
+
+@lru_cache(maxsize=256)
+def ballot_answer(
+    unit_keys: tuple[str, ...],
+    sides: tuple[str, ...],
+    labels: tuple[str, ...],
+    dims: tuple[tuple[str, ...], bool, bool] | None = None,
+    feedback: tuple[tuple[str, ...], tuple[str, ...]] | None = None,
+) -> type[OutputModel]:
     """A judge's ballot: its reasoning, an integer 1-10 under each of ``unit_keys``, the winner (one
     of ``sides``), p in [0, 1], and the best-debater votes as exactly :data:`BALLOT_VOTES` labels of
-    ``labels``; under a dimensional rubric (``dims``) also a vote per subjective dimension."""
+    ``labels``; with ``feedback`` (the match's stage ids and the ledger's clash ids) the coach's
+    feedback to each debater (:func:`feedback_answer`); under a dimensional rubric (``dims``) also a
+    vote per subjective dimension."""
+    extra: dict[str, Any] = {"feedback": feedback_answer(labels, *feedback)} if feedback is not None else {}
     return output_model(
         "BallotAnswer",
         reasoning=str,
@@ -81,6 +103,7 @@ def ballot_answer(unit_keys: tuple[str, ...], sides: tuple[str, ...], labels: tu
         winner=one_of(sides),
         p=probability(),
         best_debater_votes=ballots_of(labels, BALLOT_VOTES),
+        **extra,
         **ballot_answer_fields(dims),
     )
 
@@ -110,4 +133,11 @@ def judge_schema(request: JudgeRequest) -> dict[str, Any]:
     """JSON Schema of a judge's ballot (:func:`ballot_answer`) over the units of :func:`judge_units`."""
     units = judge_units(request)
     sides = tuple(dict.fromkeys(side for _, side in request.match.scored_units()))
-    return response_schema(ballot_answer(tuple(unit_key(sid, side) for sid, side in units), sides, tuple(request.match.debater_labels()), answer_spec(request.rubric)))
+    keys = tuple(unit_key(sid, side) for sid, side in units)
+    targets = feedback_targets(request) if carries_feedback(request.match) else None
+    return response_schema(ballot_answer(keys, sides, tuple(request.match.debater_labels()), answer_spec(request.rubric), targets))
+
+
+def feedback_targets(request: JudgeRequest) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(stage ids, clash ids) a judge's feedback points may name: the match's stages and the ledger's clashes."""
+    return tuple(s.stage_id for s in request.match.stages), tuple(request.clashes)

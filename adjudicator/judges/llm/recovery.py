@@ -44,6 +44,7 @@ from adjudicator.model.parsing import find_labels, find_number, find_string, fin
 from adjudicator.model.validators import FieldChecks, OutputInvalid, as_choice, as_number, as_probability, as_score, as_side, as_votes, canonical_label
 from adjudicator.verdict.ballots import BALLOT_VOTES, Ballot, BallotScore
 from adjudicator.verdict.battlefield import CLASH_KINDS, ClashEventKind, ClashUpdate, SideAnalysis, StageAnalysis
+from adjudicator.verdict.feedback import FEEDBACK_KINDS, DebaterFeedback, FeedbackPoint, carries_feedback
 
 #: Written-out level names (English and Chinese, from rubric.LEVEL_TEXT) -> level key.
 LEVEL_ALIASES: dict[str, str] = {text.lower(): key for key, pair in LEVEL_TEXT.items() for text in pair}
@@ -424,6 +425,58 @@ def _ballot_p(obj: Mapping[str, Any]) -> tuple[float, Side]:
     return p, winner
 
 
+def _point(raw: Any, field: str, stages: Mapping[str, str], clashes: Mapping[str, str]) -> FeedbackPoint:
+    """One feedback point: a text that is not empty, a stage id of the match and a clash id of the
+    ledger, or none (``""``, null). Ids are matched without case. Raises OutputInvalid naming ``field``."""
+    if not isinstance(raw, Mapping):
+        raise OutputInvalid(f"{field}: expected an object with text, stage_id and clash_id")
+    text = _text(raw.get("text"), 600)
+    if not text:
+        raise OutputInvalid(f"{field}.text: empty; write it in your own words")
+    stage = stages.get(_text(raw.get("stage_id"), 40).lower())
+    if stage is None:
+        raise OutputInvalid(f"{field}.stage_id: {raw.get('stage_id')!r} is not a stage of this match; use one of {', '.join(stages.values())}")
+    cid = _text(raw.get("clash_id"), 40)
+    clash = "" if cid.lower() in ("", "none", "null") else clashes.get(cid.lower())
+    if clash is None:
+        raise OutputInvalid(f"{field}.clash_id: {cid!r} is not a clash of the ledger; use one of {', '.join(clashes.values()) or 'none'}, or \"\"")
+    return FeedbackPoint(text=text, stage_id=stage, clash_id=clash)
+
+
+def _debater_feedback(raw: Any, label: str, stages: Mapping[str, str], clashes: Mapping[str, str]) -> DebaterFeedback:
+    if not isinstance(raw, Mapping):
+        raise OutputInvalid(f"feedback.{label}: expected an object with worked, missed and work_on")
+    points = {kind: _point(raw.get(kind), f"feedback.{label}.{kind}", stages, clashes) for kind in FEEDBACK_KINDS}
+    return DebaterFeedback(debater=label, **points)
+
+
+def read_feedback(raw: Any, request: JudgeRequest) -> list[DebaterFeedback]:
+    """The coach's feedback of a ballot (:mod:`adjudicator.verdict.feedback`): an object keyed by
+    position label (the response schema's shape; a label's Chinese form is understood) or a list of
+    objects carrying ``debater``; every debater of the match needs an entry with its three points
+    (:func:`_point`). Every entry is checked; the OutputInvalid raised names each failed debater
+    (``("feedback", "<label>")``), so a repair turn asks for those only. Raises OutputInvalid."""
+    labels = request.match.debater_labels()
+    if isinstance(raw, list):
+        raw = {str(i.get("debater")): i for i in raw if isinstance(i, Mapping)}
+    if not isinstance(raw, Mapping):
+        raise OutputInvalid("feedback: expected an object with one entry per debater", [("feedback",)])
+    given = {canonical_label(k, labels): v for k, v in raw.items()}
+    stages = {s.stage_id.lower(): s.stage_id for s in request.match.stages}
+    clashes = {c.lower(): c for c in request.clashes}
+    checks = FieldChecks()
+    out = []
+    for label in labels:
+        if label not in given:
+            checks.errors.append(OutputInvalid(f"feedback: no entry for {label}", [("feedback", label)]))
+            continue
+        entry = checks.run(("feedback", label), _debater_feedback, given[label], label, stages, clashes)
+        if entry is not None:
+            out.append(entry)
+    checks.raise_if_failed()
+    return out
+
+
 def read_ballot(obj: Mapping[str, Any], request: JudgeRequest, model: str) -> Ballot:
     """Validate a decoded judge answer into a :class:`Ballot`.
 
@@ -432,7 +485,8 @@ def read_ballot(obj: Mapping[str, Any], request: JudgeRequest, model: str) -> Ba
     for are ignored, a unit given twice with different scores is invalid); p in [0, 1] and not 0.5
     (judges may not tie, paper 2.3); a winner agreeing with p (derived from p when absent); and
     best-debater votes over known position labels summing to exactly 3 (a list of labels, one per
-    vote, or a label -> count mapping); and a reasoning that is not empty. Every part is checked; the :class:`OutputInvalid` raised
+    vote, or a label -> count mapping); a reasoning that is not empty; and, for a match with debaters,
+    the coach's feedback to every debater (:func:`read_feedback`). Every part is checked; the :class:`OutputInvalid` raised
     names every failed field (``stage_scores.<unit>``, ``p``, ``winner``, ``best_debater_votes``), so a
     repair turn can ask for those only.
     """
@@ -442,6 +496,7 @@ def read_ballot(obj: Mapping[str, Any], request: JudgeRequest, model: str) -> Ba
     pw = checks.run(("p",), _ballot_p, obj)
     votes = checks.run(("best_debater_votes",), as_votes, obj.get("best_debater_votes"), request.match.debater_labels(), BALLOT_VOTES)
     reasoning = checks.run(("reasoning",), required_text, obj.get("reasoning"), 2000, "reasoning")
+    feedback = checks.run(("feedback",), read_feedback, obj.get("feedback"), request) if carries_feedback(request.match) else []
     checks.raise_if_failed()
     assert scores is not None and pw is not None and votes is not None
     p, winner = pw
@@ -455,6 +510,7 @@ def read_ballot(obj: Mapping[str, Any], request: JudgeRequest, model: str) -> Ba
         best_debater_votes=votes,
         reasoning=reasoning or "",
         dimensions=read_ballot_dimensions(obj, request),
+        feedback=feedback or [],
     )
 
 

@@ -34,6 +34,7 @@ from adjudicator.judges.llm.ledger import Ledger, ledger_view
 from adjudicator.model.prompts import prompt_language, utterance_lines
 from adjudicator.verdict.ballots import BALLOT_VOTES
 from adjudicator.verdict.battlefield import CLASH_KINDS, SideAnalysis
+from adjudicator.verdict.feedback import carries_feedback
 
 #: The tracker reads the previous stage (for engagement) only as a bounded excerpt, and a bounded
 #: ledger (the most recently active clashes, the latest stage lines): its prompt size then does not
@@ -251,8 +252,9 @@ def judge_variables(request: JudgeRequest) -> dict[str, Any]:
     ``affirmative_stance`` / ``negative_stance``, :func:`stance`, where a position only restates the
     motion), the ledger (the judge template shows its clash lines; the stage lines' scores and
     summaries travel in ``stages``), the units grouped by stage (:func:`judge_stages`; ``units`` is the
-    flat list of unit keys), the compact rubric (:func:`rubric_groups`), the vote total, its id and
-    perspective."""
+    flat list of unit keys), the compact rubric (:func:`rubric_groups`), the vote total, whether the
+    ballot carries the coach's feedback (``feedback``, :func:`~adjudicator.verdict.feedback.carries_feedback`),
+    its id and perspective."""
     match = request.match
     lang = prompt_language(match.format)
     ledger = ledger_view(request.clashes, request.analyses)
@@ -268,4 +270,5 @@ def judge_variables(request: JudgeRequest) -> dict[str, Any]:
         "units": [u["key"] for st in stages for u in st["units"]],
         "votes_total": BALLOT_VOTES,
         "rubric": rubric_groups(lang),
+        "feedback": carries_feedback(match),
     }

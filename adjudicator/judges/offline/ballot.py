@@ -22,11 +22,13 @@ from adjudicator.input.formats import Side
 from adjudicator.input.match import MatchView
 from adjudicator.input.rubric import ADVANCEMENT_LEVELS, BATTLEFIELD_LEVELS, TASK_LEVELS
 from adjudicator.judges.base import JudgeRequest
+from adjudicator.judges.offline.feedback import debater_feedback
 from adjudicator.judges.offline.ledger import ledger_before
 from adjudicator.judges.offline.tracker import analyse
 from adjudicator.verdict.ballots import BALLOT_VOTES, Ballot, BallotScore
 from adjudicator.verdict.battlefield import Clash, SideAnalysis
 from adjudicator.verdict.dimensions import DimensionRating, DimensionVote, votes_from_ratings
+from adjudicator.verdict.feedback import carries_feedback
 
 #: The model name the offline judge's ballots and call records carry.
 MODEL_NAME = "offline"
@@ -153,6 +155,7 @@ def judge_ballot(request: JudgeRequest) -> Ballot:
     - p = 1 / (1 + exp(-D / P_TEMPERATURE)) rounded to 2 decimals; a p that rounds to 0.5 becomes
       0.51 or 0.49 by the sign of D (exact tie: a coin keyed by match and judge id).
     - Best-debater votes: :func:`best_debater_votes`.
+    - Feedback per debater: :func:`~adjudicator.judges.offline.feedback.debater_feedback`.
     """
     match = request.match
     perspective = request.perspective
@@ -181,6 +184,7 @@ def judge_ballot(request: JudgeRequest) -> Ballot:
         best_debater_votes=votes,
         reasoning=reasoning,
         dimensions=dimension_votes(request, by_unit),
+        feedback=debater_feedback(request, by_unit, dict(zip(units, values))) if carries_feedback(match) else [],
     )
 
 

@@ -445,6 +445,26 @@
     }
     $("verdict-json").href = v.verdict_url;
     renderReview(v.review);
+    renderFeedback(s, v);
+  }
+
+  // The coach's feedback per debater: what worked, the response missed, one thing to work on, each
+  // with its stage and clash.
+  function renderFeedback(s, v) {
+    const box = $("verdict-feedback");
+    const items = v.feedback || [];
+    box.hidden = items.length === 0;
+    if (!items.length) return;
+    const stageName = (id) => { const st = (s.stages || []).find((x) => x.stage_id === id); return st ? st.display_name : id; };
+    const clashTitle = (id) => { const c = (s.clashes || []).find((x) => x.clash_id === id); return c ? c.title : id; };
+    $("verdict-feedback-from").textContent = t("read.feedback.from", { judge: v.feedback_from });
+    $("verdict-feedback-list").replaceChildren(...items.map((f) => el("div", { class: "feedback-debater", "data-debater": f.debater },
+      el("b", { text: debaterText(s, f.debater) }),
+      el("ul", {}, ...["worked", "missed", "work_on"].map((k) => {
+        const pt = f[k];
+        const where = stageName(pt.stage_id) + (pt.clash_id ? " · " + t("read.feedback.clash", { title: clashTitle(pt.clash_id) }) : "");
+        return el("li", { "data-kind": k }, el("b", { text: t("read.feedback." + k) }), ` (${where}): ${pt.text}`);
+      })))));
   }
 
   // The quality gate's review, at the top of the verdict: whether a person should check it, and why.
