@@ -180,6 +180,11 @@ class TabRoom:
                 d = self.record_draft(room.match_id, v)
         return d
 
+    def current_decision(self, room: Room) -> Decision | None:
+        """The room's decision now (the draft recorded first if its match closed without one), or None
+        while its match is open."""
+        return self._decision(room)
+
     def confirm(self, key: Key, data: object, actor: Actor) -> dict[str, Any]:
         """Confirm a room's verdict, with an optional override (:class:`ConfirmBody`), as the room's
         chair or the organiser. Returns the room's view. Raises 403 (another room's chair), 404, 409

@@ -81,7 +81,7 @@ class TabbycatPusher:
     def _sources(self, rooms: list[Room]) -> tuple[list[RoomSource], list[PushOutcome]]:
         sources, skipped = [], []
         for room in rooms:
-            d = self.tabroom._decision(room)
+            d = self.tabroom.current_decision(room)
             if d is None:
                 skipped.append(PushOutcome(room_id=room.room_id, status="skipped", reason="its match is not closed yet"))
                 continue
