@@ -255,6 +255,12 @@ def test_settings_that_cannot_hold_the_ballot_are_named(prefs, setting, words):
     assert out.status == "refused" and setting in out.setting.split(",") and words in out.reason and posts(tb) == []
 
 
+def test_a_four_team_format_is_refused_not_posted_as_two_teams():
+    tb = fake(FORMAT_SET)
+    out = push(tb, source().model_copy(update={"format": "bp"}))
+    assert out.status == "refused" and out.reason.startswith("bp has 4 teams a debate; this push posts two-team ballots only") and posts(tb) == []
+
+
 def test_score_criteria_are_refused():
     out = push(fake(FORMAT_SET, criteria=True), source())
     assert out.status == "refused" and out.setting == "score_criteria" and "scores speeches by criteria" in out.reason

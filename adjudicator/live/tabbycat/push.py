@@ -93,6 +93,9 @@ def push_room(client: TabbycatClient, tc: TabbycatRound, src: RoomSource, previo
     if src.state == "draft":
         return PushOutcome(room_id=src.room_id, status="skipped", reason="an unconfirmed automated draft: confirm it first (`adjudicate live confirm`)", decision_version=src.decision_version)
     spec = get_format(src.format)
+    if len(spec.units) != 2:
+        return _refused(src, [Refusal(reason=f"{src.format} has {len(spec.units)} teams a debate; this push posts two-team ballots only",
+                                      hint="enter these ballots in Tabbycat's own form")])
     refusals = round_refusals(tc.rules, src.format, spec.debaters_per_side, tc.elimination)
     if refusals:
         return _refused(src, refusals)
