@@ -8,7 +8,8 @@ import json
 import pytest
 
 from adjudicator.bench.dataset import SYNTHETIC_WARNING, load_folder, provenance
-from adjudicator.bench.report_md import counts_text, label_convention_text, models_text, table
+from adjudicator.bench.report_cells import counts_text, label_convention_text, models_text
+from adjudicator.bench.report_md import table
 
 
 @pytest.mark.parametrize(

@@ -20,7 +20,7 @@ Modules, in data-flow order:
 - :mod:`.predictions`  an arm's predictions aligned with them, each instance's parse mode
 - :mod:`.scoring`      one module per task (winner, stage_scores, best_debater), then ``run.score_run``
 - :mod:`.report`       build the report of a run folder; :mod:`.report_json`, :mod:`.report_md`,
-  :mod:`.report_html` and :mod:`.plots` write it
+  :mod:`.report_html` and :mod:`.plots` write it (:mod:`.report_cells`: how both write a value)
 - :mod:`.compare`      two runs on the matches finished in both (``adjudicate compare``)
 
 The statistics themselves (metrics, baselines, uncertainty, label reliability) are in

@@ -28,10 +28,10 @@ from adjudicator.verdict.feedback import run_feedback_stats
 
 def arm_label(arm: str, models: dict[str, str], panel: str = "scoring") -> str:
     """Display name of an arm: ``"agentic · offline"`` when every role uses one model, else every
-    role's model as :func:`~adjudicator.bench.report_md.models_text` writes it, e.g.
+    role's model as :func:`~adjudicator.bench.report_cells.models_text` writes it, e.g.
     ``"agentic · tracker openai/t; judges openai/a x3"``; the agentic arm of a pairwise panel is
     ``"agentic (pairwise) · ..."``."""
-    from adjudicator.bench.report_md import models_text
+    from adjudicator.bench.report_cells import models_text
 
     if arm == "agentic" and panel == "pairwise":
         arm = "agentic (pairwise)"

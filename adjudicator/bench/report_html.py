@@ -12,7 +12,7 @@ from markupsafe import Markup
 
 from adjudicator.bench.ledger import cost_text
 from adjudicator.bench.plots import PlotCache, cost_note, cost_plots, reliability_plot, stage_scatter
-from adjudicator.bench.report_md import BP_TASKS, COLUMNS, cause_text, cell, counts_text, fmt, label_convention_text, models_text, ordered, p_text, ranked_by_text, ranked_label, reference_heading
+from adjudicator.bench.report_cells import BP_TASKS, COLUMNS, cause_text, cell, counts_text, fmt, label_convention_text, models_text, ordered, p_text, ranked_by_text, ranked_label, reference_heading
 from adjudicator.bench.report_samples import CSS as SAMPLES_CSS
 from adjudicator.bench.report_samples import samples_section
 

@@ -1,6 +1,6 @@
 """Words and tables of the fine-tuning protocol's results: the ``fold_fit`` section of a ``--fold``
 run's report.md and report.html, and the Markdown of ``adjudicate finetune report``. Cells are
-written as the bench report writes them (:func:`adjudicator.bench.report_md.cell`: value, 95%
+written as the bench report writes them (:func:`adjudicator.bench.report_cells.cell`: value, 95%
 interval, n)."""
 
 from __future__ import annotations
@@ -8,7 +8,8 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from adjudicator.bench.report_md import COLUMNS, cell, fmt, table
+from adjudicator.bench.report_cells import COLUMNS, cell, fmt
+from adjudicator.bench.report_md import table
 
 PART_TEXT = {
     "train": "every match of the other folds (the whole training portion)",
