@@ -22,7 +22,8 @@ from adjudicator.judges.llm.backend import LLMBackend
 from adjudicator.judges.llm.recovery import read_feedback, read_stage_analysis
 from adjudicator.judges.offline.feedback import debater_feedback
 from adjudicator.model.llm import LLMClient
-from adjudicator.model.parsing import OutputInvalid, parse_output
+from adjudicator.model.parsing import parse_output
+from adjudicator.model.validators import OutputInvalid
 from adjudicator.verdict.ballots import Ballot, BallotScore
 from adjudicator.verdict.battlefield import Clash, ClashEvent, SideAnalysis
 from adjudicator.verdict.feedback import DebaterFeedback, FeedbackPoint, feedback_stats, panel_feedback, run_feedback_stats

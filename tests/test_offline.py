@@ -18,6 +18,7 @@ from adjudicator.input.rubric import suggested_score
 from adjudicator.judges.base import JUDGE_PERSPECTIVES, Backend, JudgeRequest, StageRequest
 from adjudicator.judges.offline import OfflineBackend
 from adjudicator.judges.offline import text as F
+from adjudicator.judges.offline import zh_phrases as Z
 from adjudicator.judges.offline.features import SideFeatures
 from adjudicator.judges.offline.rating import rate
 from adjudicator.verdict.battlefield import apply_clash_updates, merge_clashes
@@ -442,7 +443,7 @@ def test_weighing_markers_and_attribution():
 
 def test_zh_phrases_prefer_whole_words_over_fragments():
     texts = ["过程稿可以检验思考。", "过程稿就是我方方案。", "对方说过程稿没用。", "对方说抽查不够。", "多数人不会抽查。", "多数人会提交。"]
-    ph = F.zh_phrases(texts)
+    ph = Z.zh_phrases(texts)
     # 过程稿 (3x) is kept, its piece 过程 (3x, always inside 过程稿) is not; 方说 is the tail of 对方说 (a stop
     # bigram + 说) in all its occurrences; 数人 always sits inside 多数人.
     assert ph["过程稿"] == 3 and ph["多数人"] == 2 and ph["抽查"] == 2

@@ -16,6 +16,7 @@ from adjudicator.input.match_file import load_match
 from adjudicator.judges.base import StageRequest
 from adjudicator.judges.offline import OfflineBackend
 from adjudicator.judges.offline import text as F
+from adjudicator.judges.offline import zh_phrases as Z
 from adjudicator.judges.offline.reading import DebateReading, norm_sentence, squash
 from adjudicator.judges.offline.tracker import analyse
 from adjudicator.verdict.battlefield import apply_clash_updates, merge_clashes
@@ -36,7 +37,7 @@ def views() -> list[MatchView]:
 # The full re-readings, written out as the tracker used to compute them at every stage.
 
 def full_vocabulary(view: MatchView, upto: int) -> dict[str, int]:
-    return F.zh_phrases([view.motion] + [u.text for st in view.stages[: upto + 1] for u in st.utterances])
+    return Z.zh_phrases([view.motion] + [u.text for st in view.stages[: upto + 1] for u in st.utterances])
 
 
 def full_naming(view: MatchView, upto: int, vocab: dict[str, int]) -> tuple[Counter[str], int]:
@@ -85,10 +86,10 @@ def test_the_phrase_counter_equals_zh_phrases_after_every_added_text():
     counts. The first 80 utterances of the synthetic 4v4 match plus the motion."""
     view = synthetic_ccdb_view(1)
     texts = [view.motion] + [u.text for st in view.stages for u in st.utterances][:80]
-    counter = F.PhraseCounter()
+    counter = Z.PhraseCounter()
     for i, text in enumerate(texts):
         counter.add(text)
-        expected = F.zh_phrases(texts[: i + 1])
+        expected = Z.zh_phrases(texts[: i + 1])
         assert list(counter.phrases().items()) == list(expected.items())
         assert counter.found_in(text) == [p for p in expected if p in text]
     assert len(counter) > 50  # a real vocabulary, not an empty one agreeing with an empty one
@@ -100,7 +101,7 @@ def test_the_phrase_counter_by_hand():
     人工智能, 人工智, 工智能, 人工, 工智 and 智能 each occur 3 times; each of the shorter ones has a
     one-character extension with the same count (3 >= 0.8 * 3), so only the closed 人工智能 is kept:
     its own extensions 人工智能工 and 用人工智能 occur once each (1 < 0.8 * 3, left sum 1 < 2.4)."""
-    counter = F.PhraseCounter()
+    counter = Z.PhraseCounter()
     counter.add("人工智能")
     assert counter.phrases() == {}  # one occurrence: below min_count 2
     counter.add("人工智能工具")

@@ -6,7 +6,8 @@ How it works, in two nodes; the modules in data-flow order:
 ``analyse_stage`` (the clash tracker), for one stage:
 
 - :mod:`~adjudicator.judges.offline.text`: string-level primitives (content terms, stems, sentences,
-  question / rebuttal / concession / evidence / weighing markers, Chinese phrases, coverage, novelty);
+  question / rebuttal / concession / evidence / weighing markers, coverage, novelty);
+- :mod:`~adjudicator.judges.offline.zh_phrases`: recurring Chinese phrases (a stand-in for word segmentation);
 - :mod:`~adjudicator.judges.offline.reading`: what has been read of the debate so far, as running counts
   (vocabulary, sentences naming each unit, terms per side, what the other side said), so a stage
   costs time in proportion to that stage and not to the debate before it;

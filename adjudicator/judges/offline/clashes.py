@@ -1,7 +1,7 @@
 """Clash tracking for the offline judge: the clash updates of one stage (:func:`track_clashes`).
 
 Clashes (:func:`track_clashes`) are made of units: recurring word-like phrases for Chinese
-(:func:`adjudicator.judges.offline.text.zh_phrases`) and stemmed words for English. A clash is titled by 2-3
+(:func:`adjudicator.judges.offline.zh_phrases.zh_phrases`) and stemmed words for English. A clash is titled by 2-3
 co-occurring salient units; constructives open the clashes their main claims repeat (motion terms may
 seed them), later stages those both sides take up; a side's position is its own declarative sentence
 on the clash (never a question or a quotation of the opponent); a side "advances" a clash only when it
@@ -26,19 +26,9 @@ from adjudicator.input.formats import SIDES, Side, other_side
 from adjudicator.input.match import MatchView, Stage
 from adjudicator.judges.offline.ledger import clash_units
 from adjudicator.judges.offline.reading import DebateReading, norm_sentence, read_through, squash
-from adjudicator.judges.offline.text import (
-    PhraseCounter,
-    content_terms,
-    evidence_markers,
-    has_concession,
-    has_rebuttal,
-    is_attributed,
-    is_question,
-    own_sentences,
-    surface_forms,
-    weighing_markers,
-)
+from adjudicator.judges.offline.text import content_terms, evidence_markers, has_concession, has_rebuttal, is_attributed, is_question, own_sentences, surface_forms, weighing_markers
 from adjudicator.judges.offline.transcript import opponent_history, side_text
+from adjudicator.judges.offline.zh_phrases import PhraseCounter
 from adjudicator.verdict.battlefield import Clash, ClashEventKind, ClashUpdate
 
 #: Clash tracking: at most this many clashes open in one stage, and in the whole map.
@@ -99,7 +89,7 @@ def track_clashes(
     """Clash updates for one stage. ``reading`` holds ``previous`` and ``stage`` read (see
     :meth:`~adjudicator.judges.offline.reading.DebateReading.advance`); None reads them here.
 
-    Units are recurring word-like phrases for Chinese (:func:`~adjudicator.judges.offline.text.zh_phrases`,
+    Units are recurring word-like phrases for Chinese (:func:`~adjudicator.judges.offline.zh_phrases.zh_phrases`,
     which avoids cross-word fragments) and content-term stems for English.
 
     1. Candidates. When the opponent has spoken (this stage or its last two): units a side uses at
@@ -152,7 +142,7 @@ def track_clashes(
 
 def _units(text: str, lang: str, vocab: PhraseCounter | None) -> Counter[str]:
     """Clash units of ``text`` with counts: the debate's vocabulary phrases so far (zh, in order of first
-    occurrence; :func:`~adjudicator.judges.offline.text.zh_phrases`) or content-term stems (en)."""
+    occurrence; :func:`~adjudicator.judges.offline.zh_phrases.zh_phrases`) or content-term stems (en)."""
     if lang == "zh":
         return Counter({p: text.count(p) for p in (vocab.found_in(text) if vocab is not None else [])})
     return Counter(content_terms(text, lang))

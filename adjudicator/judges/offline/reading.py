@@ -7,7 +7,7 @@ quadratic in its length. A :class:`DebateReading` keeps each as a running count,
 stage with that stage's utterances:
 
 - through the current stage (this stage included): the Chinese phrase vocabulary
-  (:class:`~adjudicator.judges.offline.text.PhraseCounter`), the number of sentences naming each
+  (:class:`~adjudicator.judges.offline.zh_phrases.PhraseCounter`), the number of sentences naming each
   clash unit and the number of sentences (:meth:`DebateReading.sentences_naming`, background
   damping), every content term anyone has said (topicality), each side's content terms with counts
   in order of first use (broad engagement), and, per side, everything the other side said, squashed
@@ -31,7 +31,8 @@ from dataclasses import dataclass, field
 
 from adjudicator.input.formats import SIDES, Side
 from adjudicator.input.match import MatchView, Stage
-from adjudicator.judges.offline.text import PhraseCounter, content_terms, own_sentences, sentences, zh_candidates
+from adjudicator.judges.offline.text import content_terms, own_sentences, sentences
+from adjudicator.judges.offline.zh_phrases import PhraseCounter, zh_candidates
 
 _NON_WORD = re.compile(r"[\W_]+", re.UNICODE)
 

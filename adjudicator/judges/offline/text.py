@@ -49,10 +49,10 @@ _EN_DEBATE_WORDS = frozenset(
 )
 
 #: Chinese characters that mark a bigram as function-word material.
-_ZH_STOPCHARS = frozenset("的了是在和与及或吗呢吧啊呀嘛么着过这那就也都而把被让给从对向于以之其所为得地很还又再并且即们否")
+ZH_STOPCHARS = frozenset("的了是在和与及或吗呢吧啊呀嘛么着过这那就也都而把被让给从对向于以之其所为得地很还又再并且即们否")
 
 #: Chinese bigrams that are pronouns, connectives or debate-procedure words.
-_ZH_STOPBIGRAMS = frozenset(
+ZH_STOPBIGRAMS = frozenset(
     """我们 你们 他们 她们 它们 我方 你方 对方 辩友 同学 主席 评委 各位 大家 今天 这个 那个 这些 那些 一个
     一种 没有 什么 怎么 因为 所以 如果 但是 可是 然而 虽然 而且 不过 只是 就是 还是 可以 能够 已经 我们 自己 时候
     问题 觉得 认为 请问 谢谢 正方 反方 一辩 二辩 三辩 四辩 辩题 立论 质询 陈词 总结 不是 如何 为什 您方 需要 可能
@@ -60,9 +60,9 @@ _ZH_STOPBIGRAMS = frozenset(
 )
 
 _CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_CJK_RUN = re.compile(f"[{_CJK}]+")
+CJK_RUN = re.compile(f"[{_CJK}]+")
 _EN_WORD = re.compile(r"[a-z][a-z']+")
-_URL = re.compile(r"https?://\S+|www\.\S+")
+URL = re.compile(r"https?://\S+|www\.\S+")
 
 # ---------------------------------------------------------------------------------------------
 # Marker lists (lower-case English; Chinese as written)
@@ -164,13 +164,13 @@ def content_terms(text: str, language: str) -> list[str]:
     character; "en" (or anything else): stemmed lower-case words of 3+ letters minus stopwords and
     debate-procedure words. URLs are removed first. Returns [] for empty text.
     """
-    text = _URL.sub(" ", text or "")
+    text = URL.sub(" ", text or "")
     if language == "zh":
         out: list[str] = []
-        for run in _CJK_RUN.findall(text):
+        for run in CJK_RUN.findall(text):
             for i in range(len(run) - 1):
                 bg = run[i : i + 2]
-                if bg in _ZH_STOPBIGRAMS or bg[0] in _ZH_STOPCHARS or bg[1] in _ZH_STOPCHARS:
+                if bg in ZH_STOPBIGRAMS or bg[0] in ZH_STOPCHARS or bg[1] in ZH_STOPCHARS:
                     continue
                 out.append(bg)
         return out
@@ -193,7 +193,7 @@ def surface_forms(text: str, language: str) -> dict[str, str]:
     if language == "zh":
         return {t: t for t in content_terms(text, language)}
     counts: dict[str, Counter] = {}
-    for w in _EN_WORD.findall(_URL.sub(" ", text or "").lower()):
+    for w in _EN_WORD.findall(URL.sub(" ", text or "").lower()):
         w = w.strip("'")
         if len(w) < 3:
             continue
@@ -288,146 +288,6 @@ def is_attributed(sentence: str, language: str) -> bool:
 def own_sentences(text: str) -> list[str]:
     """The sentences of ``text`` outside quoted lines (lines starting with '>' quote the opponent)."""
     return sentences(_unquote(text))
-
-
-#: Characters allowed inside a phrase but never making one on their own (function-like, yet part of
-#: words such as 过程, 对照, 地区, 行为); a phrase made only of these is dropped.
-_ZH_WEAKCHARS = frozenset("过对向于以之其所为得地很还又再并且即否从")
-_ZH_STRONGSTOP = _ZH_STOPCHARS - _ZH_WEAKCHARS
-#: Weak characters that do not start a word (a phrase starting or ending with one is a cross-word piece).
-_ZH_BAD_START = frozenset("于以之其并且即否得很还又再")
-#: Generic words that recur in any debate and never name a clash.
-_ZH_GENERIC = frozenset(
-    """不会 不能 不要 不用 只要 只有 一样 同样 本身 第一 第二 第三 第四 之后 之前 得到 通过 其实 还有 真正 方面 情况
-    东西 事情 地方 哪些 哪一 为止 以后 以前 之间 所有 一定 一直 所谓 直接 这样 那样 那么 这么 或者 以及 然后 至少 更多
-    刚才 最后 回答 承认 反驳 一点 两点 三点 一下 您说 你说 他说 您方 你方 自己 方说 才能 说明 更好 任何 其他 一些 有些 很多 非常""".split()
-)
-
-
-def zh_phrases(texts: list[str], min_count: int = 2, max_len: int = 5) -> dict[str, int]:
-    """Word-like Chinese phrases of 2..``max_len`` characters that recur in ``texts``, with counts.
-
-    A cheap stand-in for word segmentation (chosen over adding a segmenter dependency). A candidate
-    is a CJK substring without a function character (的, 了, 是, ...; 过, 对, 以 are allowed inside a
-    phrase but a phrase of only such characters is dropped), without a stop bigram (我们, 对方, ...)
-    and not a generic word (第一, 同样, 承认, ...), occurring at least ``min_count`` times. It is kept
-    only if it is not a fragment of a longer unit:
-
-    - no single one-character extension accounts for 80% or more of its occurrences (过程 inside
-      过程稿, 数人 inside 多数人), and for 3+ characters its left extensions together do not
-      (实声明 inside 诚实声明 / 如实声明);
-    - it does not end with one of those function-like characters or 不, nor start with 于, 以, 之, ...;
-    - in fewer than half of its occurrences does it start (end) with the second (first) character of a
-      stop bigram (方说 from 对方说, 谢主 from 谢谢主席).
-
-    Returns phrase -> count."""
-    counter = PhraseCounter(min_count, max_len)
-    for text in texts:
-        counter.add(text)
-    return counter.phrases()
-
-
-def _ok_bigrams(run: str) -> list[bool]:
-    """For each bigram of a CJK run: whether a phrase may hold it (no stop bigram, no strong stop character)."""
-    return [not (run[i : i + 2] in _ZH_STOPBIGRAMS or run[i] in _ZH_STRONGSTOP or run[i + 1] in _ZH_STRONGSTOP) for i in range(len(run) - 1)]
-
-
-def zh_candidates(text: str, max_len: int = 5) -> set[str]:
-    """The distinct CJK substrings of 2..``max_len`` characters of ``text`` that a phrase of
-    :func:`zh_phrases` could be (every bigram inside allowed; ``text`` as given, URLs included). A
-    phrase occurs in ``text`` exactly when it is one of them."""
-    out: set[str] = set()
-    for run in _CJK_RUN.findall(text or ""):
-        ok = _ok_bigrams(run)
-        for i in range(len(run) - 1):
-            for n in range(2, max_len + 1):
-                if i + n > len(run) or not ok[i + n - 2]:
-                    break
-                out.add(run[i : i + n])
-    return out
-
-
-class PhraseCounter:
-    """The running counts behind :func:`zh_phrases`: texts are added one at a time and
-    :meth:`phrases` equals ``zh_phrases`` of every text added so far, in the same order (a phrase's
-    first occurrence), at a cost per added text in proportion to that text alone.
-
-    It keeps every candidate's occurrence count (and the count of occurrences broken by a stop
-    bigram), its largest one-character extension and the sum of its left extensions, and re-decides
-    only the candidates an added text touched (those it contains, and the sub-phrases one character
-    shorter of those); counts only grow, so the largest extension is a running maximum. Not
-    thread-safe (one reader per debate)."""
-
-    def __init__(self, min_count: int = 2, max_len: int = 5) -> None:
-        self.min_count = min_count
-        self.max_len = max_len
-        self._counts: dict[str, int] = {}  # insertion order: first occurrence
-        self._order: dict[str, int] = {}
-        self._broken: dict[str, int] = {}
-        self._top_ext: dict[str, int] = {}
-        self._left_sum: dict[str, int] = {}
-        self._kept: set[str] = set()
-
-    def add(self, text: str) -> None:
-        """Count the candidates of one more ``text`` (URLs removed) and re-decide those it touched."""
-        counts, broken = self._counts, self._broken
-        touched: dict[str, int] = {}
-        for run in _CJK_RUN.findall(_URL.sub(" ", text or "")):
-            ok = _ok_bigrams(run)
-            for i in range(len(run) - 1):
-                for n in range(2, self.max_len + 2):  # one beyond max_len to test closure of max_len phrases
-                    if i + n > len(run) or not ok[i + n - 2]:
-                        break
-                    g = run[i : i + n]
-                    if g not in counts:
-                        self._order[g] = len(self._order)
-                    counts[g] = counts.get(g, 0) + 1
-                    touched[g] = touched.get(g, 0) + 1
-                    if (i > 0 and run[i - 1 : i + 1] in _ZH_STOPBIGRAMS) or run[i + n - 1 : i + n + 1] in _ZH_STOPBIGRAMS:
-                        broken[g] = broken.get(g, 0) + 1
-        affected = set(touched)
-        for g, added in touched.items():
-            if len(g) >= 3:
-                c = counts[g]
-                for part in (g[1:], g[:-1]):
-                    self._top_ext[part] = max(self._top_ext.get(part, 0), c)
-                    affected.add(part)
-                self._left_sum[g[1:]] = self._left_sum.get(g[1:], 0) + added
-        for g in affected:
-            if self._keeps(g):
-                self._kept.add(g)
-            else:
-                self._kept.discard(g)
-
-    def _keeps(self, g: str) -> bool:
-        """Whether ``g`` is a phrase now (the rules of :func:`zh_phrases`)."""
-        c = self._counts.get(g, 0)
-        if not (2 <= len(g) <= self.max_len and c >= self.min_count) or g in _ZH_GENERIC or all(ch in _ZH_WEAKCHARS for ch in g):
-            return False
-        if g[-1] in _ZH_WEAKCHARS or g[-1] == "不" or g[0] in _ZH_BAD_START:
-            return False
-        if self._top_ext.get(g, 0) >= 0.8 * c or self._broken.get(g, 0) * 2 >= c:
-            return False
-        return not (len(g) >= 3 and self._left_sum.get(g, 0) >= 0.8 * c)
-
-    def __contains__(self, phrase: object) -> bool:
-        return phrase in self._kept
-
-    def __len__(self) -> int:
-        return len(self._kept)
-
-    def phrases(self) -> dict[str, int]:
-        """Phrase -> count, in order of first occurrence (what :func:`zh_phrases` returns)."""
-        return {g: self._counts[g] for g in self.ordered(self._kept)}
-
-    def ordered(self, phrases: set[str]) -> list[str]:
-        """``phrases`` (counted candidates) in order of first occurrence."""
-        return sorted(phrases, key=self._order.__getitem__)
-
-    def found_in(self, text: str) -> list[str]:
-        """The phrases that occur in ``text`` (as given, URLs included), in order of first occurrence:
-        ``[p for p in self.phrases() if p in text]`` at a cost in proportion to ``text``."""
-        return self.ordered({g for g in zh_candidates(text, self.max_len) if g in self._kept})
 
 
 def evidence_markers(text: str, language: str) -> int:
