@@ -8,7 +8,8 @@
 - ``preflight``: a run's models checked (routing, keys) just before its first request.
 - ``llm``: the client; sends a request (structured-output mode, context window, cache reads).
 - ``reply``: what a reply says: text, reasoning, tokens, cost.
-- ``transport``: transport faults and their bounded, Retry-After-honouring retries.
+- ``transport``: transport faults and their bounded, Retry-After-honouring retries; the cap per server.
+- ``context_window``: whether a prompt fits its model, checked before sending.
 - ``cache``: the only diskcache importer; the response cache keyed on everything that shaped a request.
 - ``parsing``: reading a raw reply in three stages (strict JSON, normalised, field-level expressions).
   ``reasoning`` sets a reasoning model's draft aside first; ``near_json`` is stage 2's repairs;

@@ -47,11 +47,12 @@ from typing import Any
 from adjudicator.config import JSON_MODES, JsonMode
 from adjudicator.model.cache import CachedResponse, ModelFacts, NullCache, ResponseStore, request_key
 from adjudicator.model.chat import LOGPROB_NODES, NODE_MAX_TOKENS, ChatRequest, ChatResponse, RequestObserver
+from adjudicator.model.context_window import known_window, overflow
 from adjudicator.model.litellm_setup import WIRE, litellm_module, litellm_version
 from adjudicator.model.logprobs import TOP_LOGPROBS
 from adjudicator.model.preflight import PreflightGate, key_may_go_to, model_provider, preflight
 from adjudicator.model.reply import cost_of, logprobs_of, reasoning_tokens_of, text_of, usage_of
-from adjudicator.model.transport import PromptTooLong, TransportError, TransportPolicy, classify, describe_error, headers_of, is_connection_failure, retry_after_s
+from adjudicator.model.transport import PromptTooLong, TransportError, TransportPolicy, classify, describe_error, headers_of, is_connection_failure, request_limit, retry_after_s
 
 log = logging.getLogger("adjudicator.model.llm")
 
@@ -59,23 +60,6 @@ log = logging.getLogger("adjudicator.model.llm")
 #: (model, api_base) -> whether litellm sends that route's requests through the shared HTTP session
 #: (so :data:`~adjudicator.model.litellm_setup.WIRE`'s hook fires); learnt from the first answered request of the route.
 _WIRED_ROUTES: dict[tuple[str, str | None], bool] = {}
-
-
-#: One semaphore per (server, cap): clients of the same endpoint share it, so a server that answers
-#: one request at a time sees one at a time from the whole process (every sample of a benchmark builds
-#: its own clients). Guarded by :data:`_LIMITS_LOCK`.
-_LIMITS: dict[tuple[str, int], threading.BoundedSemaphore] = {}
-_LIMITS_LOCK = threading.Lock()
-
-
-def request_limit(endpoint: str, cap: int) -> threading.BoundedSemaphore:
-    """The semaphore that caps the requests in flight to ``endpoint`` (an API base, or the model
-    string for a hosted provider) at ``cap`` (>= 1), shared by every client of that endpoint."""
-    with _LIMITS_LOCK:
-        sem = _LIMITS.get((endpoint, cap))
-        if sem is None:
-            sem = _LIMITS[(endpoint, cap)] = threading.BoundedSemaphore(cap)
-        return sem
 
 
 # ---------------------------------------------------------------------------------------------
@@ -89,11 +73,6 @@ class _SchemaRejected(Exception):
         super().__init__(reason)
         self.reason = reason
         self.retries = retries
-
-
-#: Tokens a chat template adds per message (role markers, separators), an upper bound: OpenAI's
-#: format adds 3-4 per message and 3 for the reply; litellm's counter adds the same.
-MESSAGE_OVERHEAD_TOKENS = 8
 
 
 # ---------------------------------------------------------------------------------------------
@@ -123,7 +102,7 @@ class LLMClient:
     :class:`PreflightGate` (this client is added to it), or None to send without a pre-flight check
     (``api_key`` is then used as given); ``observer`` is told about every HTTP request before it is
     sent and when it settles (:class:`~adjudicator.model.chat.RequestObserver`); ``max_concurrent``
-    caps the requests in flight to this client's server (:func:`request_limit`; None = no cap), so a
+    caps the requests in flight to this client's server (:func:`~adjudicator.model.transport.request_limit`; None = no cap), so a
     local server that answers one request at a time never queues a request past its timeout.
     """
 
@@ -344,37 +323,16 @@ class LLMClient:
             check()
 
     def context_window(self) -> int | None:
-        """The model's input context window in tokens where litellm knows it, else None (local and
-        unknown models: then nothing is checked)."""
+        """The model's input context window in tokens where litellm knows it, else None
+        (:func:`~adjudicator.model.context_window.known_window`; looked up once per client)."""
         if not hasattr(self, "_context_window"):
-            window = None
-            try:
-                info = litellm_module().get_model_info(model=self.model)
-                window = info.get("max_input_tokens") or info.get("max_tokens")
-            except Exception:
-                window = None
-            self._context_window = int(window) if window else None
+            self._context_window = known_window(self.model)
         return self._context_window
 
     def overflow(self, messages: Sequence[Mapping[str, Any]]) -> tuple[int, int] | None:
         """``(tokens, window)`` when ``messages`` cannot fit the model's known input context window,
-        else None (it fits, or the window or the token count is unknown). Imports litellm.
-
-        The tokenizer is loaded only when the prompt might not fit: a token covers at least one byte
-        of text under every tokenizer litellm uses (byte-level BPE, SentencePiece with byte
-        fallback), so a prompt whose UTF-8 bytes plus :data:`MESSAGE_OVERHEAD_TOKENS` per message and
-        once more for the reply fit the window fits it, and is not counted."""
-        window = self.context_window()
-        if window is None:
-            return None
-        bound = sum(len(str(m.get("content") or "").encode("utf-8")) + MESSAGE_OVERHEAD_TOKENS for m in messages) + MESSAGE_OVERHEAD_TOKENS
-        if bound <= window:
-            return None
-        try:
-            n = int(litellm_module().token_counter(model=self.model, messages=[dict(m) for m in messages]))
-        except Exception:
-            return None
-        return (n, window) if n > window else None
+        else None (:func:`~adjudicator.model.context_window.overflow`). Imports litellm."""
+        return overflow(self.model, messages, self.context_window())
 
     def _check_context_window(self, lit: Any, kwargs: dict[str, Any]) -> None:
         """Refuse, before sending, a prompt that cannot fit the model's known context window

@@ -1,14 +1,15 @@
 """Transport faults and their bounded retries: the error raised when they run out, the backoff policy
-(``Retry-After`` honoured), reading status and headers off a provider's exception, and error text with
-anything shaped like a key redacted. :class:`~adjudicator.model.llm.LLMClient` is the one owner of
-the retries; it classifies litellm's exceptions with these helpers (:func:`classify`,
-:func:`is_connection_failure`).
+(``Retry-After`` honoured), reading status and headers off a provider's exception, error text with
+anything shaped like a key redacted, and the cap on requests in flight to one server
+(:func:`request_limit`). :class:`~adjudicator.model.llm.LLMClient` is the one owner of the retries;
+it classifies litellm's exceptions with these helpers (:func:`classify`, :func:`is_connection_failure`).
 """
 
 from __future__ import annotations
 
 import email.utils
 import re
+import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -66,6 +67,23 @@ class TransportPolicy:
 
 
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
+
+
+#: One semaphore per (server, cap): clients of the same endpoint share it, so a server that answers
+#: one request at a time sees one at a time from the whole process (every sample of a benchmark builds
+#: its own clients). Guarded by :data:`_LIMITS_LOCK`.
+_LIMITS: dict[tuple[str, int], threading.BoundedSemaphore] = {}
+_LIMITS_LOCK = threading.Lock()
+
+
+def request_limit(endpoint: str, cap: int) -> threading.BoundedSemaphore:
+    """The semaphore that caps the requests in flight to ``endpoint`` (an API base, or the model
+    string for a hosted provider) at ``cap`` (>= 1), shared by every client of that endpoint."""
+    with _LIMITS_LOCK:
+        sem = _LIMITS.get((endpoint, cap))
+        if sem is None:
+            sem = _LIMITS[(endpoint, cap)] = threading.BoundedSemaphore(cap)
+        return sem
 
 
 def status_of(exc: BaseException) -> int | None:
