@@ -157,3 +157,12 @@ def test_the_bench_counts_how_often_it_is_filled_and_grounded():
     assert summary["verdicts"] == 1 and summary["filled_rate"] == pytest.approx(1 / 2)
     assert summary["stage_rate"] == pytest.approx(2 / 3) and summary["clash_rate"] == pytest.approx(2 / 3)
     assert run_feedback_stats([])["filled_rate"] is None
+
+
+def test_the_bench_viewer_lists_the_feedback():
+    from adjudicator.bench.report_samples import _feedback
+
+    v = json.loads(adjudicate(load_match(BUNDLED / "panelbench/debateart_4395.json")).model_dump_json())
+    rows = _feedback(v, {"s01": "Round 1 (s01)"}, {"Affirmative Speaker 1": "Mast3rDebater"})
+    assert len(rows) == 6 and [r["kind"] for r in rows[:3]] == ["what worked", "the response missed", "one thing to work on"]
+    assert rows[0]["debater"] == "Affirmative Speaker 1 (Mast3rDebater)" and rows[0]["text"] == v["feedback"][0]["worked"]["text"]

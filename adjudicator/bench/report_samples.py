@@ -1,6 +1,6 @@
 """The per-sample section of report.html: a sortable, filterable table of every (sample, arm) and, for
 each row, the sample opened up (its review first -- whether a person should check the verdict and why,
-:mod:`adjudicator.verdict.review` -- then its ballots, battlefield map, stage scores against the gold, node
+:mod:`adjudicator.verdict.review` -- then its ballots, the feedback per debater, battlefield map, stage scores against the gold, node
 failures with the raw output of every failed attempt, and a link to its result file).
 
 The table rows are :func:`adjudicator.bench.samples.sample_rows`. The page stays self-contained and
@@ -66,6 +66,8 @@ of failed attempts. The same rows are in <code>samples.jsonl</code> and <code>sa
 {% if d.ballots %}<h4>Ballots</h4><table><tr><th>Judge</th><th>Model</th><th>Winner</th><th>p</th><th>Best-debater votes</th><th>Reasoning</th></tr>
 {% for b in d.ballots %}<tr><td>{{ b.judge }}</td><td>{{ b.model }}</td><td>{{ b.winner }}</td><td>{{ b.p }}</td><td>{{ b.votes }}</td><td>{{ b.reasoning }}</td></tr>{% endfor %}</table>
 {% if d.best %}<p><b>Panel's best-debater votes:</b> {{ d.best }}{% if d.gold_best %} · <b>gold:</b> {{ d.gold_best }}{% endif %}</p>{% endif %}{% endif %}
+{% if d.feedback %}<h4>Feedback per debater (from {{ d.feedback_from }})</h4><table><tr><th>Debater</th><th>Point</th><th>Stage</th><th>Clash</th><th>Text</th></tr>
+{% for f in d.feedback %}<tr><td>{{ f.debater }}</td><td>{{ f.kind }}</td><td>{{ f.stage }}</td><td>{{ f.clash }}</td><td>{{ f.text }}</td></tr>{% endfor %}</table>{% endif %}
 {% if d.clashes %}<h4>Battlefield map</h4><table><tr><th>Clash</th><th>Affirmative position</th><th>Negative position</th><th>Momentum</th><th>History (stage · side · debater · move: note)</th></tr>
 {% for c in d.clashes %}<tr><td>{{ c.title }}</td><td>{{ c.aff }}</td><td>{{ c.neg }}</td><td>{{ c.momentum }}</td><td class="history"><ol>{% for e in c.events %}<li>{{ e }}</li>{% endfor %}</ol></td></tr>{% endfor %}</table>
 <p class="note">Momentum: the share of the clash's counted moves that went the affirmative's way minus the share that went the negative's (pushing forward or holding counts for the side that made the move, giving ground for the other), from −1 to +1.</p>{% endif %}
@@ -223,6 +225,25 @@ def _scores(verdict: dict[str, Any], match: Match, stage_names: dict[str, str]) 
     return rows, any_gold
 
 
+#: The three points of a debater's feedback as the sample's detail names them.
+_FEEDBACK_KINDS = {"worked": "what worked", "missed": "the response missed", "work_on": "one thing to work on"}
+
+
+def _feedback(verdict: dict[str, Any], stage_names: dict[str, str], names: dict[str, str]) -> list[dict[str, str]]:
+    """The verdict's feedback per debater as rows (debater, point, stage, clash, text); a clash by its
+    title and id, "—" for none."""
+    titles = {c.get("clash_id"): c.get("title", "") for c in verdict.get("battlefields") or []}
+    rows = []
+    for f in verdict.get("feedback") or []:
+        who = f.get("debater", "") + (f" ({names[f['debater']]})" if names.get(f.get("debater", "")) else "")
+        for kind, word in _FEEDBACK_KINDS.items():
+            pt = f.get(kind) or {}
+            cid = pt.get("clash_id") or ""
+            rows.append({"debater": who, "kind": word, "stage": stage_names.get(pt.get("stage_id", ""), pt.get("stage_id", "")),
+                         "clash": f"{titles.get(cid, '')} ({cid})" if cid else "—", "text": pt.get("text", "")})
+    return rows
+
+
 def _review(verdict: dict[str, Any]) -> dict[str, Any] | None:
     """The verdict's review for the sample's detail, at its top: ``escalate`` and one sentence per
     reason (:func:`~adjudicator.verdict.review.review_sentences`; a review that does not read as one,
@@ -270,6 +291,7 @@ def _detail(row: dict[str, Any], match: Match, res: SampleResult | None) -> dict
         ],
         "best": _votes(verdict.get("best_debater_votes") or {}, names), "gold_best": _votes(gold_votes, names),
         "clashes": _clashes(verdict, stage_names, names),
+        "feedback": _feedback(verdict, stage_names, names), "feedback_from": verdict.get("feedback_from") or "",
         "scores": scores, "has_gold_scores": has_gold,
         "tasks": [t for t in verdict.get("tasks") or [] if not t.get("ok", True) or t.get("parse") not in ("strict", "native")] if verdict.get("tasks") else [],
         "failures": [f"{f.node} {f.key}: {f.reason} ({f.kind.value})" for f in (res.failures if res is not None else [])],
