@@ -19,9 +19,13 @@ def _loc(err: Mapping[str, Any]) -> str:
     return ".".join(parts) or "(top level)"
 
 
-def describe_validation_error(exc: ValidationError, what: str = "match") -> str:
-    """One line naming the first invalid field path and what to do about it."""
+def describe_validation_error(exc: ValidationError, what: str = "match", prefix: tuple[str | int, ...] = ()) -> str:
+    """One line naming the first invalid field path and what to do about it. ``prefix``: the path of
+    the validated value inside the file it belongs to (``("stages", 5)`` for one pushed stage), so the
+    line names the field as in the whole file."""
     err = exc.errors()[0]
+    if prefix:
+        err = {**err, "loc": (*prefix, *err.get("loc", ()))}
     loc = _loc(err)
     kind = err.get("type", "")
     msg = err.get("msg", "invalid")
@@ -37,6 +41,15 @@ def describe_validation_error(exc: ValidationError, what: str = "match") -> str:
         if len(expected) > 1:
             msg = "Input should be " + " or ".join(expected)
         return f"{what}: field {loc}: {msg}; use one of these values"
+    if kind == "too_long":
+        limit = (err.get("ctx") or {}).get("max_length")
+        got = err.get("input")
+        size = f"{len(got):,} items" if hasattr(got, "__len__") else "too many items"
+        if loc == "stages":  # the early bound on a match file's stages (match.py), twice the largest format cap
+            from adjudicator.input.formats import MAX_STAGES
+
+            return f"{what}: field stages has {size}, far more than the {MAX_STAGES:,} any format allows; give one match per file (the limits are in docs/security.md)"
+        return f"{what}: field {loc} has {size}, more than the {limit:,} allowed"
     if kind == "too_short":
         return f"{what}: field {loc} is empty; give at least one item (see `adjudicate schema`)"
     if kind == "string_too_short":

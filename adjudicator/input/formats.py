@@ -151,7 +151,10 @@ class FormatSpec:
     of a speaker score (BP: WUDC 50-100), None where speeches are scored 1-10 per stage;
     ``templates`` maps a node (``track_stage``, ``judge``) to the format's own prompt
     template in ``prompts/`` (BP: ``judge_bp``), where it has one; ``bench_names`` what readers call
-    each side (BP: Government, Opposition; default the side's own name).
+    each side (BP: Government, Opposition; default the side's own name); ``max_stages`` the most stages
+    a match may have and ``max_stages_reason`` why (a fixed-order format: its order plus one surprise
+    challenge per side where it has them; declared for the others). Each stage is one tracker request
+    with a model, so the cap bounds what one file can spend.
     """
 
     name: str
@@ -169,6 +172,8 @@ class FormatSpec:
     speaker_scale: tuple[int, int] | None = None
     templates: dict[str, str] = field(default_factory=dict)
     bench_names: dict[Side, str] = field(default_factory=dict)
+    max_stages: int = 0
+    max_stages_reason: str = ""
     has_third_speaker: bool = field(init=False, default=False)
 
     def __post_init__(self) -> None:
@@ -176,6 +181,13 @@ class FormatSpec:
             sides = tuple(UnitSpec(s, s.capitalize(), s, tuple(range(1, self.debaters_per_side + 1))) for s in SIDES)
             object.__setattr__(self, "units", sides)
         object.__setattr__(self, "has_third_speaker", self.debaters_per_side >= 3 and self.verdict == "winner")
+        if self.fixed_order and not self.max_stages:  # the declared order, and one surprise challenge per side
+            extra = len(SIDES) if self.surprise_types else 0
+            object.__setattr__(self, "max_stages", len(self.order) + extra)
+            reason = f"its {len(self.order)} stages" + (" and a surprise challenge for each side" if extra else "")
+            object.__setattr__(self, "max_stages_reason", reason)
+        if self.max_stages < 1:
+            raise ValueError(f"format {self.name}: max_stages must be at least 1")
 
     def position_labels(self) -> list[str]:
         """All speaking-position labels of the format, affirmative first."""
@@ -283,6 +295,9 @@ CCDB_2V2 = FormatSpec(
     ),
 )
 
+#: The most speeches an online-1v1 match may have (:attr:`FormatSpec.max_stages`; reason there).
+ONLINE_MAX_STAGES = 500
+
 ONLINE_1V1 = FormatSpec(
     name="online-1v1",
     language="en",
@@ -292,6 +307,11 @@ ONLINE_1V1 = FormatSpec(
     description=(
         "One-on-one online debate (PanelBench DebateArt): each speech is a monologue stage; the first "
         "speech of each side is constructive, its last is closing, the ones between are supplementary."
+    ),
+    max_stages=ONLINE_MAX_STAGES,
+    max_stages_reason=(
+        "the longest PanelBench DebateArt debate has 10 speeches; 500 is fifty times that, and each stage is "
+        "a tracker request with a model"
     ),
 )
 
@@ -336,6 +356,9 @@ BP = FormatSpec(
 )
 
 FORMATS: dict[str, FormatSpec] = {f.name: f for f in (CCDB_4V4, CCDB_2V2, ONLINE_1V1, BP)}
+
+#: The most stages any format allows: a match file with more is refused before its stages are read.
+MAX_STAGES = max(f.max_stages for f in FORMATS.values())
 
 
 def get_format(name: str) -> FormatSpec:

@@ -19,12 +19,14 @@ Models never see a :class:`Match`; they see a :class:`MatchView`, which has no `
 
 from __future__ import annotations
 
+from itertools import chain
+from operator import attrgetter
 from typing import Literal
 
 from pydantic import Field, ValidationInfo, model_validator
 
 from adjudicator.frozen import StrictModel
-from adjudicator.input.formats import INTERACTION, FormatName, FormatSpec, Role, Side, StageSlot, StageType, get_format, other_side, position_label
+from adjudicator.input.formats import INTERACTION, MAX_STAGES, FormatName, FormatSpec, Role, Side, StageSlot, StageType, get_format, other_side, position_label
 from adjudicator.input.gold import Labels, check_labels
 
 
@@ -255,7 +257,9 @@ class MatchView(StrictModel):
     info: str | None = Field(default=None, max_length=MAX_INFO_CHARS)
     debaters: list[Debater]
     teams: list[Team] = Field(default_factory=list)
-    stages: list[Stage]
+    # a file with more than twice the largest cap of any format (formats.MAX_STAGES) is refused before
+    # its stages are read; each format's own cap, with its reason, is checked in Match._check_consistency
+    stages: list[Stage] = Field(max_length=2 * MAX_STAGES)
 
     def spec(self) -> FormatSpec:
         """The match's format declaration (:mod:`adjudicator.input.formats`)."""
@@ -335,6 +339,11 @@ class MatchView(StrictModel):
         return [(s.stage_id, side) for s in self.stages for side in s.evaluated_sides()]
 
 
+_STAGE_ID = attrgetter("stage_id")
+_UTTERANCES = attrgetter("utterances")
+_TEXT = attrgetter("text")
+
+
 class Match(MatchView):
     """A full match file: the :class:`MatchView` plus optional gold ``labels`` and ``source``.
 
@@ -355,6 +364,7 @@ class Match(MatchView):
         ``partial`` in the validation context (live matches) allows a transcript cut short."""
         partial = bool(info.context and info.context.get("partial"))
         spec = get_format(self.format)
+        self._check_stage_count(spec)
         known = self._check_debaters(spec)
         self._check_teams(spec)
         ids = [s.stage_id for s in self.stages]
@@ -374,9 +384,38 @@ class Match(MatchView):
             check_labels(self.labels, self.format, spec, self.scored_units(), self.speeches(), known)
         return self
 
+    def _check_stage_count(self, spec: FormatSpec) -> None:
+        """At most ``spec.max_stages`` stages in a format without a fixed order (a fixed-order format's
+        cap is its order, which :meth:`_check_order` checks stage by stage)."""
+        if not spec.fixed_order and len(self.stages) > spec.max_stages:
+            raise ValueError(
+                f"stages: {len(self.stages):,} stages, more than the {spec.max_stages:,} a {self.format} match may have "
+                f"({spec.max_stages_reason}); give one match per file"
+            )
+
+    def check_next_stage(self, stage: Stage, partial: bool = True) -> None:
+        """Check ``stage`` as the stage after this match's stages (a live push), with the rules and the
+        messages of validating the whole match with it (``stages.<index>...``), but reading only what
+        the new stage can change: its type, speakers and sides, its id against the others, the stage
+        cap, the transcript's length, a surprise challenge, and the fixed order's next slot. Each push
+        costs the same however many stages came before (a full validation re-checked every stage).
+        ``self`` holds validated stages. Raises ValueError."""
+        spec = get_format(self.format)
+        i = len(self.stages)
+        grown = self.model_construct(**{**dict(self), "stages": [*self.stages, stage]})  # no revalidation
+        grown._check_stage_count(spec)
+        if stage.stage_id in map(_STAGE_ID, self.stages):  # one pass in C, no Python call per stage
+            raise ValueError(f"stages: stage_id {stage.stage_id!r} is used twice; stage ids must be unique")
+        grown._check_stage(i, stage, spec, grown._check_debaters(spec))
+        grown._check_length()
+        if spec.surprise_types and stage.surprise:
+            grown._check_surprises_once()
+        if spec.fixed_order:
+            grown._check_order(spec, partial)
+
     def _check_length(self) -> None:
-        """The whole transcript is at most :data:`MAX_MATCH_CHARS` characters."""
-        total = sum(len(u.text) for st in self.stages for u in st.utterances)
+        """The whole transcript is at most :data:`MAX_MATCH_CHARS` characters (summed in one pass in C)."""
+        total = sum(map(len, map(_TEXT, chain.from_iterable(map(_UTTERANCES, self.stages)))))
         if total > MAX_MATCH_CHARS:
             raise ValueError(
                 f"stages: the transcript has {total:,} characters, more than the {MAX_MATCH_CHARS:,} a match may have "

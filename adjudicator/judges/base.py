@@ -9,9 +9,9 @@ so gold labels cannot reach a backend.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
+from typing import Annotated, Any, Generic, Protocol, TypeVar, runtime_checkable
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, SkipValidation
 
 from adjudicator.config import JUDGE_IDS, JudgeEvidence
 from adjudicator.frozen import FrozenModel
@@ -38,12 +38,15 @@ class StageRequest(FrozenModel):
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
-    match: MatchView
+    # The match, the earlier stages, the clash map and the analyses are the graph state's own
+    # validated models: they are taken as they are (pydantic would run every stage's and analysis's
+    # validators again for each request, so a stage's request cost grew with the stages before it).
+    match: Annotated[MatchView, SkipValidation]
     stage: Stage
     index: int = Field(ge=0)
-    previous: list[Stage] = Field(default_factory=list)
-    clashes: dict[str, Clash] = Field(default_factory=dict)
-    analyses: list[StageAnalysis] = Field(default_factory=list)
+    previous: Annotated[list[Stage], SkipValidation] = Field(default_factory=list)
+    clashes: Annotated[dict[str, Clash], SkipValidation] = Field(default_factory=dict)
+    analyses: Annotated[list[StageAnalysis], SkipValidation] = Field(default_factory=list)
     rubric: Rubric | None = None
     evidence: Any = None
 

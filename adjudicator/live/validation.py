@@ -78,16 +78,24 @@ def validate_push(header: MatchView, stages: list[Stage], data: object) -> Stage
     """Validate one pushed stage against the header and the stages received so far (a fixed-order
     format needs a prefix of its declared order). Returns the parsed :class:`Stage`. Raises
     :class:`Unprocessable` (422) whose message names the field path as in the full match file
-    (``stages.<index>...``)."""
+    (``stages.<index>...``).
+
+    Only the new stage is validated (:meth:`~adjudicator.input.match.Match.check_next_stage`): the
+    stages received so far were validated when they came, so a push costs the same at stage 5 and at
+    stage 500 (the whole match was dumped and validated again on every push)."""
     if not isinstance(data, dict):
         raise Unprocessable("stage: the body must be a JSON object describing one stage", "see `adjudicate schema`", field="body")
-    candidate = header.model_dump(mode="json")
-    candidate["stages"] = [s.model_dump(mode="json") for s in stages] + [data]
+    index = len(stages)
     try:
-        m = Match.model_validate(candidate, context={"partial": True})
+        stage = Stage.model_validate(data)
     except ValidationError as exc:
-        raise Unprocessable(describe_validation_error(exc, "stage")) from None
-    return m.stages[-1]
+        raise Unprocessable(describe_validation_error(exc, "stage", prefix=("stages", index))) from None
+    so_far = Match.model_construct(**{**dict(header), "stages": list(stages)})
+    try:
+        so_far.check_next_stage(stage)
+    except ValueError as exc:
+        raise Unprocessable(f"stage: {exc}") from None
+    return stage
 
 
 def validate_complete(header: MatchView, stages: list[Stage]) -> None:

@@ -159,7 +159,7 @@ def merge_clashes(left: dict[str, Clash] | None, right: dict[str, Clash] | None)
         if old is None:
             out[cid] = new
             continue
-        events = list(old.events) + [e for e in new.events if e not in old.events]
+        events = list(old.events) + _new_events(old.events, new.events)
         out[cid] = Clash(
             clash_id=cid,
             title=new.title or old.title,
@@ -169,6 +169,21 @@ def merge_clashes(left: dict[str, Clash] | None, right: dict[str, Clash] | None)
             events=events,
         )
     return out
+
+
+def _new_events(old: list[ClashEvent], new: list[ClashEvent]) -> list[ClashEvent]:
+    """The events of ``new`` not in ``old``, in order. A stage's delta repeats the clash's earlier events
+    as the same objects before its own (:func:`apply_clash_updates`): that prefix is skipped by
+    identity, and only the rest is compared by value (comparing every event with every other made a
+    stage's merge cost grow with the square of the clash's history)."""
+    k = 0
+    while k < len(old) and k < len(new) and new[k] is old[k]:
+        k += 1
+    rest = new[k:]
+    if not rest:
+        return []
+    seen = set(old)
+    return [e for e in rest if e not in seen]
 
 
 def apply_clash_updates(clashes: dict[str, Clash], stage_id: str, updates: list[ClashUpdate]) -> dict[str, Clash]:

@@ -90,9 +90,10 @@ class DebateReading:
         """Hold ``previous`` as the stages before and ``stage`` as the current one: read one stage
         when ``previous`` is what was read so far, nothing when ``previous + [stage]`` is, else read
         everything again from the motion on."""
-        if _same(self._stages, [*previous, stage]):
+        read = self._stages
+        if len(read) == len(previous) + 1 and _one(read[-1], stage) and (not previous or _one(read[-2], previous[-1])):
             return
-        if not _same(self._stages, previous):
+        if not _same(read, previous):
             self._reset()
             for st in previous:
                 self._read(st)
@@ -172,6 +173,13 @@ def read_through(match: MatchView, previous: list[Stage], stage: Stage) -> Debat
     return reading
 
 
+def _one(x: Stage, y: Stage) -> bool:
+    """The same stage: identity first, equal values otherwise."""
+    return x is y or x == y
+
+
 def _same(a: list[Stage], b: list[Stage]) -> bool:
-    """The same stages in the same order (identity first, equal values otherwise)."""
-    return len(a) == len(b) and all(x is y or x == y for x, y in zip(a, b, strict=True))
+    """The same stages in the same order. A debate's stages only grow (a stage id is received once),
+    so the same count and the same last stage mean the same stages: the check costs the same at every
+    stage (comparing every stage made a stage's cost grow with its position)."""
+    return len(a) == len(b) and (not a or _one(a[-1], b[-1]))

@@ -7,6 +7,8 @@ Pure functions of :class:`~adjudicator.input.match.Stage` objects (no state), sa
 
 from __future__ import annotations
 
+from itertools import islice
+
 from adjudicator.input.formats import Side, other_side
 from adjudicator.input.match import Stage
 from adjudicator.judges.offline.text import content_terms, count_questions, is_substantive
@@ -18,10 +20,10 @@ def side_text(stage: Stage, side: Side) -> str:
 
 
 def opponent_history(previous: list[Stage], side: Side, k: int = 2) -> list[Stage]:
-    """The opponent's last ``k`` stages in which it spoke (most recent first)."""
+    """The opponent's last ``k`` stages in which it spoke (most recent first). Reads back from the
+    end only until it has them (it read every earlier stage, so a stage's cost grew with its position)."""
     opp = other_side(side)
-    out = [s for s in reversed(previous) if any(u.side == opp for u in s.utterances)]
-    return out[:k]
+    return list(islice((s for s in reversed(previous) if any(u.side == opp for u in s.utterances)), k))
 
 
 def comparable_opponent_terms(stage: Stage, previous: list[Stage], side: Side, lang: str) -> int | None:
@@ -30,11 +32,9 @@ def comparable_opponent_terms(stage: Stage, previous: list[Stage], side: Side, l
     opp = other_side(side)
     if any(u.side == opp for u in stage.utterances):
         return len(content_terms(side_text(stage, opp), lang))
-    same = [s for s in reversed(previous) if s.type == stage.type and opp in s.sides and s.interaction == "monologue"]
-    mono = [s for s in reversed(previous) if s.interaction == "monologue" and s.sides == [opp]]
-    for cand in same[:1] or mono[:1]:
-        return len(content_terms(side_text(cand, opp), lang))
-    return None
+    same = next((s for s in reversed(previous) if s.type == stage.type and opp in s.sides and s.interaction == "monologue"), None)
+    cand = same or next((s for s in reversed(previous) if s.interaction == "monologue" and s.sides == [opp]), None)
+    return None if cand is None else len(content_terms(side_text(cand, opp), lang))
 
 
 def questions_answered(stage: Stage, side: Side, lang: str) -> tuple[int, int]:
