@@ -91,10 +91,21 @@ def test_dissent_in_words_and_the_dissenters_reasons_kept_apart():
     sec = _sections(md)
     other = v.ballots[2].winner
     assert f"- Split decision 2:1: judge-3 voted for the {other}, against the majority." in sec["Dissent"]
-    assert "The <b>cost</b> clash went the other way." in sec["Dissent"]
+    assert "The &lt;b>cost&lt;/b> clash went the other way." in sec["Dissent"]  # raw HTML never passes into the Markdown
     assert "judge-3" not in sec["Reason for decision"]  # the reasons are the majority's
     first = match.stages[0].name
     assert f"the widest was {first} · {v.stage_scores[0].side} (4 / 6 / 7)" in sec["Dissent"]
+
+
+def test_markdown_report_escapes_raw_html_in_names_motion_and_model_output():
+    match = load_match(EN)
+    data = json.loads(match.model_dump_json())
+    data["motion"] = "Motion <script>alert(1)</script>"
+    data["debaters"][0]["name"] = "<img src=x onerror=alert(1)>"
+    hostile = type(match).model_validate(data)
+    md = verdict_markdown(_split_verdict(adjudicate(hostile)), hostile.view())
+    assert "<img" not in md and "<script" not in md and "<b>" not in md  # before: each passed through to any Markdown renderer as HTML
+    assert "&lt;img src=x onerror=alert(1)>" in md and "&lt;script>alert(1)&lt;/script>" in md
 
 
 def test_html_report_is_self_contained_escaped_and_in_the_matchs_language(tmp_path, capsys):

@@ -12,6 +12,8 @@
   values) and a number too large for a float (``1e999``, read as infinity) are refused with their path:
   no field of any input takes a number that is not finite, and a NaN score drops silently out of a
   correlation;
+- a lone surrogate escape (``"\\ud800"`` without its pair), which decodes to a string no UTF-8
+  encoder can write (it failed deep in a store as a server error), is refused with its path;
 - invalid JSON is reported with line and column.
 
 The nesting and duplicate checks run in one linear pass (:func:`scan_structure`) over the tokens that
@@ -218,12 +220,45 @@ def nesting_depth(value: Any) -> int:
     return deepest
 
 
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def lone_surrogate_path(value: Any) -> str | None:
+    """The dotted path of the first string (or key) in a parsed value that holds a lone surrogate, else None."""
+    todo: list[tuple[Any, str]] = [(value, "")]
+    while todo:
+        v, path = todo.pop()
+        if isinstance(v, str):
+            if _SURROGATE.search(v):
+                return path or "(top level)"
+        elif isinstance(v, dict):
+            for k, x in v.items():
+                p = f"{path}.{k}" if path else str(k)
+                if _SURROGATE.search(k):
+                    return p
+                todo.append((x, p))
+        elif isinstance(v, list):
+            todo.extend((x, f"{path}.{i}" if path else str(i)) for i, x in enumerate(v))
+    return None
+
+
+def _no_lone_surrogate(value: Any, text: str, source: str) -> Any:
+    """``value``, unless ``text`` escapes a surrogate that did not pair up (then :class:`JsonInputError`)."""
+    if "\\u" in text and _SURROGATE_ESCAPE.search(text):
+        path = lone_surrogate_path(value)
+        if path is not None:
+            raise JsonInputError(f"{source}: field {path}: a lone surrogate escape (\\ud800-\\udfff without its pair) is not text", "send the text as UTF-8; an emoji escape needs both halves", path=path)
+    return value
+
+
 def read_json(text: str, source: str, max_depth: int = MAX_JSON_DEPTH) -> Any:
     """Parse untrusted JSON ``text`` (a leading byte-order mark is dropped).
 
     Raises :class:`JsonInputError` (exit code 2; one line naming ``source``) for invalid JSON (line
     and column), nesting deeper than ``max_depth``, a duplicate key, a number of more than
-    :data:`MAX_NUMBER_DIGITS` digits or one that is not finite (each with the field path).
+    :data:`MAX_NUMBER_DIGITS` digits or one that is not finite, or a lone surrogate escape (each
+    with the field path).
 
     The common case costs one C parse: duplicate keys are caught by the parser's object hook, a long
     number by its number hooks, and the nesting is measured on the parsed value; only when one of
@@ -238,10 +273,10 @@ def read_json(text: str, source: str, max_depth: int = MAX_JSON_DEPTH) -> Any:
         pass
     else:
         if nesting_depth(value) <= max_depth:
-            return value
+            return _no_lone_surrogate(value, text, source)
     scan_structure(text, source, max_depth)
     try:
-        return json.loads(text, parse_float=_short_float, parse_constant=_no_constant)
+        return _no_lone_surrogate(json.loads(text, parse_float=_short_float, parse_constant=_no_constant), text, source)
     except json.JSONDecodeError as exc:
         raise JsonInputError(f"{source}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}", "fix the JSON syntax") from None
     except RecursionError:  # unreachable after the scan; kept so no input can surface a traceback

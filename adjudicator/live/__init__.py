@@ -27,6 +27,7 @@ Modules, in data-flow order:
 - :mod:`.report_html`  the verdict report as HTML in the match's language
 - :mod:`.tabroom`      tournaments over the live matches: creation, the human gate, who sees what, exports
 - :mod:`.events`       server-sent events: one latest-snapshot channel per match
+- :mod:`.headers`      security headers on every answer (Content-Security-Policy, framing, referrer, nosniff)
 - :mod:`.routes`       the HTTP routes of matches: pages, reads, writes (token, body-size limit)
 - :mod:`.tournament_routes` the HTTP routes of tournaments, rounds and rooms
 - :mod:`.app`          the FastAPI app: stores, tab room, gate, hub, lifespan, JSON errors with the field path

@@ -31,6 +31,7 @@ from adjudicator.live import routes, tournament_routes
 from adjudicator.live.access import Gate
 from adjudicator.live.errors import LiveRequestError
 from adjudicator.live.events import Hub
+from adjudicator.live.headers import SecurityHeaders
 from adjudicator.live.routes import MAX_BODY_BYTES, STATIC_DIR
 from adjudicator.live.storage import LiveStorage, SqliteStorage, open_storage
 from adjudicator.live.store import MAX_MATCHES, LiveStore
@@ -124,7 +125,8 @@ def _follow_other_processes(storage: LiveStorage, hub: Hub, live: LiveStore) -> 
 
 
 def _mount(app: FastAPI) -> None:
-    """The app's error handler, pages, static files and API routes (matches', then tournaments')."""
+    """The app's security headers, error handler, pages, static files and API routes (matches', then tournaments')."""
+    app.add_middleware(SecurityHeaders)
     app.exception_handler(AdjudicatorError)(_adjudicator_error)
     app.include_router(routes.pages)
     app.include_router(tournament_routes.pages)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from adjudicator.frozen import FrozenModel
 from adjudicator.input.formats import Side
@@ -30,7 +30,7 @@ from adjudicator.verdict.ballots import Verdict
 VerdictState = Literal["draft", "confirmed", "released"]
 
 LogKind = Literal[
-    "tournament_created", "settings_changed", "round_created", "room_created", "chair_token_issued",
+    "tournament_created", "settings_changed", "round_created", "room_created", "room_removed", "chair_token_issued",
     "draft_recorded", "confirmed", "released", "tabbycat_push",
 ]
 
@@ -76,7 +76,9 @@ class Automated(RoomResult):
 
 class Override(FrozenModel):
     """What a person changed when confirming: any of the winner, some stage scores (unit key -> 1-10,
-    at most two decimals) and the whole best-debater vote table; ``note`` says why."""
+    at most two decimals) and the whole best-debater vote table; ``note`` says why. Scores are finite."""
+
+    model_config = ConfigDict(allow_inf_nan=False)
 
     winner: Side | None = None
     stage_scores: dict[str, float] = Field(default_factory=dict)
@@ -92,7 +94,10 @@ class ConfirmBody(FrozenModel):
     """``POST .../rooms/{room}/confirm``: the override (any of ``winner``, ``stage_scores``,
     ``best_debater_votes``, and a ``note``; none of them confirms the automated result as is), ``by``
     (the confirming person's name; default: the room's chair, or "organiser"), and optionally
-    ``expected_version``, the decision version the person looked at (409 if it changed since)."""
+    ``expected_version``, the decision version the person looked at (409 if it changed since).
+    Scores are finite."""
+
+    model_config = ConfigDict(allow_inf_nan=False)
 
     winner: Side | None = None
     stage_scores: dict[str, float] = Field(default_factory=dict)

@@ -9,12 +9,18 @@ on the tournament's speaker scale, ``;``-separated), ``automated_winner, overrid
 changed the automated result), ``winner_split, p`` (the panel's), ``best_debaters``, ``confirmed_by,
 confirmed_at, released_at, model``. Numbers use a dot and at most three decimals; a room still in
 progress has its result columns empty.
+
+Spreadsheets run a cell that begins with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return as a
+formula (a team named ``=HYPERLINK(...)`` became a live link): such a text cell is written with a
+leading apostrophe, which spreadsheets show as the text itself (OWASP's advice on CSV injection).
+Numbers are written as they are.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import re
 
 from adjudicator.input.formats import SIDES, get_format, position_label
 from adjudicator.input.match import Stage
@@ -67,11 +73,26 @@ def room_rows(tournament: Tournament, rnd: Round, room: Room, decision: Decision
     return rows
 
 
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+"""What a spreadsheet reads as the start of a formula."""
+
+_NUMBER = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
+
+
+def cell(text: str) -> str:
+    """``text`` safe for a spreadsheet: a text that a spreadsheet would run as a formula gets a
+    leading apostrophe; a plain number is left as it is."""
+    if text.startswith(FORMULA_START) and not _NUMBER.fullmatch(text):
+        return "'" + text
+    return text
+
+
 def results_csv(rows: list[dict[str, str]]) -> str:
-    """The CSV text of ``rows`` (header first, ``\\r\\n`` line ends as the csv module writes them)."""
+    """The CSV text of ``rows`` (header first, ``\\r\\n`` line ends as the csv module writes them), every
+    cell through :func:`cell`."""
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=list(COLUMNS))
     w.writeheader()
     for r in rows:
-        w.writerow(r)
+        w.writerow({k: cell(v) for k, v in r.items()})
     return buf.getvalue()

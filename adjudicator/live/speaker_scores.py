@@ -30,7 +30,7 @@ from __future__ import annotations
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Literal
 
-from pydantic import Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 
 from adjudicator.frozen import FrozenModel
 from adjudicator.input.match import Stage
@@ -108,7 +108,10 @@ class SpeakerScale(FrozenModel):
     a debater's raw 1-10 score lands on it: ``calibrated`` (the human spread, module docstring, with the
     panel's ``raw_mean`` and ``raw_sd``) or ``linear`` (1 -> low, 10 -> high). ``mapping`` unset means
     linear on the CCDB 1-10 range itself (the default scale: the scores as the panel gave them, two
-    decimals) and calibrated on any other range (``--speaker-scale 70:80:1``)."""
+    decimals) and calibrated on any other range (``--speaker-scale 70:80:1``). Every number is finite
+    (``NaN`` and infinities are refused: an infinite ``high`` once bricked a tournament's store)."""
+
+    model_config = ConfigDict(allow_inf_nan=False)
 
     low: float = 1.0
     high: float = 10.0

@@ -212,17 +212,22 @@ class LiveStore(BoardSnapshots):
         with self._create_lock:
             if header.match_id in self.registry:  # another process may still take it first: insert raises Conflict then
                 raise Conflict(f"match {header.match_id!r} already exists", "choose another match_id, or push to the existing match", field="match_id")
-            n = len(self.registry.ids())
-            if n >= self.max_matches:
-                raise Conflict(
-                    f"this server holds {n} matches, its limit (--max-matches {self.max_matches})",
-                    "serve further matches from a new --state-dir, or restart this one with a higher --max-matches",
-                )
+            self.check_capacity()
             row = MatchRow.new(header)
             with self.lock(row.match_id):
                 self.registry.insert(row)
                 self._init_thread(row.match_id)
                 return self._changed(row.match_id)
+
+    def check_capacity(self) -> None:
+        """Raises :class:`Conflict` (409) when the server already holds ``max_matches`` matches (a
+        tournament room checks this before it stores anything)."""
+        n = len(self.registry.ids())
+        if n >= self.max_matches:
+            raise Conflict(
+                f"this server holds {n} matches, its limit (--max-matches {self.max_matches})",
+                "serve further matches from a new --state-dir, or restart this one with a higher --max-matches",
+            )
 
     def receive(self, match_id: str, data: object) -> tuple[str, bool]:
         """Durably record one pushed stage without analysing it. Returns (stage_id, duplicate).

@@ -136,8 +136,14 @@ class TabRoom:
                      detail={"match_id": room.match_id, "teams": dict(room.teams), "chair": room.chair}),
             LogEntry(at=at, tournament_id=tournament_id, round_id=round_id, room_id=room.room_id, kind="chair_token_issued", actor=actor),
         ]
+        self.live.check_capacity()  # refused before anything is stored (a refused create left a room without its match)
         self.store.add_room(room, token_digest(token), entries)
-        self.live.create(header)
+        try:
+            self.live.create(header)
+        except Exception as exc:  # another create took the last place, or the store failed: no room without its match
+            self.store.remove_room(room.key, LogEntry(at=now_utc(), tournament_id=tournament_id, round_id=round_id, room_id=room.room_id, kind="room_removed", actor=actor,
+                                                      detail={"reason": exc.one_line() if isinstance(exc, Conflict) else type(exc).__name__}))
+            raise
         view = self.room_view(room.key, actor)
         return view | {"chair_token": token, "chair_url": f"/board/{room.match_id}?token={token}"}
 
@@ -155,7 +161,8 @@ class TabRoom:
 
     def record_draft(self, match_id: str, verdict: Verdict) -> Decision | None:
         """Record the draft of a room whose match just closed (idempotent: an existing decision is
-        returned as is). None for a stand-alone match."""
+        returned as is). None for a stand-alone match, and for a verdict without a two-team winner
+        (logged; :meth:`confirm` then says why). Takes the transition lock: never call it holding it."""
         room = self.room_of_match(match_id)
         if room is None:
             return None
@@ -163,7 +170,11 @@ class TabRoom:
             current = self.store.decision(room.key)
             if current is not None:
                 return current
-            d, entry = lifecycle.draft(room.key, verdict, now_utc())
+            try:
+                d, entry = lifecycle.draft(room.key, verdict, now_utc())
+            except ValueError as exc:  # a ranking (BP) verdict: no winner of two teams to confirm
+                log.error("live: room %s has no draft: %s", match_id, exc)
+                return None
             try:
                 self.store.save_decisions([(d, None)], [entry])
             except StaleDecision:  # another process recorded it first
@@ -172,7 +183,8 @@ class TabRoom:
 
     def _decision(self, room: Room) -> Decision | None:
         """The room's decision; the draft is recorded now if its match closed without one (a crash
-        between the verdict file and the draft)."""
+        between the verdict file and the draft). Takes the transition lock to record it, so it is
+        called before a transition takes the lock, never inside (the lock is not reentrant)."""
         d = self.store.decision(room.key)
         if d is None and room.match_id in self.live.registry and self.live.row(room.match_id).status == "closed":
             v = self.live.verdict(room.match_id)
@@ -185,6 +197,14 @@ class TabRoom:
         while its match is open."""
         return self._decision(room)
 
+    def _no_decision(self, room: Room) -> Conflict:
+        """Why a room has no decision to act on: its match is still open, or its verdict has no
+        two-team winner."""
+        if room.match_id in self.live.registry and self.live.row(room.match_id).status == "closed":
+            return Conflict(f"room {room.room_id!r}: its verdict has no winner of two teams (a ranking of houses), so there is no draft to confirm",
+                            "tournament rooms take two-team formats; adjudicate a BP debate as a stand-alone match")
+        return Conflict(f"room {room.room_id!r}: its match is not closed yet, so there is no verdict to confirm", "close the match first (`adjudicate live close`)")
+
     def confirm(self, key: Key, data: object, actor: Actor) -> dict[str, Any]:
         """Confirm a room's verdict, with an optional override (:class:`ConfirmBody`), as the room's
         chair or the organiser. Returns the room's view. Raises 403 (another room's chair), 404, 409
@@ -192,10 +212,11 @@ class TabRoom:
         room = self.room(key)
         require_room(actor, room.match_id, "confirming a verdict")
         body = parse_body(ConfirmBody, data, "confirm")
+        self._decision(room)  # records a draft the match's close missed, before the lock is taken
         with self._lock:
-            d = self._decision(room)
+            d = self.store.decision(room.key)
             if d is None:
-                raise Conflict(f"room {room.room_id!r}: its match is not closed yet, so there is no verdict to confirm", "close the match first (`adjudicate live close`)")
+                raise self._no_decision(room)
             if body.expected_version is not None and body.expected_version != d.version:
                 raise StaleDecision(f"room {room.room_id!r}: the verdict is at version {d.version}, not {body.expected_version}", "reload the room and confirm again")
             labels = [dd.label for dd in room.debaters]
@@ -218,12 +239,14 @@ class TabRoom:
         if not rooms:
             raise Conflict(f"round {round_id!r} has no rooms", "create rooms first")
         at = now_utc()
+        for room in rooms:
+            self._decision(room)  # records a draft a close missed, before the lock is taken
         with self._lock:
             changes: list[tuple[Decision, int | None]] = []
             entries: list[LogEntry] = []
             not_ready: list[str] = []
             for room in rooms:
-                d = self._decision(room)
+                d = self.store.decision(room.key)
                 if d is None or d.state == "draft":
                     not_ready.append(f"{room.room_id} ({'in progress' if d is None else 'unconfirmed draft'})")
                     continue
@@ -352,7 +375,10 @@ class TabRoom:
         t = self.tournament(tournament_id)
         rounds = [{"round_id": r.round_id, "name": r.name, "format": r.format, "motion": r.motion, "rooms": len(self.store.rooms(tournament_id, r.round_id)),
                    "round_url": f"/board/round/{tournament_id}/{r.round_id}"} for r in self.store.rounds(tournament_id)]
-        return {"tournament": t.model_dump(mode="json"), "rounds": rounds}
+        out: dict[str, Any] = {"tournament": t.model_dump(mode="json"), "rounds": rounds}
+        if t.repaired:  # stored settings that could not be read (now their defaults): the organiser sets them again
+            out["repaired"] = list(t.repaired)
+        return out
 
     def list_tournaments(self) -> list[dict[str, Any]]:
         """Every tournament: id, name, rounds."""

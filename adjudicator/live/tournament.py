@@ -21,18 +21,22 @@ room's result when it is released, with the Tabbycat token it was started with).
 
 from __future__ import annotations
 
+import json
+import logging
 import re
 from datetime import UTC, datetime
-from typing import Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import Field, ValidationError, field_validator
 
 from adjudicator.frozen import FrozenModel
 from adjudicator.input.field_errors import describe_validation_error
-from adjudicator.input.formats import SIDES, FormatName, Side, get_format, position_label
-from adjudicator.input.match import Debater
+from adjudicator.input.formats import FORMATS, SIDES, FormatName, Side, get_format, position_label
+from adjudicator.input.match import MAX_INFO_CHARS, MAX_MOTION_CHARS, MAX_NAME_CHARS, MAX_POSITION_CHARS, Debater
 from adjudicator.live.errors import Unprocessable
 from adjudicator.live.speaker_scores import SpeakerScale
+
+log = logging.getLogger("adjudicator.live")
 
 SLUG_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_-]{0,23}$"
 """A tournament, round or room id: 1-24 letters, digits, '_' or '-', starting with a letter or digit
@@ -72,17 +76,40 @@ class Tournament(FrozenModel):
     API base (or None), speaker scale and when to push to Tabbycat, and its creation time (UTC ISO 8601)."""
 
     tournament_id: str = Field(pattern=SLUG_PATTERN)
-    name: str = Field(min_length=1, max_length=200)
+    name: str = Field(min_length=1, max_length=MAX_NAME_CHARS)
     board_shows: Visibility = "released"
     tabbycat_url: str | None = None
     speaker_scale: SpeakerScale = SpeakerScale()
     tabbycat_push: TabbycatPush = "manual"
     created_at: str = ""
+    repaired: list[str] = Field(default_factory=list, exclude=True)
 
     @field_validator("tabbycat_url")
     @classmethod
     def _tabbycat_url(cls, v: str | None) -> str | None:
         return check_tabbycat_url(v)
+
+
+SETTINGS_FIELDS = frozenset({"board_shows", "tabbycat_url", "speaker_scale", "tabbycat_push"})
+"""The tournament fields the organiser's settings change (:class:`SettingsBody`): the ones a stored
+value of which may be replaced by the default when it no longer reads (:func:`stored_tournament`)."""
+
+
+def stored_tournament(data: str | bytes | dict[str, Any]) -> Tournament:
+    """A tournament as read back from a store (a JSON text or a decoded ``jsonb`` body). A stored
+    setting that no longer validates -- an older version stored ``speaker_scale.high`` = Infinity as
+    ``null`` (issue 27) -- is replaced by its default and logged, so the tournament stays readable and
+    the organiser sets it again (``live tournament settings``); until then its view lists the field
+    under ``repaired``. Raises ValidationError when the id or name themselves are unreadable."""
+    body: dict[str, Any] = json.loads(data) if isinstance(data, (str, bytes)) else dict(data)
+    try:
+        return Tournament.model_validate(body)
+    except ValidationError as exc:
+        bad = {str(e["loc"][0]) for e in exc.errors() if e.get("loc")} & SETTINGS_FIELDS
+        if not bad:
+            raise
+    log.warning("live: tournament %s: stored setting(s) %s cannot be read; using the defaults until the organiser sets them again", body.get("tournament_id"), ", ".join(sorted(bad)))
+    return Tournament.model_validate({k: v for k, v in body.items() if k not in bad} | {"repaired": sorted(bad)})
 
 
 class Round(FrozenModel):
@@ -92,13 +119,13 @@ class Round(FrozenModel):
 
     tournament_id: str = Field(pattern=SLUG_PATTERN)
     round_id: str = Field(pattern=SLUG_PATTERN)
-    name: str = Field(min_length=1, max_length=200)
+    name: str = Field(min_length=1, max_length=MAX_NAME_CHARS)
     format: FormatName
     language: Literal["zh", "en"]
-    motion: str = Field(min_length=1)
-    affirmative_position: str = Field(min_length=1)
-    negative_position: str = Field(min_length=1)
-    info: str | None = None
+    motion: str = Field(min_length=1, max_length=MAX_MOTION_CHARS)
+    affirmative_position: str = Field(min_length=1, max_length=MAX_POSITION_CHARS)
+    negative_position: str = Field(min_length=1, max_length=MAX_POSITION_CHARS)
+    info: str | None = Field(default=None, max_length=MAX_INFO_CHARS)
     tabbycat_round: int | None = Field(default=None, ge=1)
     created_at: str = ""
 
@@ -124,10 +151,10 @@ class Room(FrozenModel):
     tournament_id: str = Field(pattern=SLUG_PATTERN)
     round_id: str = Field(pattern=SLUG_PATTERN)
     room_id: str = Field(pattern=SLUG_PATTERN)
-    name: str = ""
-    teams: dict[str, str]
+    name: str = Field(default="", max_length=MAX_NAME_CHARS)
+    teams: dict[str, Annotated[str, Field(max_length=MAX_NAME_CHARS)]]
     debaters: list[Debater]
-    chair: str | None = None
+    chair: str | None = Field(default=None, max_length=MAX_NAME_CHARS)
     tabbycat: TabbycatIds | None = None
     created_at: str = ""
 
@@ -167,7 +194,7 @@ class TournamentBody(FrozenModel):
     ``tabbycat_url``, ``speaker_scale``, ``tabbycat_push``."""
 
     tournament_id: str = Field(pattern=SLUG_PATTERN)
-    name: str | None = None
+    name: str | None = Field(default=None, max_length=MAX_NAME_CHARS)
     board_shows: Visibility = "released"
     tabbycat_url: str | None = None
     speaker_scale: SpeakerScale = SpeakerScale()
@@ -191,14 +218,22 @@ class RoundBody(FrozenModel):
     ``language`` (default: the format's), ``motion``, both positions, ``info``, ``tabbycat_round``."""
 
     round_id: str = Field(pattern=SLUG_PATTERN)
-    name: str | None = None
+    name: str | None = Field(default=None, max_length=MAX_NAME_CHARS)
     format: FormatName
     language: Literal["zh", "en"] | None = None
-    motion: str = Field(min_length=1)
-    affirmative_position: str = Field(min_length=1)
-    negative_position: str = Field(min_length=1)
-    info: str | None = None
+    motion: str = Field(min_length=1, max_length=MAX_MOTION_CHARS)
+    affirmative_position: str = Field(min_length=1, max_length=MAX_POSITION_CHARS)
+    negative_position: str = Field(min_length=1, max_length=MAX_POSITION_CHARS)
+    info: str | None = Field(default=None, max_length=MAX_INFO_CHARS)
     tabbycat_round: int | None = Field(default=None, ge=1)
+
+    @field_validator("format")
+    @classmethod
+    def _two_teams(cls, v: str) -> str:
+        if get_format(v).verdict != "winner":
+            two = ", ".join(f.name for f in FORMATS.values() if f.verdict == "winner")
+            raise ValueError(f"{v} ranks four houses; a tournament round is a debate of two teams ({two}): adjudicate a {v} debate as a stand-alone match")
+        return v
 
     def round(self, tournament_id: str) -> Round:
         """The round this body creates in ``tournament_id`` (now)."""
@@ -215,10 +250,10 @@ class RoomBody(FrozenModel):
     ``tabbycat`` (:class:`TabbycatIds`)."""
 
     room_id: str = Field(pattern=SLUG_PATTERN)
-    name: str | None = None
-    teams: dict[Side, str]
+    name: str | None = Field(default=None, max_length=MAX_NAME_CHARS)
+    teams: dict[Side, Annotated[str, Field(max_length=MAX_NAME_CHARS)]]
     debaters: list[Debater] | None = None
-    chair: str | None = None
+    chair: str | None = Field(default=None, max_length=MAX_NAME_CHARS)
     tabbycat: TabbycatIds | None = None
 
     @field_validator("teams")

@@ -22,7 +22,7 @@ from psycopg_pool import ConnectionPool
 
 from adjudicator.live.lifecycle import Decision, LogEntry
 from adjudicator.live.pgconn import connect_pool, migrate
-from adjudicator.live.tournament import Room, Round, Tournament
+from adjudicator.live.tournament import Room, Round, Tournament, stored_tournament
 from adjudicator.live.tournament_store import DuplicateId, StaleDecision
 
 MIGRATIONS: list[tuple[str, int, str]] = [
@@ -151,6 +151,11 @@ class PostgresTournamentStore:
         except (psycopg.errors.UniqueViolation, psycopg.errors.ForeignKeyViolation):
             raise DuplicateId(f"room {room.room_id!r} already exists in round {room.round_id!r}", "choose another room id", field="room_id") from None
 
+    def remove_room(self, key: tuple[str, str, str], entry: LogEntry) -> None:
+        with self._tx() as conn:
+            conn.execute("DELETE FROM rooms WHERE tournament_id = %s AND round_id = %s AND room_id = %s", key)
+            self._append(conn, [entry])
+
     def set_chair_token(self, key: tuple[str, str, str], chair_token_digest: str, entry: LogEntry) -> None:
         with self._tx() as conn:
             conn.execute("UPDATE rooms SET chair_token_digest = %s WHERE tournament_id = %s AND round_id = %s AND room_id = %s", (chair_token_digest, *key))
@@ -159,11 +164,11 @@ class PostgresTournamentStore:
     # ---- registry: reads
 
     def tournaments(self) -> list[Tournament]:
-        return [Tournament.model_validate(r["body"]) for r in self._rows("SELECT body FROM tournaments ORDER BY created_seq")]
+        return [stored_tournament(r["body"]) for r in self._rows("SELECT body FROM tournaments ORDER BY created_seq")]
 
     def tournament(self, tournament_id: str) -> Tournament | None:
         rows = self._rows("SELECT body FROM tournaments WHERE tournament_id = %s", (tournament_id,))
-        return Tournament.model_validate(rows[0]["body"]) if rows else None
+        return stored_tournament(rows[0]["body"]) if rows else None
 
     def rounds(self, tournament_id: str) -> list[Round]:
         return [Round.model_validate(r["body"]) for r in self._rows("SELECT body FROM rounds WHERE tournament_id = %s ORDER BY created_seq", (tournament_id,))]

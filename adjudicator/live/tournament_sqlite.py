@@ -24,7 +24,7 @@ from pathlib import Path
 
 from adjudicator.files import private_file
 from adjudicator.live.lifecycle import Decision, LogEntry
-from adjudicator.live.tournament import Room, Round, Tournament
+from adjudicator.live.tournament import Room, Round, Tournament, stored_tournament
 from adjudicator.live.tournament_store import DuplicateId, StaleDecision
 
 DB_NAME = "tournaments.sqlite"
@@ -154,6 +154,11 @@ class SqliteTournamentStore:
         except sqlite3.IntegrityError:
             raise DuplicateId(f"room {room.room_id!r} already exists in round {room.round_id!r}", "choose another room id", field="room_id") from None
 
+    def remove_room(self, key: tuple[str, str, str], entry: LogEntry) -> None:
+        with self._tx() as conn:
+            conn.execute("DELETE FROM rooms WHERE tournament_id = ? AND round_id = ? AND room_id = ?", key)
+            self._append(conn, [entry])
+
     def set_chair_token(self, key: tuple[str, str, str], chair_token_digest: str, entry: LogEntry) -> None:
         with self._tx() as conn:
             conn.execute("UPDATE rooms SET chair_token_digest = ? WHERE tournament_id = ? AND round_id = ? AND room_id = ?", (chair_token_digest, *key))
@@ -162,11 +167,11 @@ class SqliteTournamentStore:
     # ---- registry: reads
 
     def tournaments(self) -> list[Tournament]:
-        return [Tournament.model_validate_json(b) for (b,) in self._rows("SELECT body FROM tournaments ORDER BY created_seq")]
+        return [stored_tournament(b) for (b,) in self._rows("SELECT body FROM tournaments ORDER BY created_seq")]
 
     def tournament(self, tournament_id: str) -> Tournament | None:
         rows = self._rows("SELECT body FROM tournaments WHERE tournament_id = ?", (tournament_id,))
-        return Tournament.model_validate_json(rows[0][0]) if rows else None
+        return stored_tournament(rows[0][0]) if rows else None
 
     def rounds(self, tournament_id: str) -> list[Round]:
         return [Round.model_validate_json(b) for (b,) in self._rows("SELECT body FROM rounds WHERE tournament_id = ? ORDER BY created_seq", (tournament_id,))]

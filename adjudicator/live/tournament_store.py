@@ -57,6 +57,11 @@ class TournamentStore(Protocol):
         (room id, or its match id)."""
         ...
 
+    def remove_room(self, key: tuple[str, str, str], entry: LogEntry) -> None:
+        """Delete a room that has no decision (its live match could not be created), appending
+        ``entry``; its id may be used again. The log keeps its earlier entries."""
+        ...
+
     def set_chair_token(self, key: tuple[str, str, str], chair_token_digest: str, entry: LogEntry) -> None:
         """Replace a room's chair token digest (the old token stops working)."""
         ...

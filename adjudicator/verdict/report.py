@@ -23,8 +23,11 @@ SPEECH_COLUMNS = ("speech", "house", "scores", "mean", "ranks", "rank")
 
 
 def _md(text: str) -> str:
-    """One line of table-cell text: whitespace collapsed, pipes escaped."""
-    return " ".join(str(text).split()).replace("|", "\\|")
+    """One line of text for the Markdown: whitespace collapsed, pipes escaped, and ``<`` written as
+    ``&lt;``, so that a debater's name or a model's reasoning holding ``<script>`` or ``<img onerror=...>``
+    shows as text in every Markdown renderer instead of passing through as raw HTML (every HTML tag,
+    comment and autolink starts with ``<``; a lone ``>``, as in ``->``, is left as it is)."""
+    return " ".join(str(text).split()).replace("|", "\\|").replace("<", "&lt;")
 
 
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
@@ -34,7 +37,7 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
 def render_markdown(r: ReadableVerdict) -> str:
     """Markdown of a :class:`~adjudicator.verdict.reading.ReadableVerdict`."""
     L = r.L
-    lines = [f"# {r.title}", ""]
+    lines = [f"# {_md(r.title)}", ""]
     if r.escalate is not None:  # the review first: whether a person should check this verdict
         lines += [f"**{L['review.title']}:** {L['review.escalate'].format(n=len(r.review)) if r.escalate else L['review.clear']}", ""]
         lines += [f"- {_md(x)}" for x in r.review] + ([""] if r.review else [])
@@ -47,15 +50,15 @@ def render_markdown(r: ReadableVerdict) -> str:
     lines += ["", f"## {L['read.reason']}", ""]
     lines += [f"{_md(r.reasons[0])}", ""] + [f"- {_md(x)}" for x in r.reasons[1:]]
     if r.momentum_first_in == "reasons":
-        lines += ["", f"*{r.momentum_note}*"]
+        lines += ["", f"*{_md(r.momentum_note)}*"]
     if r.dissent:
         lines += ["", f"## {L['read.dissent']}", ""] + [f"- {_md(x)}" for x in r.dissent]
     lines += ["", f"## {L['read.clashes']}", ""]
     if r.clashes:
         if r.momentum_first_in == "clashes":
-            lines += [f"*{r.momentum_note}*", ""]
+            lines += [f"*{_md(r.momentum_note)}*", ""]
         for c in r.clashes:
-            lines += [f"### {_md(c.title)}", "", c.summary, ""]
+            lines += [f"### {_md(c.title)}", "", _md(c.summary), ""]
             lines += [f"- {k}: {_md(v)}" for k, v in c.positions]
             if c.positions:
                 lines.append("")
@@ -78,7 +81,7 @@ def render_markdown(r: ReadableVerdict) -> str:
     if r.ballots:
         lines += [f"## {L['read.ballots']}", ""]
         for b in r.ballots:
-            lines += [f"### {_md(b.heading)}", "", f"- {b.label}: {_md(b.votes)}"]
+            lines += [f"### {_md(b.heading)}", "", f"- {_md(b.label)}: {_md(b.votes)}"]
             if b.reasoning:
                 lines.append(f"- {L['read.ballot.reasoning']}: {_md(b.reasoning)}")
             lines.append("")

@@ -33,6 +33,7 @@
       if (v === null || v === undefined) continue;
       if (k === "class") node.className = v;
       else if (k === "text") node.textContent = v;
+      else if (k === "style") node.style.cssText = v; // CSSOM: the page's Content-Security-Policy allows no inline style attribute
       else node.setAttribute(k, v);
     }
     for (const c of children) if (c !== null && c !== undefined) node.append(c);
