@@ -19,7 +19,8 @@ from adjudicator.config import ModelConfig
 from adjudicator.input.match_file import load_match
 from adjudicator.judges.base import JudgeRequest, StageRequest
 from adjudicator.judges.llm.backend import LLMBackend
-from adjudicator.judges.llm.recovery import read_feedback, read_stage_analysis
+from adjudicator.judges.llm.ballot_recovery import read_feedback
+from adjudicator.judges.llm.recovery import read_stage_analysis
 from adjudicator.judges.offline.feedback import debater_feedback
 from adjudicator.model.llm import LLMClient
 from adjudicator.model.parsing import parse_output

@@ -15,9 +15,9 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
-from adjudicator.input.formats import position_label_zh
+from adjudicator.input.formats import Side, position_label_zh
 
 T = TypeVar("T")
 
@@ -118,13 +118,13 @@ _SIDE_ALIASES = {
 }
 
 
-def as_side(value: Any, field: str = "side") -> str:
+def as_side(value: Any, field: str = "side") -> Side:
     """``"affirmative"`` or ``"negative"`` from those words or common aliases (aff/pro/正方,
     neg/con/反方). Raises :class:`OutputInvalid`."""
     if isinstance(value, str):
         side = _SIDE_ALIASES.get(value.strip().lower())
         if side:
-            return side
+            return cast(Side, side)
     raise OutputInvalid(f"{field}: expected affirmative or negative, got {value!r}")
 
 
@@ -188,3 +188,23 @@ def as_votes(value: Any, labels: Sequence[str], total: int, field: str = "best_d
     if sum(votes.values()) != total:
         raise OutputInvalid(f"{field}: the counts sum to {sum(votes.values())}, not {total}")
     return {k: v for k, v in votes.items() if v > 0}
+
+
+def one_line(value: Any, limit: int) -> str:
+    """``value`` as one line of text (whitespace runs collapsed), at most ``limit`` characters."""
+    if value is None:
+        return ""
+    text = value if isinstance(value, str) else str(value)
+    text = " ".join(text.split())
+    return text[:limit]
+
+
+def required_text(value: Any, limit: int, field: str) -> str:
+    """:func:`one_line` of ``value``, which must not be empty: a required text (a reasoning, a rationale,
+    a clash's title or note, a summary) left empty is not an answer, in a first answer or a repair
+    (issue 25: repairs that returned empty strings were accepted). Raises :class:`OutputInvalid`
+    naming ``field`` (dotted path)."""
+    text = one_line(value, limit)
+    if not text:
+        raise OutputInvalid(f"{field}: empty; write it in your own words", [tuple(field.split("."))])
+    return text

@@ -21,12 +21,13 @@ from functools import partial
 
 from adjudicator.input.formats import get_format
 from adjudicator.judges.base import CompareRequest, JudgeRequest, NodeResult, StageRequest, WindowResult
+from adjudicator.judges.llm.ballot_recovery import read_ballot, recover_ballot
 from adjudicator.judges.llm.compare import compare_schema, compare_variables, read_choice, recover_choice
 from adjudicator.judges.llm.dimensions import dimension_variables, judge_dimension_units
 from adjudicator.judges.llm.outputs import judge_schema, stage_schema, window_schema
 from adjudicator.judges.llm.quotes import evidence_variables
 from adjudicator.judges.llm.ranking import ranking_judge_variables, ranking_schema, read_ranking_ballot, recover_ranking_ballot
-from adjudicator.judges.llm.recovery import read_ballot, read_stage_analysis, read_window_analyses, recover_ballot, recover_stage_analysis
+from adjudicator.judges.llm.recovery import read_stage_analysis, read_window_analyses, recover_stage_analysis
 from adjudicator.judges.llm.variables import judge_units, judge_variables, stage_variables, unit_key, window_variables
 from adjudicator.model.attempts import MAX_ATTEMPTS, run_attempts
 from adjudicator.model.chat import FEEDBACK_TOKENS_PER_DEBATER, NODE_MAX_TOKENS, ChatRequest

@@ -1,0 +1,207 @@
+"""Reading an LLM judge's ballot: the validators (decoded object -> :class:`~adjudicator.verdict.ballots.Ballot`,
+with the judge's per-debater feedback) and the stage-3 recovery of a ballot from field-level regular
+expressions (:func:`~adjudicator.model.parsing.parse_output`).
+
+Like the tracker's readers (:mod:`adjudicator.judges.llm.recovery`), :func:`read_ballot` is more
+lenient than the response schema of :mod:`adjudicator.judges.llm.outputs` (a mapping instead of a
+list), because a model without structured output writes what it likes; every stage score must be an
+integer 1-10 for a unit the request scores, p in [0, 1] and on the winner's side, the votes summing
+to :data:`~adjudicator.verdict.ballots.BALLOT_VOTES`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from adjudicator.input.formats import Side
+from adjudicator.judges.base import JudgeRequest
+from adjudicator.judges.llm.dimensions import read_ballot_dimensions
+from adjudicator.judges.llm.variables import judge_units, unit_key
+from adjudicator.model.parsing import find_labels, find_number, find_string, find_votes, find_word, small_objects
+from adjudicator.model.validators import FieldChecks, OutputInvalid, as_probability, as_score, as_side, as_votes, canonical_label, one_line, required_text
+from adjudicator.verdict.ballots import BALLOT_VOTES, Ballot, BallotScore
+from adjudicator.verdict.feedback import FEEDBACK_KINDS, DebaterFeedback, FeedbackPoint, carries_feedback
+
+
+def _unit_scores(raw: Any, units: list[tuple[str, Side]]) -> dict[tuple[str, Side], int]:
+    """The judge's scores of the wanted ``units`` from ``stage_scores``: an object ``"<stage_id>|<side>"
+    -> score`` (the response schema's shape) or a list of ``{"stage_id", "side", "score"}``. Units not
+    asked for are ignored; a unit given twice with different scores, out of range or missing is
+    invalid, and the error names it (``("stage_scores", "<stage_id>|<side>")``) when the answer has the
+    object shape, else the whole field."""
+    wanted = set(units)
+    whole: list[tuple[str, ...]] = [("stage_scores",)]
+    items: list[tuple[Any, Any, Any]] = []
+    if isinstance(raw, Mapping):
+        for k, v in raw.items():
+            sid, _, side = str(k).partition("|")
+            items.append((sid, side, v))
+    elif isinstance(raw, list):
+        for it in raw:
+            if not isinstance(it, Mapping):
+                raise OutputInvalid("stage_scores: every entry must be an object with stage_id, side and score", whole)
+            items.append((it.get("stage_id"), it.get("side"), it.get("score")))
+    else:
+        raise OutputInvalid("stage_scores: expected an object with one score per unit", whole)
+
+    def name(unit: tuple[str, str]) -> list[tuple[str, ...]]:
+        return [("stage_scores", unit_key(*unit))] if isinstance(raw, Mapping) else whole
+
+    checks = FieldChecks()
+    scores: dict[tuple[str, Side], int] = {}
+    for sid, side, value in items:
+        try:
+            side_n = as_side(side, "stage_scores.side")
+        except OutputInvalid:
+            continue
+        unit = (str(sid).strip(), side_n)
+        if unit not in wanted:
+            continue
+        score = checks.run(name(unit)[0], as_score, value, f"stage_scores.{unit_key(*unit)}")
+        if score is None:
+            continue
+        if unit in scores and scores[unit] != score:
+            checks.errors.append(OutputInvalid(f"stage_scores: {unit_key(*unit)} scored twice ({scores[unit]} and {score})", name(unit)))
+            continue
+        scores[unit] = score
+    missing = [unit for unit in units if unit not in scores and not any(("stage_scores", unit_key(*unit)) in e.fields for e in checks.errors)]
+    if missing:
+        keys = [unit_key(*u) for u in missing]
+        fields = [f for u in missing for f in name(u)]
+        checks.errors.append(OutputInvalid(f"stage_scores: missing {', '.join(keys[:5])}{' ...' if len(keys) > 5 else ''}", fields))
+    checks.raise_if_failed()
+    return scores
+
+
+def _ballot_p(obj: Mapping[str, Any]) -> tuple[float, Side]:
+    """(p, winner) of a ballot: p in [0, 1] and not 0.5, the winner the side p favours (derived from
+    p when absent). Raises OutputInvalid naming p, or p and the winner when they disagree."""
+    if obj.get("p") in (None, ""):
+        raise OutputInvalid("p: missing", [("p",)])
+    p = as_probability(obj.get("p"), "p")
+    if p == 0.5:
+        raise OutputInvalid("p: a judge may not tie; p must not be 0.5", [("p",)])
+    implied: Side = "affirmative" if p > 0.5 else "negative"
+    winner = as_side(obj["winner"], "winner") if obj.get("winner") not in (None, "") else implied
+    if winner != implied:
+        raise OutputInvalid(f"winner: {winner} contradicts p={p}", [("winner",), ("p",)])
+    return p, winner
+
+
+def _point(raw: Any, field: str, stages: Mapping[str, str], clashes: Mapping[str, str]) -> FeedbackPoint:
+    """One feedback point: a text that is not empty, a stage id of the match and a clash id of the
+    ledger, or none (``""``, null). Ids are matched without case. Raises OutputInvalid naming ``field``."""
+    if not isinstance(raw, Mapping):
+        raise OutputInvalid(f"{field}: expected an object with text, stage_id and clash_id")
+    text = one_line(raw.get("text"), 600)
+    if not text:
+        raise OutputInvalid(f"{field}.text: empty; write it in your own words")
+    stage = stages.get(one_line(raw.get("stage_id"), 40).lower())
+    if stage is None:
+        raise OutputInvalid(f"{field}.stage_id: {raw.get('stage_id')!r} is not a stage of this match; use one of {', '.join(stages.values())}")
+    cid = one_line(raw.get("clash_id"), 40)
+    clash = "" if cid.lower() in ("", "none", "null") else clashes.get(cid.lower())
+    if clash is None:
+        raise OutputInvalid(f"{field}.clash_id: {cid!r} is not a clash of the ledger; use one of {', '.join(clashes.values()) or 'none'}, or \"\"")
+    return FeedbackPoint(text=text, stage_id=stage, clash_id=clash)
+
+
+def _debater_feedback(raw: Any, label: str, stages: Mapping[str, str], clashes: Mapping[str, str]) -> DebaterFeedback:
+    if not isinstance(raw, Mapping):
+        raise OutputInvalid(f"feedback.{label}: expected an object with worked, missed and work_on")
+    points = {kind: _point(raw.get(kind), f"feedback.{label}.{kind}", stages, clashes) for kind in FEEDBACK_KINDS}
+    return DebaterFeedback(debater=label, **points)
+
+
+def read_feedback(raw: Any, request: JudgeRequest) -> list[DebaterFeedback]:
+    """The coach's feedback of a ballot (:mod:`adjudicator.verdict.feedback`): an object keyed by
+    position label (the response schema's shape; a label's Chinese form is understood) or a list of
+    objects carrying ``debater``; every debater of the match needs an entry with its three points
+    (:func:`_point`). Every entry is checked; the OutputInvalid raised names each failed debater
+    (``("feedback", "<label>")``), so a repair turn asks for those only. Raises OutputInvalid."""
+    labels = request.match.debater_labels()
+    if isinstance(raw, list):
+        raw = {str(i.get("debater")): i for i in raw if isinstance(i, Mapping)}
+    if not isinstance(raw, Mapping):
+        raise OutputInvalid("feedback: expected an object with one entry per debater", [("feedback",)])
+    given = {canonical_label(k, labels): v for k, v in raw.items()}
+    stages = {s.stage_id.lower(): s.stage_id for s in request.match.stages}
+    clashes = {c.lower(): c for c in request.clashes}
+    checks = FieldChecks()
+    out = []
+    for label in labels:
+        if label not in given:
+            checks.errors.append(OutputInvalid(f"feedback: no entry for {label}", [("feedback", label)]))
+            continue
+        entry = checks.run(("feedback", label), _debater_feedback, given[label], label, stages, clashes)
+        if entry is not None:
+            out.append(entry)
+    checks.raise_if_failed()
+    return out
+
+
+def read_ballot(obj: Mapping[str, Any], request: JudgeRequest, model: str) -> Ballot:
+    """Validate a decoded judge answer into a :class:`Ballot`.
+
+    Requires an integer score 1-10 for every unit of :func:`judge_units` (an object
+    ``"<stage_id>|<side>" -> score`` or a list of ``{"stage_id", "side", "score"}``; units not asked
+    for are ignored, a unit given twice with different scores is invalid); p in [0, 1] and not 0.5
+    (judges may not tie, paper 2.3); a winner agreeing with p (derived from p when absent); and
+    best-debater votes over known position labels summing to exactly 3 (a list of labels, one per
+    vote, or a label -> count mapping); a reasoning that is not empty; and, for a match with debaters,
+    the coach's feedback to every debater (:func:`read_feedback`). Every part is checked; the :class:`OutputInvalid` raised
+    names every failed field (``stage_scores.<unit>``, ``p``, ``winner``, ``best_debater_votes``), so a
+    repair turn can ask for those only.
+    """
+    units = judge_units(request)
+    checks = FieldChecks()
+    scores = checks.run(("stage_scores",), _unit_scores, obj.get("stage_scores"), units)
+    pw = checks.run(("p",), _ballot_p, obj)
+    votes = checks.run(("best_debater_votes",), as_votes, obj.get("best_debater_votes"), request.match.debater_labels(), BALLOT_VOTES)
+    reasoning = checks.run(("reasoning",), required_text, obj.get("reasoning"), 2000, "reasoning")
+    feedback = checks.run(("feedback",), read_feedback, obj.get("feedback"), request) if carries_feedback(request.match) else []
+    checks.raise_if_failed()
+    assert scores is not None and pw is not None and votes is not None
+    p, winner = pw
+    return Ballot(
+        judge_id=request.judge_id,
+        perspective=request.perspective,
+        model=model,
+        winner=winner,
+        p=p,
+        stage_scores=[BallotScore(stage_id=sid, side=side, score=scores[(sid, side)]) for sid, side in units],
+        best_debater_votes=votes,
+        reasoning=reasoning or "",
+        dimensions=read_ballot_dimensions(obj, request),
+        feedback=feedback or [],
+    )
+
+
+def recover_ballot(text: str, labels: list[str], unit_keys: list[str] | None = None) -> dict[str, Any] | None:
+    """Stage-3 recovery for a judge: unit scores from ``"<stage_id>|<side>": <score>`` pairs for the
+    known ``unit_keys`` (the response schema's shape) and from every small ``{...}`` holding a
+    stage_id, a side and a score; p, winner and the votes (a list of labels, else ``label: count``
+    pairs) from field-level patterns."""
+    scores: list[dict[str, Any]] = []
+    for key in unit_keys or []:
+        value = find_number(text, [key])
+        if value is not None:
+            unit_stage, _, unit_side = key.partition("|")
+            scores.append({"stage_id": unit_stage, "side": unit_side, "score": value})
+    for span in small_objects(text):
+        sid = find_string(span, ["stage_id"])
+        side = find_word(span, ["side"], ["affirmative", "negative"])
+        score = find_number(span, ["score"])
+        if sid and side and score is not None:
+            scores.append({"stage_id": sid, "side": side, "score": score})
+    p = find_number(text, ["p"])
+    if not scores or p is None:
+        return None
+    return {
+        "stage_scores": scores,
+        "p": p,
+        "winner": find_word(text, ["winner"], ["affirmative", "negative"]),
+        "best_debater_votes": find_labels(text, ["best_debater_votes"], labels) or find_votes(text, labels),
+        "reasoning": find_string(text, ["reasoning"]) or "",
+    }
