@@ -9,6 +9,10 @@ one seeded generator, so a run is repeatable up to thread timing), one of:
   ``finish_reason`` set to ``length``, as a provider cut off at the completion budget does;
 - ``"garbage"``: forwarded; the content replaced by prose that holds no JSON;
 - ``"fence"``: forwarded; the content wrapped in a Markdown code fence (still readable);
+- ``"corrupt"``: forwarded; one field broken inside the JSON while the reply still ends normally
+  (``finish_reason: stop``): in a tracker answer with clash updates, the first update's note gets an
+  unescaped quote or the update loses its closing brace (alternately); in any other answer the first
+  text value gets an unescaped quote. A reader must then list what it could not read, never drop it;
 
 else it is forwarded unchanged. ``counts`` says how many requests the proxy received (what the
 client's ledger must equal), forwarded, and faulted by kind.
@@ -21,13 +25,14 @@ from __future__ import annotations
 import http.client
 import json
 import random
+import re
 import threading
 from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
-KINDS = ("429", "500", "truncate", "garbage", "fence")
+KINDS = ("429", "500", "truncate", "garbage", "fence", "corrupt")
 
 
 class ChaosProxy:
@@ -68,7 +73,7 @@ class ChaosProxy:
                     return
                 status, body = proxy._forward(self.path, raw, dict(self.headers))
                 if status == 200 and kind is not None:
-                    body = _mutate(body, kind)
+                    body = _mutate(body, kind, proxy._flip())
                 self._send(status, body, {})
 
             def _send(self, status: int, body: bytes, headers: dict[str, str]) -> None:
@@ -97,6 +102,11 @@ class ChaosProxy:
                     return kind
             return None
 
+    def _flip(self) -> bool:
+        """A coin from the seeded generator (which way a ``corrupt`` fault breaks an update)."""
+        with self._lock:
+            return self._rng.random() < 0.5
+
     def _forward(self, path: str, raw: bytes, headers: dict[str, str]) -> tuple[int, bytes]:
         with self._lock:
             self.counts["forwarded"] += 1
@@ -114,12 +124,37 @@ class ChaosProxy:
         self._httpd.server_close()
 
 
-def _mutate(body: bytes, kind: str) -> bytes:
-    """The upstream's 200 answer ``body`` with fault ``kind`` applied to its first choice."""
+_NOTE = re.compile(r'("note"\s*:\s*")([^"\\]*)"')
+_TEXT = re.compile(r'(:\s*")([^"\\]{2,})"')
+
+
+def corrupt(text: str, drop_brace: bool) -> str:
+    """``text`` (a JSON answer) with one field broken (the ``corrupt`` fault): in the first clash update
+    (after ``"clash_updates"``) an unescaped quote inside its note, or, with ``drop_brace``, the update's
+    closing brace removed; without a clash update, an unescaped quote inside the first text value of
+    two characters or more. Unchanged when there is nothing to break."""
+    at = text.find('"clash_updates"')
+    start = text.find("{", at) if at >= 0 else -1
+    if start >= 0:
+        if drop_brace:
+            end = text.find("}", start)
+            return text[:end] + text[end + 1 :] if end >= 0 else text
+        m = _NOTE.search(text, start)
+        if m is not None:
+            return text[: m.start(2)] + 'said "this" ' + text[m.start(2) :]
+    m = _TEXT.search(text)
+    return text if m is None else text[: m.start(2)] + 'a "quoted" ' + text[m.start(2) :]
+
+
+def _mutate(body: bytes, kind: str, flip: bool = False) -> bytes:
+    """The upstream's 200 answer ``body`` with fault ``kind`` applied to its first choice (``flip``:
+    which way a ``corrupt`` fault breaks a clash update)."""
     data = json.loads(body)
     choice = data["choices"][0]
     text = choice["message"].get("content") or ""
-    if kind == "truncate":
+    if kind == "corrupt":
+        choice["message"]["content"] = corrupt(text, flip)
+    elif kind == "truncate":
         choice["message"]["content"] = text[: len(text) // 2]
         choice["finish_reason"] = "length"
     elif kind == "garbage":
@@ -135,7 +170,7 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description="a fault-injecting proxy in front of an OpenAI-compatible server")
     ap.add_argument("upstream")
     ap.add_argument("--port", type=int, default=0)
-    ap.add_argument("--rate", type=float, default=0.12, help="probability of each of the five faults (default 0.12)")
+    ap.add_argument("--rate", type=float, default=0.12, help="probability of each of the six faults (default 0.12)")
     ap.add_argument("--seed", type=int, default=7)
     args = ap.parse_args(argv)
     proxy = ChaosProxy(args.upstream, {k: args.rate for k in KINDS}, seed=args.seed, port=args.port)

@@ -168,6 +168,8 @@ def schema_responder(body: dict[str, Any]) -> str:
         return json.dumps({"basis": "most influential debaters", "votes": {labels[0]: 5, labels[-1]: 4}})
     if "sides" in props:
         return _tracker_answer(props)
+    if not ({"stages", "stage_scores"} & set(props)) or ("stage_scores" in props and "best_debater_votes" not in props):
+        return _repair_answer(props)
     if "stages" in props:  # the tracker's window of stages: one stage answer per stage id
         stages = props["stages"]
         return json.dumps({"stages": {sid: json.loads(_tracker_answer(stages["properties"][sid]["properties"])) for sid in stages["required"]}})
@@ -178,6 +180,32 @@ def schema_responder(body: dict[str, Any]) -> str:
         point = props["feedback"]["properties"][labels[0]]["properties"]["worked"]["properties"]
         feedback = feedback_for(props["feedback"]["required"], point["stage_id"]["enum"][0], point["clash_id"]["enum"][0])
     return ballot_json(units, votes={labels[0]: 2, labels[-1]: 1}, feedback=feedback)
+
+
+def _repair_answer(props: dict[str, Any]) -> str:
+    """A valid reply to a repair turn (a schema cut down to the fields asked for, ``model/schema.sub_schema``):
+    one value for each field, as the full answers of :func:`tracker_json` and :func:`ballot_json` have it."""
+    out: dict[str, Any] = {}
+    for key, spec in props.items():
+        if key == "clash_updates":
+            item = spec["items"]["properties"]
+            out[key] = [{"clash_id": "c1", "title": "sleep versus discipline", "side": item["side"]["enum"][0], "kind": "advanced", "note": "pressed again",
+                         "debater": None, "affirmative_position": "", "negative_position": ""}]  # fmt: skip
+        elif key == "stage_scores":
+            out[key] = dict.fromkeys(spec["required"], 7)
+        elif key == "p":
+            out[key] = 0.62
+        elif key == "winner":
+            out[key] = "affirmative"
+        elif key == "best_debater_votes":
+            labels = spec["items"]["enum"]
+            out[key] = [labels[0], labels[0], labels[-1]]
+        elif key == "feedback":
+            point = spec["properties"][spec["required"][0]]["properties"]["worked"]["properties"]
+            out[key] = feedback_for(spec["required"], point["stage_id"]["enum"][0], point["clash_id"]["enum"][0])
+        else:  # a text field: reasoning, summary
+            out[key] = "the affirmative won the sleep clash, which the negative never answered"
+    return json.dumps(out)
 
 
 def _tracker_answer(props: dict[str, Any]) -> str:

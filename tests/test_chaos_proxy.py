@@ -25,6 +25,7 @@ def ask(proxy: ChaosProxy) -> httpx.Response:
         ("truncate", 200, ANSWER[:18], "length", 1),  # half of 36 characters
         ("garbage", 200, "I am not sure what you want me to say here; let me think about the debate more.", "stop", 1),
         ("fence", 200, f"Here is my answer:\n```json\n{ANSWER}\n```", "stop", 1),
+        ("corrupt", 200, '{"winner": "a "quoted" affirmative", "p": 0.75}', "stop", 1),  # no clash update: the first text value
     ],
 )
 def test_each_fault(fake_openai, kind, status, content, finish, forwarded):
@@ -58,3 +59,14 @@ def test_no_fault_forwards_unchanged_and_rates_are_checked(fake_openai):
         ChaosProxy(fake_openai.base_url, {"429": 0.6, "500": 0.6})
     with pytest.raises(ValueError):
         ChaosProxy(fake_openai.base_url, {"timeout": 0.1})
+
+
+def test_the_corrupt_fault_breaks_one_clash_update_or_a_text_value():
+    from chaos_proxy import corrupt
+    from llm_helpers import ballot_json, tracker_json
+
+    tracker = tracker_json(["affirmative"])
+    assert '"note": "said "this" pressed"' in corrupt(tracker, drop_brace=False)  # an unescaped quote in the note
+    broken = corrupt(tracker, drop_brace=True)
+    assert broken.count("{") == broken.count("}") + 1 and '"negative_position": ""]' in broken  # the update's brace dropped
+    assert corrupt(ballot_json([("s1", "affirmative")]), drop_brace=False).startswith('{"reasoning": "a "quoted" the affirmative')

@@ -77,13 +77,14 @@ def test_the_recovery_reads_each_update_on_its_own():
     assert recover_clash_updates('{"sides": [], "clash_updates": [], "summary": "x"}') == []
 
 
-def test_an_answer_without_updates_is_still_recovered_field_by_field():
-    # the sides written as Python would, no update at all: nothing is lost, the stage is read at stage 3
-    obj = json.loads(tracker_json(["affirmative"]))
-    obj["clash_updates"] = []
-    text = json.dumps(obj).replace('"summary": "the sleep clash moved"', '"summary": "the "sleep" clash"')
+def test_an_answer_broken_outside_its_values_is_still_recovered_field_by_field():
+    # a comma missing between two keys: no parser reads the object, but every value (the update
+    # included) is read at stage 3, so nothing is lost and the answer is accepted
+    text = answer_with_two_updates().replace('],\n  "summary"', ']\n  "summary"')
+    assert text != answer_with_two_updates()
     result = read(text)
-    assert result.ok and result.stage == "regex" and result.value.clash_updates == []
+    assert result.ok and result.stage == "regex"
+    assert [u.clash_id for u in result.value.clash_updates] == ["c1", "c2"] and result.value.summary == "the sleep clash moved"
 
 
 @pytest.mark.parametrize(
@@ -127,3 +128,16 @@ def test_a_stage_whose_updates_never_come_back_readable_fails_and_is_listed(fake
     result = backend_for(fake_openai).analyse_stage(REQUEST)
     assert result.value is None and fake_openai.count == 3
     assert result.failure.kind == "unparseable" and "clash_updates.0" in result.failure.reason
+
+
+def test_a_text_value_broken_by_an_unescaped_quote_is_not_read_cut_at_the_quote():
+    from adjudicator.model.parsing import find_string
+
+    # before: "a " -- the text up to the stray quote, kept as if it were the whole reasoning
+    assert find_string('{"reasoning": "a "quoted" claim", "p": 0.4}', ["reasoning"]) is None
+    assert find_string('{"reasoning": "a \\"quoted\\" claim" , "p": 0.4}', ["reasoning"]) == 'a "quoted" claim'
+    assert find_string('"summary": "the end"', ["summary"]) == "the end"
+    # the tracker's recovery then leaves the broken rationale empty, which fails the answer: asked again
+    text = answer_with_two_updates().replace('"rationale": "affirmative did its job"', '"rationale": "it "won" the clash"')
+    result = read(text)
+    assert not result.ok and result.invalid_fields == (("sides", "affirmative", "rationale"),)

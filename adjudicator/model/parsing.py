@@ -145,15 +145,26 @@ def find_word(text: str, names: Sequence[str], choices: Iterable[str]) -> str | 
     return opts[found[-1].lower()] if found else None
 
 
+#: What may follow a whole string value in JSON: a comma, a closing brace or bracket (ASCII or
+#: full-width), or the end of the text.
+_AFTER_VALUE = re.compile(r"\s*(?:[,}\]，｝］]|$)")
+
+
 def find_string(text: str, names: Sequence[str]) -> str | None:
-    """The last double-quoted string value after ``name:`` for any of ``names``, or None."""
-    found = re.findall(key_pattern(names) + r"\"((?:[^\"\\]|\\.)*)\"", text, flags=re.S)
+    """The last double-quoted string value after ``name:`` for any of ``names``, or None. A value
+    whose closing quote is not followed by what ends a JSON value (``,``, ``}``, ``]`` or the end) was
+    broken by an unescaped quote inside it: it is not returned cut at that quote (None, so the field
+    counts as unread and its validator asks for it again)."""
+    found = list(re.finditer(key_pattern(names) + r"\"((?:[^\"\\]|\\.)*)\"", text, flags=re.S))
     if not found:
         return None
+    last = found[-1]
+    if _AFTER_VALUE.match(text, last.end()) is None:
+        return None
     try:
-        return json.loads(f'"{found[-1]}"')
+        return json.loads(f'"{last.group(1)}"')
     except ValueError:
-        return found[-1]
+        return last.group(1)
 
 
 def find_votes(text: str, labels: Sequence[str]) -> dict[str, int]:
