@@ -119,10 +119,10 @@ th{background:#f3f3f3} tr.ref td{color:#666;font-style:italic} tr.baseline td{ba
 
 {% if alt_test %}<h2>Alternative annotator test: could the arm replace a judge?</h2>
 {% if not alt_test.applicable %}<p class="na">Not applicable: {{ alt_test.reason }}.</p>{% else %}
-<p class="note">Calderon et al. (ACL 2025): each human judge left out in turn, the arm and the left-out judge compared against the remaining judges per instance; one-sided paired t-test with margin ε = {{ alt_test.epsilon }}, Benjamini–Yekutieli at α = {{ alt_test.alpha }}; the arm passes when ω ≥ 0.5.</p>
+<p class="note">Calderon et al. (ACL 2025): each human judge left out in turn, the arm and the left-out judge compared against the remaining judges per instance; one-sided paired t-test with margin ε = {{ alt_test.epsilon }}, Benjamini–Yekutieli at α = {{ alt_test.alpha }}; the arm passes when ω ≥ 0.5. Scoring as the authors' code (nitaytech/AltTest): accuracy for the winner, negative RMSE for stage scores and vote shares; a judge needs {{ alt_test.min_instances }} instances, and a task where none has them has no result ("not enough instances"), neither pass nor fail.</p>
 {% for task, t in alt_test.tasks.items() %}<h3>{{ t.title }}</h3>
 {% if not t.applicable %}<p class="na">Not applicable: {{ t.reason }}.</p>{% else %}{% for arm, r in t.arms.items() %}
-<p><b>{{ r.label }}</b>: {{ r.verdict }}; ρ = {{ fmt(r.rho) }}.</p>
+<p><b>{{ r.label }}</b>: {{ r.verdict }}{% if r.rho is not none %}; ρ = {{ fmt(r.rho) }}{% endif %}.</p>
 <table><tr><th>Left-out judge</th><th>n</th><th>ρ arm</th><th>ρ judge</th><th>t</th><th>p</th><th>p (BY)</th><th>arm wins</th><th>note</th></tr>
 {% for j in r.judges %}<tr><td>{{ j.judge }}</td><td>{{ j.n }}</td><td>{{ fmt(j.rho_f) }}</td><td>{{ fmt(j.rho_h) }}</td><td>{{ fmt(j.t) }}</td><td>{{ p_text(j.p_value) }}</td><td>{{ p_text(j.p_adjusted) }}</td><td>{% if j.won is not none %}{{ "yes" if j.won else "no" }}{% endif %}</td><td>{{ j.note }}</td></tr>{% endfor %}
 </table>{% endfor %}{% endif %}{% endfor %}{% endif %}{% endif %}

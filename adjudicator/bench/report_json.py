@@ -23,8 +23,8 @@ Layout (all metric leaves are ``{"value", "n", "n_excluded", "ci", "reason"?}``;
      "arm_vs_baseline": [...],                           # exact McNemar against Task 1 baselines
      "selective": {arm: {label, curve: [{band, n, kept, coverage, accuracy}], review: {...} | null,
                   review_with_probes?: {...}}},     # adjudicator.evaluation.selective, escalation
-     "alt_test": {epsilon, alpha, matches_with_panel, applicable, reason?, tasks: {task: {title, applicable,
-                  reason?, arms: {arm: {label, omega, passed, rho, verdict, judges: [{judge, n, rho_f, rho_h,
+     "alt_test": {epsilon, alpha, min_instances, matches_with_panel, applicable, reason?, tasks: {task: {title, applicable,
+                  reason?, arms: {arm: {label, omega, passed, rho, min_instances, scoring, verdict, judges: [{judge, n, rho_f, rho_h,
                   t, p_value, p_adjusted, won, note}]}}}}},   # adjudicator.bench.scoring.alt_test_section
      "reliability": {...},                               # adjudicator.evaluation.reliability_report.reliability_from_matches
      "bias_card": {model, is_llm, probes, matches, accuracy, accuracy_n, repeats, temperature,

@@ -307,7 +307,9 @@ def _alt_test_section(report: dict[str, Any]) -> list[str]:
     L += [
         f"Calderon et al. (ACL 2025): each human judge left out in turn; the arm and the left-out judge are compared against the remaining judges "
         f"per instance; one-sided paired t-test with margin ε = {at['epsilon']}, Benjamini–Yekutieli over the judges at α = {at['alpha']}; "
-        f"the arm passes when it beats at least half of the judges (ω ≥ 0.5). Judges are the panel seats of {at['matches_with_panel']} matches.",
+        f"the arm passes when it beats at least half of the judges (ω ≥ 0.5). Scoring as the authors' code (nitaytech/AltTest): accuracy for the winner, "
+        f"negative RMSE for stage scores and vote shares; a judge needs {at.get('min_instances', 30)} instances, and a task where none has them has no result "
+        f"(\"not enough instances\"), neither pass nor fail. Judges are the panel seats of {at['matches_with_panel']} matches.",
         "",
     ]
     for t in at["tasks"].values():
@@ -316,7 +318,8 @@ def _alt_test_section(report: dict[str, Any]) -> list[str]:
             L += [f"Not applicable: {t.get('reason')}.", ""]
             continue
         for r in t["arms"].values():
-            L += ["", f"**{r['label']}**: {r['verdict']}; ρ = {fmt(r['rho'])}.", "", "| left-out judge | n | ρ arm | ρ judge | t | p | p (BY) | arm wins | note |", "|---|---|---|---|---|---|---|---|---|"]
+            rho = f"; ρ = {fmt(r['rho'])}" if r.get("rho") is not None else ""
+            L += ["", f"**{r['label']}**: {r['verdict']}{rho}.", "", "| left-out judge | n | ρ arm | ρ judge | t | p | p (BY) | arm wins | note |", "|---|---|---|---|---|---|---|---|---|"]
             for j in r["judges"]:
                 won = "" if j.get("won") is None else ("yes" if j["won"] else "no")
                 L.append(f"| {j['judge']} | {j['n']} | {fmt(j.get('rho_f'))} | {fmt(j.get('rho_h'))} | {fmt(j.get('t'))} | {p_text(j.get('p_value'))} | {p_text(j.get('p_adjusted'))} | {won} | {_esc(j.get('note') or '')} |")

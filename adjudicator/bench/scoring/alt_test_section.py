@@ -4,11 +4,17 @@ For every model arm and every applicable task, :func:`adjudicator.evaluation.alt
 the matches whose labels carry at least :data:`MIN_PANEL` judges (the CCDB format's three-judge
 panels), with the judges' own annotations as the humans and the arm's prediction as the alternative:
 
-- Task 1, winner: instance = match; the judge's winner against the arm's winner from p (agreement).
+- Task 1, winner: instance = match; the judge's winner against the arm's winner from p, scored by
+  ``accuracy``; an arm's p of exactly 0.5 is the answer "tie", which agrees with no judge (a constant
+  p = 0.5 arm gets omega 0 and a small rho, as in the authors' code), a missing p is no answer.
 - Task 2, stage scores: instance = scored unit; the judge's integer against the arm's panel-mean
-  prediction (minus the absolute difference).
+  prediction, scored by ``neg_rmse``.
 - Task 3, best debater: instance = match; the judge's vote shares against the arm's (each vote vector
-  over the match's position labels divided by its total; minus the L1 distance).
+  over the match's position labels divided by its total), scored by ``neg_rmse`` over judges and
+  debaters.
+
+A judge needs the authors' 30 instances (:data:`~adjudicator.evaluation.alt_test.MIN_INSTANCES`); a task
+where no judge has them says "not enough instances", never pass or fail.
 
 A task without per-judge labels (PanelBench's audience outcomes) is reported as not applicable, with
 the reason. Baselines are not tested (they are not candidates for replacing a judge).
@@ -23,7 +29,7 @@ import numpy as np
 
 from adjudicator.bench.gold import Gold
 from adjudicator.bench.predictions import ArmPredictions
-from adjudicator.evaluation.alt_test import DEFAULT_ALPHA, DEFAULT_EPSILON, agreement, alt_test, negative_distance
+from adjudicator.evaluation.alt_test import DEFAULT_ALPHA, DEFAULT_EPSILON, MIN_INSTANCES, accuracy, alt_test, neg_rmse
 from adjudicator.evaluation.metrics import winner_from_p
 from adjudicator.input.match import Match
 
@@ -64,23 +70,23 @@ def human_annotations(matches: Sequence[Match]) -> dict[str, dict[str, dict[Any,
 
 def arm_annotations(pr: ArmPredictions, gold: Gold) -> dict[str, dict[Any, Any]]:
     """Task -> instance -> the arm's annotation (the same instances as :func:`human_annotations`)."""
-    t1 = {mid: winner_from_p(float(p)) for mid, p in zip(gold.match_ids, pr.p)}
+    t1 = {mid: winner_from_p(float(p)) or "tie" for mid, p in zip(gold.match_ids, pr.p) if np.isfinite(p)}
     t2 = {u: float(v) for u, v in zip(gold.units, pr.unit_pred) if np.isfinite(v)}
     t3 = {mid: _shares(v, labels) for mid, v, labels in zip(gold.match_ids, pr.votes, gold.debater_labels)}
     return {"task1": t1, "task2": t2, "task3": t3}
 
 
 def alt_test_section(matches: Sequence[Match], gold: Gold, preds: dict[str, ArmPredictions], *, epsilon: float = DEFAULT_EPSILON, alpha: float = DEFAULT_ALPHA) -> dict[str, Any]:
-    """``{"epsilon", "alpha", "applicable", "reason"?, "tasks": {task: {"title", "applicable", "reason"?,
-    "arms": {arm: {label, omega, passed, rho, verdict, judges: [...]}}}}}``."""
+    """``{"epsilon", "alpha", "min_instances", "applicable", "reason"?, "tasks": {task: {"title", "applicable", "reason"?,
+    "arms": {arm: {label, omega, passed, rho, min_instances, scoring, verdict, judges: [...]}}}}}``."""
     humans = human_annotations(matches)
     panels = sum(1 for m in matches if m.labels and len(m.labels.judges) >= MIN_PANEL)
-    out: dict[str, Any] = {"epsilon": epsilon, "alpha": alpha, "matches_with_panel": panels, "tasks": {}}
+    out: dict[str, Any] = {"epsilon": epsilon, "alpha": alpha, "min_instances": MIN_INSTANCES, "matches_with_panel": panels, "tasks": {}}
     if panels == 0:
         out.update(applicable=False, reason=f"no match has a panel of {MIN_PANEL} or more judges with their own labels (labels.judges); e.g. PanelBench has audience outcomes only")
         return out
     out["applicable"] = True
-    similarity = {"task1": agreement, "task2": negative_distance, "task3": negative_distance}
+    scoring = {"task1": accuracy, "task2": neg_rmse, "task3": neg_rmse}
     for task, title in TASK_TITLES.items():
         judges = {j: ann for j, ann in humans[task].items() if ann}
         if len(judges) < 2:
@@ -88,7 +94,7 @@ def alt_test_section(matches: Sequence[Match], gold: Gold, preds: dict[str, ArmP
             continue
         arms = {}
         for arm, pr in preds.items():
-            res = alt_test(judges, arm_annotations(pr, gold)[task], similarity[task], epsilon=epsilon, alpha=alpha)
+            res = alt_test(judges, arm_annotations(pr, gold)[task], scoring[task], epsilon=epsilon, alpha=alpha)
             arms[arm] = {"label": pr.label, **res.model_dump(mode="json"), "verdict": res.verdict_text()}
         out["tasks"][task] = {"title": title, "applicable": True, "arms": arms}
     return out
