@@ -5,7 +5,10 @@ for the environment of spawned ``adjudicate`` processes."""
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 
@@ -32,6 +35,21 @@ def isolate_process(home: Path) -> None:
             del os.environ[key]
     os.environ.update(home_vars(home))
     os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
+
+
+def temporary_home(prefix: str = "adjudicator-tests-home-") -> Path:
+    """A fresh folder under the temporary directory (``$TMPDIR``) for :func:`isolate_process`, deleted
+    when this process exits (atexit; a process forked from it leaves it alone, so a child exiting first
+    cannot pull the home from under its parent). A killed process leaves it behind, as any tempfile does."""
+    home = Path(tempfile.mkdtemp(prefix=prefix))
+    owner = os.getpid()
+
+    def remove() -> None:
+        if os.getpid() == owner:
+            shutil.rmtree(home, ignore_errors=True)
+
+    atexit.register(remove)
+    return home
 
 
 def isolate_env(monkeypatch, tmp_path: Path) -> None:
