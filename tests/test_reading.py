@@ -35,7 +35,7 @@ def _split_verdict(v: Verdict) -> Verdict:
     data = json.loads(v.model_dump_json())
     other = "negative" if data["winner"] == "affirmative" else "affirmative"
     b3 = data["ballots"][2]
-    b3.update(winner=other, p=0.41 if other == "negative" else 0.59, reasoning="The <b>cost</b> clash went the other way.")
+    b3.update(winner=other, p=0.41 if other == "negative" else 0.59, reasoning="The <b>cost</b> clash went the **other way (3 < 4 & rising).")
     data["dissent"] = {"winner_split": "2:1", "dissenting_judges": ["judge-3"], "max_score_range": 3, "units_with_range_ge_3": 1}
     data["stage_scores"][0]["judge_scores"] = [4, 6, 7]
     return Verdict.model_validate(data)
@@ -91,7 +91,7 @@ def test_dissent_in_words_and_the_dissenters_reasons_kept_apart():
     sec = _sections(md)
     other = v.ballots[2].winner
     assert f"- Split decision 2:1: judge-3 voted for the {other}, against the majority." in sec["Dissent"]
-    assert "The &lt;b>cost&lt;/b> clash went the other way." in sec["Dissent"]  # raw HTML never passes into the Markdown
+    assert "The cost clash went the other way (3 &lt; 4 & rising)." in sec["Dissent"]  # markup removed, the text kept, and a bare < still written as &lt;
     assert "judge-3" not in sec["Reason for decision"]  # the reasons are the majority's
     first = match.stages[0].name
     assert f"the widest was {first} · {v.stage_scores[0].side} (4 / 6 / 7)" in sec["Dissent"]
@@ -114,7 +114,8 @@ def test_html_report_is_self_contained_escaped_and_in_the_matchs_language(tmp_pa
     page = verdict_html(v, match.view())
     assert page.startswith("<!DOCTYPE html>") and '<html lang="en">' in page
     assert "<script" not in page and "<link" not in page and "src=" not in page
-    assert "The &lt;b&gt;cost&lt;/b&gt; clash" in page and "<b>cost</b>" not in page  # model output never becomes markup
+    # model output never becomes markup: its tags and emphasis are removed, any other < or & is escaped
+    assert "The cost clash went the other way (3 &lt; 4 &amp; rising)." in page and "<b>cost" not in page and "&lt;b&gt;" not in page
     assert page.count(str(escape(EN_WORDS["read.momentum"]))) == 1 and "Affirmative Speaker 1 (K_Michael)" in page
     zh = load_match(ZH)
     assert '<html lang="zh-CN">' in verdict_html(adjudicate(zh), zh.view())

@@ -94,6 +94,10 @@ def _emit_verdict(verdict, out: Path | None, report_path: Path | None, quiet: bo
     if quiet:
         return
     echo_err(f"{models_text(verdict.provenance)}: {verdict.outcome_text()}; {usage_summary(verdict.calls)}")
+    if not verdict.provenance.is_llm:  # what the offline judge is, on every run it judged (adjudicator.verdict.offline_note)
+        from adjudicator.verdict.offline_note import offline_note
+
+        echo_err(offline_note("en"))
     if verdict.review is not None:  # the quality gate, one line (adjudicator.verdict.review)
         echo_err(verdict.review.line())
     missing = verdict.provenance.p_logprob_missing

@@ -241,6 +241,9 @@ class Provenance(FrozenModel):
     (``--p-source logprob``), and ``p_logprob_missing`` then counts the ballots from whose reply no
     log-prob p could be read (the server sent no log-probabilities, or tokens that do not spell the
     reply); both are left out of the JSON under the default (``stated``: the p each judge writes).
+    ``offline_note``: when no model judged (``is_llm`` false), what the offline judge is and what
+    winner accuracy to expect from it on unseen debates, in the match's language
+    (:mod:`adjudicator.verdict.offline_note`); None, and left out of the JSON, otherwise.
     """
 
     arm: Arm = "agentic"
@@ -262,6 +265,7 @@ class Provenance(FrozenModel):
     track_window_chars: int | None = Field(default=None, ge=1, exclude_if=_none)
     p_source: str | None = Field(default=None, exclude_if=_none)
     p_logprob_missing: int | None = Field(default=None, ge=0, exclude_if=_none)
+    offline_note: str | None = Field(default=None, exclude_if=_none)
     package_version: str = ""
 
 

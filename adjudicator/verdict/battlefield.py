@@ -30,10 +30,12 @@ CLASH_KINDS: tuple[str, ...] = get_args(ClashEventKind)
 
 class ClashUpdate(FrozenModel):
     """What one stage did to one clash. A new ``clash_id`` opens a clash; ``title`` and the side
-    positions may refine an existing one (the latest non-empty wording wins)."""
+    positions may refine an existing one (the latest non-empty wording wins). ``terms``: see
+    :class:`Clash` (set by the offline tracker when it opens a clash)."""
 
     clash_id: str
     title: str = ""
+    terms: list[str] = Field(default_factory=list, exclude_if=lambda v: not v)
     side: Side
     kind: ClashEventKind
     note: str = ""
@@ -53,10 +55,17 @@ class ClashEvent(FrozenModel):
 
 
 class Clash(FrozenModel):
-    """A battlefield: a point of contention, each side's position on it, and its history of events."""
+    """A battlefield: a point of contention, each side's position on it, and its history of events.
+
+    ``title`` is for people (the offline tracker words it as the question in dispute where it can,
+    :mod:`adjudicator.judges.offline.titles`). ``terms`` are the units the offline tracker counts for
+    the clash (Chinese phrases, English stems, as :func:`adjudicator.judges.offline.text.content_terms`
+    writes them; not for display); empty, and left out of the JSON, for a clash another tracker
+    opened, whose terms are read from its title (:func:`adjudicator.judges.offline.ledger.clash_units`)."""
 
     clash_id: str
     title: str
+    terms: list[str] = Field(default_factory=list, exclude_if=lambda v: not v)
     affirmative_position: str = ""
     negative_position: str = ""
     opened_in: str
@@ -163,6 +172,7 @@ def merge_clashes(left: dict[str, Clash] | None, right: dict[str, Clash] | None)
         out[cid] = Clash(
             clash_id=cid,
             title=new.title or old.title,
+            terms=new.terms or old.terms,
             affirmative_position=new.affirmative_position or old.affirmative_position,
             negative_position=new.negative_position or old.negative_position,
             opened_in=old.opened_in,
@@ -199,6 +209,7 @@ def apply_clash_updates(clashes: dict[str, Clash], stage_id: str, updates: list[
             delta[u.clash_id] = Clash(
                 clash_id=u.clash_id,
                 title=u.title or u.clash_id,
+                terms=u.terms,
                 affirmative_position=u.affirmative_position,
                 negative_position=u.negative_position,
                 opened_in=stage_id,
@@ -208,6 +219,7 @@ def apply_clash_updates(clashes: dict[str, Clash], stage_id: str, updates: list[
             delta[u.clash_id] = Clash(
                 clash_id=u.clash_id,
                 title=u.title or base.title,
+                terms=u.terms or base.terms,
                 affirmative_position=u.affirmative_position or base.affirmative_position,
                 negative_position=u.negative_position or base.negative_position,
                 opened_in=base.opened_in,

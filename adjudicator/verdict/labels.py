@@ -15,6 +15,7 @@ from __future__ import annotations
 from adjudicator.input.formats import FORMATS, position_label_zh
 from adjudicator.input.rubric import LEVEL_TEXT
 from adjudicator.verdict.gate_words import GATE_EN, GATE_ZH
+from adjudicator.verdict.offline_note import NOTE_EN, NOTE_ZH
 
 LANGUAGES = ("en", "zh")
 
@@ -43,7 +44,7 @@ _EN: dict[str, str] = {
     "state.released": "released", "state.awaiting": "awaiting the result",
     # the page
     "page.title": "Live board", "page.footer": "This board is read-only; changes need the organiser's or the room chair's token.",
-    "page.all_matches": "All matches", "page.model": "model", "page.offline": "offline baseline, not an LLM",
+    "page.all_matches": "All matches", "page.model": "model",
     "page.round": "Round", "page.room": "Room", "page.chair": "Chair", "page.teams": "Teams",
     "conn.connecting": "connecting…", "conn.live": "live", "conn.reconnecting": "reconnecting…", "conn.no_match": "no such match",
     "progress.analysed": "{n} analysed · {received} received", "progress.stage": "stage", "progress.stages": "stages", "progress.of": "of",
@@ -145,7 +146,7 @@ _EN: dict[str, str] = {
     "read.ballots": "Ballots", "read.ballot.votes": "Best-debater votes", "read.ballot.reasoning": "Reasoning", "read.ballot.model": "model {model}",
     "read.failures": "Failures", "read.failure": "{node} {key}: {reason} ({n} raw outputs kept in the verdict file)",
     "read.provenance": "How this verdict was made",
-    "read.provenance.model": "Model: {model}.", "read.provenance.offline": "the offline judge, a non-LLM baseline",
+    "read.provenance.model": "Model: {model}.",
     "read.provenance.calls": "{calls} calls ({attempts} attempts), {prompt} prompt and {completion} completion tokens, cost {cost}.",
     "read.provenance.parsing": "Answers read as strict JSON: {strict}; recovered: {recovered}; unreadable: {failed}.",
     "read.cost_unknown": "unknown (no price for this model)",
@@ -182,7 +183,7 @@ _ZH: dict[str, str] = {
     "kind.opened": "开辟", "kind.advanced": "推进", "kind.defended": "守住", "kind.conceded": "让步", "kind.contested": "争夺",
     "state.none": "进行中", "state.draft": "自动草稿，尚未确认", "state.confirmed": "已确认，尚未公布", "state.released": "已公布", "state.awaiting": "等待结果",
     "page.title": "实时看板", "page.footer": "本看板只读；修改需要组委会或本场主席的令牌。",
-    "page.all_matches": "全部比赛", "page.model": "模型", "page.offline": "离线基线，并非大语言模型",
+    "page.all_matches": "全部比赛", "page.model": "模型",
     "page.round": "轮次", "page.room": "场次", "page.chair": "主席", "page.teams": "队伍",
     "conn.connecting": "连接中…", "conn.live": "实时", "conn.reconnecting": "重新连接中…", "conn.no_match": "没有这场比赛",
     "progress.analysed": "已分析 {n} · 已收到 {received}", "progress.stage": "个环节", "progress.stages": "个环节", "progress.of": "/",
@@ -282,7 +283,7 @@ _ZH: dict[str, str] = {
     "read.ballots": "评委裁决单", "read.ballot.votes": "最佳辩手票", "read.ballot.reasoning": "理由", "read.ballot.model": "模型 {model}",
     "read.failures": "失败记录", "read.failure": "{node} {key}：{reason}（{n} 份原始输出保存在裁决文件中）",
     "read.provenance": "裁决如何得出",
-    "read.provenance.model": "模型：{model}。", "read.provenance.offline": "离线评委，非大语言模型的基线",
+    "read.provenance.model": "模型：{model}。",
     "read.provenance.calls": "{calls} 次调用（{attempts} 次尝试），提示词元 {prompt}，生成词元 {completion}，费用 {cost}。",
     "read.provenance.parsing": "严格 JSON 读出：{strict}；修复后读出：{recovered}；无法读出：{failed}。",
     "read.cost_unknown": "未知（该模型无价格）",
@@ -311,6 +312,8 @@ for _key, (_en, _zh) in LEVEL_TEXT.items():
 
 _EN.update(GATE_EN)  # the quality gate's and the coach's feedback's words
 _ZH.update(GATE_ZH)
+_EN.update(NOTE_EN)  # what the offline judge is (offline.short, offline.note, page.offline)
+_ZH.update(NOTE_ZH)
 
 TABLES: dict[str, dict[str, str]] = {"en": _EN, "zh": _ZH}
 

@@ -1,8 +1,9 @@
 """A verdict as people read it: every section of the verdict report composed in the match's language
 from the verdict's own data (the renderers in :mod:`adjudicator.verdict.report` only lay it out).
 
-- The review first: whether a person should check the verdict and why (the quality gate,
-  :mod:`adjudicator.verdict.review`), in the report's language.
+- What the offline judge is and what accuracy to expect from it, first, when it judged
+  (:mod:`adjudicator.verdict.offline_note`); then the review: whether a person should check the
+  verdict and why (the quality gate, :mod:`adjudicator.verdict.review`), in the report's language.
 - Who is who: each debater's position label with the debater's name beside it
   (``Affirmative Speaker 1 (Ann)``, ``正方一辩（张三）``); stages by name.
 - The result in words, then the **reason for decision**, composed from the ballots: the majority's
@@ -19,6 +20,10 @@ The competing units come from the format (:meth:`~adjudicator.input.match.MatchV
 a format's houses), their names from the word table (``side.<unit>``, the unit's own name when there
 is none) and a clash's positions from the clash's ``<unit>_position`` fields, so a format with other
 units needs words, not a new report. Every word is in :mod:`adjudicator.verdict.labels` (``read.*``).
+Every text taken from a transcript or a model (the stated positions, clash titles, positions and
+notes, reasonings, feedback) has its markup removed (:func:`~adjudicator.verdict.markup.strip_markup`):
+an unclosed ``**`` or a ``<b>`` in a debate never reaches a report. The motion and names are shown
+as the organiser wrote them, escaped by the renderer.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from adjudicator.verdict.ballots import Ballot, Verdict
 from adjudicator.verdict.battlefield import Clash, event_balance
 from adjudicator.verdict.feedback import FeedbackView, feedback_views
 from adjudicator.verdict.labels import labels, stage_name
+from adjudicator.verdict.markup import strip_markup
 from adjudicator.verdict.review import review_sentences
 
 #: Counted clash moves a clash needs before the reason for decision cites it.
@@ -86,6 +92,8 @@ class ScoreRow:
 @dataclass(frozen=True)
 class ReadableVerdict:
     """Every section of the verdict report, in the words of :attr:`language` (``L`` its word table).
+    ``about`` is what the offline judge is and what accuracy to expect from it
+    (:mod:`adjudicator.verdict.offline_note`), shown first; "" for a verdict a model judged.
     ``ranking`` and ``speeches`` are the rows of a ranking format's house ranking and speaker scores
     (empty otherwise). ``review`` is the quality gate's finding in sentences, at the report's top
     (:func:`~adjudicator.verdict.review.review_sentences`; ``escalate`` None for a verdict without a
@@ -96,6 +104,7 @@ class ReadableVerdict:
     language: str
     L: dict[str, str]
     title: str
+    about: str
     review: list[str]
     escalate: bool | None
     facts: list[tuple[str, str]]
@@ -204,11 +213,11 @@ def _momentum_text(w: _Words, clash: Clash) -> str:
 
 def _clash_view(w: _Words, clash: Clash, units: list[str]) -> ClashView:
     history = [
-        HistoryRow(stage=w.stage(e.stage_id), side=w.side(e.side), debater=w.debater(e.debater), move=w.L.get(f"kind.{e.kind}", e.kind), note=e.note)
+        HistoryRow(stage=w.stage(e.stage_id), side=w.side(e.side), debater=w.debater(e.debater), move=w.L.get(f"kind.{e.kind}", e.kind), note=strip_markup(e.note))
         for e in clash.events
     ]
     return ClashView(
-        title=clash.title, positions=[(w.side_title(u), text) for u, text in clash_positions(clash, units) if text],
+        title=strip_markup(clash.title), positions=[(w.side_title(u), strip_markup(text)) for u, text in clash_positions(clash, units) if strip_markup(text)],
         summary=_momentum_text(w, clash), history=history,
     )
 
@@ -218,7 +227,7 @@ def _judge_text(w: _Words, b: Ballot) -> str:
         who = w.t("read.reason.judge_ranked", judge=b.judge_id, perspective=w.perspective(b.perspective), ranking=w.ranking(b.ranking))
     else:
         who = w.t("read.reason.judge", judge=b.judge_id, perspective=w.perspective(b.perspective), side=w.side(b.winner), p=_p(b.p))
-    reasoning = " ".join((b.reasoning or "").split())
+    reasoning = " ".join(strip_markup(b.reasoning).split())
     return w.t("read.reason.said", who=who, reasoning=reasoning) if reasoning else w.t("read.reason.silent", who=who)
 
 
@@ -249,7 +258,7 @@ def _best_clash(w: _Words, verdict: Verdict) -> str | None:
     if best is None:
         return None
     (_, n), c = best
-    return w.t("read.reason.best_clash", side=w.side(verdict.winner), title=c.title, momentum=f"{c.momentum():+.2f}", n=n)
+    return w.t("read.reason.best_clash", side=w.side(verdict.winner), title=strip_markup(c.title), momentum=f"{c.momentum():+.2f}", n=n)
 
 
 def _score_summary(w: _Words, verdict: Verdict, units: list[str]) -> str | None:
@@ -329,7 +338,7 @@ def _dissent(w: _Words, verdict: Verdict) -> list[str]:
 
 def _facts(w: _Words, verdict: Verdict) -> list[tuple[str, str]]:
     return [
-        (w.L["read.motion"], verdict.motion),
+        (w.L["read.motion"], verdict.motion),  # the organiser's words, shown as written (the renderers escape them)
         (w.L["read.format"], verdict.format),
         (w.L["read.method"], w.L.get(f"read.method.{verdict.arm}", verdict.arm)),
     ]
@@ -344,7 +353,7 @@ def _positions(w: _Words, view: MatchView | None, units: list[str]) -> tuple[lis
     sides = units if any(hasattr(view, f"{u}_position") for u in units) else ["affirmative", "negative"]
     positions = []
     for u in sides:
-        text = getattr(view, f"{u}_position", "") or ""
+        text = strip_markup(getattr(view, f"{u}_position", "") or "")
         if text:
             positions.append((w.side_title(u), text))
     debaters = []
@@ -396,7 +405,7 @@ def _ballots(w: _Words, verdict: Verdict) -> list[BallotView]:
             label = w.L["read.ballot.speaker_scores"]
         else:
             votes, label = w.votes(dict(b.best_debater_votes)), w.L["read.ballot.votes"]
-        out.append(BallotView(heading=heading, label=label, votes=votes, reasoning=" ".join((b.reasoning or "").split())))
+        out.append(BallotView(heading=heading, label=label, votes=votes, reasoning=" ".join(strip_markup(b.reasoning).split())))
     return out
 
 
@@ -421,13 +430,19 @@ def _provenance(w: _Words, verdict: Verdict) -> list[str]:
     models = dict(pv.models or {})
     model = pv.model if len(set(models.values())) <= 1 else ", ".join(f"{m} ({role})" for role, m in models.items())
     if not pv.is_llm:
-        model = f"{model} ({w.L['read.provenance.offline']})"
+        model = f"{model} ({w.L['offline.short']})"
     cost = w.L["read.cost_unknown"] if pv.cost_usd is None else f"${pv.cost_usd:.4f}"
     return [
         w.t("read.provenance.model", model=model),
         w.t("read.provenance.calls", calls=pv.calls, attempts=pv.attempts, prompt=pv.prompt_tokens, completion=pv.completion_tokens, cost=cost),
         w.t("read.provenance.parsing", strict=pv.strict_json, recovered=pv.recovered, failed=pv.parse_failures),
     ]
+
+
+def _feedback(w: _Words, verdict: Verdict) -> list[FeedbackView]:
+    """The feedback sections, their texts (and the clash titles they name) without markup."""
+    views = feedback_views(verdict, w.L, w.stage, w.debater)
+    return [FeedbackView(debater=f.debater, points=[(h, strip_markup(where), strip_markup(text)) for h, where, text in f.points]) for f in views]
 
 
 def readable_verdict(verdict: Verdict, view: MatchView | None = None, language: str | None = None) -> ReadableVerdict:
@@ -443,14 +458,14 @@ def readable_verdict(verdict: Verdict, view: MatchView | None = None, language: 
     words = {"momentum", w.L["read.clash.momentum"].split("{")[0].strip().lower()}
     in_reasons = any(word in text.lower() for text in reasons for word in words)
     return ReadableVerdict(
-        language=lang, L=w.L, title=f"{w.L['read.title']}: {verdict.match_id}",
+        language=lang, L=w.L, title=f"{w.L['read.title']}: {verdict.match_id}", about="" if verdict.provenance.is_llm else w.L["offline.note"],
         review=review_sentences(verdict.review, lang) if verdict.review else [], escalate=verdict.review.escalate if verdict.review else None,
         facts=_facts(w, verdict), positions=positions, debaters=debaters,
         result=_result(w, verdict), reasons=reasons, dissent=_dissent(w, verdict),
         momentum_note=w.L["read.momentum"], momentum_first_in="reasons" if in_reasons else "clashes",
         clashes=[_clash_view(w, c, units) for c in verdict.battlefields], scores=_scores(w, verdict),
         ranking=_ranking_rows(w, verdict), speeches=_speech_rows(w, verdict), ballots=_ballots(w, verdict),
-        feedback=feedback_views(verdict, w.L, w.stage, w.debater), feedback_note=w.t("read.feedback.from", judge=verdict.feedback_from) if verdict.feedback else "",
+        feedback=_feedback(w, verdict), feedback_note=w.t("read.feedback.from", judge=verdict.feedback_from) if verdict.feedback else "",
         failures=[w.t("read.failure", node=f.node, key=f.key, reason=f.reason, n=len(f.raw_outputs)) for f in verdict.failures],
         provenance=_provenance(w, verdict),
     )

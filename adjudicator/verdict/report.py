@@ -5,7 +5,7 @@ Both lay out the sections :func:`adjudicator.verdict.reading.readable_verdict` c
 debaters, the result, the reason for decision (from the ballots), the dissent, the battlefield map
 (momentum explained once, where it first appears; each clash's history as stage, side, debater, move
 and note), the scores by stage, the feedback for each debater, the ballots, failures and provenance;
-the review (the quality gate) comes first. The HTML page has no script and
+what the offline judge is (when it judged) and the review (the quality gate) come first. The HTML page has no script and
 no external file; jinja2's autoescape keeps debate text and model output from becoming markup.
 """
 
@@ -38,6 +38,8 @@ def render_markdown(r: ReadableVerdict) -> str:
     """Markdown of a :class:`~adjudicator.verdict.reading.ReadableVerdict`."""
     L = r.L
     lines = [f"# {_md(r.title)}", ""]
+    if r.about:  # what the offline judge is, before anything it says
+        lines += [f"> {_md(r.about)}", ""]
     if r.escalate is not None:  # the review first: whether a person should check this verdict
         lines += [f"**{L['review.title']}:** {L['review.escalate'].format(n=len(r.review)) if r.escalate else L['review.clear']}", ""]
         lines += [f"- {_md(x)}" for x in r.review] + ([""] if r.review else [])
@@ -100,9 +102,11 @@ body{font-family:system-ui,-apple-system,"Segoe UI","Noto Sans","Noto Sans CJK S
 table{border-collapse:collapse;margin:.5rem 0 1.2rem;font-size:.9rem} th,td{border:1px solid #d5d9e2;padding:.3rem .55rem;text-align:left;vertical-align:top}
 th{background:#f3f5f9} .explain{color:#444;font-size:.9rem;max-width:60rem} .result{font-size:1.15rem} .muted{color:#6b7385}
 .review{border:2px solid #b7c3d6;border-radius:6px;padding:.4rem .9rem;margin:1rem 0} .review.escalate{border-color:#c0392b;background:#fdf1ef} .review ul{margin:.2rem 0}
+.about{border-left:4px solid #b7791f;background:#fdf8ec;padding:.4rem .9rem;margin:1rem 0}
 dl.facts{display:grid;grid-template-columns:max-content auto;gap:.2rem 1rem} dl.facts dt{font-weight:600} dl.facts dd{margin:0}
 </style></head><body>
 <h1>{{ r.title }}</h1>
+{% if r.about %}<p class="about">{{ r.about }}</p>{% endif %}
 {% if r.escalate is not none %}<section class="review {{ 'escalate' if r.escalate else 'clear' }}"><p><b>{{ L["review.title"] }}:</b> {{ L["review.escalate"].format(n=r.review|length) if r.escalate else L["review.clear"] }}</p>
 {% if r.review %}<ul>{% for x in r.review %}<li>{{ x }}</li>{% endfor %}</ul>{% endif %}</section>{% endif %}
 <dl class="facts">{% for k, v in r.facts %}<dt>{{ k }}</dt><dd>{{ v }}</dd>{% endfor %}

@@ -16,6 +16,7 @@ from typing_extensions import TypedDict
 
 from adjudicator import __version__
 from adjudicator.errors import AdjudicationFailed
+from adjudicator.input.formats import get_format
 from adjudicator.input.match import MatchView
 from adjudicator.judges.base import Backend, CompareRequest, JudgeRequest, StageRequest
 from adjudicator.pairwise.comparisons import PairChoice, schedule
@@ -24,6 +25,7 @@ from adjudicator.records import CallRecord, FailureKind, NodeFailure, in_call_or
 from adjudicator.verdict.aggregate import aggregate, provenance_of, with_transcripts
 from adjudicator.verdict.ballots import Ballot, Provenance, Verdict
 from adjudicator.verdict.battlefield import BattlefieldState, Clash, StageAnalysis, apply_clash_updates, merge_clashes
+from adjudicator.verdict.offline_note import offline_note
 from adjudicator.verdict.review import review_of
 from adjudicator.workflow.context import Backends, evidence_of, judge_evidence_of, rubric_of, track_window_of
 from adjudicator.workflow.windows import window_size
@@ -212,6 +214,8 @@ def state_provenance(calls: list[CallRecord], ctx: Backends, format_name: str | 
     if window:
         hashes = dict(sorted({**provenance.prompt_hashes, **ctx.tracker.window_hashes(format_name)}.items()))  # type: ignore[attr-defined]
         provenance = provenance.model_copy(update={"track_window_chars": window, "prompt_hashes": hashes})
+    if not provenance.is_llm:  # the offline judge says what it is (adjudicator.verdict.offline_note)
+        provenance = provenance.model_copy(update={"offline_note": offline_note(get_format(format_name).language if format_name else "en")})
     if ctx.panel_mode == "pairwise" or not any(b.is_llm for b in ctx.judges.values()):
         return provenance  # the offline judge and the pairwise panel read the ledger whatever the setting
     logprob = any(getattr(getattr(b, "client", None), "logprobs", False) for b in ctx.judges.values())

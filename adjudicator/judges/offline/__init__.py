@@ -21,13 +21,20 @@ How it works, in two nodes; the modules in data-flow order:
   rubric dimensions of paper Table 5, shifted by the structural prior and cut into rubric levels;
 - :mod:`~adjudicator.judges.offline.clashes`: the stage's clash updates (opened, advanced, contested,
   conceded) and each side's position on a clash;
+- :mod:`~adjudicator.judges.offline.titles`: a clash's title as the question in dispute;
 - :mod:`~adjudicator.judges.offline.tracker`: the stage's analysis from those (levels, contributions,
-  clash updates, summary).
+  clash updates, summary, a rationale per side).
 
 ``judge``, for one judge:
 
 - :mod:`~adjudicator.judges.offline.ballot`: the ballot of one perspective from the analyses and the
-  clash map (unit scores, ``p``, best-debater votes).
+  clash map (unit scores, ``p``, best-debater votes), its reasons in sentences
+  (:mod:`~adjudicator.judges.offline.reasons`) and the feedback per debater
+  (:mod:`~adjudicator.judges.offline.feedback`).
+
+Every word it writes (notes, summaries, rationales, reasons) comes from the phrase tables of
+:mod:`~adjudicator.judges.offline.words`, in the match's language; what it is and what accuracy to
+expect from it is said once, in :mod:`adjudicator.verdict.offline_note`.
 
 :mod:`~adjudicator.judges.offline.backend` holds :class:`OfflineBackend`, the protocol over the two.
 

@@ -24,6 +24,7 @@ from adjudicator.input.rubric import ADVANCEMENT_LEVELS, BATTLEFIELD_LEVELS, TAS
 from adjudicator.judges.base import JudgeRequest
 from adjudicator.judges.offline.feedback import debater_feedback
 from adjudicator.judges.offline.ledger import ledger_before
+from adjudicator.judges.offline.reasons import ballot_reasons
 from adjudicator.judges.offline.tracker import analyse
 from adjudicator.verdict.ballots import BALLOT_VOTES, Ballot, BallotScore
 from adjudicator.verdict.battlefield import Clash, SideAnalysis
@@ -156,6 +157,8 @@ def judge_ballot(request: JudgeRequest) -> Ballot:
       0.51 or 0.49 by the sign of D (exact tie: a coin keyed by match and judge id).
     - Best-debater votes: :func:`best_debater_votes`.
     - Feedback per debater: :func:`~adjudicator.judges.offline.feedback.debater_feedback`.
+    - The reasoning: sentences from these numbers, the transcript and the clash map
+      (:func:`~adjudicator.judges.offline.reasons.ballot_reasons`), in the match's language.
     """
     match = request.match
     perspective = request.perspective
@@ -170,10 +173,7 @@ def judge_ballot(request: JudgeRequest) -> Ballot:
     winner: Side = "affirmative" if p > 0.5 else "negative"
 
     votes = best_debater_votes(request, by_unit, dict(zip(units, values)), winner)
-    reasoning = (
-        f"offline baseline ({perspective}): weighted mean unit value affirmative {mean['affirmative']:.2f} vs "
-        f"negative {mean['negative']:.2f}; clash momentum {momentum:+.2f}; D={d:+.2f} -> p={p:.2f}"
-    )
+    reasoning = ballot_reasons(match, perspective, request.clashes, dict(zip(units, values)), {(s.stage_id, s.side): s.score for s in scores}, mean, momentum, p, winner)
     return Ballot(
         judge_id=request.judge_id,
         perspective=perspective,

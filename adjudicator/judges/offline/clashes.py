@@ -20,16 +20,19 @@ import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from adjudicator.input.formats import SIDES, Side, other_side
 from adjudicator.input.match import MatchView, Stage
-from adjudicator.judges.offline.ledger import clash_units
+from adjudicator.judges.offline.ledger import clash_units, title_units
 from adjudicator.judges.offline.reading import DebateReading, norm_sentence, read_through, squash
 from adjudicator.judges.offline.text import content_terms, evidence_markers, has_concession, has_rebuttal, is_attributed, is_question, own_sentences, surface_forms, weighing_markers
+from adjudicator.judges.offline.titles import clash_title, is_question_title, question_title
 from adjudicator.judges.offline.transcript import opponent_history, side_text
+from adjudicator.judges.offline.words import Words
 from adjudicator.judges.offline.zh_phrases import PhraseCounter
 from adjudicator.verdict.battlefield import Clash, ClashEventKind, ClashUpdate
+from adjudicator.verdict.markup import strip_markup
 
 #: Clash tracking: at most this many clashes open in one stage, and in the whole map.
 MAX_NEW_CLASHES = 2
@@ -57,12 +60,16 @@ class _Sent:
 
 
 class _Touched(NamedTuple):
-    """A clash the stage takes up: an existing one its sentences mention, or one it opens."""
+    """A clash the stage takes up: an existing one its sentences mention, or one it opens. ``title``
+    is the title this stage gives it ("" to keep the map's: :mod:`adjudicator.judges.offline.titles`);
+    ``terms`` the units later stages count for it (a new clash's, "as its title first read": the
+    units of :func:`~adjudicator.judges.offline.ledger.title_units`)."""
 
     clash_id: str
     title: str
     units: list[str]
     is_new: bool
+    terms: list[str] = []
 
 
 @dataclass(frozen=True)
@@ -76,6 +83,8 @@ class _Work:
     speaker: str | None  # the debater who said most of those sentences (None: no sentence)
     position: str  # its position on the clash when stated for the first time here, else ""
     sentences: int  # its sentences naming the clash
+    questions: int = 0  # of those, questions
+    evidence: int = 0  # of those, sentences with an evidence marker
 
 
 def track_clashes(
@@ -126,14 +135,16 @@ def track_clashes(
     cand = _candidates(stage.type, speaking, counts, opp_counts, topic, damp)
     partners = _title_partners(cand, speaking, counts, damp)
     # 2. the clashes the stage touches: existing ones it mentions, then new ones
-    touched, covered = _existing_clashes(clashes, all_sents, lang)
-    touched += _new_clashes(cand, partners, covered, all_sents, len(clashes), lang, topic)
+    said = (match.motion, match.affirmative_position, match.negative_position)
+    touched, covered = _existing_clashes(clashes, all_sents, lang, said)
+    touched += _new_clashes(cand, partners, covered, all_sents, len(clashes), lang, topic, said)
+    words = Words(lang)
     # 3, 4. each side's work on each touched clash, and the clash's updates
     opp_said = {side: reading.said_by_others(side) for side in evaluated}
     updates: list[ClashUpdate] = []
     for clash in touched:
         work = {side: _side_work(clash, side, stage, sents[side], clashes.get(clash.clash_id), opp_said[side], lang) for side in evaluated}
-        updates += _clash_updates(clash, stage, work, sides_quality)
+        updates += _clash_updates(clash, stage, work, sides_quality, words)
     return updates
 
 
@@ -241,10 +252,12 @@ def _title_partners(cand: dict[str, float], speaking: list[Side], counts: dict[S
 # ---- step 2: the clashes the stage touches
 
 
-def _existing_clashes(clashes: dict[str, Clash], sents: list[_Sent], lang: str) -> tuple[list[_Touched], list[str]]:
-    """The map's clashes the stage's sentences ``sents`` mention at least twice (units read back from
-    their titles), in map order, and the units of every clash in the map (``covered``: a new clash may
-    not be seeded by one of them)."""
+def _existing_clashes(clashes: dict[str, Clash], sents: list[_Sent], lang: str, motion: tuple[str, ...]) -> tuple[list[_Touched], list[str]]:
+    """The map's clashes the stage's sentences ``sents`` mention at least twice (their units:
+    :func:`~adjudicator.judges.offline.ledger.clash_units`), in map order, and the units of every clash
+    in the map (``covered``: a new clash may not be seeded by one of them). A clash of this tracker
+    still titled by its units is retitled when the stage offers a question about it
+    (:func:`~adjudicator.judges.offline.titles.question_title`)."""
     touched: list[_Touched] = []
     covered: list[str] = []
     for cid, clash in clashes.items():
@@ -252,11 +265,12 @@ def _existing_clashes(clashes: dict[str, Clash], sents: list[_Sent], lang: str) 
         covered += units
         n = sum(1 for x in sents for u in units if u in x.units)
         if units and n >= 2:
-            touched.append(_Touched(cid, clash.title, units, False))
+            retitle = question_title(units, [x for x in sents if x.units & set(units)], lang, motion) if clash.terms and not is_question_title(clash.title) else ""
+            touched.append(_Touched(cid, retitle, units, False))
     return touched, covered
 
 
-def _new_clashes(cand: dict[str, float], partners: dict[str, float], covered: list[str], sents: list[_Sent], n_existing: int, lang: str, topic: set[str]) -> list[_Touched]:
+def _new_clashes(cand: dict[str, float], partners: dict[str, float], covered: list[str], sents: list[_Sent], n_existing: int, lang: str, topic: set[str], motion: tuple[str, ...]) -> list[_Touched]:
     """Up to ``MAX_NEW_CLASHES`` new clashes (and at most ``MAX_CLASHES`` in the map), seeded by the
     most salient candidates (ties: unit) that overlap no covered unit, each titled by :func:`_title`
     (a seed it cannot title opens nothing); ids ``c<n>`` continue the map's numbering."""
@@ -268,20 +282,22 @@ def _new_clashes(cand: dict[str, float], partners: dict[str, float], covered: li
             break
         if any(_overlaps(seed, c, lang) for c in covered):
             continue
-        made = _title(seed, partners, covered, sents, lang, surf, topic)
+        made = _title_units(seed, partners, covered, sents, lang, topic)
         if made is None:
             continue
-        title, units = made
+        units = made
         covered += units
-        new.append(_Touched(f"c{n_existing + len(new) + 1}", title, units, True))
+        first = " / ".join(surf.get(u, u) for u in units)  # the units as the map reads them back (ledger.title_units)
+        title = clash_title(units, [x for x in sents if x.units & set(units)], lang, surf, motion)
+        new.append(_Touched(f"c{n_existing + len(new) + 1}", title, units, True, title_units(first, lang)))
     return new
 
 
-def _title(seed: str, cand: dict[str, float], covered: list[str], sents: list[_Sent], lang: str, surf: dict[str, str], topic: set[str]) -> tuple[str, list[str]] | None:
-    """A clash title from ``seed`` plus 1-2 candidate units that co-occur with it in the stage's
-    sentences (most shared sentences first, then salience), joined by " / ". None if no unit
-    co-occurs with the seed (a single frequent word is not a clash) or if every unit is a motion
-    term (the motion itself is not a clash)."""
+def _title_units(seed: str, cand: dict[str, float], covered: list[str], sents: list[_Sent], lang: str, topic: set[str]) -> list[str] | None:
+    """A new clash's units: ``seed`` plus 1-2 candidate units that co-occur with it in the stage's
+    sentences (most shared sentences first, then salience). None if no unit co-occurs with the seed
+    (a single frequent word is not a clash) or if every unit is a motion term (the motion itself is
+    not a clash)."""
     seed_sents = [x for x in sents if seed in x.units]
     co: dict[str, int] = {}
     for x in seed_sents:
@@ -296,7 +312,7 @@ def _title(seed: str, cand: dict[str, float], covered: list[str], sents: list[_S
             units.append(u)
     if len(units) < MIN_TITLE_TERMS or all(u in topic for u in units):
         return None
-    return " / ".join(surf.get(u, u) for u in units), units
+    return units
 
 
 # ---- steps 3 and 4: each side's work on a clash, and the clash's updates
@@ -321,15 +337,20 @@ def _side_work(clash: _Touched, side: Side, stage: Stage, side_sents: list[_Sent
         speaker=Counter(x.speaker for x in mine).most_common(1)[0][0] if mine else None,
         position="" if has_position else _position(mine, clash.units, opponent_text, lang),
         sentences=len(mine),
+        questions=sum(1 for x in mine if x.question),
+        evidence=sum(1 for x in mine if x.evidence),
     )
 
 
 def _position(sents: list[_Sent], units: list[str], opponent_text: str, lang: str) -> str:
-    """The side's position on a clash: its own declarative sentence naming the most clash units; ties
-    go to the sentence nearest 60 characters, then the earliest. Skipped: questions, sentences that
-    report the opponent (:func:`~adjudicator.judges.offline.text.is_attributed`), sentences found word for word in the
-    opponent's speeches (a quotation without markup), links and fragments (fewer than 4 content
-    terms). "" when there is none. ``opponent_text`` is :func:`~adjudicator.judges.offline.reading.squash` of everything the opponent said."""
+    """The side's position on a clash: its own declarative sentence naming the most clash units, its
+    markup removed (:func:`~adjudicator.verdict.markup.strip_markup`); ties go to the sentence nearest
+    60 characters, then the earliest. Skipped: questions, sentences that report the opponent
+    (:func:`~adjudicator.judges.offline.text.is_attributed`), sentences found word for word in the
+    opponent's speeches (a quotation without markup), links, fragments (fewer than 4 content terms)
+    and pieces of a sentence cut at a decimal point (an English one starting with a digit or a small
+    letter: "00 per movie" from "$3.00 per movie"). "" when there is none. ``opponent_text`` is
+    :func:`~adjudicator.judges.offline.reading.squash` of everything the opponent said."""
     best = None
     for i, x in enumerate(sents):
         k = sum(1 for u in units if u in x.units)
@@ -342,16 +363,21 @@ def _position(sents: list[_Sent], units: list[str], opponent_text: str, lang: st
         sq = squash(x.text)
         if len(sq) >= 12 and (sq in opponent_text or sq[:40] in opponent_text):
             continue
-        key = (-k, abs(len(x.text) - 60), i)
+        text = strip_markup(x.text).replace("\n", " ")
+        if lang != "zh" and not text[:1].isupper():
+            continue
+        key = (-k, abs(len(text) - 60), i)
         if best is None or key < best[0]:
-            best = (key, x.text)
+            best = (key, text)
     return best[1][:160] if best else ""
 
 
-def _clash_updates(clash: _Touched, stage: Stage, work: dict[Side, _Work], sides_quality: dict[str, float]) -> list[ClashUpdate]:
+def _clash_updates(clash: _Touched, stage: Stage, work: dict[Side, _Work], sides_quality: dict[str, float], words: Words) -> list[ClashUpdate]:
     """The updates of one touched clash (step 3 of :func:`track_clashes`), one per evaluated side that
     names it, in evaluation order (a new clash: most engagement first, after the "opened" update of
-    the first); [] when no side names it. Each carries the side's position when it states a new one."""
+    the first); [] when no side names it. Each carries the side's position when it states a new one;
+    every update of a new clash carries its title (the "opened" one also its ``terms``), the first
+    update of an existing clash the title the stage gives it, if any."""
     evaluated = stage.evaluated_sides()
     active = [s for s in evaluated if work[s].sentences > 0]
     if not active:
@@ -363,11 +389,13 @@ def _clash_updates(clash: _Touched, stage: Stage, work: dict[Side, _Work], sides
     updates: list[ClashUpdate] = []
     for i, side in enumerate(order):
         w = work[side]
-        pos_kw = {f"{side}_position": w.position} if w.position else {}
+        pos_kw: dict[str, Any] = {f"{side}_position": w.position} if w.position else {}
+        title = clash.title if clash.is_new or i == 0 else ""
         if clash.is_new and i == 0:
-            updates.append(ClashUpdate(clash_id=clash.clash_id, title=clash.title, side=side, kind="opened", note=f"opened in {stage.stage_id}", debater=w.speaker, **pos_kw))
-        kind, note = _kind_and_note(w, side in conceding, side == leader)
-        updates.append(ClashUpdate(clash_id=clash.clash_id, title=clash.title if clash.is_new else "", side=side, kind=kind, note=note, debater=w.speaker, **pos_kw))
+            updates.append(ClashUpdate(clash_id=clash.clash_id, title=title, terms=clash.terms, side=side, kind="opened", note=words.t("note.opened"), debater=w.speaker, **pos_kw))
+        kind: ClashEventKind = "conceded" if side in conceding else ("advanced" if side == leader else "contested")
+        note = _note(kind, side, work, leader, len(substantive), words)
+        updates.append(ClashUpdate(clash_id=clash.clash_id, title=title, side=side, kind=kind, note=note, debater=w.speaker, **pos_kw))
     return updates
 
 
@@ -384,10 +412,33 @@ def _leader(substantive: list[Side], work: dict[Side, _Work], sides_quality: dic
     return None
 
 
-def _kind_and_note(w: _Work, conceding: bool, leading: bool) -> tuple[ClashEventKind, str]:
-    """A side's update on a clash: "conceded", "advanced" (the leader) or "contested", with its note."""
-    if conceding:
-        return "conceded", f"{w.concessions} concession sentence{'' if w.concessions == 1 else 's'} on it"
-    if leading:
-        return "advanced", f"engagement {w.engagement:.1f}, {w.rebuttals} rebuttal sentence{'' if w.rebuttals == 1 else 's'}"
-    return "contested", f"engagement {w.engagement:.1f}"
+def _work_words(w: _Work, words: Words) -> str:
+    """What a side put into a clash in the stage: ``3 statements and 1 question on it, with 2 rebuttals``."""
+    said = words.join([words.n("statement", w.sentences - w.questions) if w.sentences > w.questions else "", words.n("question", w.questions) if w.questions else ""])
+    extra = words.join([words.n("rebuttal", w.rebuttals) if w.rebuttals else "", words.n("evidence", w.evidence) if w.evidence else ""])
+    return words.t("note.with", work=words.t("note.work", work=said), extra=extra) if extra else words.t("note.work", work=said)
+
+
+def _note(kind: ClashEventKind, side: Side, work: dict[Side, _Work], leader: Side | None, n_substantive: int, words: Words) -> str:
+    """The history note of a side's move on a clash: what the move did, in the match's language
+    (:mod:`adjudicator.judges.offline.words`, keys ``note.*``): how much it said on the clash, and
+    against what from the other side."""
+    w = work[side]
+    other = other_side(side)
+    theirs = work.get(other)
+    if kind == "conceded":
+        return words.t("note.conceded", concessions=words.n("concession", w.concessions), rebuttals=words.n("rebuttal", w.rebuttals) if w.rebuttals else words.t("none.rebuttal"))
+    if w.sentences == w.questions:
+        return words.t("note.asked_only", questions=words.n("question", w.questions))
+    mine = _work_words(w, words)
+    if theirs is None:  # the other side does not speak in this stage
+        return words.t("note.advanced_solo" if kind == "advanced" else "note.contested_solo", work=mine)
+    if kind == "advanced":
+        if theirs.sentences == 0:
+            return words.t("note.advanced_alone", work=mine, other=words.side(other))
+        if n_substantive == 1:
+            return words.t("note.advanced_only", work=mine)
+        return words.t("note.advanced_more", work=mine, other=words.side(other), theirs=_work_words(theirs, words))
+    if leader is not None and leader != side:
+        return words.t("note.contested_behind", work=mine, other=words.side(other))
+    return words.t("note.contested", work=mine)

@@ -30,9 +30,11 @@ import hashlib
 import threading
 from collections import OrderedDict
 
+from adjudicator.input.formats import position_label_zh
 from adjudicator.judges.base import CompareRequest, JudgeRequest
 from adjudicator.judges.offline.ballot import MOMENTUM_WEIGHT, _analyses_by_unit, _momentum, _weighted_means, debater_weights, unit_value
 from adjudicator.judges.offline.ranking import speech_values
+from adjudicator.judges.offline.words import Words
 
 #: Values closer than this are a tie: units and speeches in rubric points (1-10 scale); debaters as a
 #: share of the larger of the two weights.
@@ -87,4 +89,17 @@ def compare_pair(request: CompareRequest) -> tuple[str, str]:
     if request.level == "speaker" and request.match.spec().verdict != "ranking":
         margin *= max(abs(va), abs(vb))
     answer = "tie" if abs(va - vb) <= margin else ("A" if va > vb else "B")
-    return answer, f"offline baseline ({request.perspective}): {request.a} {va:.3f} vs {request.b} {vb:.3f}"
+    w = Words(request.match.language)
+    a, b = _name(w, request.a), _name(w, request.b)
+    winner_first = (a, b, va, vb) if answer != "B" else (b, a, vb, va)
+    key = "reason.compare_tie" if answer == "tie" else "reason.compare"
+    x, y, vx, vy = winner_first
+    return answer, w.sentence(w.t(key, a=x, b=y, va=f"{vx:.2f}", vb=f"{vy:.2f}"))
+
+
+def _name(w: Words, competitor: str) -> str:
+    """A competitor as the sentence names it: a side or house by its name, a debater by its position
+    label in the match's language, a speech by its id."""
+    if f"side.{competitor}" in w.labels:
+        return w.side(competitor)
+    return (position_label_zh(competitor) or competitor) if w.lang == "zh" else competitor

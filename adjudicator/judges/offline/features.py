@@ -93,16 +93,6 @@ class SideFeatures:
     weighing_score: float = 0.0  # weighing / comparison markers (scaled by WEIGHING_RANGE)
     broad_engagement: float = 0.0  # coverage of the opponent's main terms over the whole debate so far
 
-    def describe(self) -> str:
-        """One compact line for a rationale."""
-        return (
-            f"substance {self.substance:.2f}, engagement {self.engagement:.2f}, topicality {self.topicality:.2f}, "
-            f"novelty {self.novelty:.2f}, synthesis {self.synthesis:.2f}, weighing {self.weighing_score:.2f}, "
-            f"broad engagement {self.broad_engagement:.2f}, questions {self.questions}, answered {self.answered}/{self.asked}, "
-            f"rebuttal {self.rebuttal_score:.2f}, concessions {self.concessions}, evidence {self.evidence_score:.2f}"
-            + (", forfeit" if self.forfeit else "")
-        )
-
 
 def _linear(x: float, rng: tuple[float, float]) -> float:
     """``x`` mapped linearly from ``rng`` = (lo, hi) onto [0, 1] (lo -> 0, hi -> 1, clipped)."""

@@ -9,15 +9,21 @@ from adjudicator.verdict.battlefield import Clash
 
 
 def clash_units(clash: Clash, lang: str) -> list[str]:
-    """The terms a clash is about, read back from its title: the " / "-separated parts when they are
-    short (our titles: Chinese phrases of <= 6 characters, English single words, stemmed), else the
-    title's content terms (a free-text title written by another tracker)."""
-    parts = [p.strip() for p in clash.title.split("/") if p.strip()]
+    """The terms a clash is about: its ``terms`` when the offline tracker opened it, else read from its
+    title (:func:`title_units`; a clash another tracker opened)."""
+    return list(clash.terms) if clash.terms else title_units(clash.title, lang)
+
+
+def title_units(title: str, lang: str) -> list[str]:
+    """The terms of a clash title: the " / "-separated parts when they are short (Chinese phrases of
+    <= 6 characters, English single words, stemmed; the offline tracker's units as it first wrote
+    them), else the title's content terms (a free-text title)."""
+    parts = [p.strip() for p in title.split("/") if p.strip()]
     if parts and all((len(p) <= 6 if lang == "zh" else " " not in p) for p in parts):
         if lang == "zh":
             return parts
         return [t for p in parts for t in content_terms(p, lang)] or parts
-    return list(dict.fromkeys(content_terms(clash.title, lang)))
+    return list(dict.fromkeys(content_terms(title, lang)))
 
 
 def mentions_unit(text: str, terms: set[str] | frozenset[str], unit: str, lang: str) -> bool:

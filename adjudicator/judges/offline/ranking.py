@@ -28,6 +28,7 @@ from adjudicator.input.match import MatchView
 from adjudicator.judges.base import JudgeRequest
 from adjudicator.judges.offline.ballot import MODEL_NAME, WELL_ANCHOR, _analyses_by_unit, unit_value
 from adjudicator.judges.offline.text import content_terms, novelty
+from adjudicator.judges.offline.words import Words
 from adjudicator.verdict.ballots import Ballot, SpeakerScore
 from adjudicator.verdict.battlefield import Clash
 
@@ -115,7 +116,12 @@ def ranking_ballot(request: JudgeRequest) -> Ballot:
     rank_of = {sid: r for r, sid in enumerate(by_rank, start=1)}
     speaker_scores = [SpeakerScore(stage_id=sid, unit=unit, speech=abbr, score=scores[sid], rank=rank_of[sid]) for sid, unit, abbr in speeches]
     totals = {u: sum(scores[s] for s in of_unit[u]) for u in units}
-    reasoning = f"offline baseline ({request.perspective}): team points " + ", ".join(f"{u} {totals[u]}" for u in order) + f" -> ranking {' > '.join(order)}"
+    w = Words(match.language)
+    places = w.join([w.t("reason.ranking.place", house=w.side(u), ordinal=w.t(f"ordinal.{r}") if f"ordinal.{r}" in w.table else str(r)) for r, u in enumerate(order, start=1)])
+    best = by_rank[0]
+    abbr = {sid: a for sid, _, a in speeches}
+    reasoning = w.t("reason.ranking", points=w.join([f"{u} {totals[u]}" for u in order]), order=places) + (" " if w.lang == "en" else "") + w.t(
+        "reason.ranking.best", speech=abbr.get(best) or best, score=scores[best])
     return Ballot(
         judge_id=request.judge_id,
         perspective=request.perspective,

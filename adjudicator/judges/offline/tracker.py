@@ -13,15 +13,16 @@ from collections import Counter
 from typing import Any
 
 from adjudicator.input.evidence import source_for_match
-from adjudicator.input.formats import Side
+from adjudicator.input.formats import Side, other_side
 from adjudicator.input.match import MatchView, Stage
 from adjudicator.input.rubric import Rubric
 from adjudicator.judges.offline.clashes import track_clashes
 from adjudicator.judges.offline.dimensions import rate_dimensions
-from adjudicator.judges.offline.features import side_features
+from adjudicator.judges.offline.features import CASE_STAGES, SideFeatures, side_features
 from adjudicator.judges.offline.rating import rate
 from adjudicator.judges.offline.reading import DebateReading, read_through
 from adjudicator.judges.offline.text import content_terms
+from adjudicator.judges.offline.words import Words
 from adjudicator.verdict.battlefield import Clash, ClashUpdate, SideAnalysis, StageAnalysis
 
 
@@ -54,35 +55,73 @@ def analyse(
         source = source_for_match(evidence, [(s.stage_id, "\n".join(u.text for u in s.utterances)) for s in [*previous, stage]])
     sides: list[SideAnalysis] = []
     quality: dict[str, float] = {}
+    words = Words(lang)
     for side in stage.evaluated_sides():
         role = stage.role_of(side)
         f = side_features(match, stage, previous, side, clashes, reading)
         task, bf, adv, prior = rate(stage.type, role, f)
-        rationale = f"offline features: {f.describe()}" + (f"; structural prior {prior:+.2f} ({role})" if prior else "")
+        spoke = any(u.side == other_side(side) for st in (*previous, stage) for u in st.utterances)
+        rationale = rationale_words(f, stage.type, role, prior, bool(clashes), spoke, words)
         sa = SideAnalysis.rated(stage.stage_id, side, role, task, bf, adv, rationale=rationale, contributions=contributions(stage, side, lang))
         if rubric is not None and rubric.dimensional:
             sa = sa.model_copy(update={"dimensions": rate_dimensions(rubric, match, stage, previous, side, sa.suggested_score, source)})
         sides.append(sa)
         quality[side] = sa.suggested_score + f.substance
     updates = track_clashes(match, stage, previous, clashes, quality, reading)
-    return StageAnalysis(stage_id=stage.stage_id, stage_index=index, sides=sides, clash_updates=updates, summary=_summary(stage, sides, updates))
+    return StageAnalysis(stage_id=stage.stage_id, stage_index=index, sides=sides, clash_updates=updates, summary=_summary(stage, sides, updates, words))
 
 
-def _summary(stage: Stage, sides: list[SideAnalysis], updates: list[ClashUpdate]) -> str:
-    """One line: the stage's name, each side's suggested score, the clashes opened (id and title),
-    advanced and conceded (id by side, sorted)."""
-    parts = [f"{sa.side} {sa.suggested_score}" for sa in sides]
-    opened = [u.clash_id + " '" + u.title + "'" for u in updates if u.kind == "opened"]
-    advanced = sorted({f"{u.clash_id} by {u.side}" for u in updates if u.kind == "advanced"})
-    conceded = sorted({f"{u.clash_id} by {u.side}" for u in updates if u.kind == "conceded"})
-    summary = f"{stage.name}: " + ", ".join(parts)
+def _summary(stage: Stage, sides: list[SideAnalysis], updates: list[ClashUpdate], words: Words) -> str:
+    """One line in the match's language: the stage's name, each side's suggested score, the clashes
+    opened (id and title), advanced and conceded (ids by side, sorted)."""
+    scores = words.join([words.t("summary.score", side=words.side(sa.side), score=sa.suggested_score) for sa in sides])
+    parts = [words.t("summary.scores", stage=words.stage(stage.name), scores=scores)]
+    opened = [words.t("summary.clash", id=u.clash_id, title=u.title) for u in updates if u.kind == "opened"]
     if opened:
-        summary += "; opened " + ", ".join(opened)
-    if advanced:
-        summary += "; advanced " + ", ".join(advanced)
-    if conceded:
-        summary += "; conceded " + ", ".join(conceded)
-    return summary
+        parts.append(words.t("summary.opened", clashes=words.join(opened)))
+    for kind in ("advanced", "conceded"):
+        for side in dict.fromkeys(u.side for u in updates if u.kind == kind):
+            ids = sorted({u.clash_id for u in updates if u.kind == kind and u.side == side})
+            parts.append(words.t(f"summary.{kind}", side=words.side(side), ids=words.join(ids)))
+    return ("；" if words.lang == "zh" else "; ").join(parts) + ("。" if words.lang == "zh" else ".")
+
+
+def rationale_words(f: SideFeatures, stage_type: str, role: str | None, prior: float, has_ledger: bool, opponent_spoke: bool, words: Words) -> str:
+    """A side's features in a stage as sentences (:class:`~adjudicator.judges.offline.features.SideFeatures`;
+    words ``why.*``): its length, how much of the other side's recent points (once the other side
+    has spoken: ``opponent_spoke``) and of the motion it takes up, new or repeated material (case-building stages), the open clashes it returns to and its
+    weighing (summaries, closings, free debate, once there is a ledger), questions asked and answered,
+    rebuttal, evidence and concessions, and the structural prior of its role. A scaled feature in
+    [0, 1] is said as "most" (>= 2/3), "some" (>= 1/3) or "hardly"."""
+    if f.forfeit:
+        return words.t("why.forfeit") + ("。" if words.lang == "zh" else ".")
+
+    def level(x: float) -> str:
+        return "high" if x >= 2 / 3 else ("mid" if x >= 1 / 3 else "low")
+
+    said = [words.t(f"why.engage.{level(f.engagement)}")] if opponent_spoke else []
+    said.append(words.t(f"why.topic.{level(f.topicality)}"))
+    if stage_type in CASE_STAGES:
+        said.append(words.t("why.novel.high" if f.novelty >= 0.5 else "why.novel.low"))
+    if stage_type in SYNTHESIS_STAGES and has_ledger:
+        said += [words.t(f"why.synth.{level(f.synthesis)}"), words.t("why.weigh" if f.weighing_score > 0 else "why.no_weigh")]
+    if f.questions:
+        said.append(words.t("why.asks", questions=words.n("question", f.questions)))
+    if f.asked:
+        said.append(words.t("why.answers", answered=f.answered, asked=f.asked))
+    said.append(words.t(f"why.rebut.{level(f.rebuttal_score) if f.rebuttal_score > 0 else 'low'}"))
+    said.append(words.t("why.evidence" if f.evidence_score > 0 else "why.no_evidence"))
+    if f.concessions:
+        said.append(words.t("why.concedes", concessions=words.n("concession", f.concessions)))
+    what = "，".join(said) if words.lang == "zh" else (", ".join(said[:-1]) + " and " + said[-1] if len(said) > 1 else said[0])
+    text = words.t("why.length", terms=words.n("term", f.n_terms), what=what)
+    if prior:
+        text += ("" if words.lang == "zh" else " ") + words.t("why.prior", role=words.role(role or ""), prior=prior)
+    return text
+
+
+#: Stage types whose job is to return to the open clashes and weigh them (paper Appendix A.2).
+SYNTHESIS_STAGES = frozenset({"summary", "closing", "free_debate"})
 
 
 def contributions(stage: Stage, side: Side, lang: str) -> dict[str, float]:
