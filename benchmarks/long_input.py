@@ -6,7 +6,7 @@ A bundled match (the DebateArt ``debateart_4389`` in English, the synthetic CCDB
 ``synthetic_4v4_01`` in Chinese) is grown to ``--chars`` characters of transcript (default
 :data:`~adjudicator.input.match.MAX_MATCH_CHARS`) by refilling every utterance, in turn, with words (en) or
 characters (zh) drawn with a fixed seed from the match's own text, each utterance at most
-:data:`~adjudicator.input.match.MAX_UTTERANCE_CHARS`. The table gives the match's size and the wall time of
+:data:`~adjudicator.input.stages.MAX_UTTERANCE_CHARS`. The table gives the match's size and the wall time of
 ``adjudicate(match)`` with the offline judge in this process (validation included, start-up not).
 
 Target (issue 10): the longest accepted match in under 60 s on one core. Shuffled text is a worst
@@ -110,8 +110,9 @@ def stage_rows(counts: list[int]) -> list[dict]:
 def main() -> int:
     from adjudicator.api import adjudicate
     from adjudicator.input.formats import ONLINE_MAX_STAGES
-    from adjudicator.input.match import MAX_MATCH_CHARS, MAX_UTTERANCE_CHARS
+    from adjudicator.input.match import MAX_MATCH_CHARS
     from adjudicator.input.match_file import parse_match
+    from adjudicator.input.stages import MAX_UTTERANCE_CHARS
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--chars", type=int, default=MAX_MATCH_CHARS)

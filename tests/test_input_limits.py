@@ -10,8 +10,9 @@ import pytest
 
 from adjudicator.cli import main
 from adjudicator.errors import InputError
-from adjudicator.input.match import MAX_MATCH_CHARS, MAX_UTTERANCE_CHARS
+from adjudicator.input.match import MAX_MATCH_CHARS
 from adjudicator.input.match_file import parse_match
+from adjudicator.input.stages import MAX_UTTERANCE_CHARS
 
 REAL = Path(__file__).resolve().parents[1] / "adjudicator" / "data" / "matches" / "panelbench" / "debateart_4389.json"
 

@@ -34,14 +34,14 @@ def live_serde() -> JsonPlusSerializer:
     """The checkpoint serializer with an explicit allowlist of the package's state models (LangGraph
     otherwise warns that unregistered types will be blocked when read back)."""
     from adjudicator import records
-    from adjudicator.input import match
+    from adjudicator.input import match, stages
     from adjudicator.judges import base as backend
     from adjudicator.pairwise import agreement, bradley_terry, comparisons, record
     from adjudicator.verdict import ballots as verdict
     from adjudicator.verdict import battlefield
 
     types = [
-        match.MatchView, match.Debater, match.Stage, match.Utterance, match.Exchange,
+        match.MatchView, match.Debater, stages.Stage, stages.Utterance, stages.Exchange,
         battlefield.Clash, battlefield.ClashEvent, battlefield.ClashUpdate, battlefield.SideAnalysis, battlefield.StageAnalysis,
         records.CallRecord, records.NodeFailure,
         verdict.Ballot, verdict.BallotScore, verdict.Verdict, verdict.StageScore, verdict.Dissent, verdict.Provenance, verdict.TaskStatus,

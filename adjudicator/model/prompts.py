@@ -95,7 +95,7 @@ def fence(text: str, name: str = "TRANSCRIPT") -> str:
 def utterance_lines(utterances: Iterable[Any]) -> str:
     """Utterances one per line as ``speaker: text``; a line break inside an utterance is kept but the
     continuation is indented by four spaces, so only a turn starts a line with a speaker label.
-    ``utterances`` are :class:`~adjudicator.input.match.Utterance` objects (``speaker``, ``text``); a
+    ``utterances`` are :class:`~adjudicator.input.stages.Utterance` objects (``speaker``, ``text``); a
     machine transcript's utterance without a known speaker is labelled by its side, else
     ``unattributed`` (the tracker's prompt says what those mean)."""
     lines = []

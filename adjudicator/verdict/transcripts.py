@@ -1,5 +1,5 @@
 """What a verdict says about machine-made stages: one :class:`TranscriptMark` per stage whose text
-came from speech recognition (:class:`~adjudicator.input.match.Transcript`), and the review reasons
+came from speech recognition (:class:`~adjudicator.input.stages.Transcript`), and the review reasons
 such a stage raises (:mod:`adjudicator.verdict.review`).
 
 Every figure is computed from the stage's utterances as the match holds them (times in seconds from

@@ -141,7 +141,7 @@ def _utterance(seg: Segment, speaker: str | None, side: str | None, text: str, s
 
 
 def transcript_record(rec: Recognition, audio: Audio, attribution: str) -> dict[str, Any]:
-    """The stage's ``transcript`` field (:class:`~adjudicator.input.match.Transcript`)."""
+    """The stage's ``transcript`` field (:class:`~adjudicator.input.stages.Transcript`)."""
     return {
         "made_by": "speech_to_text",
         "engine": rec.engine,

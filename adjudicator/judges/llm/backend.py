@@ -77,7 +77,7 @@ def rendered_templates(format_name: str | None = None, panel: str = "scoring") -
 
 def window_key(requests: Sequence[StageRequest]) -> str:
     """The call key of a window's request: its stage ids joined by ``+`` (``"s03+s04"``; ``+`` cannot
-    occur in a stage id, :data:`~adjudicator.input.match.ID_PATTERN`); one stage's key is its stage id."""
+    occur in a stage id, :data:`~adjudicator.input.stages.ID_PATTERN`); one stage's key is its stage id."""
     return "+".join(r.stage.stage_id for r in requests)
 
 

@@ -102,7 +102,7 @@ def _levels(lang: str) -> dict[str, list[tuple[str, str]]]:
 
 
 def machine_note(stage: Stage) -> dict[str, int] | None:
-    """What the tracker is told about a machine-made stage (:class:`~adjudicator.input.match.Transcript`):
+    """What the tracker is told about a machine-made stage (:class:`~adjudicator.input.stages.Transcript`):
     how many utterances have no known speaker at all (``unattributed``) and how many only a side
     (``side_only``); None for a typed stage (its prompt then reads as before)."""
     if stage.transcript is None:

@@ -2,7 +2,7 @@
 opponent's recent stages, the opponent's comparable speech, and the questions put to a side with the
 answers it gave.
 
-Pure functions of :class:`~adjudicator.input.match.Stage` objects (no state), safe to call from several threads.
+Pure functions of :class:`~adjudicator.input.stages.Stage` objects (no state), safe to call from several threads.
 """
 
 from __future__ import annotations
