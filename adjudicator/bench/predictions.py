@@ -9,6 +9,9 @@ s.02; paper A.5).
   instances are excluded from the metric, never scored as wrong or as zero; an extracted p = 0.5 is
   a parsed, incorrect Task 1 prediction.
 - :func:`parse_statistics` counts the modes per task (report.json ``parsing``).
+- Unrounded. The verdict rounds for display (a stage or speaker mean to 3 decimals, the log-prob p
+  to 4); metrics are computed from what those numbers were rounded from: :func:`exact_mean` (the mean
+  of the judges' integers) and :func:`exact_logprob_p` (the mean of the ballots' log-prob p).
 """
 
 from __future__ import annotations
@@ -188,8 +191,8 @@ def predictions_for_arm(arm: str, label: str, gold: Gold, matches: Sequence[Matc
         pv = v.get("p")
         if pv is not None:
             p[i] = float(pv)
-        if v.get("p_logprob") is not None:
-            p_lp[i] = float(v["p_logprob"])
+        if (lp := exact_logprob_p(v)) is not None:
+            p_lp[i] = lp
         review = v.get("review")
         escalated[i] = review.get("escalate") if isinstance(review, dict) else None
         parse["task1"].append(mode("task1", "", pv is not None))
@@ -197,7 +200,7 @@ def predictions_for_arm(arm: str, label: str, gold: Gold, matches: Sequence[Matc
         if bd and sum(bd.values()) > 0:
             votes[i] = np.array([float(bd.get(lab, 0)) for lab in gold.debater_labels[i]])
         parse["task3"].append(mode("task3", "", votes[i] is not None))
-        scores = {(s["stage_id"], s["side"]): float(s["mean"]) for s in v.get("stage_scores") or []}
+        scores = {(s["stage_id"], s["side"]): m for s in v.get("stage_scores") or [] if (m := exact_mean(s)) is not None}
         for judge, unit, score in _judge_integers(v):
             judge_vals.setdefault(judge, {})[(mid, *unit)] = score
         for sid, side in units:
@@ -210,6 +213,27 @@ def predictions_for_arm(arm: str, label: str, gold: Gold, matches: Sequence[Matc
     pair_neg = np.array([unit_vals.get((mid, sid, "negative"), np.nan) for mid, sid in gold.pairs], dtype=float)
     unit_judges = {j: np.array([vals.get(u, np.nan) for u in gold.units], dtype=float) for j, vals in sorted(judge_vals.items())}
     return ArmPredictions(arm, label, status, p, votes, unit_pred, pair_aff, pair_neg, parse, failures, p_lp if np.isfinite(p_lp).any() else None, escalated, unit_judges or None)
+
+
+def exact_mean(entry: dict[str, Any]) -> float | None:
+    """The unrounded panel mean of one verdict stage-score or speaker-score entry: the mean of its
+    ``judge_scores`` (the verdict's ``mean`` is that value rounded to 3 decimals), else its ``mean``
+    (an older result without the judges' scores), None when it has neither."""
+    scores = [float(x) for x in entry.get("judge_scores") or [] if x is not None]
+    if scores:
+        return sum(scores) / len(scores)
+    return None if entry.get("mean") is None else float(entry["mean"])
+
+
+def exact_logprob_p(verdict: dict[str, Any]) -> float | None:
+    """The verdict's log-prob p (``--p-source logprob``) unrounded: the mean of its ballots' own
+    ``p_logprob`` (the verdict's ``p_logprob`` is that mean rounded to 4 decimals, over the same
+    ballots, :func:`adjudicator.verdict.aggregate.panel_logprob_p`), else the verdict's value; None
+    when there is none."""
+    values = [float(b["p_logprob"]) for b in verdict.get("ballots") or [] if isinstance(b, dict) and b.get("p_logprob") is not None]
+    if values:
+        return sum(values) / len(values)
+    return None if verdict.get("p_logprob") is None else float(verdict["p_logprob"])
 
 
 def _judge_integers(verdict: dict[str, Any]) -> list[tuple[str, tuple[str, str], float]]:

@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from adjudicator.bench.predictions import exact_mean
 from adjudicator.bench.results import SampleResult
 from adjudicator.bench.scoring.leaves import ScoreSettings, scored
 from adjudicator.evaluation import ranking_metrics as R
@@ -96,7 +97,7 @@ class RankingPredictions:
             by_speech = {x["stage_id"]: x for x in v.get("speaker_scores") or []}
             sids = [sid for sid, _, _ in speeches]
             self.speech_rank.append(_rank_vector({s: int(by_speech[s]["rank"]) for s in sids if s in by_speech and by_speech[s].get("rank") is not None}, sids))
-            self.score.extend(float(by_speech[s]["mean"]) if s in by_speech and by_speech[s].get("mean") is not None else float("nan") for s in sids)
+            self.score.extend(m if s in by_speech and (m := exact_mean(by_speech[s])) is not None else float("nan") for s in sids)
 
 
 def _row(label: str, kind: str, leaves: dict[str, Any], note: str = "") -> dict[str, Any]:
