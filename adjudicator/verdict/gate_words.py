@@ -1,6 +1,6 @@
 """The words of the quality gate (:mod:`adjudicator.verdict.review`) and of the coach's feedback
 (:mod:`adjudicator.verdict.feedback`), in English and Chinese: merged into the label tables of
-:mod:`adjudicator.verdict.labels` (keys ``review.*`` and ``feedback.*``), so the reports, the live
+:mod:`adjudicator.verdict.labels` (keys ``review.*`` and ``read.feedback.*``; the offline judge's own feedback sentences are in :mod:`adjudicator.judges.offline.words`), so the reports, the live
 board and the command line say them in the match's language.
 
 A review sentence's placeholders are filled from its finding's facts (ids and numbers, which read
@@ -46,16 +46,6 @@ GATE_EN: dict[str, str] = {
     "read.feedback.from": "From the ballot of {judge} (of the majority, its p nearest the panel's).",
     "read.feedback.worked": "What worked", "read.feedback.missed": "The response missed", "read.feedback.work_on": "One thing to work on",
     "read.feedback.clash": "clash “{title}”",
-    # the offline judge's feedback sentences (adjudicator/judges/offline/feedback.py)
-    "feedback.move.opened": "raised", "feedback.move.advanced": "pushed forward", "feedback.move.defended": "held",
-    "feedback.move.conceded": "gave ground on", "feedback.move.contested": "disputed",
-    "feedback.offline.worked_clash": "{stage} was your strongest stage: there you {move} the clash “{title}”.",
-    "feedback.offline.worked": "{stage} was your strongest stage (the tracker's rating of its task: {level}).",
-    "feedback.offline.missed_clash": "after the {other} {move} the clash “{title}” in {at}, your side never came back to it, starting with {stage}.",
-    "feedback.offline.missed": "in {stage} your answers did not move the clashes your opponent pressed (the tracker's rating of your advancement: {level}).",
-    "feedback.offline.work_on_task_performance": "work on doing the whole job of the {type} (the tracker's rating in {stage}: {level}).",
-    "feedback.offline.work_on_battlefield_judgement": "work on fighting on the clashes that decide the motion (the tracker's rating in {stage}: {level}).",
-    "feedback.offline.work_on_advancement": "work on moving your clashes forward, not only restating them (the tracker's rating in {stage}: {level}).",
     "read.dissent.identical": "Not counted as agreement: the review found identical ballots among the {n} (the same decision), which independent judges almost never give.",
 }
 
@@ -94,14 +84,5 @@ GATE_ZH: dict[str, str] = {
     "read.feedback.from": "出自 {judge} 的选票（多数方评委中 p 与评审团最接近的一位）。",
     "read.feedback.worked": "做得好的", "read.feedback.missed": "漏掉的回应", "read.feedback.work_on": "需要改进的一点",
     "read.feedback.clash": "争议点“{title}”",
-    "feedback.move.opened": "提出", "feedback.move.advanced": "推进", "feedback.move.defended": "守住",
-    "feedback.move.conceded": "失守", "feedback.move.contested": "争夺",
-    "feedback.offline.worked_clash": "{stage}是你表现最好的环节：你在那里{move}了争议点“{title}”。",
-    "feedback.offline.worked": "{stage}是你表现最好的环节（战场追踪对该环节任务的评定：{level}）。",
-    "feedback.offline.missed_clash": "{other}在{at}{move}了争议点“{title}”之后，你方再也没有回应，从{stage}起都没有。",
-    "feedback.offline.missed": "在{stage}，你的回应没有推进对方施压的争议点（战场追踪对推进程度的评定：{level}）。",
-    "feedback.offline.work_on_task_performance": "需要改进：完整完成{type}的任务（战场追踪对{stage}的评定：{level}）。",
-    "feedback.offline.work_on_battlefield_judgement": "需要改进：在真正决定辩题胜负的争议点上作战（战场追踪对{stage}的评定：{level}）。",
-    "feedback.offline.work_on_advancement": "需要改进：把争议点向己方推进，而不只是重复立场（战场追踪对{stage}的评定：{level}）。",
     "read.dissent.identical": "不算作一致意见：复核发现这 {n} 张选票中有完全相同的（同一个裁决），独立裁决的评委几乎不会这样。",
 }

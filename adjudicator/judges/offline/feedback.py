@@ -1,8 +1,8 @@
 """The offline judge's feedback per debater (:mod:`adjudicator.verdict.feedback`), derived from the
 features it already has: the tracker's rating of every unit (three rubric levels and a suggested
 score), each debater's share of a unit's work, the judge's unit values and the clash map's events.
-Deterministic, in the match's language (words: ``feedback.*`` in
-:mod:`adjudicator.verdict.gate_words`). A baseline's reading of its own counts, like the rest of the
+Deterministic, in the match's language (words: ``feedback.*`` and ``move.*`` of
+:mod:`adjudicator.judges.offline.words`, the offline judge's one phrase table). A baseline's reading of its own counts, like the rest of the
 offline judge, not a coach's judgement.
 
 For each debater (their units: the (stage, side) units they have a share of, else every unit of
@@ -22,11 +22,11 @@ from __future__ import annotations
 
 from adjudicator.input.formats import Side, other_side
 from adjudicator.input.match import MatchView
-from adjudicator.input.rubric import ADVANCEMENT_LEVELS, BATTLEFIELD_LEVELS, LEVEL_TEXT, TASK_LEVELS
+from adjudicator.input.rubric import ADVANCEMENT_LEVELS, BATTLEFIELD_LEVELS, TASK_LEVELS
 from adjudicator.judges.base import JudgeRequest
+from adjudicator.judges.offline.words import Words
 from adjudicator.verdict.battlefield import Clash, SideAnalysis
 from adjudicator.verdict.feedback import DebaterFeedback, FeedbackPoint
-from adjudicator.verdict.labels import labels, stage_name
 
 Unit = tuple[str, Side]
 
@@ -43,24 +43,24 @@ def _low(a: SideAnalysis, measure: str) -> float:
 
 
 class _Say:
-    """The words of one match's language, with its stage names and clash titles."""
+    """The offline judge's words (:class:`~adjudicator.judges.offline.words.Words`) for one match, with
+    its stage names, stage types and clash titles."""
 
     def __init__(self, match: MatchView, clashes: dict[str, Clash]) -> None:
-        self.lang = match.language
-        self.L = labels(self.lang)
-        self.stages = {s.stage_id: stage_name(s.name, self.lang) for s in match.stages}
+        self.words = Words(match.language)
+        self.L = self.words.labels
+        self.stages = {s.stage_id: self.words.stage(s.name) for s in match.stages}
         self.types = {s.stage_id: self.L.get(f"stage_type.{s.type}", s.type) for s in match.stages}
         self.titles = {cid: c.title for cid, c in clashes.items()}
 
     def __call__(self, key: str, **kw: str) -> str:
-        text = self.L[f"feedback.offline.{key}"].format(**kw)
-        return text[:1].upper() + text[1:]
+        return self.words.sentence(self.words.t(f"feedback.{key}", **kw))
 
     def level(self, value: str) -> str:
-        return LEVEL_TEXT[value][1 if self.lang == "zh" else 0]
+        return self.words.level(value)
 
     def move(self, kind: str) -> str:
-        return self.L[f"feedback.move.{kind}"]
+        return self.words.t(f"move.{kind}")
 
 
 def _units_of(match: MatchView, label: str, by_unit: dict[Unit, SideAnalysis]) -> list[Unit]:

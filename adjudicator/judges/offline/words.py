@@ -3,8 +3,10 @@ summaries and rationales, its ballots' reasons (:mod:`adjudicator.judges.offline
 ranking and pairwise reasons. A match is written about in its own language (``zh`` for the ccdb
 formats); names of sides, stage types and rubric levels come from the shared label table
 (:mod:`adjudicator.verdict.labels`), stage names from the match. The offline judge is not a model:
-none of this is read by one (prompts live in ``prompts/``); the feedback per debater keeps its words
-beside the other coach's words (``feedback.offline.*`` in :mod:`adjudicator.verdict.gate_words`).
+none of this is read by one (prompts live in ``prompts/``). The feedback per debater
+(:mod:`adjudicator.judges.offline.feedback`) says its sentences from here too (``feedback.*``); the
+headings a report puts over any judge's feedback are the report's (``read.feedback.*`` in
+:mod:`adjudicator.verdict.gate_words`).
 
 Clash titles inside a ballot's reasons are in single quotes (‘…’): reports quote a reasoning whole in
 double ones. A count is written with its noun (``n.<noun>``: English ``singular|plural``, Chinese one form), so a
@@ -76,6 +78,15 @@ EN: dict[str, str] = {
     "reason.untouched": "The {side} never took up ‘{title}’, which the {other} raised in {stage}.",
     "reason.late": "In {stage}, late in the debate, the {side} {move} ‘{title}’.",
     "move.opened": "raised", "move.advanced": "pushed forward", "move.defended": "held",
+    "move.conceded": "gave ground on", "move.contested": "disputed",
+    # the feedback per debater (adjudicator/judges/offline/feedback.py)
+    "feedback.worked_clash": "{stage} was your strongest stage: there you {move} the clash “{title}”.",
+    "feedback.worked": "{stage} was your strongest stage (the tracker's rating of its task: {level}).",
+    "feedback.missed_clash": "after the {other} {move} the clash “{title}” in {at}, your side never came back to it, starting with {stage}.",
+    "feedback.missed": "in {stage} your answers did not move the clashes your opponent pressed (the tracker's rating of your advancement: {level}).",
+    "feedback.work_on_task_performance": "work on doing the whole job of the {type} (the tracker's rating in {stage}: {level}).",
+    "feedback.work_on_battlefield_judgement": "work on fighting on the clashes that decide the motion (the tracker's rating in {stage}: {level}).",
+    "feedback.work_on_advancement": "work on moving your clashes forward, not only restating them (the tracker's rating in {stage}: {level}).",
     # ranking and pairwise ballots
     "reason.ranking": "On team points ({points}) this ballot ranks {order}.",
     "reason.ranking.place": "{house} {ordinal}",
@@ -135,6 +146,14 @@ ZH: dict[str, str] = {
     "reason.untouched": "{side}始终没有接{other}在{stage}提出的争议点‘{title}’。",
     "reason.late": "在靠后的{stage}，{side}{move}了争议点‘{title}’。",
     "move.opened": "提出", "move.advanced": "推进", "move.defended": "守住",
+    "move.conceded": "失守", "move.contested": "争夺",
+    "feedback.worked_clash": "{stage}是你表现最好的环节：你在那里{move}了争议点“{title}”。",
+    "feedback.worked": "{stage}是你表现最好的环节（战场追踪对该环节任务的评定：{level}）。",
+    "feedback.missed_clash": "{other}在{at}{move}了争议点“{title}”之后，你方再也没有回应，从{stage}起都没有。",
+    "feedback.missed": "在{stage}，你的回应没有推进对方施压的争议点（战场追踪对推进程度的评定：{level}）。",
+    "feedback.work_on_task_performance": "需要改进：完整完成{type}的任务（战场追踪对{stage}的评定：{level}）。",
+    "feedback.work_on_battlefield_judgement": "需要改进：在真正决定辩题胜负的争议点上作战（战场追踪对{stage}的评定：{level}）。",
+    "feedback.work_on_advancement": "需要改进：把争议点向己方推进，而不只是重复立场（战场追踪对{stage}的评定：{level}）。",
     "reason.ranking": "按队伍总分（{points}），本票的排名是{order}。",
     "reason.ranking.place": "{house}第{ordinal}",
     "ordinal.1": "一", "ordinal.2": "二", "ordinal.3": "三", "ordinal.4": "四",
