@@ -10,7 +10,7 @@ clash map the judge saw; none is a judgement the baseline did not make:
   :func:`~adjudicator.judges.offline.ballot.judge_ballot`);
 - **stages**: the winner's best unit on this ballot (with the clash it moved there, if any) and the
   loser's weakest;
-- **questions**: in a questioning stage, how many of the other side's questions a side answered
+- **questions**: in a questioning stage, how many of the other side's turns of questions a side answered
   (:func:`~adjudicator.judges.offline.transcript.questions_answered`; the telling one: the loser's
   lowest share answered, else the winner's highest, at least 2 questions);
 - **clashes**: the clash whose counted moves went most clearly the winner's way (at least 2), the
@@ -127,7 +127,7 @@ class _Context:
             return ""
         _, _, asked, _, stage, side, answered = max(found, key=lambda x: x[:4])
         return self.w.t("reason.answers", stage=self._stage(stage.stage_id), side=self.w.side(side), other=self.w.side(other_side(side)),
-                        answered=answered, asked=self.w.n("question", asked))
+                        answered=answered, asked=self.w.n("question_turn", asked))
 
     def won_clash(self) -> str:
         """The clash whose counted moves went most clearly the winner's way (at least 2 moves)."""

@@ -11,8 +11,8 @@ them (``Clash.terms``). The title is for people. In order of preference:
    the same way and asked (zh: ``…吗？``; en: ``Whether …``), e.g. ``MSG is generally safe and is not
    a problem.`` -> ``Whether MSG is generally safe and is not a problem``;
 3. **The units as words**, joined the language's way (``成本与执行``; ``cost and enforcement``),
-   each Chinese unit grown to the whole word it is cut from in the stage (数人 -> 多数人,
-   :func:`whole_word`).
+   each Chinese unit grown to the whole word it is cut from in the stage (数人 -> 多数人), or cut
+   back where it swallowed the start of a function word (需求正 from 需求正在 -> 需求; :func:`whole_word`).
 
 A title is taken only within :data:`TITLE_CHARS` and never from a link or a quotation of the other
 side; its text has its markup removed (:func:`~adjudicator.verdict.markup.strip_markup`). A clash
@@ -253,6 +253,24 @@ def whole_word(phrase: str, text: str, max_len: int = 5) -> str:
         if grown is None:
             break
         word = grown
+    return _trim_tail(word, text)
+
+
+#: Two-character function words whose first character a mined phrase often swallows (需求正在增长
+#: mined as 需求正): a phrase ending in the first character, followed by the second in at least half
+#: of its occurrences, is shown without it (需求正 -> 需求). Display only: the units counted stay as mined.
+_ZH_SPLIT_WORDS = frozenset({"正在", "已经", "可以", "没有", "不是", "就是", "还是", "都是", "也是", "是否", "能够", "应该", "应当", "必须", "正是", "只是", "才是", "更是"})
+
+
+def _trim_tail(word: str, text: str) -> str:
+    """``word`` without a last character that begins a function word of :data:`_ZH_SPLIT_WORDS` where
+    it is written (at least half of ``word``'s occurrences in ``text``), repeatedly, down to 2 characters."""
+    while len(word) > 2:
+        after = [text[m.end()] for m in re.finditer(re.escape(word), text) if m.end() < len(text)]
+        cut = sum(1 for ch in after if word[-1] + ch in _ZH_SPLIT_WORDS)
+        if not after or 2 * cut < len(after):
+            break
+        word = word[:-1]
     return word
 
 

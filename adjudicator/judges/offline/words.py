@@ -21,6 +21,7 @@ from adjudicator.verdict.labels import labels, stage_name
 EN: dict[str, str] = {
     # counted nouns
     "n.statement": "{n} statement|{n} statements", "n.question": "{n} question|{n} questions",
+    "n.question_turn": "{n} turn of questions|{n} turns of questions",
     "n.rebuttal": "{n} rebuttal|{n} rebuttals", "n.evidence": "{n} piece of evidence|{n} pieces of evidence",
     "n.concession": "{n} sentence granting the point|{n} sentences granting the point",
     "n.stage": "{n} stage|{n} stages", "n.move": "{n} counted move|{n} counted moves",
@@ -97,7 +98,7 @@ EN: dict[str, str] = {
 }
 
 ZH: dict[str, str] = {
-    "n.statement": "{n} 句论述", "n.question": "{n} 个提问", "n.rebuttal": "{n} 处反驳", "n.evidence": "{n} 处证据",
+    "n.statement": "{n} 句论述", "n.question": "{n} 个提问", "n.question_turn": "{n} 轮提问", "n.rebuttal": "{n} 处反驳", "n.evidence": "{n} 处证据",
     "n.concession": "{n} 句承认对方观点", "n.stage": "{n} 个环节", "n.move": "{n} 次计入的动作", "n.term": "{n} 个内容词",
     "note.opened": "在本环节首次提出",
     "note.work": "{work}",
@@ -140,7 +141,7 @@ ZH: dict[str, str] = {
     "reason.best": "{winner}表现最好的环节是{stage}（{score} 分）。",
     "reason.best_clash": "{winner}表现最好的环节是{stage}（{score} 分），在那里{move}了争议点‘{title}’。",
     "reason.worst": "{loser}最弱的环节是{stage}（{score} 分）。",
-    "reason.answers": "在{stage}中，{side}回答了{other}的 {asked}中的 {answered} 个。",
+    "reason.answers": "在{stage}中，{side}回答了{other}的 {asked}中的 {answered} 轮。",
     "reason.won_clash": "争议点‘{title}’向{side}倾斜（{moves}中有 {k} 次有利于{side}）。",
     "reason.dropped": "{side}在{stage}之后再也没有回到争议点‘{title}’，而{other}在{later}继续推进。",
     "reason.untouched": "{side}始终没有接{other}在{stage}提出的争议点‘{title}’。",
