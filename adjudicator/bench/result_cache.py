@@ -189,8 +189,8 @@ def lookup(store: Any, key: str) -> StoredOutcome | None:
 
 def absence_markers(config: Any) -> frozenset[str]:
     """Cache keys a sample of ``config`` looks up whose absence is an answer too: the JSON-schema
-    rejection marker of each of its models (:func:`adjudicator.model.llm.schema_rejection_key`)."""
-    from adjudicator.model.llm import schema_rejection_key
+    rejection marker of each of its models (:func:`adjudicator.model.structured_output.schema_rejection_key`)."""
+    from adjudicator.model.structured_output import schema_rejection_key
 
     return frozenset(schema_rejection_key(m, base) for m, base in _api_bases(config).items())
 

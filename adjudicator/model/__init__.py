@@ -6,7 +6,9 @@
 - ``chat``: the request of one node and the outcome of one attempt.
 - ``litellm_setup``: the only litellm importer; imports and configures it once, lazily.
 - ``preflight``: a run's models checked (routing, keys) just before its first request.
-- ``llm``: the client; sends a request (structured-output mode, context window, cache reads).
+- ``llm``: the client; sends a request (context window, cache reads, the request observer).
+- ``structured_output``: which ``response_format`` a request carries under ``json_mode``, and a
+  server's refusal of a schema remembered.
 - ``reply``: what a reply says: text, reasoning, tokens, cost.
 - ``transport``: transport faults and their bounded, Retry-After-honouring retries; the cap per server.
 - ``context_window``: whether a prompt fits its model, checked before sending.

@@ -10,12 +10,9 @@ cost, latency, cache hit, transport retries). It
   :class:`~adjudicator.model.cache.ModelFacts`), and the pre-flight check of a run's models
   (:class:`~adjudicator.model.preflight.PreflightGate`) and the context-window check run just before
   the first request;
-- asks for structured output when it can: ``json_mode="auto"`` sends a JSON schema in
-  ``response_format`` where ``litellm.supports_response_schema`` says the model supports it and plain
-  prompted JSON otherwise (also when the server answers a schema with a 4xx about it: the client
-  falls back within the same attempt and records the rejection in the cache); ``"schema"`` always sends the schema, ``"object"`` sends llama.cpp's
-  ``{"type": "json_object", "schema": ...}`` (its server rejects ``json_schema``), ``"none"`` never
-  sends a response format;
+- asks for structured output when it can (``json_mode``; what each mode sends, and the fall-back to
+  prompted JSON within the same attempt when a server refuses a schema, are
+  :mod:`adjudicator.model.structured_output`'s);
 - decodes at temperature 0 unless told otherwise;
 - retries transport faults -- 429 (honouring ``Retry-After``), 408, 5xx, timeouts, refused or
   dropped connections -- with bounded exponential backoff
@@ -45,13 +42,14 @@ from contextlib import nullcontext
 from typing import Any
 
 from adjudicator.config import JSON_MODES, JsonMode
-from adjudicator.model.cache import CachedResponse, ModelFacts, NullCache, ResponseStore, request_key
+from adjudicator.model.cache import CachedResponse, NullCache, ResponseStore, request_key
 from adjudicator.model.chat import LOGPROB_NODES, NODE_MAX_TOKENS, ChatRequest, ChatResponse, RequestObserver
 from adjudicator.model.context_window import known_window, overflow
-from adjudicator.model.litellm_setup import WIRE, litellm_module, litellm_version
+from adjudicator.model.litellm_setup import WIRE, litellm_module
 from adjudicator.model.logprobs import TOP_LOGPROBS
 from adjudicator.model.preflight import PreflightGate, key_may_go_to, model_provider, preflight
 from adjudicator.model.reply import cost_of, logprobs_of, reasoning_tokens_of, text_of, usage_of
+from adjudicator.model.structured_output import SchemaRejected, StructuredOutput
 from adjudicator.model.transport import PromptTooLong, TransportError, TransportPolicy, classify, describe_error, headers_of, is_connection_failure, request_limit, retry_after_s
 
 log = logging.getLogger("adjudicator.model.llm")
@@ -60,29 +58,6 @@ log = logging.getLogger("adjudicator.model.llm")
 #: (model, api_base) -> whether litellm sends that route's requests through the shared HTTP session
 #: (so :data:`~adjudicator.model.litellm_setup.WIRE`'s hook fires); learnt from the first answered request of the route.
 _WIRED_ROUTES: dict[tuple[str, str | None], bool] = {}
-
-
-# ---------------------------------------------------------------------------------------------
-# Errors
-
-
-class _SchemaRejected(Exception):
-    """Internal: the server refused a ``json_schema`` response format (auto mode falls back)."""
-
-    def __init__(self, reason: str, retries: int) -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.retries = retries
-
-
-# ---------------------------------------------------------------------------------------------
-# The client
-
-
-def schema_rejection_key(model: str, api_base: str | None) -> str:
-    """The cache key of the marker saying the server at ``api_base`` rejected a JSON schema for
-    ``model`` (auto mode then sends prompted JSON); absent until a rejection happens."""
-    return request_key({"marker": "json_schema rejected", "model": model, "api_base": api_base})
 
 
 class LLMClient:
@@ -96,8 +71,8 @@ class LLMClient:
     token log-probabilities on the requests of :data:`~adjudicator.model.chat.LOGPROB_NODES` (``--p-source
     logprob``, :mod:`adjudicator.model.logprobs`); ``max_tokens`` the
     completion budget for every request (None = the request's own budget, else
-    :data:`NODE_MAX_TOKENS` for its node); ``json_mode`` auto/schema/object/none (module
-    docstring); ``cache`` a :class:`~adjudicator.model.cache.ResponseCache` or None for no caching;
+    :data:`NODE_MAX_TOKENS` for its node); ``json_mode`` auto/schema/object/none
+    (:mod:`adjudicator.model.structured_output`); ``cache`` a :class:`~adjudicator.model.cache.ResponseCache` or None for no caching;
     ``policy`` the transport backoff; ``sleep`` injectable for tests; ``gate`` the run's
     :class:`PreflightGate` (this client is added to it), or None to send without a pre-flight check
     (``api_key`` is then used as given); ``observer`` is told about every HTTP request before it is
@@ -136,13 +111,12 @@ class LLMClient:
         self.seed = seed
         self.logprobs = logprobs
         self.max_tokens = max_tokens
-        self.json_mode: JsonMode = json_mode
         self.cache: ResponseStore = cache if cache is not None else NullCache()
         self.policy = policy or TransportPolicy()
         self._sleep = sleep
         self.observer = observer
         self._lock = threading.Lock()
-        self._schema_support: bool | None = None
+        self.structured = StructuredOutput(model, self.api_base, json_mode, self.cache)
         self.requests_sent = 0  # HTTP requests actually sent (transport retries included)
         self._unreachable = False  # set when retries ran out on a refused/dropped connection
         self._gate = gate
@@ -150,37 +124,25 @@ class LLMClient:
             gate.add(self)
         self._limit = request_limit(self.api_base or model, max_concurrent) if max_concurrent else None
 
+    @property
+    def json_mode(self) -> JsonMode:
+        """auto, schema, object or none (:mod:`adjudicator.model.structured_output`)."""
+        return self.structured.json_mode
+
     def __repr__(self) -> str:  # never shows the key
         return f"LLMClient(model={self.model!r}, api_base={self.api_base!r}, json_mode={self.json_mode!r})"
 
     # -- request shape ---------------------------------------------------------------------------
 
     def supports_schema(self) -> bool:
-        """Whether this client sends a JSON schema in ``auto`` mode: litellm says the model accepts
-        one (``litellm.supports_response_schema``; the answer is kept in the cache as
-        :class:`ModelFacts`, so a cached rerun needs no litellm import) and the server has not
-        rejected it (see :meth:`complete`; the rejection is remembered in the cache, so reruns skip
-        the probe)."""
-        if self._schema_support is None:
-            ok = self._facts().supports_schema
-            if ok and self.cache.get(self._rejection_key()) is not None:
-                ok = False
-            self._schema_support = ok
-        return self._schema_support
+        """Whether ``auto`` mode sends this client's requests a JSON schema
+        (:meth:`~adjudicator.model.structured_output.StructuredOutput.supports_schema`)."""
+        return self.structured.supports_schema()
 
-    def _facts(self) -> ModelFacts:
-        """litellm's facts about this model: from the cache, else looked up (importing litellm) and stored."""
-        key = request_key({"marker": "model facts", "model": self.model, "api_base": self.api_base, "litellm": litellm_version()})
-        facts = self.cache.get_facts(key)
-        if facts is None:
-            lit = litellm_module()
-            try:
-                supported = bool(lit.supports_response_schema(model=self.model))
-            except Exception:
-                supported = False
-            facts = ModelFacts(supports_schema=supported)
-            self.cache.set_facts(key, facts)
-        return facts
+    def response_format(self, schema: Mapping[str, Any] | None, name: str = "output") -> dict[str, Any] | None:
+        """The ``response_format`` sent for ``schema`` under this client's ``json_mode``, or None
+        (:meth:`~adjudicator.model.structured_output.StructuredOutput.response_format`)."""
+        return self.structured.response_format(schema, name)
 
     def resolve_key(self) -> None:
         """Run :func:`~adjudicator.model.preflight.preflight` for this client and keep the key it returns (called by the gate)."""
@@ -195,29 +157,6 @@ class LLMClient:
             return key_may_go_to(provider, self.api_base, url)
         own = key_may_go_to(provider, None, url)
         return own if self.api_base is None else bool(own)
-
-    def _rejection_key(self) -> str:
-        return schema_rejection_key(self.model, self.api_base)
-
-    def _drop_schema(self, reason: str) -> None:
-        """Remember that the server rejected ``json_schema`` (auto mode falls back to prompted JSON)."""
-        with self._lock:
-            self._schema_support = False
-        self.cache.set(self._rejection_key(), CachedResponse(text=reason, parsed=False))
-        log.warning("%s rejected a JSON schema in response_format (%s); using prompted JSON", self.model, reason)
-
-    def response_format(self, schema: Mapping[str, Any] | None, name: str = "output") -> dict[str, Any] | None:
-        """The ``response_format`` to send for ``schema`` under this client's ``json_mode``, or None."""
-        if schema is None or self.json_mode == "none":
-            return None
-        mode: JsonMode = self.json_mode
-        if mode == "auto":
-            mode = "schema" if self.supports_schema() else "none"
-        if mode == "schema":
-            return {"type": "json_schema", "json_schema": {"name": name, "schema": dict(schema), "strict": True}}
-        if mode == "object":
-            return {"type": "json_object", "schema": dict(schema)}
-        return None
 
     def budget_tokens(self, request: ChatRequest) -> int | None:
         """The completion budget (``max_tokens``) sent with ``request``: the request's own budget when
@@ -288,8 +227,8 @@ class LLMClient:
             try:
                 sent = self._send(lit, kwargs, request, attempt, retries)
                 break
-            except _SchemaRejected as exc:  # auto mode only: fall back to prompted JSON, same attempt
-                self._drop_schema(exc.reason)
+            except SchemaRejected as exc:  # auto mode only: fall back to prompted JSON, same attempt
+                self.structured.drop_schema(exc.reason)
                 retries = exc.retries + 1  # the rejected request was sent: it counts as a re-send
         resp, retries, request_id = sent
         latency = time.monotonic() - t0
@@ -367,7 +306,7 @@ class LLMClient:
         reported to the observer before it is sent (:meth:`_call`), and every failed one settled
         with its error.
 
-        Raises :class:`TransportError`, or :class:`_SchemaRejected` when ``auto`` mode sent a JSON
+        Raises :class:`TransportError`, or :class:`~adjudicator.model.structured_output.SchemaRejected` when ``auto`` mode sent a JSON
         schema and the server refused it with a 4xx naming the response format or schema."""
         while True:
             if self.observer is not None and not self.observer.accepting():
@@ -403,14 +342,8 @@ class LLMClient:
                     # request from the request hook, which litellm reports as a server error): not a
                     # fault to retry or to log
                     raise TransportError(f"{self.model}: request not sent: the session was stopped", retryable=False, retries=retries) from None
-                if (
-                    not retryable
-                    and status in (400, 415, 422)
-                    and self.json_mode == "auto"
-                    and (kwargs.get("response_format") or {}).get("type") == "json_schema"
-                    and any(w in str(exc).lower() for w in ("response_format", "json_schema", "schema"))
-                ):
-                    raise _SchemaRejected(reason, retries) from None
+                if not retryable and self.structured.is_rejection(exc, status, kwargs):
+                    raise SchemaRejected(reason, retries) from None
                 if not retryable:
                     raise TransportError(f"{self.model}: request refused ({reason})", status=status, retryable=False, retries=retries) from None
                 unreachable = is_connection_failure(exc)
