@@ -1,13 +1,14 @@
 """Newest-versions check: does the suite still pass on the newest releases pyproject.toml's ranges allow?
 
-    .venv/bin/python benchmarks/newest_versions.py [--lowest] [--keep DIR] [--extras test,docs] [PYTEST_ARGS ...]
+    .venv/bin/python benchmarks/newest_versions.py [--lowest] [--keep DIR] [--extras test,docs,audio] [PYTEST_ARGS ...]
 
 The lock (``requirements/lock-py311.txt``) keeps every install on versions the suite passed with;
 this check looks ahead, so that drift is found before a lock refresh (or a user who installs without
 the lock) finds it. It clones the checkout's committed HEAD (so that editing the working tree while
 it runs changes nothing; uncommitted changes are not tested) into a throwaway folder, makes a virtual
-environment there, installs ``pip install -e ".[test,docs]"`` ignoring the lock (pip then picks the
-newest release each range allows), runs ``python -m pytest`` with PYTEST_ARGS (default: the whole
+environment there, installs ``pip install -e ".[EXTRAS]"`` ignoring the lock (pip then picks the
+newest release each range allows; EXTRAS by default the ones the lock covers, read from its header:
+``test,docs,audio``), runs ``python -m pytest`` with PYTEST_ARGS (default: the whole
 suite; give test files or ``-k``/``-m`` to run a subset), prints every installed version beside the
 locked one (``*`` marks a difference) and pytest's summary, and exits with pytest's exit code (pip's
 when the install fails).
@@ -55,6 +56,15 @@ def locked_versions(path: Path = LOCK) -> dict[str, str]:
         if m and (m.group(3) is None or Marker(m.group(3)).evaluate()):
             pins[canonical(m.group(1))] = m.group(2)
     return pins
+
+
+def lock_extras(path: Path = LOCK) -> str:
+    """The extras the lock covers (``"test,docs,audio"``), read from the command its header records
+    (``#    EXTRAS=test,docs,audio requirements/lock.sh``); ``"test,docs,audio"``, lock.sh's default, when
+    the header names none."""
+    text = path.read_text(encoding="utf-8") if path.is_file() else ""
+    m = re.search(r"^#\s+EXTRAS=(\S+)\s+requirements/lock\.sh", text, re.M)
+    return m.group(1) if m else "test,docs,audio"
 
 
 def installed_versions(python: Path) -> dict[str, str]:
@@ -107,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--lowest", action="store_true", help="direct dependencies at the lowest versions the ranges allow, instead of the newest")
     ap.add_argument("--keep", type=Path, help="build in this folder and keep it (default: a temporary folder, deleted)")
-    ap.add_argument("--extras", default="test,docs", help="extras to install beside the library (comma-separated; default: test,docs, as the lock)")
+    ap.add_argument("--extras", default=lock_extras(), help="extras to install beside the library (comma-separated; default: the ones the lock covers, %(default)s)")
     args, pytest_args = ap.parse_known_args(argv)
     home = args.keep or Path(tempfile.mkdtemp(prefix="adjudicator-versions-"))
     src, venv = home / "src", home / "venv"
