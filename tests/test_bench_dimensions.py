@@ -127,3 +127,23 @@ def test_no_dimension_labels_no_section() -> None:
     # a verdict without dimensions (the ccdb rubric) predicts nothing
     r = SampleResult(sample_id=ms[0].match_id, arm="a", sample_sha256="0" * 64, status="ok", verdict={"p": 0.7})
     assert np.isnan(dimension_predictions(ms[:1], {ms[0].match_id: r}, "argument")).all()
+
+
+def test_one_interval_for_the_direct_winner_accuracy() -> None:
+    # The direct winner's accuracy is Task 1's statistic: the decision table gives it the same interval as
+    # the winner table (both resample only the matches with a decisive gold; the gold tie of match 5 is no
+    # instance). Before, the decision table resampled the tie too and printed a second, different interval.
+    from adjudicator.bench.gold import gold_from_matches
+    from adjudicator.bench.scoring.winner import task1_metrics
+
+    st = ScoreSettings(n_bootstrap=500, seed=3)
+    ms = _matches(GOLD_DIMS, OUTCOMES)
+    ps = [0.7, 0.3, 0.6, 0.4, 0.6]
+    a = {m.match_id: _result(m, "a", {"argument": "affirmative", "source": "negative"}, p, "affirmative") for m, p in zip(ms, ps)}
+    d = dimension_tables(ms, {"a": a}, {"a": "arm A"}, st)
+    assert d is not None
+    direct = _row(d["decision"]["rows"], "arm A · direct winner")
+    gold = gold_from_matches(ms)
+    task1 = task1_metrics(np.array(ps), gold, np.ones(len(ms), bool), st)["winner_accuracy"]
+    assert (direct["value"], direct["n"]) == (task1["value"], task1["n"]) == (0.5, 4)
+    assert direct["ci"] is not None and direct["ci"] == task1["ci"]

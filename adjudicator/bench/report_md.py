@@ -238,7 +238,7 @@ def _dimensions_section(d: dict[str, Any]) -> list[str]:
     """Per-dimension judging (report.json ``tasks.dimensions``): one winner-accuracy table per gold
     dimension with its gold balance, ties and common subset, the correlation line, then the overall
     decision derived from the dimensions against the panel's direct winner."""
-    L = [f"## {d['title']}", "", f"Metric: {d['metric']}. Values: accuracy [95% match-level bootstrap interval] (effective n); E = expected value.", ""]
+    L = [f"## {d['title']}", "", f"Metric: {d['metric']}. Values: accuracy [95% bootstrap interval; resampling unit: the match, over the matches with a decisive gold, as in Task 1, so a statistic shown in both tables has one interval] (effective n); E = expected value.", ""]
     for name, t in d["dimensions"].items():
         gb = t["gold_balance"]
         arms = "; ".join(f"{a}: {c['predicted_ties']} predicted ties, {c['unparsed']} not assessed or unparsed" for a, c in t["per_arm"].items())

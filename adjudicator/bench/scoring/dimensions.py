@@ -12,8 +12,9 @@ audience's outcome on argument, source and language). For each gold dimension:
 - Rows: every arm, and the comparable baselines of Task 1 drawn on that dimension's gold (always
   affirmative, always negative, the seeded random p ~ U(0, 1), each with its exact expectation); every
   value with its match-level bootstrap interval and effective n
-  (:func:`adjudicator.bench.scoring.leaves.scored`); the common subset (matches every arm
-  predicted) beside it.
+  (:func:`adjudicator.bench.scoring.leaves.scored`), resampling the matches with a decisive gold on
+  that dimension (a gold tie is no instance and is not resampled); the common subset (matches every
+  arm predicted) beside it.
 - The overall decision: per arm, winner accuracy against the match's gold outcome of the panel's
   direct winner (its ``p``) and of the decision derived from its dimension results by the rubric's
   rule (``dimension_decision``), on the same matches; plus, as a non-comparable reference, the
@@ -81,14 +82,22 @@ def dimension_predictions(matches: Sequence[Match], results: dict[str, SampleRes
     return out
 
 
+def _accuracy(pred: np.ndarray, gold: list[Any], mask: np.ndarray, st: ScoreSettings) -> dict[str, Any]:
+    """Winner accuracy of ``pred`` on the matches in ``mask`` whose gold is decisive, its interval
+    resampling those matches only (as Task 1's does: a gold tie is not an instance, so it is not
+    resampled either, and the same statistic gets the same interval in both tables)."""
+    sel = mask & np.array([g in SIDES for g in gold], dtype=bool)
+    return scored(M.winner_accuracy, [np.asarray(pred, float)[sel], take(gold, sel)], None, st)
+
+
 def _rows(p: dict[str, np.ndarray], labels: dict[str, str], gold: list[Any], mask: np.ndarray, st: ScoreSettings) -> list[dict[str, Any]]:
     """Arm rows and the structural baselines on the matches in ``mask`` (constant sides' expectation
     recomputed on the subset; the random one's stays 0.5)."""
     gsub = take(gold, mask)
-    rows = [row(labels.get(a, a), "arm", True, {"winner_accuracy": scored(M.winner_accuracy, [v[mask], gsub], None, st)}, arm=a) for a, v in p.items()]
+    rows = [row(labels.get(a, a), "arm", True, {"winner_accuracy": _accuracy(v, gold, mask, st)}, arm=a) for a, v in p.items()]
     for b in task1_structural_baselines(gold, st.seed):
         exp = b.expected if b.seed is not None else B.constant_side_baseline("affirmative" if b.name == "always affirmative" else "negative", gsub).expected
-        rows.append(baseline_row(b, {"winner_accuracy": scored(M.winner_accuracy, [np.asarray(b.predictions, float)[mask], gsub], None, st)}, exp))
+        rows.append(baseline_row(b, {"winner_accuracy": _accuracy(np.asarray(b.predictions, float), gold, mask, st)}, exp))
     return rank(rows, TASK)
 
 
@@ -151,8 +160,8 @@ def _decision(matches: Sequence[Match], arm_results: dict[str, dict[str, SampleR
             derived[i] = _p_of(dd["winner"])
             direct[i] = np.nan if v.get("p") is None else float(v["p"])
         both = np.isfinite(direct) & np.isfinite(derived)
-        rows.append(row(f"{labels.get(a, a)} · direct winner", "arm", True, {"winner_accuracy": scored(M.winner_accuracy, [np.where(both, direct, np.nan), gold], None, st)}, arm=a))
-        rows.append(row(f"{labels.get(a, a)} · decision from dimensions ({rule or 'n/a'})", "arm", True, {"winner_accuracy": scored(M.winner_accuracy, [np.where(both, derived, np.nan), gold], None, st)}, arm=a))
+        rows.append(row(f"{labels.get(a, a)} · direct winner", "arm", True, {"winner_accuracy": _accuracy(direct, gold, both, st)}, arm=a))
+        rows.append(row(f"{labels.get(a, a)} · decision from dimensions ({rule or 'n/a'})", "arm", True, {"winner_accuracy": _accuracy(derived, gold, both, st)}, arm=a))
     rubric = load_rubric("debateart")
     ref = np.full(len(matches), np.nan)
     for i, m in enumerate(matches):
@@ -164,7 +173,7 @@ def _decision(matches: Sequence[Match], arm_results: dict[str, dict[str, SampleR
         if dd is not None and dd.winner is not None:
             ref[i] = _p_of(dd.winner)
     note = "non-comparable: the gold dimension labels combined by debateart.com's points (arguments 3, sources 2, language 1) against the gold outcome; how far the audience's overall vote follows its category votes"
-    rows.append(row("gold dimensions → debateart points", "reference", False, {"winner_accuracy": scored(M.winner_accuracy, [ref, gold], None, st)}, note=note))
+    rows.append(row("gold dimensions → debateart points", "reference", False, {"winner_accuracy": _accuracy(ref, gold, np.isfinite(ref), st)}, note=note))
     return {"n_decisive": sum(g in SIDES for g in gold), "rows": rank(rows, TASK)}
 
 
