@@ -72,12 +72,12 @@ def test_offline_run_writes_manifest_results_reports_and_resume_does_nothing(tmp
     for task in ("task2", "task3"):  # PanelBench has no stage scores or votes: not applicable, never 0
         assert report["tasks"][task]["applicable"] is False and report["tasks"][task]["reason"]
     md = (run / "report.md").read_text()
-    assert "Not applicable to this dataset" in md and "always affirmative" in md and "offline judge, a non-LLM baseline" in md
+    assert "Not applicable to this dataset" in md and "always affirmative" in md and "the offline judge: a deterministic baseline, not a judge" in md
     # real PanelBench data: no synthetic banner; the dataset line names the label convention of labels.note
     assert report["warnings"] == [] and "WARNING" not in md and "human judge" not in md  # (no judge panels: no reference rows)
     (ds_line,) = [line for line in md.splitlines() if line.startswith("- **Dataset:**")]
     assert "formats online-1v1 x5" in ds_line and "'content' convention (upstream 1.0 = negative win, 0.5 = tie, 0.0 = affirmative win)" in ds_line
-    assert "- **Arm** agentic: models tracker offline; judges offline x3 — offline judge" in md
+    assert "- **Arm** agentic: models tracker offline; judges offline x3 — the offline judge: a deterministic baseline" in md
     # research-validity caveats: the offline judge was designed on these texts; the label convention decides Task 1
     assert len(report["caveats"]) == 2 and all(f"- **Caveat:** {c}." in md for c in report["caveats"])
     assert "features were designed while reading these PanelBench debates' texts (not their labels)" in md

@@ -146,7 +146,7 @@ def test_offline_card_renders_every_probe(offline_card):
     text = render_markdown(offline_card)
     for probe in ("mask", "swap", "order", "length", "pressure", "repeats"):
         assert f"| {probe} |" in text
-    assert "offline judge, a non-LLM baseline" in text and "swap: 2 match(es): side swap: format ccdb-2v2 fixes" in text
+    assert "the offline judge: a deterministic baseline, not a judge" in text and "swap: 2 match(es): side swap: format ccdb-2v2 fixes" in text
 
 
 # -- the loopback server: scripted judges that do move ------------------------------------------

@@ -15,6 +15,7 @@ from adjudicator.bench.plots import PlotCache, cost_note, cost_plots, reliabilit
 from adjudicator.bench.report_cells import BP_TASKS, COLUMNS, cause_text, cell, counts_text, fmt, label_convention_text, models_text, ordered, p_text, ranked_by_text, ranked_label, reference_heading
 from adjudicator.bench.report_samples import CSS as SAMPLES_CSS
 from adjudicator.bench.report_samples import samples_section
+from adjudicator.verdict.offline_note import offline_short
 
 _TEMPLATE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
@@ -35,7 +36,7 @@ th{background:#f3f3f3} tr.ref td{color:#666;font-style:italic} tr.baseline td{ba
 <li><b>Dataset:</b> {{ run.dataset.source }} ({{ run.dataset.kind }}, {{ run.dataset.n_matches }} matches, formats {{ counts_text(run.dataset.get("formats")) }}), sha256 <code>{{ run.dataset.sha256[:16] }}…</code>{% if convention %}; {{ convention }}{% endif %}</li>
 {% if run.get("fold") %}<li><b>Fold:</b> {{ run.fold.text }}</li>{% endif %}
 {% if run.get("parent") %}<li><b>{{ run.parent.text }}.</b></li>{% endif %}
-{% for arm in run.arms %}<li><b>Arm</b> {{ arm }}: models {{ models_text(run.models.get(arm)) }}{% if not run.is_llm.get(arm, True) %} — offline judge, a non-LLM baseline{% endif %}</li>{% endfor %}
+{% for arm in run.arms %}<li><b>Arm</b> {{ arm }}: models {{ models_text(run.models.get(arm)) }}{% if not run.is_llm.get(arm, True) %} — {{ offline_short }}{% endif %}</li>{% endfor %}
 {% for c in caveats %}<li class="caveat"><b>Caveat:</b> {{ c }}.</li>{% endfor %}
 <li><b>Seeds:</b> baselines {{ run.seeds.baselines }}, bootstrap {{ run.seeds.bootstrap }} ({{ run.n_bootstrap }} resamples){% if run.git %}; git {{ run.git.commit }}{% if run.git.dirty %} (dirty){% endif %}{% endif %}</li>
 </ul>
@@ -192,7 +193,7 @@ def render_html(report: dict[str, Any], plot_cache: PlotCache | None = None) -> 
         fmt=fmt, cell=cell, table=_table_html, leaf_text=_leaf_text, sub=lambda a, b: None if a is None or b is None else a - b,
         models_text=models_text, counts_text=counts_text, ordered=ordered, reference_heading=reference_heading,
         cost_text=cost_text, cause_text=cause_text, p_text=p_text, ranked_by_text=ranked_by_text, ranked_label=ranked_label,
-        bp_tasks=BP_TASKS,
+        bp_tasks=BP_TASKS, offline_short=offline_short("en"),
     )
     tpl = env.get_template("report.html")
     return tpl.render(

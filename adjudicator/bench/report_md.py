@@ -10,6 +10,7 @@ from typing import Any
 
 from adjudicator.bench.ledger import cost_text
 from adjudicator.bench.report_cells import BP_TASKS, COLUMNS, cause_text, cell, counts_text, fmt, label_convention_text, models_text, ordered, p_text, ranked_by_text, ranked_label, reference_heading
+from adjudicator.verdict.offline_note import offline_short
 
 
 def _esc(text: Any) -> str:
@@ -96,7 +97,7 @@ def _header(report: dict[str, Any]) -> list[str]:
     if run.get("parent"):
         L.append(f"- **{_esc(run['parent']['text'])}.**")
     for arm in run["arms"]:
-        llm = "" if run["is_llm"].get(arm, True) else " — offline judge, a non-LLM baseline"
+        llm = "" if run["is_llm"].get(arm, True) else " — " + offline_short("en")
         L.append(f"- **Arm** {arm}: models {_esc(models_text(run['models'].get(arm)))}{llm}")
     for c in report.get("caveats") or []:
         L.append(f"- **Caveat:** {_esc(c)}.")

@@ -3,6 +3,6 @@
 - ``base``: the :class:`~adjudicator.judges.base.Backend` protocol every judge implements (track a
   stage, write a ballot), its requests and :class:`~adjudicator.judges.base.NodeResult`.
 - ``llm``: the LLM judge (template variables, output models, answer recovery, the backend).
-- ``offline``: the offline judge, a deterministic non-LLM baseline from structural priors and text features.
+- ``offline``: the offline judge, a deterministic baseline (not a judge) from structural priors and text features.
 - ``reused``: a tracker that sends nothing and hands back a frozen run's tracker outputs (``bench --rejudge``).
 """

@@ -14,6 +14,7 @@ from pydantic import Field
 
 from adjudicator.frozen import FrozenModel
 from adjudicator.records import Usage
+from adjudicator.verdict.offline_note import offline_short
 
 ProbeName = Literal["mask", "swap", "order", "length", "pressure", "repeats"]
 
@@ -100,7 +101,8 @@ def render_markdown(card: BiasCard, heading: str = "##") -> str:
     """The card as Markdown: a table of measures (value, 95 % CI, n, reference) and the skips."""
     lines = [f"{heading} Bias card", ""]
     acc = f"{_num(card.accuracy)} (n={card.accuracy_n})" if card.accuracy is not None else "n/a (no decisive gold winner)"
-    lines.append(f"Model: `{card.model}`{'' if card.is_llm else ' (offline judge, a non-LLM baseline)'}; {card.matches} matches; base winner accuracy {acc}.")
+    what = "" if card.is_llm else f" ({offline_short('en')})"
+    lines.append(f"Model: `{card.model}`{what}; {card.matches} matches; base winner accuracy {acc}.")
     if "repeats" in card.probes:
         lines.append(f"Repeats: {card.repeats} runs at temperature {card.temperature}.")
     if card.stopped:
