@@ -179,12 +179,14 @@ def test_label_tables_have_the_same_keys_and_cover_the_vocabulary():
 def test_the_html_report_speaks_the_match_language_and_escapes_text():
     m = load_match("adjudicator/data/matches/synthetic/synthetic_2v2_01.json")
     v = adjudicate_with_context(m, AdjudicationContext.single(RecordingBackend()))
-    b0 = v.ballots[0].model_copy(update={"reasoning": "<script>alert(1)</script> 正方论证更完整"})
+    b0 = v.ballots[0].model_copy(update={"reasoning": "<script>alert(1)</script> **正方论证更完整 &lt;b&gt;"})
     v = v.model_copy(update={"ballots": [b0, *v.ballots[1:]]})
     html = report_html(m.view(), v, timeline=[])
     assert '<html lang="zh-CN">' in html and "<h1>裁决报告: " in html and "获胜方：正方" in html
     assert "正方一辩开篇立论" in html and "<td>立论</td>" in html and "较好完成（6-8 分）" in html
-    assert "&lt;script&gt;alert(1)&lt;/script&gt; 正方论证更完整" in html and "<script>" not in html
+    # the reasoning's markup is removed (tags, an unclosed **, an escaped tag), the rest escaped by jinja2
+    assert "alert(1) 正方论证更完整</p>" in html and "<script>" not in html and "&lt;script" not in html and "**" not in html
+    assert not v.provenance.is_llm and html.index("确定性的基线，不是评委") < html.index("获胜方：正方")  # what the offline judge is, at the top
     en = report_html(tiny_match(2).view(), adjudicate_with_context(tiny_match(2), AdjudicationContext.single(RecordingBackend())), timeline=[])
     assert '<html lang="en">' in en and "Winner: affirmative" in en and "Clash momentum:" in en and "Like-for-like score gap:" in en
 

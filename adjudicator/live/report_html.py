@@ -1,7 +1,8 @@
 """The verdict report of a live match as one self-contained HTML page in the match's language (the
 board links it instead of the raw Markdown report).
 
-Sections: the review first (whether a person should check the verdict and why: the quality gate,
+Sections: for the offline judge, what it is and what accuracy to expect from it
+(:mod:`adjudicator.verdict.offline_note`); the review (whether a person should check the verdict and why: the quality gate,
 :mod:`adjudicator.verdict.review`), the match (motion, format, positions, teams), the result (for a tournament room: its verdict
 state, the counted result and, when a person changed it, the automated original beside it with who
 and when), the turning points with what moved them, the scores by stage (each judge's score, the panel
@@ -9,7 +10,8 @@ mean, the counted score, the rubric band in words), the clash map (positions, mo
 the sentence that explains momentum), the feedback for each debater, each judge's ballot and
 reasoning, failures, and how the verdict
 was made (model, calls, tokens, cost). Rendered with jinja2, autoescaped: debate text and model output
-can never become markup. No script, no external file; the CSS names the CJK fonts a host may have
+can never become markup, and their own markup (an unclosed ``**``, a tag) is removed from clash titles,
+positions, reasonings and feedback (:func:`~adjudicator.verdict.markup.strip_markup`). No script, no external file; the CSS names the CJK fonts a host may have
 (README: "Fonts").
 """
 
@@ -27,6 +29,7 @@ from adjudicator.verdict.ballots import Verdict
 from adjudicator.verdict.battlefield import Clash
 from adjudicator.verdict.feedback import feedback_views
 from adjudicator.verdict.labels import debater_name, labels, stage_name
+from adjudicator.verdict.markup import strip_markup
 from adjudicator.verdict.review import review_sentences
 
 _TEMPLATE = """<!DOCTYPE html>
@@ -44,6 +47,7 @@ th{background:#f3f5f9} .aff{color:#1f6fd1;font-weight:600} .neg{color:#c8372d;fo
 .review{border:2px solid #b7c3d6;border-radius:6px;padding:.4rem .9rem;margin:1rem 0} .review.escalate{border-color:#c0392b;background:#fdf1ef} .review ul{margin:.2rem 0}
 </style></head><body>
 <h1>{{ L["report.title"] }}: {{ title }}</h1>
+{% if not verdict.provenance.is_llm %}<p class="explain">{{ L["offline.note"] }}</p>{% endif %}
 {% if verdict.review %}<section class="review {{ 'escalate' if verdict.review.escalate else 'clear' }}"><p><b>{{ L["review.title"] }}:</b> {{ fmt(L["review.escalate"], n=review|length) if verdict.review.escalate else L["review.clear"] }}</p>
 {% if review %}<ul>{% for x in review %}<li>{{ x }}</li>{% endfor %}</ul>{% endif %}</section>{% endif %}
 <p><b>{{ L["report.motion"] }}:</b> {{ match.motion }}<br>
@@ -70,7 +74,7 @@ th{background:#f3f5f9} .aff{color:#1f6fd1;font-weight:600} .neg{color:#c8372d;fo
 <h2>{{ L["timeline.title"] }}</h2>
 <p class="explain">{{ L["timeline.help"] }}</p>
 {% if timeline %}<ol>{% for tp in timeline %}<li><b>{{ tp.stage_display_name }}</b>: {{ fmt(L["timeline.toward"], side=L["side." ~ tp.toward], before=p2(tp.p_before), after=p2(tp.p_after)) }};
-{% if tp.driver == "clash" %}{{ fmt(L["timeline.by_clash"], title=tp.clash_title, events=moves(tp.clash_events)) }}{% else %}{{ fmt(L["timeline.by_scores"], before=signed(tp.score_gap_before), after=signed(tp.score_gap_after)) }}{% endif %}</li>{% endfor %}</ol>
+{% if tp.driver == "clash" %}{{ fmt(L["timeline.by_clash"], title=plain(tp.clash_title), events=moves(tp.clash_events)) }}{% else %}{{ fmt(L["timeline.by_scores"], before=signed(tp.score_gap_before), after=signed(tp.score_gap_after)) }}{% endif %}</li>{% endfor %}</ol>
 {% else %}<p class="muted">{{ L["timeline.none"] }}</p>{% endif %}
 <p class="explain">{{ L["explain.gap"] }}</p>
 
@@ -87,12 +91,12 @@ th{background:#f3f5f9} .aff{color:#1f6fd1;font-weight:600} .neg{color:#c8372d;fo
 </table>{% else %}<p class="muted">{{ L["map.none"] }}</p>{% endif %}
 
 {% if feedback %}<h2>{{ L["read.feedback"] }}</h2><p class="explain">{{ fmt(L["read.feedback.from"], judge=verdict.feedback_from) }}</p>
-{% for f in feedback %}<h3>{{ f.debater }}</h3><ul>{% for head, where, text in f.points %}<li><b>{{ head }}</b> <span class="muted">({{ where }})</span>: {{ text }}</li>{% endfor %}</ul>{% endfor %}{% endif %}
+{% for f in feedback %}<h3>{{ f.debater }}</h3><ul>{% for head, where, text in f.points %}<li><b>{{ head }}</b> <span class="muted">({{ plain(where) }})</span>: {{ plain(text) }}</li>{% endfor %}</ul>{% endfor %}{% endif %}
 
 <h2>{{ L["report.ballots"] }}</h2>
 {% for b in verdict.ballots %}<h3>{{ b.judge_id }}{% if b.perspective %} ({{ b.perspective }}){% endif %}</h3>
 <p>{{ fmt(L["verdict.winner"], side=L["side." ~ b.winner]) }}, p = {{ "%.2f"|format(b.p) }}; {{ L["report.votes"] }}: {{ ballot_votes(b) }}</p>
-{% if b.reasoning %}<p><b>{{ L["report.reasoning"] }}:</b> {{ b.reasoning }}</p>{% endif %}{% endfor %}
+{% if b.reasoning %}<p><b>{{ L["report.reasoning"] }}:</b> {{ plain(b.reasoning) }}</p>{% endif %}{% endfor %}
 {% if verdict.failures %}<h2>{{ L["report.failures"] }}</h2><ul>{% for f in verdict.failures %}<li>{{ f.node }} {{ f.key }}: {{ f.reason }}</li>{% endfor %}</ul>{% endif %}
 
 <h2>{{ L["report.provenance"] }}</h2>
@@ -170,7 +174,7 @@ def report_html(
         review=review_sentences(verdict.review, lang) if verdict.review else [],
         feedback=feedback_views(verdict, L, lambda sid: stage_name(next((s.name for s in header.stages if s.stage_id == sid), sid), lang), lambda label: debater_name(label, lang, names)),
         fmt=_fmt, p2=_p2, signed=_signed, when=_when, moves=lambda evs: "; ".join(_move(e, L) for e in evs),
-        ballot_votes=lambda b: votes_text_of(dict(b.best_debater_votes)),
+        ballot_votes=lambda b: votes_text_of(dict(b.best_debater_votes)), plain=strip_markup,
     )
 
 
@@ -197,4 +201,4 @@ def _clash_row(c: Clash, header: MatchView, lang: str) -> dict[str, str]:
     L = labels(lang)
     names = {s.stage_id: stage_name(s.name, lang) for s in header.stages}
     moves = "; ".join(f"{names.get(e.stage_id, e.stage_id)}: {_move(f'{e.side} {e.kind}', L)}" for e in c.events)
-    return {"title": c.title, "affirmative_position": c.affirmative_position, "negative_position": c.negative_position, "momentum": f"{c.momentum():+.2f}", "moves": moves}
+    return {"title": strip_markup(c.title), "affirmative_position": strip_markup(c.affirmative_position), "negative_position": strip_markup(c.negative_position), "momentum": f"{c.momentum():+.2f}", "moves": moves}
