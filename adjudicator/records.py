@@ -7,7 +7,8 @@ never turned into a score (the design card, Models).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import hashlib
+from collections.abc import Iterable, Mapping
 from enum import StrEnum
 from typing import Any, Literal
 
@@ -19,6 +20,33 @@ ParseStage = Literal["strict", "normalised", "regex", "failed", "native"]
 #: What a call asked: the node's request (``answer``; a resend too) or a repair turn asking only for the
 #: fields an earlier answer got wrong (``repair``, :mod:`adjudicator.model.repair`).
 CallTurn = Literal["answer", "repair"]
+
+
+class PromptRef(FrozenModel):
+    """One message of a model request as a call record keeps it: ``role`` (``system``, ``user``,
+    ``assistant``: a repair turn shows the model its answer) and ``sha256``, the SHA-256 (64 hex digits)
+    of the message's UTF-8 content. ``text`` is the content itself, carried in memory only and never
+    written with the record: a benchmark run stores each distinct text once, as
+    ``prompts/<sha256>.txt`` in its folder (:mod:`adjudicator.bench.prompt_store`), so a system prompt
+    sent a thousand times takes its room once."""
+
+    role: str
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+    text: str | None = Field(default=None, exclude=True, repr=False)
+
+
+def text_sha256(text: str) -> str:
+    """SHA-256 (64 hex digits) of ``text`` encoded as UTF-8: the name a prompt text is stored under."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def prompt_refs(messages: Iterable[Mapping[str, str]]) -> list[PromptRef]:
+    """The :class:`PromptRef` of each chat message (``{"role", "content"}`` dicts), text included."""
+    out = []
+    for m in messages:
+        text = str(m.get("content") or "")
+        out.append(PromptRef(role=str(m.get("role") or "user"), sha256=text_sha256(text), text=text))
+    return out
 
 
 class CallRecord(FrozenModel):
@@ -39,6 +67,9 @@ class CallRecord(FrozenModel):
     for a whole answer). ``example_choices``: the closed fields of an accepted answer equal to a value
     the prompt's example showed (:func:`~adjudicator.model.examples.copied_choices`). The review reads
     both (:mod:`adjudicator.verdict.review`). The three are left out of the JSON when unset.
+    ``messages``: the messages the call sent, in order (:class:`PromptRef`: role and content hash; the
+    texts are stored apart, once per run); empty for the offline judge, which sends none, and in
+    records written before they were kept.
     Token counts are integers >= 0; ``latency_s`` seconds; ``cost_usd`` US dollars where litellm knows
     the price, else None. API keys never appear here.
 
@@ -72,6 +103,11 @@ class CallRecord(FrozenModel):
     repair_fields: list[str] = Field(default_factory=list, exclude_if=lambda v: not v)
     repair_share: float | None = Field(default=None, ge=0.0, le=1.0, exclude_if=lambda v: v is None)
     example_choices: list[str] = Field(default_factory=list, exclude_if=lambda v: not v)
+    messages: list[PromptRef] = Field(default_factory=list, exclude_if=lambda v: not v)
+
+    def prompt_texts(self) -> dict[str, str]:
+        """The message texts this record carries in memory, by SHA-256 (empty once read back from JSON)."""
+        return {m.sha256: m.text for m in self.messages if m.text is not None}
 
 
 class FailureKind(StrEnum):

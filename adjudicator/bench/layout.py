@@ -13,6 +13,8 @@ One folder per benchmark run, named ``<UTC timestamp>_<name>`` (timestamp ``YYYY
       dataset/               the converted match files, only when bench was given upstream PanelBench
       results/<arm>/<sample>.json              one file per sample and arm (see results.py)
       results/<arm>/superseded/<sample>.<k>.json   failed results replaced by --retry-errors
+      prompts/<sha256>.txt   every distinct message text the calls sent, once (see prompt_store.py)
+      human.json             a person's agree/disagree and comment per sample, when given (see human.py)
       report.json, report.md, report.html
       samples.jsonl, samples.csv   one row per sample and arm (see samples.py)
 
@@ -41,6 +43,8 @@ LOCK = "lock"
 RESULTS = "results"
 DATASET = "dataset"
 SUPERSEDED = "superseded"
+PROMPTS = "prompts"
+HUMAN_JSON = "human.json"
 REPORT_JSON = "report.json"
 REPORT_MD = "report.md"
 REPORT_HTML = "report.html"

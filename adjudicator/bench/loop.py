@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from adjudicator.bench.dataset import Sample
 from adjudicator.bench.ledger import Ledger
+from adjudicator.bench.prompt_store import store_prompts, texts_of
 from adjudicator.bench.requests import RequestLog, unfinished_spend
 from adjudicator.bench.results import SampleResult, read_result, result_path, superseded_dir, write_result
 from adjudicator.bench.session import BenchOptions
@@ -132,6 +133,7 @@ def run_task(
     )
 
     def write() -> None:
+        store_prompts(run_dir, texts_of(result.calls))  # before the result that names them
         if old is not None and target is not None:
             move_file(old, target)
         write_result(path, result)

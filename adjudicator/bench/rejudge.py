@@ -159,10 +159,13 @@ def parent_result(parent: Parent, stem: str) -> SampleResult | None:
 def reused_tracker(parent: Parent, result: SampleResult) -> Any:
     """The :class:`~adjudicator.judges.reused.ReusedTracker` of one sample: the parent's tracker
     model, the parent's prompt hashes (it reports those its tracker backend rendered), and the
-    sample's call records, failures and analyses."""
+    sample's call records (their message texts read from the parent's ``prompts/``), failures and analyses."""
     from adjudicator.config import is_offline
     from adjudicator.judges.reused import ReusedTracker
 
     tracker = parent.tracker_model
     hashes = parent.manifest.prompt_hashes.get(ARM, {})
-    return ReusedTracker(tracker, is_llm=not is_offline(tracker), calls=result.calls, failures=result.failures, analyses=result.analyses, hashes=hashes)
+    from adjudicator.bench.prompt_store import PromptReader
+
+    calls = PromptReader(parent.run_dir).with_texts(result.calls)  # the messages go into this run's prompts/ too
+    return ReusedTracker(tracker, is_llm=not is_offline(tracker), calls=calls, failures=result.failures, analyses=result.analyses, hashes=hashes)

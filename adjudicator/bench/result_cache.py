@@ -44,26 +44,38 @@ from typing import Any
 
 from pydantic import Field
 
+from adjudicator.bench.prompt_store import texts_of
 from adjudicator.frozen import FrozenModel
 from adjudicator.model.cache import RESULT_PREFIX, EntryKind, entries_unchanged, request_key
 from adjudicator.records import CallRecord, NodeFailure
 from adjudicator.verdict.battlefield import StageAnalysis
 
 #: Bumped when what an entry holds or means changes.
-RESULT_CACHE_VERSION = 1
+RESULT_CACHE_VERSION = 2  # 2: the messages' texts (prompts) are stored with the outcome
 
 
 class StoredOutcome(FrozenModel):
     """One stored sample outcome: the verdict as JSON, its call records as a cached rerun records
-    them, the failures (empty: only ``ok`` samples are stored), the tracker's analyses, and
+    them, the failures (empty: only ``ok`` samples are stored), the tracker's analyses,
     ``entries``, the ``(kind, key, digest)`` of every response-cache entry it looked up (digest None:
-    absent, such as the JSON-schema rejection marker of a server that never rejected one)."""
+    absent, such as the JSON-schema rejection marker of a server that never rejected one), and
+    ``prompts``, the texts of the calls' messages by SHA-256 (a run folder stores them apart:
+    :mod:`adjudicator.bench.prompt_store`)."""
 
     verdict: dict[str, Any]
     calls: list[CallRecord]
     failures: list[NodeFailure] = Field(default_factory=list)
     analyses: list[StageAnalysis] = Field(default_factory=list)
     entries: list[tuple[EntryKind, str, str | None]]
+    prompts: dict[str, str] = Field(default_factory=dict)
+
+    def calls_with_texts(self) -> list[CallRecord]:
+        """The call records with their messages' texts in memory again (from ``prompts``)."""
+        out = []
+        for c in self.calls:
+            refs = [m.model_copy(update={"text": self.prompts.get(m.sha256)}) for m in c.messages]
+            out.append(c.model_copy(update={"messages": refs}) if refs else c)
+        return out
 
 
 def _hash_tree(h: Any, root: Path) -> None:
@@ -184,7 +196,9 @@ def lookup(store: Any, key: str) -> StoredOutcome | None:
         stored = StoredOutcome.model_validate_json(text)
     except ValueError:
         return None
-    return stored if entries_unchanged(store, stored.entries) else None
+    if not entries_unchanged(store, stored.entries):
+        return None
+    return stored.model_copy(update={"calls": stored.calls_with_texts()})
 
 
 def absence_markers(config: Any) -> frozenset[str]:
@@ -220,6 +234,7 @@ def remember(store: Any, key: str, result: Any, config: Any) -> bool:
         failures=list(result.failures),
         analyses=list(result.analyses),
         entries=store.entries(),
+        prompts=texts_of(result.calls),
     )
     store.set_result(key, outcome.model_dump_json())
     return True

@@ -59,7 +59,7 @@ from adjudicator.model.parsing import ParseResult
 from adjudicator.model.repair import Repairer, RepairTurn
 from adjudicator.model.schema import FieldPath, field_share
 from adjudicator.model.transport import PromptTooLong, TransportError
-from adjudicator.records import CallRecord, CallTurn, FailureKind, NodeFailure
+from adjudicator.records import CallRecord, CallTurn, FailureKind, NodeFailure, prompt_refs
 
 T = TypeVar("T")
 
@@ -150,14 +150,14 @@ def run_attempts(
         except PromptTooLong as exc:  # refused before sending: no request, no call record, no parse failure
             return NodeResult(value=None, calls=calls, failure=_failure(request, FailureKind.PROMPT_TOO_LONG, exc.message, raws))
         except TransportError as exc:
-            calls.append(_record(client, request, attempt, transport_retries=exc.retries, parse="failed", error=exc.message, max_tokens=budget, turn=turn))
+            calls.append(_record(client, request, attempt, transport_retries=exc.retries, parse="failed", error=exc.message, max_tokens=budget, turn=turn, messages=prompt_refs(current.messages)))
             kind = FailureKind.TRANSPORT if exc.retryable else FailureKind.REFUSED
             return NodeResult(value=None, calls=calls, failure=_failure(request, kind, exc.message, raws))
         result, error, truncated, copied = _read_reply(resp, read, pending, request, examples, budget)
         responses.append(resp)
         raws.append(resp.text)
         repair = _repair_fields(request, pending, repaired)  # before the record: it gathers the fields asked for
-        calls.append(_reply_record(client, request, attempt, resp, result, error=error, truncated=truncated, budget=budget, turn=turn, shown=shown, repair=repair))
+        calls.append(_reply_record(client, request, attempt, resp, result, error=error, truncated=truncated, budget=budget, turn=turn, shown=shown, repair=repair, sent=current))
         if not truncated and result.ok:
             for i, r in enumerate(responses):
                 client.remember(r, parsed=(i == len(responses) - 1))
@@ -218,14 +218,16 @@ def _read_reply(
 
 def _reply_record(
     client: LLMClient, request: ChatRequest, attempt: int, resp: ChatResponse, result: ParseResult[Any], *,
-    error: str | None, truncated: bool, budget: int | None, turn: CallTurn, shown: Mapping[FieldPath, Any], repair: dict[str, Any],
+    error: str | None, truncated: bool, budget: int | None, turn: CallTurn, shown: Mapping[FieldPath, Any], repair: dict[str, Any], sent: ChatRequest,
 ) -> CallRecord:  # fmt: skip
-    """The call record of an attempt that got a reply: usage, cost, how it parsed, its reasoning, the
-    closed choices equal to a value the prompt shows (``shown``), and its repair fields."""
+    """The call record of an attempt of ``request`` that got a reply: the messages ``sent`` (a repair
+    turn's own), usage, cost, how it parsed, its reasoning, the closed choices equal to a value the
+    prompt shows (``shown``), and its repair fields."""
     return _record(
         client,
         request,
         attempt,
+        messages=prompt_refs(sent.messages),
         transport_retries=resp.transport_retries,
         latency_s=resp.latency_s,
         prompt_tokens=resp.prompt_tokens,
