@@ -8,6 +8,7 @@ Run A: the offline judge; run B: the loopback model, which always answers p = 0.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from bench_helpers import answer, isolate_env, online, write_dataset
@@ -114,3 +115,39 @@ def compare_json(refs, capsys, runs=None):
 def test_compare_unknown_run_is_exit_2(tmp_path, capsys):
     assert main(["compare", "nope", "nada", "--runs-dir", str(tmp_path)]) == 2
     assert "not a run folder" in capsys.readouterr().err
+
+
+def test_compare_names_the_one_setting_that_differs_and_lists_the_flipped_samples(tmp_path, capsys, bundled_matches_dir):
+    data = str(bundled_matches_dir / "panelbench")
+    runs = tmp_path / "runs"
+    common = ["--runs-dir", str(runs), "--no-progress", "--bootstrap", "0"]
+    assert main(["bench", data, "--name", "scoring", *common]) == 0
+    assert main(["bench", data, "--name", "pairwise", "--panel", "pairwise", *common]) == 0
+    rows = {}
+    for name in ("scoring", "pairwise"):
+        rows[name] = {r["sample_id"]: r for r in map(json.loads, next(runs.glob(f"*_{name}/samples.jsonl")).read_text(encoding="utf-8").splitlines())}
+    a, b = rows["scoring"], rows["pairwise"]
+    flipped = sorted(s for s in a if a[s]["correct"] is not None and b[s]["correct"] is not None and a[s]["correct"] != b[s]["correct"])
+    moved = sorted(s for s in a if abs(b[s]["p"] - a[s]["p"]) > 0.25)
+    assert flipped and moved  # the bundled matches do differ under the two panels
+    capsys.readouterr()
+
+    assert main(["compare", "scoring", "pairwise", "--runs-dir", str(runs), "--json", "--bootstrap", "0", "--p-moved", "0.25"]) == 0
+    c = json.loads(capsys.readouterr().out)
+    assert c["settings_differ"] == [{"setting": "panel", "a": "scoring", "b": "pairwise"}]  # the only measured setting that differs
+    assert c["label_a"].endswith("agentic · offline [panel scoring]") and c["label_b"].endswith("agentic (pairwise) · offline [panel pairwise]")
+    listed = {d["sample_id"]: d for d in c["samples_differ"]}
+    assert sorted(s for s, d in listed.items() if any(w.startswith("correct in") for w in d["why"])) == flipped
+    assert sorted(s for s, d in listed.items() if any(w.startswith("p moved") for w in d["why"])) == moved
+    assert set(listed) == set(flipped) | set(moved)
+    for s, d in listed.items():
+        assert d["p_delta"] == pytest.approx(b[s]["p"] - a[s]["p"], abs=1e-12)
+        assert (d["a"]["p"], d["b"]["p"], d["a"]["correct"], d["b"]["correct"]) == (a[s]["p"], b[s]["p"], a[s]["correct"], b[s]["correct"])
+    page = Path(c["diff_html"]).read_text(encoding="utf-8")
+    assert page.count('<section class="sample"') == len(listed) and page.count('<div class="pair">') == len(listed)
+    assert "<td>panel</td><td><code>scoring</code></td><td><code>pairwise</code></td>" in page
+    assert page.count('data-node="compare"') > 0 and page.count('data-node="judge"') > 0  # B's pairwise calls beside A's judges
+    assert main(["compare", "scoring", "pairwise", "--runs-dir", str(runs), "--bootstrap", "0"]) == 0
+    table = capsys.readouterr().out
+    assert "settings that differ (A -> B):\n  panel: scoring -> pairwise" in table
+    assert all(f"  {s}: " in table for s in listed)

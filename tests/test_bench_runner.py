@@ -90,8 +90,9 @@ def test_offline_run_writes_manifest_results_reports_and_resume_does_nothing(tmp
     # gold: 3 negative and 2 affirmative winners -> majority class "always negative", 3/5, non-comparable
     assert t1_rows[-1]["predictor"] == "majority class (always negative)" and t1_rows[-1]["metrics"]["winner_accuracy"]["value"] == 0.6
     html = (run / "report.html").read_text()
-    # self-contained: plots inline, and the one script (the sample table's sorting and filtering) inline too
-    assert "data:image/png;base64," in html and html.count("<script") == 1 and "<script>" in html and 'src="http' not in html
+    # self-contained: plots inline, and the one script (the sample viewer's) inline too, with its data island
+    assert "data:image/png;base64," in html and html.count("<script") == 2 and "<script>" in html and '<script type="application/json" id="sample-data">' in html
+    assert 'src="http' not in html and "<script src" not in html
     for text in (md, html):
         assert "{'" not in text and "{&#39;" not in text  # no raw Python dicts
     assert "&#39;content&#39; convention" in html and "models tracker offline; judges offline x3" in html

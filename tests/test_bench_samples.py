@@ -89,7 +89,9 @@ def test_report_html_lists_every_sample_and_opens_the_failed_one(tmp_path, capsy
     section = re.search(r'<section class="sample" id="s2">(.*?)</section>', page, re.S).group(1)
     assert "m02 · agentic" in section and '<a href="results/agentic/m02.json">' in section
     assert "Raw outputs of failed attempts (9)" in section
-    assert section.count(html.escape("GARBAGE <not json> from a judge")) == 9 and "<not json>" not in section
+    # 9 in that list, and each again with its call in the viewer's list of every call
+    assert section.count(html.escape("GARBAGE <not json> from a judge")) == 18 and "<not json>" not in section
+    assert section.count('<details class="call parse-failed') >= 9
     ok = re.search(r'<section class="sample" id="s1">(.*?)</section>', page, re.S).group(1)
     assert "<h4>Ballots</h4>" in ok and ok.count("<tr><td>judge-") == 3 and "Battlefield map" in ok
     assert "pro1" in ok  # debater names beside the position labels

@@ -41,8 +41,9 @@ class _Responder:
         self.spoiled: set[str] = set()
 
     def __call__(self, body: dict) -> str:
-        if any(m["role"] == "assistant" for m in body["messages"]):  # a repair turn: it asks for p alone
-            return json.dumps({"p": 0.3})
+        shown = [m["content"] for m in body["messages"] if m["role"] == "assistant"]
+        if shown:  # a repair turn: it asks for p alone; answer one that agrees with the winner shown
+            return json.dumps({"p": 0.7 if json.loads(shown[0]).get("winner") == "affirmative" else 0.3})
         text = answer(body)
         judge = json.dumps(body["messages"])  # each judge's request (its perspective) is its own
         if _is_judge(body) and "Basics of Law" in json.dumps(body["messages"]) and judge not in self.spoiled:
@@ -112,3 +113,95 @@ def test_a_repair_turn_keeps_the_answer_it_showed_the_model(run):
         assert roles[:2] == ["system", "user"] and "assistant" in roles
         shown = reader.text(next(m for m in c.messages if m.role == "assistant"))
         assert json.loads(shown)["p"] == 1.7  # the failed answer, as the model is shown it
+
+
+def _js(expr: str) -> str:
+    return f"(function () {{ {expr} }})()"
+
+
+_VISIBLE = "Array.from(document.querySelectorAll('#sample-table tbody tr')).filter(function (r) { return !r.hidden; }).map(function (r) { return r.cells[0].textContent; })"
+
+
+def _filter(page, text: str) -> list[str]:
+    page.eval(_js(f"var f = document.getElementById('sample-filter'); f.value = {json.dumps(text)}; f.dispatchEvent(new Event('input'));"))
+    return page.eval(_VISIBLE)
+
+
+def test_the_viewer_shows_calls_messages_transcript_and_filters_by_number_in_chromium(run, tmp_path):
+    from cdp_chromium import CHROMIUM, Chromium
+
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"{CHROMIUM} is not installed (apt-get install chromium)")
+    run_dir, bodies = run
+    rows = {r["sample_id"]: r for r in map(json.loads, (run_dir / "samples.jsonl").read_text(encoding="utf-8").splitlines())}
+    res = _results(run_dir)[REPAIRED]
+    with Chromium((run_dir / "report.html").as_uri(), root=tmp_path / "chromium") as page:
+        page.wait_for("window.benchViewer !== undefined")
+        # a numeric filter narrows the table to exactly the rows it names; a combined one too
+        above = sorted(s for s, r in rows.items() if r["p"] is not None and r["p"] > 0.65)
+        assert above == [REPAIRED]  # its repaired judges answered p 0.7, every other sample's 0.62
+        assert sorted(_filter(page, "p > 0.65")) == above
+        assert page.eval("document.getElementById('sample-count').textContent") == f"{len(above)} shown"
+        wrong_low = sorted(s for s, r in rows.items() if r["correct"] is False and r["p"] <= 0.65)
+        assert 0 < len(wrong_low) < len(rows) - 1
+        assert sorted(_filter(page, "wrong and not p > 0.65")) == wrong_low
+        assert sorted(_filter(page, "(escalated and right) or p >= 0.7")) == sorted(s for s, r in rows.items() if (r["escalated"] and r["correct"]) or r["p"] >= 0.7)
+        assert sorted(_filter(page, "sample_id = " + REPAIRED)) == [REPAIRED]
+        # open the repaired sample: its calls in order, the messages' texts on demand, the transcript by stage
+        sid = page.eval(_js("return document.querySelector('#sample-table tbody tr:not([hidden])').dataset.target;"))
+        page.eval(f"location.hash = '{sid}'")
+        page.wait_for(f"getComputedStyle(document.getElementById('{sid}')).display !== 'none'")
+        calls = page.eval(f"Array.from(document.querySelectorAll('#{sid} details.call')).map(function (d) {{ return d.dataset.node + ' ' + d.dataset.key + ' ' + d.dataset.attempt; }})")
+        assert len(calls) == len(res.calls) and calls[0].startswith("track_stage s01 ") and calls[-1] == "judge judge-3 2"
+        repair = page.eval(_js(f"var d = Array.from(document.querySelectorAll('#{sid} details.call')).find(function (d) {{ return d.dataset.key === 'judge-1' && d.dataset.attempt === '2'; }});"
+                               " d.open = true; var ms = d.querySelectorAll('details.message'); ms.forEach(function (m) { m.open = true; });"
+                               " return d.innerText;"))
+        page.wait_for(f"Array.from(document.querySelectorAll('#{sid} details.call[data-key=\"judge-1\"][data-attempt=\"2\"] pre.message-text')).every(function (p) {{ return p.textContent.length > 0; }})")
+        texts = page.eval(f"Array.from(document.querySelectorAll('#{sid} details.call[data-key=\"judge-1\"][data-attempt=\"2\"] pre.message-text')).map(function (p) {{ return p.textContent; }})")
+        reader = PromptReader(run_dir)
+        record = next(c for c in res.calls if c.key == "judge-1" and c.attempt == 2)
+        assert texts == [reader.text(m) for m in record.messages] and len(texts) == 4  # the whole texts (each < SHOWN_CHARS)
+        assert json.loads(texts[2])["p"] == 1.7  # the failed answer the repair turn showed the model
+        assert "repair" in repair and "parse" in repair and "tokens" in repair and "cost unknown" in repair  # no price for a test model: unknown, not $0
+        match = json.loads((MATCHES / f"{REPAIRED}.json").read_text(encoding="utf-8"))
+        assert page.eval(f"document.querySelectorAll('#{sid} div.transcript details.stage').length") == len(match["stages"]) == 6
+        page.eval(_js(f"document.querySelector('#{sid} div.transcript details.stage').open = true;"))
+        first = page.eval(f"document.querySelector('#{sid} div.transcript details.stage p.utterance').innerText")
+        utterance = match["stages"][0]["utterances"][0]
+        assert first.startswith(utterance["speaker"]) and utterance["text"][:60] in first
+        page.screenshot(REPO / "test-artifacts" / "bench_viewer.png")
+
+
+def test_annotate_keeps_a_persons_call_beside_the_run_and_the_reports_read_it_back(run, tmp_path, capsys):
+    import shutil
+
+    src, _ = run
+    run_dir = tmp_path / "runs" / src.name
+    shutil.copytree(src, run_dir)
+    rows = {r["sample_id"]: r for r in map(json.loads, (run_dir / "samples.jsonl").read_text(encoding="utf-8").splitlines())}
+    assert main(["annotate", str(run_dir), REPAIRED, "--disagree", "--comment", "the rebuttal decided it", "--annotator", "ana"]) == 0
+    other = next(s for s in rows if s != REPAIRED)
+    assert main(["annotate", str(run_dir), other, "--agree"]) == 0
+    human = json.loads((run_dir / "human.json").read_text(encoding="utf-8"))
+    entries = {a["sample_id"]: a for a in human["annotations"]}
+    assert entries[REPAIRED]["call"] == "disagree" and entries[REPAIRED]["comment"] == "the rebuttal decided it" and entries[REPAIRED]["arm"] == "agentic"
+    assert entries[other]["call"] == "agree" and len(entries) == 2
+    counts = json.loads((run_dir / "report.json").read_text(encoding="utf-8"))["human"]["arms"]["agentic"]
+    wrong = rows[REPAIRED]["correct"] is False
+    assert counts == {"annotated": 2, "agree": 1, "disagree": 1, "with_comment": 1, "disagree_scored": int(rows[REPAIRED]["correct"] is not None), "disagree_arm_wrong": int(wrong)}
+    html = (run_dir / "report.html").read_text(encoding="utf-8")
+    assert '"human": {"' in html and "the rebuttal decided it" in html  # the page's data island starts from human.json
+    # the viewer's export is imported (a later entry replaces the earlier); a sample the run lacks is refused, nothing written
+    export = tmp_path / "export.json"
+    export.write_text(json.dumps({"schema_version": 1, "annotations": [{"sample_id": REPAIRED, "arm": "agentic", "call": "agree"}]}), encoding="utf-8")
+    assert main(["annotate", str(run_dir), "--import", str(export)]) == 0
+    assert {a["sample_id"]: a["call"] for a in json.loads((run_dir / "human.json").read_text(encoding="utf-8"))["annotations"]} == {REPAIRED: "agree", other: "agree"}
+    export.write_text(json.dumps({"schema_version": 1, "annotations": [{"sample_id": "nope", "arm": "agentic", "call": "agree"}]}), encoding="utf-8")
+    capsys.readouterr()
+    assert main(["annotate", str(run_dir), "--import", str(export)]) == 2
+    err = capsys.readouterr().err
+    assert "annotations.0: the run has no sample 'nope'" in err and "Traceback" not in err
+    # the folder's index lists the run and links its page
+    index = (tmp_path / "runs" / "index.html").read_text(encoding="utf-8")
+    assert f'href="{run_dir.name}/report.html"' in index and "2 annotated" in index
+

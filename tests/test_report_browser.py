@@ -34,7 +34,7 @@ def test_report_page_sorts_filters_and_opens_a_sample(tmp_path, capsys, monkeypa
     rows = [json.loads(line) for line in (run / "samples.jsonl").read_text(encoding="utf-8").splitlines()]
     assert len(rows) == 5
     with Chromium((run / "report.html").as_uri(), root=tmp_path / "chromium") as page:
-        page.wait_for("document.querySelectorAll('#sample-table tbody tr').length > 0")
+        page.wait_for("window.benchViewer !== undefined")  # the table's script has run (it follows the page's data island)
         visible_rows = "Array.from(document.querySelectorAll('#sample-table tbody tr')).filter(function (r) { return !r.hidden; })"
         ids = f"{visible_rows}.map(function (r) {{ return r.cells[0].textContent; }})"
         assert page.eval(ids) == [r["sample_id"] for r in rows]  # dataset order

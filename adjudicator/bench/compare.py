@@ -16,11 +16,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from adjudicator.bench.compare_samples import differing_samples, format_differences, manifest_differences, run_label
 from adjudicator.bench.gold import gold_from_matches
+from adjudicator.bench.human import read_human
 from adjudicator.bench.layout import latest_run_dir
 from adjudicator.bench.manifest import read_manifest
 from adjudicator.bench.predictions import predictions_for_arm
 from adjudicator.bench.report import arm_label, load_results, run_samples
+from adjudicator.bench.samples import sample_rows
 from adjudicator.bench.scoring.leaves import ScoreSettings
 from adjudicator.bench.scoring.run import paired_comparison
 from adjudicator.errors import InputError
@@ -61,7 +64,8 @@ def same_run_warnings(run_a: Path, run_b: Path, arm_a: str, arm_b: str) -> list[
     return [f"RUN_A and RUN_B are {where} (arms {arm_a!r} and {arm_b!r}): these paired tests are already in that run's report"]
 
 
-def compare_runs(run_a: Path, run_b: Path, *, arm_a: str | None = None, arm_b: str | None = None, settings: ScoreSettings = ScoreSettings()) -> dict[str, Any]:
+def compare_runs(run_a: Path, run_b: Path, *, arm_a: str | None = None, arm_b: str | None = None, settings: ScoreSettings = ScoreSettings(),
+                 p_moved: float = 0.1) -> dict[str, Any]:  # fmt: skip
     """Paired comparison of ``arm_a`` in ``run_a`` with ``arm_b`` in ``run_b`` (default: each run's
     first arm) on the matches finished in both (module docstring).
 
@@ -70,7 +74,10 @@ def compare_runs(run_a: Path, run_b: Path, *, arm_a: str | None = None, arm_b: s
     ``matches_only_b`` (finished in that run but not aligned), ``finished`` (each run's finished
     count, and how many of the shared are failed or partial), ``n_decisive_shared``, ``warnings``
     (see :func:`same_run_warnings`), the labels and the tests. A result file of any status counts as
-    finished. Raises InputError when the runs share no match, or no finished match."""
+    finished. ``settings_differ`` and ``samples_differ`` (with ``p_moved``, the least move of p that
+    counts) are :mod:`adjudicator.bench.compare_samples`'; each label names what is its run's own.
+    Keys starting with ``_`` (the shared matches, results and sample rows, for the HTML diff) are
+    not JSON. Raises InputError when the runs share no match, or no finished match."""
     a_arm = _pick_arm(run_a, arm_a, "a")
     b_arm = _pick_arm(run_b, arm_b, "b")
     sa = {s.sample_id: s for s in run_samples(run_a)}
@@ -92,11 +99,15 @@ def compare_runs(run_a: Path, run_b: Path, *, arm_a: str | None = None, arm_b: s
     matches = [s.match for s in shared]
     gold = gold_from_matches(matches)
     app = gold.applicability()
-    la = f"{run_a.name}: {arm_label(a_arm, read_manifest(run_a).models.get(a_arm, {}))}"
-    lb = f"{run_b.name}: {arm_label(b_arm, read_manifest(run_b).models.get(b_arm, {}))}"
+    man_a, man_b = read_manifest(run_a), read_manifest(run_b)
+    differ = manifest_differences(man_a, man_b, a_arm, b_arm)
+    la = f"{run_a.name}: {run_label(arm_label(a_arm, man_a.models.get(a_arm, {}), man_a.config.get('panel', 'scoring')), differ, 'a')}"
+    lb = f"{run_b.name}: {run_label(arm_label(b_arm, man_b.models.get(b_arm, {}), man_b.config.get('panel', 'scoring')), differ, 'b')}"
     pa = predictions_for_arm(a_arm, la, gold, matches, ra)
     pb = predictions_for_arm(b_arm, lb, gold, matches, rb)
     result = paired_comparison(pa, pb, gold, app, settings)
+    rows_a = sample_rows(matches, gold, {a_arm: pa}, {a_arm: ra}, {})
+    rows_b = sample_rows(matches, gold, {b_arm: pb}, {b_arm: rb}, {})
     return {
         "run_a": str(run_a),
         "run_b": str(run_b),
@@ -115,6 +126,10 @@ def compare_runs(run_a: Path, run_b: Path, *, arm_a: str | None = None, arm_b: s
         "n_decisive_shared": int(gold.decisive.sum()),
         "not_applicable": {t: r for t, r in app.items() if r is not None},
         **result,
+        "settings_differ": differ,
+        "p_moved": p_moved,
+        "samples_differ": differing_samples(rows_a, rows_b, p_moved, read_human(run_a), read_human(run_b)),
+        "_matches": {m.match_id: m for m in matches}, "_results_a": ra, "_results_b": rb, "_rows_a": rows_a, "_rows_b": rows_b,
     }
 
 
@@ -147,4 +162,4 @@ def format_comparison(c: dict[str, Any]) -> str:
             lines.append(f"{name:<22} {t['test']:<18} {t.get('reason', '')}")
     for task, reason in c.get("not_applicable", {}).items():
         lines.append(f"{task}: not applicable ({reason})")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n" + (format_differences(c) if "samples_differ" in c else "")

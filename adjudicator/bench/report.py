@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from adjudicator.bench.dataset import SYNTHETIC_WARNING, Sample, load_folder, provenance
+from adjudicator.bench.human import human_summary, read_human
 from adjudicator.bench.layout import DATASET, PROBES_JSON, REPORT_HTML, REPORT_MD, SAMPLES_CSV, SAMPLES_JSONL
 from adjudicator.bench.ledger import Ledger
 from adjudicator.bench.manifest import Manifest, read_manifest
@@ -236,6 +237,8 @@ def build_report(run_dir: Path, *, samples: Sequence[Sample] | None = None, n_bo
     for f in scores["failures"]:
         f["result_file"] = files[f["arm"]][f["sample_id"]]
     per_arm = {arm: _status_counts(results[arm], len(samples)) for arm in arms}
+    rows = sample_rows(matches, scores["_gold"], scores["_predictions"], results, files)
+    human = read_human(run_dir)  # a person's calls on the verdicts (human.json), when given
     return {
         "schema_version": REPORT_SCHEMA,
         "warnings": warnings,
@@ -255,9 +258,12 @@ def build_report(run_dir: Path, *, samples: Sequence[Sample] | None = None, n_bo
         **_fold_fit(run_dir, manifest, matches, scores, settings),
         "feedback": {arm: {"label": labels[arm], **run_feedback_stats([(s.match, _verdict_of(results[arm], s.sample_id)) for s in samples])} for arm in arms},
         **({"bias_card": {k: v for k, v in card.items() if k != "samples"}} if card else {}),
+        **({"human": human_summary(human, rows)} if human else {}),
         "_predictions": scores["_predictions"],
         "_gold": scores["_gold"],
-        "_samples": sample_rows(matches, scores["_gold"], scores["_predictions"], results, files),
+        "_samples": rows,
+        "_human": human,
+        "_run_dir": run_dir,
         "_matches": matches,
         "_results": results,
     }
@@ -290,11 +296,13 @@ def _run_section(manifest: Manifest, status: dict[str, Any] | None, prov: dict[s
 
 
 def write_reports(run_dir: Path, *, samples: Sequence[Sample] | None = None, n_bootstrap: int | None = None, seed: int | None = None, status: dict[str, Any] | None = None) -> dict[str, Path]:
-    """Build the report and write report.json, samples.jsonl, samples.csv, report.md and report.html;
-    returns their paths (keys ``json``, ``samples_jsonl``, ``samples_csv``, ``md``, ``html``)."""
+    """Build the report and write report.json, samples.jsonl, samples.csv, report.md and report.html,
+    and rewrite the runs folder's index.html; returns their paths (keys ``json``, ``samples_jsonl``,
+    ``samples_csv``, ``md``, ``html``, ``index``)."""
     from adjudicator.bench.plots import PlotCache
     from adjudicator.bench.report_html import render_html
     from adjudicator.bench.report_md import render_markdown
+    from adjudicator.bench.run_index import write_index
     from adjudicator.environment import default_plot_cache_dir
 
     report = build_report(run_dir, samples=samples, n_bootstrap=n_bootstrap, seed=seed, status=status)
@@ -308,4 +316,5 @@ def write_reports(run_dir: Path, *, samples: Sequence[Sample] | None = None, n_b
     html = run_dir / REPORT_HTML
     atomic_write_text(html, render_html(report, plot_cache=PlotCache(default_plot_cache_dir())))
     paths["html"] = html
+    paths["index"] = write_index(run_dir.parent)  # the runs folder's page over all its runs
     return paths

@@ -220,5 +220,6 @@ def render_html(report: dict[str, Any], plot_cache: PlotCache | None = None) -> 
         convention=label_convention_text(report["run"]["dataset"]),
         synthetic=bool((report["run"]["dataset"].get("provenance") or {}).get("synthetic")),
         samples_css=Markup(SAMPLES_CSS),
-        samples_html=samples_section(report.get("_samples") or [], report.get("_matches") or [], report.get("_results") or {}),
+        samples_html=samples_section(report.get("_samples") or [], report.get("_matches") or [], report.get("_results") or {},
+                                     run_dir=report.get("_run_dir"), human=report.get("_human") or {}, run_id=report["run"]["run_id"]),
     )

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import jinja2
@@ -43,16 +44,25 @@ COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("prompt_tokens", "Prompt tokens", "num"),
     ("completion_tokens", "Completion tokens", "num"),
     ("cost_usd", "Cost (USD)", "num"),
+    ("human", "Human", "text"),
 )
 
 _TEMPLATE = """
 <h2 id="samples">Samples ({{ rows|length }})</h2>
-<p class="note">Every sample and arm. Click a column heading to sort, type to filter (every column is searched),
-click a row to open the sample: its ballots, battlefield map, stage scores against the gold and the raw outputs
-of failed attempts. The same rows are in <code>samples.jsonl</code> and <code>samples.csv</code>.</p>
-<p class="filters"><input id="sample-filter" type="search" placeholder="filter, e.g. 2:1 or failed" size="30" aria-label="filter samples">
+{{ picker }}<p class="note">Every sample and arm. Click a column heading to sort; click a row to open the sample: its review, ballots, battlefield map,
+stage scores against the gold, the verdict beside the gold, the transcript by stage and every call with its messages and raw output.
+The filter takes words (every column is searched) or an expression over any field of <code>samples.jsonl</code>:
+<code>p &gt; 0.6</code>, <code>escalated and wrong</code>, <code>status = partial or prompt_tokens &gt;= 5000</code>, <code>human = disagree</code>
+(operators <code>&gt; &gt;= &lt; &lt;= = != ~</code> (contains), <code>and</code>, <code>or</code>, <code>not</code>, parentheses; the words
+<code>wrong</code>, <code>right</code>, <code>ok</code>, <code>partial</code>, <code>failed</code>, <code>agreed</code>, <code>disagreed</code>, <code>annotated</code>).
+The same rows are in <code>samples.jsonl</code> and <code>samples.csv</code>.</p>
+<p class="filters"><input id="sample-filter" type="search" placeholder="filter, e.g. p > 0.6 and not escalated" size="40" aria-label="filter samples">
 {% for key, title, values in selects %}<select class="sample-select" data-col="{{ key }}" aria-label="{{ title }}"><option value="">{{ title }}: all</option>{% for v in values %}<option>{{ v }}</option>{% endfor %}</select>
-{% endfor %}<span id="sample-count" class="note">{{ rows|length }} shown</span></p>
+{% endfor %}<span id="sample-count" class="note">{{ rows|length }} shown</span> <span id="sample-filter-mode" class="note"></span></p>
+<p class="human-tools note"><b>Human column</b>: open a sample to record whether you agree with its verdict and why. What you type is kept in this
+browser (<span id="human-count">{{ human_count }}</span> annotations); <button id="human-export" type="button">Export human.json</button> saves it, then
+<code>adjudicate annotate {{ run_path }} --import human.json</code> checks it, puts it beside the run and rebuilds the reports, which read it back
+(as does <code>adjudicate compare</code>). <button id="human-clear" type="button">Forget this browser's edits</button></p>
 <table id="sample-table" class="samples"><thead><tr>{% for key, title, kind in columns %}<th data-col="{{ key }}" data-kind="{{ kind }}" tabindex="0">{{ title }}</th>{% endfor %}</tr></thead>
 <tbody>{% for r in rows %}<tr class="sample-row {{ r.css }}" data-target="{{ r.id }}">{% for key, title, kind in columns %}<td data-col="{{ key }}" data-v="{{ r.sort[key] }}">{% if loop.first %}<a href="#{{ r.id }}">{{ r.show[key] }}</a>{% else %}{{ r.show[key] }}{% endif %}</td>{% endfor %}</tr>
 {% endfor %}</tbody></table>
@@ -78,55 +88,13 @@ of failed attempts. The same rows are in <code>samples.jsonl</code> and <code>sa
 {% if d.failures %}<h4>Failed nodes</h4><ul>{% for f in d.failures %}<li>{{ f }}</li>{% endfor %}</ul>{% endif %}
 {% if d.failed_attempts %}<h4>Raw outputs of failed attempts ({{ d.failed_attempts|length }})</h4>
 {% for a in d.failed_attempts %}<p><b>{{ a.what }}</b>: {{ a.error or "unreadable" }}</p><pre>{{ a.raw }}</pre>{% endfor %}{% endif %}
+<div class="human" data-row="{{ d.id }}"><b>Your call on this verdict:</b> <select aria-label="agree or disagree"><option value="">—</option><option value="agree">agree</option><option value="disagree">disagree</option></select>
+<textarea rows="2" cols="70" maxlength="4000" placeholder="comment: why you disagree, what the verdict missed" aria-label="comment"></textarea></div>
+{{ d.viewer }}
 </section>
 {% endfor %}
-<script>
-(function () {
-  var table = document.getElementById("sample-table");
-  if (!table) return;
-  var body = table.tBodies[0], rows = Array.prototype.slice.call(body.rows);
-  var filter = document.getElementById("sample-filter"), count = document.getElementById("sample-count");
-  var selects = Array.prototype.slice.call(document.querySelectorAll(".sample-select"));
-  function apply() {
-    var q = filter.value.trim().toLowerCase(), n = 0;
-    rows.forEach(function (tr) {
-      var ok = !q || tr.textContent.toLowerCase().indexOf(q) >= 0;
-      selects.forEach(function (s) {
-        if (!s.value) return;
-        var cell = tr.querySelector('td[data-col="' + s.dataset.col + '"]');
-        if (!cell || cell.textContent !== s.value) ok = false;
-      });
-      tr.hidden = !ok;
-      if (ok) n += 1;
-    });
-    count.textContent = n + " shown";
-  }
-  filter.addEventListener("input", apply);
-  selects.forEach(function (s) { s.addEventListener("change", apply); });
-  Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th, col) {
-    function sort() {
-      var dir = th.dataset.dir === "asc" ? -1 : 1, num = th.dataset.kind === "num";
-      Array.prototype.forEach.call(table.tHead.rows[0].cells, function (o) { delete o.dataset.dir; });
-      th.dataset.dir = dir === 1 ? "asc" : "desc";
-      rows.sort(function (a, b) {
-        var x = a.cells[col].dataset.v, y = b.cells[col].dataset.v;
-        if (x === "" || y === "") return (x === "") - (y === "");  // blanks last either way
-        if (num) return dir * (parseFloat(x) - parseFloat(y));
-        return dir * x.localeCompare(y);
-      });
-      rows.forEach(function (tr) { body.appendChild(tr); });
-    }
-    th.addEventListener("click", sort);
-    th.addEventListener("keydown", function (e) { if (e.key === "Enter") sort(); });
-  });
-  rows.forEach(function (tr) {
-    tr.addEventListener("click", function (e) {
-      if (e.target.tagName === "A") return;
-      location.hash = tr.dataset.target;
-    });
-  });
-})();
-</script>
+<script type="application/json" id="sample-data">{{ island }}</script>
+<script>{{ script }}</script>
 """
 
 
@@ -137,6 +105,12 @@ def _section() -> jinja2.Template:
     from adjudicator.bench.templates import report_environment
 
     return report_environment({"samples.html": _TEMPLATE}).get_template("samples.html")
+
+
+def _viewer_css() -> str:
+    from adjudicator.bench.viewer_sample import static_text
+
+    return static_text("viewer.css")
 
 
 CSS = """
@@ -150,6 +124,7 @@ section.sample pre{white-space:pre-wrap;background:#f6f6f6;border:1px solid #ddd
 p.filters select,p.filters input{margin-right:.4rem} section.sample td.history{min-width:26rem} section.sample td{max-width:40rem}
 section.sample ol{margin:0;padding-left:1.4rem}
 """
+CSS += _viewer_css()
 
 
 def _num(x: Any, digits: int = 2) -> str:
@@ -299,24 +274,61 @@ def _detail(row: dict[str, Any], match: Match, res: SampleResult | None) -> dict
     }
 
 
-def samples_section(rows: Sequence[dict[str, Any]], matches: Sequence[Match], results: dict[str, dict[str, SampleResult]]) -> Markup:
+def _island(rows: Sequence[dict[str, Any]], ids: list[str], columns: Sequence[tuple[str, str, str]], page: Any, human: dict[tuple[str, str], Any], run_id: str) -> Markup:
+    """The page's data island (read by ``static/samples.js``): every row's fields by row id, the names a
+    filter may use (field names and column headings, lower case with ``_`` for spaces), the message
+    texts and the human annotations. ``<`` is written as ``\\u003c``, so no text can close the script element."""
+    import json
+
+    fields = {k: k for r in rows[:1] for k in r} | {"human": "human", "human_comment": "human_comment"}
+    fields |= {title.lower().replace(" (usd)", "").replace(" ", "_"): key for key, title, _ in columns}
+    data = {
+        "run_id": run_id,
+        "rows": {i: {**r, "human": (h.call if (h := human.get((r["sample_id"], r["arm"]))) else None)} for i, r in zip(ids, rows)},
+        "fields": fields,
+        "prompts": page.texts,
+        "human": {i: {"call": a.call, "comment": a.comment, "annotator": a.annotator, "at": a.at} for i, r in zip(ids, rows) if (a := human.get((r["sample_id"], r["arm"])))},
+    }
+    return Markup(json.dumps(data, ensure_ascii=False, allow_nan=False).replace("<", "\\u003c"))
+
+
+def samples_section(
+    rows: Sequence[dict[str, Any]], matches: Sequence[Match], results: dict[str, dict[str, SampleResult]], *,
+    run_dir: Path | None = None, human: dict[tuple[str, str], Any] | None = None, run_id: str = "",
+) -> Markup:  # fmt: skip
     """The HTML of the per-sample section (module docstring) for ``rows`` (from
     :func:`adjudicator.bench.samples.sample_rows`), with every sample's detail built from its match and
-    result."""
+    result; message texts are read from ``run_dir``'s ``prompts/`` (None: only those the records carry);
+    ``human`` the run's annotations by (sample, arm) (:mod:`adjudicator.bench.human`)."""
+    from adjudicator.bench.prompt_store import PromptReader
+    from adjudicator.bench.run_index import run_picker
+    from adjudicator.bench.viewer_sample import PageTexts, sample_view, static_text
+
+    human = human or {}
     by_id = {m.match_id: m for m in matches}
-    columns = [c for c in COLUMNS if not rows or c[0] in rows[0]]
+    shown = [{**r, "human": (a.call + (" ✎" if a.comment else "")) if (a := human.get((r["sample_id"], r["arm"]))) else None} for r in rows]
+    columns = [c for c in COLUMNS if not shown or c[0] in shown[0]]
+    reader = PromptReader(run_dir) if run_dir is not None else None
+    page = PageTexts()
     table_rows: list[dict[str, Any]] = []
     details: list[dict[str, Any]] = []
-    for k, r in enumerate(rows, 1):
+    for k, r in enumerate(shown, 1):
         css = ("right" if r["correct"] else "wrong") if r["correct"] is not None else ""
         if r["status"] != "ok":
             css += " notok"
         show = {key: _show(key, r.get(key)) for key, _, _ in columns}
         table_rows.append({"id": f"s{k}", "css": css.strip(), "show": show, "sort": {key: _sort_value(key, r.get(key)) for key, _, _ in columns}})
-        details.append({"id": f"s{k}", **_detail(r, by_id[r["sample_id"]], results.get(r["arm"], {}).get(r["sample_id"]))})
+        res = results.get(r["arm"], {}).get(r["sample_id"])
+        detail = _detail(r, by_id[r["sample_id"]], res)
+        detail["viewer"] = sample_view(r, by_id[r["sample_id"]], res, reader, page)
+        details.append({"id": f"s{k}", **detail})
     selects = []
     for key, title in (("arm", "Arm"), ("status", "Status"), ("correct", "Correct"), ("format", "Format")):
         values = sorted({tr["show"][key] for tr in table_rows if tr["show"].get(key)})
         if len(values) > 1:
             selects.append((key, title, values))
-    return Markup(_section().render(rows=table_rows, details=details, columns=columns, selects=selects))
+    island = _island(rows, [t["id"] for t in table_rows], columns, page, human, run_id)
+    return Markup(_section().render(
+        rows=table_rows, details=details, columns=columns, selects=selects, island=island, script=Markup(static_text("samples.js")),
+        human_count=len(human), run_path=str(run_dir) if run_dir is not None else "RUN", picker=run_picker(run_dir) if run_dir is not None else Markup(""),
+    ))

@@ -24,7 +24,7 @@ from contextlib import contextmanager
 import click
 
 from adjudicator import __version__
-from adjudicator.cli import bench, finetune, live, probe, run, tabbycat, tournament, transcribe  # noqa: F401 (tournament and tabbycat add their commands to the live group)
+from adjudicator.cli import bench, finetune, live, probe, run, tabbycat, tournament, transcribe, viewer  # noqa: F401 (tournament and tabbycat add their commands to the live group)
 from adjudicator.cli.options import echo_err
 from adjudicator.errors import AdjudicatorError, Terminated
 
@@ -57,7 +57,7 @@ def main_group() -> None:
     """
 
 
-for _command in (run.run_cmd, run.schema_cmd, run.convert_group, bench.bench_cmd, bench.splits_cmd, bench.compare_cmd, finetune.finetune_group, probe.probe_cmd, transcribe.transcribe_cmd, live.live_group):
+for _command in (run.run_cmd, run.schema_cmd, run.convert_group, bench.bench_cmd, bench.splits_cmd, bench.compare_cmd, viewer.annotate_cmd, finetune.finetune_group, probe.probe_cmd, transcribe.transcribe_cmd, live.live_group):
     main_group.add_command(_command)
 
 

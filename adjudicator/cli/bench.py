@@ -147,15 +147,21 @@ def _rebuild_reports(runs_dir: Path, run_name: str, seed: int | None, n_bootstra
     seed; ``n_bootstrap`` defaults to the run's), list them on stderr, and return the run folder.
     Raises InputError when there is no such run or ``seed`` differs from the run's."""
     from adjudicator.bench.layout import latest_run_dir
-    from adjudicator.bench.manifest import read_manifest
-    from adjudicator.bench.report import write_reports
-    from adjudicator.bench.session import DEFAULT_BOOTSTRAP, check_seed, lock_run
-    from adjudicator.bench.status import read_status, record_dead_session, write_status
     from adjudicator.errors import InputError
 
     run_dir = latest_run_dir(runs_dir, run_name)
     if run_dir is None:
         raise InputError(f"--report-only: no run named {run_name!r} under {runs_dir}")
+    return rebuild_run_reports(run_dir, seed, n_bootstrap)
+
+
+def rebuild_run_reports(run_dir: Path, seed: int | None, n_bootstrap: int | None) -> Path:
+    """Rewrite the reports of ``run_dir`` under its lock (see :func:`_rebuild_reports`); returns it."""
+    from adjudicator.bench.manifest import read_manifest
+    from adjudicator.bench.report import write_reports
+    from adjudicator.bench.session import DEFAULT_BOOTSTRAP, check_seed, lock_run
+    from adjudicator.bench.status import read_status, record_dead_session, write_status
+
     with lock_run(run_dir):  # not while a session runs; a session that died is recorded first
         record_dead_session(run_dir)
         manifest = read_manifest(run_dir)
@@ -209,16 +215,29 @@ def splits_cmd(dataset: Path, out: Path | None, folds: int, seed: int) -> None:
 @click.option("--seed", type=int, default=0, show_default=True, help="seed of the paired bootstrap's resampling")
 @click.option("--bootstrap", "n_bootstrap", type=click.IntRange(min=0), default=2000, show_default=True,
               help="bootstrap resamples per paired test, 0 for none (then only exact McNemar is reported)")
-def compare_cmd(run_a: str, run_b: str, arm_a: str | None, arm_b: str | None, runs_dir: Path, as_json: bool, seed: int, n_bootstrap: int) -> None:
+@click.option("--p-moved", type=click.FloatRange(0.0, 1.0), default=0.1, show_default=True,
+              help="list a sample as differing when its winner tendency moved by more than this (absolute, on [0, 1])")
+@click.option("--html", "html_out", type=click.Path(dir_okay=False, path_type=Path),
+              help="where to write the side-by-side HTML diff (default: compare_<A>_vs_<B>.html in the folder holding RUN_A)")
+def compare_cmd(run_a: str, run_b: str, arm_a: str | None, arm_b: str | None, runs_dir: Path, as_json: bool, seed: int, n_bootstrap: int,
+                p_moved: float, html_out: Path | None) -> None:  # fmt: skip
     """Paired comparison of RUN_A and RUN_B (folders or run names) on the matches finished in both,
     within those on the instances both parsed: exact McNemar for winner accuracy, paired
-    bootstrap for the other metrics. Warns when both name the same run."""
+    bootstrap for the other metrics. Names the settings that differ between the runs, lists the
+    samples that differ (correct in one only, p moved, status) and writes them side by side, with
+    their calls, as an HTML page. Warns when both name the same run."""
     from adjudicator.bench.compare import compare_runs, format_comparison, resolve_run
+    from adjudicator.bench.compare_samples import diff_page
     from adjudicator.bench.scoring.leaves import ScoreSettings
+    from adjudicator.files import atomic_write_text
 
     a = resolve_run(run_a, runs_dir)
     b = resolve_run(run_b, runs_dir)
-    result = compare_runs(a, b, arm_a=arm_a, arm_b=arm_b, settings=ScoreSettings(n_bootstrap=n_bootstrap, seed=seed))
+    result = compare_runs(a, b, arm_a=arm_a, arm_b=arm_b, settings=ScoreSettings(n_bootstrap=n_bootstrap, seed=seed), p_moved=p_moved)
+    html_out = html_out or a.parent / f"compare_{a.name}_vs_{b.name}.html"
+    atomic_write_text(html_out, diff_page(result, result["_matches"], result["_results_a"], result["_results_b"], result["_rows_a"], result["_rows_b"]))
+    result = {k: v for k, v in result.items() if not k.startswith("_")}
+    result["diff_html"] = str(html_out)
     if as_json:
         for w in result["warnings"]:
             echo_err(f"warning: {w}")
