@@ -261,6 +261,43 @@ def _dimensions_section(d: dict[str, Any]) -> list[str]:
     return L
 
 
+def _cell2(leaf: dict[str, Any] | None, pct: bool = False) -> str:
+    """A leaf as ``value [low, high] (n)`` to 2 decimals (x 100 first when ``pct``), as Debatrix prints."""
+    if not leaf or leaf.get("value") is None:
+        return "—"
+    k = 100.0 if pct else 1.0
+    ci = leaf.get("ci") or {}
+    band = f" [{ci['low'] * k:.2f}, {ci['high'] * k:.2f}]" if ci.get("low") is not None else ""
+    return f"{leaf['value'] * k:.2f}{band} (n={leaf.get('n', 0)})"
+
+
+def _panelbench_section(pb: dict[str, Any]) -> list[str]:
+    """PanelBench's own metrics (report.json ``tasks.panelbench``): DebateArt RMSE x 100 overall and per
+    dimension, BP best-team accuracy and pick rate per house, then Debatrix's published rows."""
+    L = [f"## {pb['title']}", ""]
+    da = pb.get("debateart")
+    if da:
+        L += [f"DebateArt: RMSE × 100 against the audience outcome ({da['coding']}); lower is better; {da['n_matches']} matches.", "",
+              "| Predictor | overall | " + " | ".join(da["dimensions"]) + " |", "|---|---|" + "---|" * len(da["dimensions"])]
+        for r in da["overall"]:
+            per = [_cell2(next((x["rmse_x100"] for x in d["rows"] if x["label"] == r["label"]), None)) for d in da["dimensions"].values()]
+            L.append(f"| {_esc(r['label'])} | {_cell2(r['rmse_x100'])} | " + " | ".join(per) + " |")
+        L += ["", "— : no prediction (a dimension needs the arm's winner on it, from a dimensional rubric such as `--rubric debateart`; p as given has none).", ""]
+    bp = pb.get("bp")
+    if bp:
+        L += [f"BP: {bp['metric']}, % of {bp['n_rounds']} rounds; pick rate: how often each house is ranked first (gold: how often it advanced).", "",
+              "| Predictor | best-team accuracy % | OG | OO | CG | CO |", "|---|---|---|---|---|---|"]
+        for r in bp["rows"]:
+            picks = " | ".join(fmt(r["pick_rate"].get(h)) for h in ("OG", "OO", "CG", "CO"))
+            L.append(f"| {_esc(r['label'])} | {_cell2(r['best_team_accuracy'], pct=True)} | {picks} |")
+        L += ["| gold (advanced) | — | " + " | ".join(fmt(bp["gold_share"][h]) for h in ("OG", "OO", "CG", "CO")) + " |", ""]
+    pub = pb["published"]
+    L += [f"Published ({pub['source']}): {pb['subsets_differ']}.", "",
+          "| Published | DebateArt RMSE × 100, score comparison | DebateArt RMSE × 100, direct prediction | BP completion % | BP accuracy % |", "|---|---|---|---|---|"]
+    L += [f"| {r['label']} | {r['rmse_score_comparison']:.2f} | {r['rmse_direct']:.2f} | {r['bp_completion']:.2f} | {r['bp_accuracy']:.2f} |" for r in pub["rows"]]
+    return L + [""]
+
+
 def _selective_section(report: dict[str, Any]) -> list[str]:
     """Escalation: selective accuracy against coverage per arm (:mod:`adjudicator.evaluation.selective`)."""
     sel = report.get("selective")
@@ -351,6 +388,8 @@ def render_markdown(report: dict[str, Any]) -> str:
         L += _pairwise_section(report["tasks"]["pairwise"])
     if "dimensions" in report["tasks"]:
         L += _dimensions_section(report["tasks"]["dimensions"])
+    if "panelbench" in report["tasks"]:
+        L += _panelbench_section(report["tasks"]["panelbench"])
     L += _calibration_section(report) + _paired_section(report) + _selective_section(report) + _feedback_section(report) + _alt_test_section(report) + _bias_card_section(report)
     L += report.get("_fold_fit_md") or []  # a --fold run's fits (adjudicator.finetune.render, via report.build_report)
     synthetic = bool((report["run"]["dataset"].get("provenance") or {}).get("synthetic"))

@@ -33,7 +33,7 @@ from typing import Any
 from adjudicator.bench.gold import Gold, gold_from_matches
 from adjudicator.bench.predictions import ArmPredictions, parse_statistics, predictions_for_arm
 from adjudicator.bench.results import SampleResult
-from adjudicator.bench.scoring import best_debater, dimensions, pairwise, ranking, stage_scores, winner
+from adjudicator.bench.scoring import best_debater, dimensions, pairwise, panelbench, ranking, stage_scores, winner
 from adjudicator.bench.scoring.alt_test_section import alt_test_section
 from adjudicator.bench.scoring.leaves import ScoreSettings
 from adjudicator.input.match import Match
@@ -65,7 +65,9 @@ def score_run(
     run has no ranking match). A pairwise panel's figures go to ``tasks.pairwise``
     (:mod:`~adjudicator.bench.scoring.pairwise`; absent when no arm ran one). Matches with per-dimension gold (``labels.dimensions``) are also
     scored per dimension by :mod:`~adjudicator.bench.scoring.dimensions` into ``tasks.dimensions``
-    (absent when no match has them).
+    (absent when no match has them). PanelBench's own metrics (DebateArt RMSE x 100, BP best-team
+    accuracy and pick rate per house, beside Debatrix's published table) go to ``tasks.panelbench``
+    (:mod:`~adjudicator.bench.scoring.panelbench`; absent without audience outcomes or advanced teams).
     """
     ranked = [m for m in matches if m.spec().verdict == "ranking"]
     matches = [m for m in matches if m.spec().verdict != "ranking"]
@@ -87,6 +89,9 @@ def score_run(
     dims = dimensions.dimension_tables(matches, arm_results, arm_labels, settings)
     if dims is not None:
         tasks["dimensions"] = dims
+    pb = panelbench.panelbench_tables(matches, ranked, preds, arm_results, arm_labels, settings)
+    if pb is not None:
+        tasks["panelbench"] = pb
     return {
         "tasks": tasks,
         "parsing": {a: parse_statistics(preds[a], arm_results[a]) for a in arms},
