@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from bench_helpers import run_dir_of
 from bp_helpers import bp_data
 
 from adjudicator.bench.scoring.panelbench import PUBLISHED, direct_prediction, rmse_x100
@@ -34,7 +35,7 @@ def test_published_rows_are_the_debatrix_homepage_figures():
 
 def _bench(data: Path, runs: Path) -> Path:
     assert main(["bench", str(data), "--name", "pb", "--runs-dir", str(runs), "--no-progress", "--bootstrap", "0"]) == 0
-    return next(runs.iterdir())
+    return run_dir_of(runs)
 
 
 def test_debateart_rmse_on_the_bundled_matches(tmp_path):
