@@ -40,7 +40,7 @@ NIGHT_BUSES = [
 ]
 
 
-def online_match(speeches: list[tuple[str, str]], match_id: str = "night-buses") -> Match:
+def online_match(speeches: list[tuple[str, str]], match_id: str = "night-buses", language: str = "en") -> Match:
     stages = []
     for i, (side, text) in enumerate(speeches):
         kind = "constructive" if i < 2 else "closing"
@@ -48,7 +48,7 @@ def online_match(speeches: list[tuple[str, str]], match_id: str = "night-buses")
         stages.append({"stage_id": f"s{i + 1:02d}", "name": f"{side} {kind}", "type": kind, "sides": [side], "speakers": [label],
                        "utterances": [{"speaker": label, "side": side, "text": text}]})
     return Match.model_validate({
-        "match_id": match_id, "format": "online-1v1", "language": "en", "motion": "The city should run night buses",
+        "match_id": match_id, "format": "online-1v1", "language": language, "motion": "The city should run night buses",
         "affirmative_position": "The city should run night buses", "negative_position": "The city should not run night buses",
         "debaters": [{"side": "affirmative", "position": 1, "name": "Ana"}, {"side": "negative", "position": 1, "name": "Ben"}],
         "stages": stages,
@@ -221,3 +221,5 @@ def test_the_offline_judge_says_what_it_is_and_what_accuracy_to_expect(tmp_path,
     path.write_text(match.model_dump_json(), encoding="utf-8")
     assert main([str(path), "--out", str(tmp_path / "v.json")]) == 0
     assert note in capsys.readouterr().err
+    # the verdict's note is in the match's language, whatever the format's default
+    assert adjudicate(online_match(NIGHT_BUSES, language="zh")).provenance.offline_note == NOTE_ZH["offline.note"]

@@ -194,9 +194,10 @@ def compare_all(request: JudgeRequest, backend: Backend) -> dict[str, Any]:
     return {"calls": calls, "pair_choices": choices, "failures": failures}
 
 
-def state_provenance(calls: list[CallRecord], ctx: Backends, format_name: str | None = None) -> Provenance:
+def state_provenance(calls: list[CallRecord], ctx: Backends, format_name: str | None = None, language: str | None = None) -> Provenance:
     """The deterministic provenance of ``calls`` (a state's :func:`sorted_calls`) under context ``ctx``;
-    the prompt hashes are those of ``format_name``'s templates."""
+    the prompt hashes are those of ``format_name``'s templates; the offline judge's note is in the
+    match's ``language`` (None: the format's)."""
     backends = [ctx.tracker, *ctx.judges.values()]
     hashes: dict[str, str] = {}
     for b in backends:
@@ -215,7 +216,7 @@ def state_provenance(calls: list[CallRecord], ctx: Backends, format_name: str | 
         hashes = dict(sorted({**provenance.prompt_hashes, **ctx.tracker.window_hashes(format_name)}.items()))  # type: ignore[attr-defined]
         provenance = provenance.model_copy(update={"track_window_chars": window, "prompt_hashes": hashes})
     if not provenance.is_llm:  # the offline judge says what it is (adjudicator.verdict.offline_note)
-        provenance = provenance.model_copy(update={"offline_note": offline_note(get_format(format_name).language if format_name else "en")})
+        provenance = provenance.model_copy(update={"offline_note": offline_note(language or (get_format(format_name).language if format_name else "en"))})
     if ctx.panel_mode == "pairwise" or not any(b.is_llm for b in ctx.judges.values()):
         return provenance  # the offline judge and the pairwise panel read the ledger whatever the setting
     logprob = any(getattr(getattr(b, "client", None), "logprobs", False) for b in ctx.judges.values())
@@ -265,7 +266,7 @@ def partial_verdict(state: PanelState, ctx: Backends) -> Verdict:
         ballots=ballots,
         failures=failures,
         review=review_of(None, None, failures, ballots=ballots, match=view, battlefields=battlefields, calls=calls),
-        provenance=state_provenance(calls, ctx, view.format),
+        provenance=state_provenance(calls, ctx, view.format, view.language),
         calls=calls,
     )
 
@@ -286,7 +287,7 @@ def aggregate_panel(state: PanelState, runtime: Runtime[Backends]) -> dict[str, 
                 state.get("clashes") or {},
                 sorted_failures(state),
                 calls,
-                state_provenance(calls, ctx, view.format),
+                state_provenance(calls, ctx, view.format, view.language),
             )
             return {"verdict": with_transcripts(verdict, view.stages), "panel_error": None}
         verdict = aggregate(
@@ -295,7 +296,7 @@ def aggregate_panel(state: PanelState, runtime: Runtime[Backends]) -> dict[str, 
             state.get("clashes") or {},
             sorted_failures(state),
             calls,
-            state_provenance(calls, runtime.context, view.format),
+            state_provenance(calls, runtime.context, view.format, view.language),
             rubric=rubric_of(runtime.context),
         )
     except AdjudicationFailed as exc:
