@@ -12,7 +12,8 @@ function here takes ``env`` (default: the process's environment) so tests need n
 - :func:`prompts_dir_override`: ``$ADJUDICATOR_PROMPTS_DIR``, prompt templates replacing the bundled ones;
 - :func:`debug_tracebacks`: ``$ADJUDICATOR_DEBUG``, tracebacks instead of one-line errors;
 - :func:`live_endpoint`: ``$ADJUDICATOR_LIVE_URL`` / ``$ADJUDICATOR_LIVE_TOKEN``, the live server the
-  client commands talk to;
+  client commands talk to; :func:`live_token`: a live token from a file or that variable;
+  :func:`live_ca_file`: ``$ADJUDICATOR_LIVE_CA_FILE``, the certificate a client trusts for ``https``;
 - :func:`tabbycat_token`: the Tabbycat API token, from a file or ``$ADJUDICATOR_TABBYCAT_TOKEN``;
 - :data:`LIVE_STATE_ENV` / :data:`LIVE_STORE_ENV`: the ``live`` commands' ``--state-dir`` and
   ``--store`` defaults (read by click);
@@ -35,6 +36,8 @@ PROMPTS_DIR_ENV = "ADJUDICATOR_PROMPTS_DIR"
 DEBUG_ENV = "ADJUDICATOR_DEBUG"
 LIVE_URL_ENV = "ADJUDICATOR_LIVE_URL"
 LIVE_TOKEN_ENV = "ADJUDICATOR_LIVE_TOKEN"
+LIVE_TOKEN_FILE_ENV = "ADJUDICATOR_LIVE_TOKEN_FILE"
+LIVE_CA_FILE_ENV = "ADJUDICATOR_LIVE_CA_FILE"
 TABBYCAT_TOKEN_ENV = "ADJUDICATOR_TABBYCAT_TOKEN"
 TABBYCAT_TOKEN_FILE_ENV = "ADJUDICATOR_TABBYCAT_TOKEN_FILE"
 LIVE_STATE_ENV = "ADJUDICATOR_LIVE_STATE"
@@ -152,24 +155,44 @@ def live_endpoint(env: Mapping[str, str] | None = None) -> tuple[str | None, str
     return env.get(LIVE_URL_ENV) or None, env.get(LIVE_TOKEN_ENV) or None
 
 
-def tabbycat_token(token_file: str | os.PathLike[str] | None = None, env: Mapping[str, str] | None = None) -> tuple[str | None, str]:
-    """(the Tabbycat API token, where it came from): the first line of ``token_file`` (``--tabbycat-token-file``),
-    else of ``$ADJUDICATOR_TABBYCAT_TOKEN_FILE``, else ``$ADJUDICATOR_TABBYCAT_TOKEN``; (None, a sentence
-    saying where it was looked for) when none is set. A token never comes from a command line argument
-    (it would show in the process list). Raises :class:`ConfigError` for a file that cannot be read or
-    is empty."""
+def secret(option: str, token_file: str | os.PathLike[str] | None, file_env: str, value_env: str, what: str, env: Mapping[str, str] | None = None) -> tuple[str | None, str]:
+    """(a secret, where it came from): the first line of ``token_file`` (given as ``option``), else of
+    the file ``$<file_env>`` names, else ``$<value_env>``; (None, a sentence saying where it was looked
+    for) when none is set. A secret never comes from a command line argument: it would show in the
+    process list (``ps``) to every user of the machine. Raises :class:`ConfigError` for a file that
+    cannot be read or is empty (``what`` says what to put in it)."""
     env = variables(env)
-    path = token_file or env.get(TABBYCAT_TOKEN_FILE_ENV) or None
+    path = token_file or env.get(file_env) or None
     if path:
-        where = f"--tabbycat-token-file {path}" if token_file else f"${TABBYCAT_TOKEN_FILE_ENV} ({path})"
+        where = f"{option} {path}" if token_file else f"${file_env} ({path})"
         try:
             text = Path(path).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise ConfigError(f"{where}: cannot be read ({getattr(exc, 'strerror', None) or type(exc).__name__})", "give a text file holding the token on its first line") from None
         token = (text.strip().splitlines() or [""])[0].strip()
         if not token:
-            raise ConfigError(f"{where}: the file is empty", "put the Tabbycat API token (its user page, 'API Token') on its first line")
+            raise ConfigError(f"{where}: the file is empty", f"put {what} on its first line")
         return token, where
-    if env.get(TABBYCAT_TOKEN_ENV):
-        return env[TABBYCAT_TOKEN_ENV].strip(), f"${TABBYCAT_TOKEN_ENV}"
-    return None, f"no --tabbycat-token-file, ${TABBYCAT_TOKEN_FILE_ENV} or ${TABBYCAT_TOKEN_ENV}"
+    if env.get(value_env):
+        return env[value_env].strip(), f"${value_env}"
+    return None, f"no {option}, ${file_env} or ${value_env}"
+
+
+def tabbycat_token(token_file: str | os.PathLike[str] | None = None, env: Mapping[str, str] | None = None) -> tuple[str | None, str]:
+    """(the Tabbycat API token, where it came from): ``--tabbycat-token-file``, else
+    ``$ADJUDICATOR_TABBYCAT_TOKEN_FILE``, else ``$ADJUDICATOR_TABBYCAT_TOKEN`` (:func:`secret`)."""
+    return secret("--tabbycat-token-file", token_file, TABBYCAT_TOKEN_FILE_ENV, TABBYCAT_TOKEN_ENV, "the Tabbycat API token (its user page, 'API Token')", env)
+
+
+def live_token(token_file: str | os.PathLike[str] | None = None, env: Mapping[str, str] | None = None) -> tuple[str | None, str]:
+    """(a live server token, where it came from): ``--token-file``, else ``$ADJUDICATOR_LIVE_TOKEN_FILE``,
+    else ``$ADJUDICATOR_LIVE_TOKEN`` (:func:`secret`): the organiser's for ``live serve``, anyone's
+    (organiser, chair, panellist, board) for the client commands."""
+    return secret("--token-file", token_file, LIVE_TOKEN_FILE_ENV, LIVE_TOKEN_ENV, "the token (`live serve` prints the organiser's, `live room create` and `live person add` the others)", env)
+
+
+def live_ca_file(env: Mapping[str, str] | None = None) -> str | None:
+    """``$ADJUDICATOR_LIVE_CA_FILE``: the certificate (PEM) a client trusts for an ``https`` live server
+    whose certificate no system authority signed (``live serve --tls-cert`` with a certificate of your
+    own), or None."""
+    return variables(env).get(LIVE_CA_FILE_ENV) or None

@@ -96,11 +96,11 @@ class Server:
         self.state.mkdir(parents=True, exist_ok=True)
         log = self.state / "serve.log"
         cmd = [sys.executable, "-m", "adjudicator.cli", "live", "serve", "--port", str(self.port), "--state-dir", str(self.state),
-               "--store", self.store_url, "--token", TOKEN, "--model", "offline", "--log-level", "warning"]
+               "--store", self.store_url, "--model", "offline", "--log-level", "warning"]
         if self.keep_saver_lock:
             cmd.append("--keep-saver-lock")
         with log.open("a", encoding="utf-8") as err:
-            self.proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=err)
+            self.proc = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=err, env=os.environ | {"ADJUDICATOR_LIVE_TOKEN": TOKEN})
         deadline = time.monotonic() + 180
         while True:
             try:

@@ -132,8 +132,9 @@ class Live:
         self.url = next(x.split()[1] for x in lines if x.startswith("organiser:")).split("/board")[0]
 
     def run(self, *args: str, token: str | None = None, ok: tuple[int, ...] = (0,)) -> subprocess.CompletedProcess:
-        cmd = [sys.executable, "-m", "adjudicator.cli", "live", *args, "--state-dir", str(self.state)] + (["--token", token] if token else [])
-        r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, env=os.environ | {"ADJUDICATOR_LIVE_TOKEN": ""})
+        cmd = [sys.executable, "-m", "adjudicator.cli", "live", *args, "--state-dir", str(self.state)]
+        # a token goes in the environment, never on the command line (ps would show it)
+        r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, env=os.environ | {"ADJUDICATOR_LIVE_TOKEN": token or "", "ADJUDICATOR_LIVE_TOKEN_FILE": ""})
         if r.returncode not in ok:
             tail = (self.state.parent / "serve.log").read_text(encoding="utf-8")[-3000:]
             raise SystemExit(f"`adjudicate live {' '.join(args)}` exited {r.returncode}: {r.stderr.strip()[-600:]}\nserver log:\n{tail}")

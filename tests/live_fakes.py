@@ -3,7 +3,9 @@ that a server subprocess can load with ``--context-factory live_fakes:<name>``."
 
 from __future__ import annotations
 
+import hashlib
 import os
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -61,6 +63,22 @@ def ccdb_stage(k: int, text: str = "我方认为这个观点成立，因为证�
         other = f"{other_side(slot.questioner).capitalize()} Speaker 1"
         body["utterances"].append({"speaker": other, "side": other_side(slot.questioner), "text": "我方回应。"})
     return body
+
+
+_TOKEN_DIR: Path | None = None
+
+
+def token_file(token: str = TOKEN) -> str:
+    """The path of a file (mode 0600) holding ``token`` on its first line, for ``--token-file``: a token
+    is never given on a command line (it would show in ``ps``)."""
+    global _TOKEN_DIR
+    if _TOKEN_DIR is None:
+        _TOKEN_DIR = Path(tempfile.mkdtemp(prefix="adjudicator-tokens-"))
+    path = _TOKEN_DIR / hashlib.sha256(token.encode()).hexdigest()[:16]
+    if not path.exists():
+        path.write_text(token + "\n", encoding="utf-8")
+        path.chmod(0o600)
+    return str(path)
 
 
 def start_server(state_dir: Path, context: AdjudicationContext, **kw) -> LiveServer:

@@ -182,15 +182,25 @@ def test_a_failed_panel_still_writes_the_partial_verdict(tmp_path, capsys):
     assert "at least 2 valid ballots, got 0" in err.splitlines()[-1]
 
 
-def test_live_serve_refuses_a_bad_store_or_token_in_one_line(tmp_path, capsys):
+def test_live_serve_refuses_a_bad_store_or_token_in_one_line(tmp_path, capsys, monkeypatch):
     state = str(tmp_path / "state")
     code, _, err = run(["live", "serve", "--port", "0", "--state-dir", state, "--store", "mysql://x/y"], capsys)
     assert code == 2 and err.strip() == "adjudicate: error: --store: 'mysql://x/y' is neither 'sqlite' nor a postgresql:// URL; use --store sqlite (the default) or --store postgresql://user@host/db"
     # a port nothing listens on: refused at once, one line, no traceback
     code, _, err = run(["live", "serve", "--port", "0", "--state-dir", state, "--store", "postgresql://nobody@127.0.0.1:1/db"], capsys)
     assert code == 2 and len(err.strip().splitlines()) == 1 and err.startswith("adjudicate: error: --store: cannot connect to PostgreSQL (") and "Traceback" not in err
-    code, _, err = run(["live", "serve", "--port", "0", "--state-dir", state, "--token", "short"], capsys)
-    assert code == 2 and err.startswith("adjudicate: error: --token: the access token must have at least 16 characters")
+    code, _, err = run(["live", "serve", "--port", "0", "--state-dir", state, "--token", "a-token-of-enough-length"], capsys)
+    assert code == 2 and err.startswith("adjudicate: error: --token: a token on the command line shows in the process list (ps)")
+    short = tmp_path / "short.token"
+    short.write_text("short\n", encoding="utf-8")
+    code, _, err = run(["live", "serve", "--port", "0", "--state-dir", state, "--token-file", str(short)], capsys)
+    assert code == 2 and err.startswith("adjudicate: error: --token-file: the access token must have at least 16 characters")
+    # a store URL's password: refused on the command line, never printed
+    code, _, err = run(["live", "serve", "--port", "0", "--state-dir", state, "--store", "postgresql://u:s3cret-pw@127.0.0.1:1/db"], capsys)
+    assert code == 2 and "s3cret-pw" not in err and "postgresql://u:***@127.0.0.1:1/db: a password in the URL on the command line shows in the process list" in err
+    monkeypatch.setenv("ADJUDICATOR_LIVE_STORE", "mysql://u:s3cret-pw@x/y")  # from the environment: taken, and its error names no password
+    code, _, err = run(["live", "serve", "--port", "0", "--state-dir", state], capsys)
+    assert code == 2 and "s3cret-pw" not in err and "'mysql://u:***@x/y' is neither 'sqlite' nor a postgresql:// URL" in err
 
 
 def _match_file(tmp_path: Path) -> Path:

@@ -20,7 +20,7 @@ import httpx
 import pytest
 from fake_openai import fake_openai  # noqa: F401 (fixture)
 from graph_fakes import RecordingBackend
-from live_fakes import TOKEN, ccdb_header, ccdb_stage, header_body, online_match, stage_body, start_server, wait_until
+from live_fakes import TOKEN, ccdb_header, ccdb_stage, header_body, online_match, stage_body, start_server, token_file, wait_until
 from processes import stop
 
 from adjudicator.cli import main
@@ -379,7 +379,7 @@ def test_cli_replay_create_push_close(live, tmp_path, capsys):
     m = online_match("r1", 4)
     path = tmp_path / "r1.json"
     path.write_text(m.model_dump_json(), encoding="utf-8")
-    common = ["--url", live.url, "--token", TOKEN]
+    common = ["--url", live.url, "--token-file", token_file()]
 
     assert main(["live", "replay", str(path), "--speed", "0", *common]) == 0
     out, err = capsys.readouterr()
@@ -411,7 +411,7 @@ def test_cli_errors_are_one_line_with_exit_code_2(live, tmp_path, capsys, monkey
     m = online_match("x1", 1)
     path = tmp_path / "x1.json"
     path.write_text(json.dumps(header_body(m)), encoding="utf-8")
-    assert main(["live", "create", str(path), "--url", live.url, "--token", "wrong"]) == 2
+    assert main(["live", "create", str(path), "--url", live.url, "--token-file", token_file("wrong")]) == 2
     _, err = capsys.readouterr()
     assert err.startswith("adjudicate: error: the access token is wrong;") and err.count("\n") == 1
     # token and URL from the environment
@@ -428,7 +428,7 @@ def test_cli_errors_are_one_line_with_exit_code_2(live, tmp_path, capsys, monkey
     assert main(["live", "push", "x1", str(tmp_path / "missing.json")]) == 2
     assert "missing.json: no such file" in capsys.readouterr().err
     monkeypatch.delenv("ADJUDICATOR_LIVE_URL")
-    assert main(["live", "close", "x1", "--url", "http://127.0.0.1:9", "--token", TOKEN]) == 2
+    assert main(["live", "close", "x1", "--url", "http://127.0.0.1:9", "--token-file", token_file()]) == 2
     assert "cannot reach the live server at http://127.0.0.1:9" in capsys.readouterr().err
 
 

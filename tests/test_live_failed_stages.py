@@ -9,7 +9,7 @@ import json
 import httpx
 import pytest
 from graph_fakes import RecordingBackend
-from live_fakes import TOKEN, header_body, online_match, stage_body, start_server
+from live_fakes import TOKEN, header_body, online_match, stage_body, start_server, token_file
 
 from adjudicator.cli import main
 from adjudicator.judges.base import NodeResult
@@ -50,7 +50,7 @@ def flaky(tmp_path):
 
 
 def cli(server, *args) -> list[str]:
-    return ["live", *args, "--url", server.url, "--token", TOKEN]
+    return ["live", *args, "--url", server.url, "--token-file", token_file()]
 
 
 def test_failed_stage_is_failed_everywhere_retried_and_blocks_close(flaky, tmp_path, capsys):

@@ -10,7 +10,7 @@ import json
 import httpx
 import pytest
 from graph_fakes import RecordingBackend, tiny_match
-from live_fakes import TOKEN, stage_body, start_server
+from live_fakes import TOKEN, stage_body, start_server, token_file
 
 from adjudicator.cli import main
 from adjudicator.input.match_file import load_match
@@ -56,13 +56,13 @@ def test_round_show_is_a_short_table_and_json_on_request(live, capsys):
     http.post("/api/matches/cup.r1.a/close", headers=ORG)
     http.post("/api/tournaments/cup/rounds/r1/rooms/a/confirm", json={"by": "Ms Lee"}, headers=ORG)
     http.post("/api/matches/cup.r1.b/stages", json=stage_body(m, 0), headers=ORG)
-    code, out, _ = cli(capsys, "round", "show", "cup", "r1", "--url", srv.url, "--token", TOKEN)
+    code, out, _ = cli(capsys, "round", "show", "cup", "r1", "--url", srv.url, "--token-file", token_file())
     lines = out.splitlines()
     assert code == 0 and len(lines) == 4 and lines[0] == "Spring Cup / Round 1: 2 room(s)"
     assert lines[1].split() == ["room", "stage", "state", "winner", "confirmed", "by", "released"]
     a, b = lines[2].split(), lines[3].split()
     assert a[:5] == ["a", "4", "confirmed", "affirmative", "(Owls"] and "Ms" in a and b == ["b", "1", "open"]
-    code, out, _ = cli(capsys, "round", "show", "cup", "r1", "--url", srv.url, "--token", TOKEN, "--json")
+    code, out, _ = cli(capsys, "round", "show", "cup", "r1", "--url", srv.url, "--token-file", token_file(), "--json")
     view = json.loads(out)
     assert code == 0 and view["viewer"] == "organiser" and [r["room_id"] for r in view["rooms"]] == ["a", "b"] and view["rooms"][0]["decision"]["state"] == "confirmed"
     assert http.get("/api/tournaments/cup/rounds/r1").json()["viewer"] == "public"
@@ -72,7 +72,7 @@ def test_the_next_slot_starts_with_the_side_that_speaks_first(live, capsys, bund
     srv, http = live
     f = bundled_matches_dir / "panelbench" / "debateart_4389.json"  # the negative opens this debate
     assert load_match(f).stages[0].sides == ["negative"]
-    code, out, _ = cli(capsys, "create", str(f), "--url", srv.url, "--token", TOKEN)
+    code, out, _ = cli(capsys, "create", str(f), "--url", srv.url, "--token-file", token_file())
     slot = json.loads(out)["next_slot"]
     assert code == 0 and slot["stage"]["sides"] == ["negative"] and slot["stage"]["name"] == "Negative speech 1"
 
@@ -83,10 +83,10 @@ def test_closing_with_a_speech_missing_warns_and_needs_force(live, capsys):
     assert http.post("/api/matches", json=m.view().model_dump(mode="json", exclude={"stages"}), headers=ORG).status_code == 201
     for i in range(3):
         http.post("/api/matches/m1/stages", json=stage_body(m, i), headers=ORG)
-    code, _, err = cli(capsys, "close", "m1", "--url", srv.url, "--token", TOKEN)
+    code, _, err = cli(capsys, "close", "m1", "--url", srv.url, "--token-file", token_file())
     assert code == 2 and "the negative has given 1 speech and the affirmative 2: the negative's answer to the affirmative's last speech seems missing" in err
     assert "--force" in err and http.get("/api/matches/m1").json()["status"] == "open"
-    code, out, _ = cli(capsys, "close", "m1", "--force", "--url", srv.url, "--token", TOKEN)
+    code, out, _ = cli(capsys, "close", "m1", "--force", "--url", srv.url, "--token-file", token_file())
     assert code == 0 and json.loads(out)["winner"] in ("affirmative", "negative")
 
 
@@ -124,6 +124,6 @@ def test_replaying_another_motion_into_a_room_names_the_room_not_a_new_match_id(
     other = tiny_match(4).model_dump(mode="json") | {"motion": "Cities should ban cars"}
     f = tmp_path / "other.json"
     f.write_text(json.dumps(other), encoding="utf-8")
-    code, _, err = cli(capsys, "replay", str(f), "--match-id", "cup.r1.a", "--speed", "0", "--url", srv.url, "--token", TOKEN)
+    code, _, err = cli(capsys, "replay", str(f), "--match-id", "cup.r1.a", "--speed", "0", "--url", srv.url, "--token-file", token_file())
     assert code == 2 and "match 'cup.r1.a' is room 'a' of round 'r1', which debates online-1v1 'Schools should require uniforms'" in err
     assert "--match-id" not in err and "round create --from-match" in err

@@ -170,13 +170,13 @@ def test_three_processes_starting_at_once_migrate_once(pg_url):
 
 
 def _serve(state: Path, url: str, log: Path, block: str | None = None) -> subprocess.Popen:
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent), "LIVE_FAKE_LOG": str(log)}
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent), "LIVE_FAKE_LOG": str(log), "ADJUDICATOR_LIVE_TOKEN": TOKEN}
     env.pop("LIVE_FAKE_BLOCK", None)
     if block:
         env["LIVE_FAKE_BLOCK"] = block
     return subprocess.Popen(
         [sys.executable, "-m", "adjudicator.cli", "live", "serve", "--port", "0", "--state-dir", str(state), "--store", url,
-         "--token", TOKEN, "--context-factory", "live_fakes:logging_context", "--log-level", "warning"],
+         "--context-factory", "live_fakes:logging_context", "--log-level", "warning"],
         cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
     )
 

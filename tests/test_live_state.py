@@ -9,7 +9,7 @@ import stat
 import httpx
 import pytest
 from graph_fakes import RecordingBackend
-from live_fakes import TOKEN, header_body, online_match, stage_body, start_server
+from live_fakes import TOKEN, header_body, online_match, stage_body, start_server, token_file
 
 from adjudicator.cli import main
 from adjudicator.live.client import LiveClient, ServerLost
@@ -92,5 +92,5 @@ def test_a_server_that_dies_mid_replay_is_exit_1_naming_the_cause(tmp_path):
 
 
 def test_a_server_never_reached_is_still_bad_usage(capsys):
-    assert main(["live", "close", "x1", "--url", "http://127.0.0.1:9", "--token", TOKEN]) == 2
+    assert main(["live", "close", "x1", "--url", "http://127.0.0.1:9", "--token-file", token_file()]) == 2
     assert "cannot reach the live server at http://127.0.0.1:9" in capsys.readouterr().err

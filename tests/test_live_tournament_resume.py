@@ -15,7 +15,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from live_fakes import online_match, wait_until
+from live_fakes import online_match, token_file, wait_until
 from processes import stop
 from tabbycat_shape import problems
 
@@ -88,10 +88,10 @@ def test_kill_9_between_confirm_and_release_loses_nothing(tmp_path, capsys):
             assert out["match_id"] == f"cup.r1.{room}" and out["chair_url"] == f"{url}/board/cup.r1.{room}?token={out['chair_token']}"
             chairs[room] = out["chair_token"]
             for s in m.stages:
-                _run(capsys, "push", f"cup.r1.{room}", str(match_file), "--stage-id", s.stage_id, "--url", url, "--token", out["chair_token"])
-            _run(capsys, "close", f"cup.r1.{room}", "--url", url, "--token", out["chair_token"])
+                _run(capsys, "push", f"cup.r1.{room}", str(match_file), "--stage-id", s.stage_id, "--url", url, "--token-file", token_file(out["chair_token"]))
+            _run(capsys, "close", f"cup.r1.{room}", "--url", url, "--token-file", token_file(out["chair_token"]))
         view = _run(capsys, "confirm", "cup", "r1", "a", "--winner", "negative", "--score", "s2:negative=9", "--vote", "Negative Speaker 1=9",
-                    "--note", "clear rebuttal", "--url", url, "--token", chairs["a"])
+                    "--note", "clear rebuttal", "--url", url, "--token-file", token_file(chairs["a"]))
         assert (view["winner"], view["overridden"], view["decision"]["confirmed_by"]["name"]) == ("negative", True, "Chair a")
         _run(capsys, "confirm", "cup", "r1", "b", "--by", "Deputy", *org)
         access = json.loads((state / "access.json").read_text())
@@ -139,7 +139,7 @@ def test_kill_9_between_confirm_and_release_loses_nothing(tmp_path, capsys):
 def test_every_organiser_command_has_help(command, capsys):
     assert main(["live", *command, "--help"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith(f"Usage: adjudicate live {' '.join(command)} [OPTIONS]") and "--url" in out and "--token" in out
+    assert out.startswith(f"Usage: adjudicate live {' '.join(command)} [OPTIONS]") and "--url" in out and "--token-file" in out
 
 
 def test_organiser_command_errors_are_one_line_with_exit_code_2(tmp_path, capsys):
@@ -149,7 +149,7 @@ def test_organiser_command_errors_are_one_line_with_exit_code_2(tmp_path, capsys
         (["confirm", "t", "r", "a", "--vote", "Ann=9"], "--vote: 'Ann=9' is not 'POSITION LABEL=VOTES'"),
         (["room", "create", "t", "r", "a", "--affirmative-team", "A", "--negative-team", "N", "--debater", "Ann"], "--debater: 'Ann' is not 'SIDE POSITION=NAME'"),
         (["round", "create", "t", "r", "--format", "online-1v1"], "round create: no motion"),
-        (["tournament", "create", "t", "--url", "http://127.0.0.1:9", "--token", "x"], "cannot reach the live server at http://127.0.0.1:9"),
+        (["tournament", "create", "t", "--url", "http://127.0.0.1:9", "--token-file", token_file("x")], "cannot reach the live server at http://127.0.0.1:9"),
     ]
     for args, words in bad:
         assert main(["live", *args]) == 2, args

@@ -17,7 +17,7 @@ import pytest
 from fake_tabbycat import BASE, FakeTabbycat
 from fake_tabbycat import TOKEN as TC_TOKEN
 from graph_fakes import RecordingBackend
-from live_fakes import TOKEN, ccdb_stage, start_server
+from live_fakes import TOKEN, ccdb_stage, start_server, token_file
 
 from adjudicator.cli import main
 from adjudicator.input.formats import CCDB_4V4
@@ -120,7 +120,7 @@ def test_the_push_command_prints_a_line_per_room_and_exits_2_on_a_refusal(server
     for room in ("A", "B"):
         http.post(f"/api/tournaments/cup/rounds/r1/rooms/{room}/confirm", json={"winner": "negative"} if room == "B" else {}, headers=ORG)
     monkeypatch.setenv("ADJUDICATOR_TABBYCAT_TOKEN", TC_TOKEN)
-    code = main(["live", "tabbycat", "push", "cup", "r1", "--url", server.url, "--token", TOKEN])
+    code = main(["live", "tabbycat", "push", "cup", "r1", "--url", server.url, "--token-file", token_file()])
     out, err = capsys.readouterr()
     lines = out.splitlines()
     assert code == 2 and lines[0].split()[:2] == ["A", "posted"] and lines[1].split()[:2] == ["B", "refused"]

@@ -9,8 +9,10 @@ else the access file in ``--state-dir``. Results go to stdout as JSON; progress 
 
 from __future__ import annotations
 
+import functools
 import importlib
 import json
+import re
 import socket
 import sys
 from pathlib import Path
@@ -30,18 +32,39 @@ DEFAULT_STATE_DIR = ".adjudicator-live"
 
 
 def client_options(f):
-    """--url, --token, --state-dir for the commands that talk to a running server."""
-    f = click.option("--state-dir", type=click.Path(file_okay=False, path_type=Path), envvar=LIVE_STATE_ENV, default=DEFAULT_STATE_DIR, show_default=True, help="read URL and token from this server state folder's access.json")(f)
-    f = click.option("--token", envvar="ADJUDICATOR_LIVE_TOKEN", help="access token: the organiser's (printed by `live serve`), or a room's chair token (`live room create`)")(f)
-    f = click.option("--url", envvar="ADJUDICATOR_LIVE_URL", help="base URL of the live server, e.g. http://127.0.0.1:8421")(f)
-    return f
+    """--url, --token-file, --state-dir for the commands that talk to a running server. The command
+    receives ``token``: the token read from ``--token-file`` (None: ``$ADJUDICATOR_LIVE_TOKEN_FILE``,
+    ``$ADJUDICATOR_LIVE_TOKEN`` or the access file, :func:`~adjudicator.live.client.resolve_endpoint`).
+    A token given on the command line (``--token``, hidden) is refused: it would show in ``ps``."""
+
+    @functools.wraps(f)
+    def with_token(*args, token_file: Path | None = None, token: str | None = None, **kw):
+        if token is not None:
+            refuse_token_argument()
+        from adjudicator.environment import live_token
+
+        return f(*args, token=live_token(token_file, env={})[0] if token_file else None, **kw)
+
+    g = click.option("--state-dir", type=click.Path(file_okay=False, path_type=Path), envvar=LIVE_STATE_ENV, default=DEFAULT_STATE_DIR, show_default=True, help="read URL and token from this server state folder's access.json")(with_token)
+    g = click.option("--token", hidden=True, help="refused: a token on the command line shows in the process list")(g)
+    g = click.option("--token-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+                     help="file whose first line is your token: the organiser's (`live serve`), a chair's (`live room create`) or another person's "
+                          "(`live person add`); else $ADJUDICATOR_LIVE_TOKEN_FILE, $ADJUDICATOR_LIVE_TOKEN, or --state-dir's access file")(g)
+    g = click.option("--url", envvar="ADJUDICATOR_LIVE_URL", help="base URL of the live server, e.g. http://127.0.0.1:8421")(g)
+    return g
+
+
+def refuse_token_argument() -> None:
+    """Raises InputError: a token given as an argument (``--token``) shows in the process list."""
+    raise InputError("--token: a token on the command line shows in the process list (ps) to every user of this machine",
+                     "put it in a file and give --token-file FILE, or set $ADJUDICATOR_LIVE_TOKEN (or $ADJUDICATOR_LIVE_TOKEN_FILE)")
 
 
 def _client(url, token, state_dir):
-    from adjudicator.live.client import LiveClient, resolve_endpoint
+    from adjudicator.live.client import LiveClient, resolve_endpoint, trusted_certificate
 
     base, tok, origin = resolve_endpoint(url, token, state_dir)
-    return LiveClient(base, tok, origin=origin)
+    return LiveClient(base, tok, origin=origin, verify=trusted_certificate(base, state_dir))
 
 
 @click.group("live")
@@ -81,8 +104,16 @@ def live_group() -> None:
 @click.option("--store", envvar=LIVE_STORE_ENV, default="sqlite", show_default=True,
               help="where matches, checkpoints, verdicts and tournaments live: 'sqlite' (files in --state-dir) or a postgresql:// URL that several server processes share")
 @click.option("--pool-size", type=click.IntRange(1, 256), default=None, help="PostgreSQL only: data connections per process (default 8; held match locks get twice as many)")
-@click.option("--token", "serve_token", default=None,
-              help="organiser access token (at least 16 characters; give every process of one database the same one); default: the one in --state-dir's access.json, else a new one")
+@click.option("--token-file", "serve_token_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="file whose first line is the organiser's token (at least 16 characters; give every process of one database the same one); "
+                   "else $ADJUDICATOR_LIVE_TOKEN_FILE, $ADJUDICATOR_LIVE_TOKEN, the one in --state-dir's access.json, or a new one")
+@click.option("--token", "serve_token", hidden=True, help="refused: a token on the command line shows in the process list")
+@click.option("--tls-cert", type=click.Path(dir_okay=False, path_type=Path), default=None, help="serve HTTPS with this certificate (PEM; with --tls-key)")
+@click.option("--tls-key", type=click.Path(dir_okay=False, path_type=Path), default=None, help="the private key of --tls-cert (PEM)")
+@click.option("--max-connections", type=click.IntRange(16, 1_000_000), default=None,
+              help="open connections past which requests without a valid token get 503 (default: the open-files limit less 128)")
+@click.option("--max-streams", type=click.IntRange(1, 1_000_000), default=None,
+              help="open board event streams past which a new one without a valid token gets 503 (default: half of --max-connections)")
 @click.option("--max-body-kb", type=click.IntRange(1, 65536), default=1024, show_default=True, help="largest request body accepted (413 above)")
 @click.option("--max-matches", type=click.IntRange(1, 1_000_000), default=1000, show_default=True, help="matches this server keeps; a create beyond it is refused (409)")
 @click.option("--log-level", type=click.Choice(["critical", "error", "warning", "info", "debug"]), default="info", show_default=True,
@@ -92,31 +123,52 @@ def live_group() -> None:
 @click.option("--context-factory", hidden=True, help="module:callable returning an AdjudicationContext (custom backends, tests)")
 @click.option("--keep-saver-lock", is_flag=True, hidden=True, help="PostgreSQL: keep LangGraph's per-saver lock (benchmarks/live_scale.py --saver-lock)")
 @model_options
-def serve_cmd(host: str, port: int, state_dir: Path, store: str, pool_size: int | None, serve_token: str | None, max_body_kb: int, max_matches: int, log_level: str,
+def serve_cmd(host: str, port: int, state_dir: Path, store: str, pool_size: int | None, serve_token_file: Path | None, serve_token: str | None,
+              tls_cert: Path | None, tls_key: Path | None, max_connections: int | None, max_streams: int | None, max_body_kb: int, max_matches: int, log_level: str,
               tabbycat_token_file: Path | None, context_factory: str | None, keep_saver_lock: bool, **opts) -> None:
     """Start the live server and print the organiser URL and access token."""
-    from adjudicator.environment import tabbycat_token
+    from adjudicator.environment import live_token, tabbycat_token
     from adjudicator.live.app import create_app
-    from adjudicator.live.server import base_url_of, load_or_create_token, serve_forever, urls, warn_if_exposed, write_access
+    from adjudicator.live.server import base_url_of, check_tls, load_or_create_token, serve_forever, urls, warn_if_exposed, write_access
+    from adjudicator.live.storage import redacted
 
     _default_stop_signals()
-    if serve_token is not None and len(serve_token) < 16:
-        raise InputError("--token: the access token must have at least 16 characters", "use a longer random token, e.g. `python -c 'import secrets; print(secrets.token_urlsafe(32))'`")
+    if serve_token is not None:
+        refuse_token_argument()
+    _refuse_password_argument(store)
+    given, _ = live_token(serve_token_file)
+    if given is not None and len(given) < 16:
+        raise InputError("--token-file: the access token must have at least 16 characters", "use a longer random token, e.g. `python -c 'import secrets; print(secrets.token_urlsafe(32))'`")
+    tls = check_tls(tls_cert, tls_key)
     tc_token, tc_where = tabbycat_token(tabbycat_token_file)
     context = _serving_context(context_factory, opts)
     _make_state_dir(state_dir)
-    token = serve_token or load_or_create_token(state_dir)
+    token = given or load_or_create_token(state_dir)
     # the app takes the state folder's lock (SQLite) before the socket is bound or access.json written
     app = create_app(state_dir, context, token, max_body_bytes=max_body_kb * 1024, store=store, pool_size=pool_size, keep_saver_lock=keep_saver_lock, max_matches=max_matches,
-                     tabbycat_token=tc_token)
+                     tabbycat_token=tc_token, max_connections=max_connections, max_streams=max_streams)
     sock = _listen(host, port)
-    base = base_url_of(sock)
-    path = write_access(state_dir, base, token)
+    base = base_url_of(sock, tls=tls is not None)
+    path = write_access(state_dir, base, token, tls_cert=tls[0] if tls else None)
     _print_access(urls(base, token), path)
-    where = f"state in {state_dir}" if store == "sqlite" else f"store {_redacted(store)}; access file in {state_dir}"
-    echo_err(f"adjudicate live: model {context.tracker.name}; {where}; Tabbycat token: {tc_where if tc_token else 'none (' + tc_where + ')'}; Ctrl+C to stop")
-    warn_if_exposed(host)
-    serve_forever(app, sock, log_level)
+    where = f"state in {state_dir}" if store == "sqlite" else f"store {redacted(store)}; access file in {state_dir}"
+    cap = app.state.capacity
+    echo_err(f"adjudicate live: model {context.tracker.name}; {where}; Tabbycat token: {tc_where if tc_token else 'none (' + tc_where + ')'}; "
+             f"at most {cap.max_connections} connections, {cap.max_streams} board streams; Ctrl+C to stop")
+    warn_if_exposed(host, tls is not None)
+    serve_forever(app, sock, log_level, tls=tls)
+
+
+def _refuse_password_argument(store: str) -> None:
+    """Raises InputError when ``--store`` was given on the command line as a URL with a password (it
+    would show in ``ps``); the same URL in ``$ADJUDICATOR_LIVE_STORE`` is accepted."""
+    ctx = click.get_current_context(silent=True)
+    source = ctx.get_parameter_source("store") if ctx is not None else None
+    if source == click.core.ParameterSource.COMMANDLINE and re.search(r"://[^/@]*:[^/@]*@", store or ""):
+        from adjudicator.live.storage import redacted
+
+        raise InputError(f"--store {redacted(store)}: a password in the URL on the command line shows in the process list (ps)",
+                         "leave it out and give it in $PGPASSWORD or a ~/.pgpass file, or put the whole URL in $ADJUDICATOR_LIVE_STORE")
 
 
 def _default_stop_signals() -> None:
@@ -140,13 +192,6 @@ def _serving_context(context_factory: str | None, opts: dict):
     from adjudicator.api import build_context
 
     return build_context(model_config_from_options(opts), check_models=True)  # a key missing fails now, not at the first push
-
-
-def _redacted(url: str) -> str:
-    """A database URL without its password (``postgresql://user:***@host/db``)."""
-    import re
-
-    return re.sub(r"(://[^:/@]+):[^@]*@", r"\1:***@", url)
 
 
 def load_context_factory(spec: str):

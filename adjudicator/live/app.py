@@ -25,10 +25,12 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
+from starlette.concurrency import run_in_threadpool
 
 from adjudicator.errors import AdjudicatorError, InputError
 from adjudicator.live import routes, tournament_routes
-from adjudicator.live.access import Gate
+from adjudicator.live.access import Gate, presented_token
+from adjudicator.live.capacity import Capacity, CapacityGuard
 from adjudicator.live.errors import LiveRequestError
 from adjudicator.live.events import Hub
 from adjudicator.live.headers import SecurityHeaders
@@ -57,6 +59,8 @@ def create_app(
     max_matches: int = MAX_MATCHES,
     tabbycat_token: str | None = None,
     tabbycat_transport: Any = None,
+    max_connections: int | None = None,
+    max_streams: int | None = None,
 ) -> FastAPI:
     """The live app over the state directory ``state_dir``, adjudicating with ``context``.
 
@@ -75,6 +79,9 @@ def create_app(
     ``keep_saver_lock`` keeps LangGraph's per-saver lock (measurements). ``tabbycat_token``: the token
     of the Tabbycat pushes (``app.state.tabbycat``, :class:`~adjudicator.live.tabbycat.service.TabbycatPusher`,
     also on release where a tournament asks); ``tabbycat_transport`` replaces its network (tests).
+    ``max_connections`` and ``max_streams`` cap open connections and board event streams
+    (``app.state.capacity``, :class:`~adjudicator.live.capacity.Capacity`; default: from the process's
+    open-files limit).
     """
     if not token:
         raise ValueError("an access token is required")
@@ -99,6 +106,7 @@ def create_app(
     app.state.store, app.state.tabroom, app.state.tabbycat, app.state.hub = live, tabroom, pusher, hub
     app.state.gate = Gate(token, tournaments.room_of_token)
     app.state.token, app.state.max_body_bytes = token, max_body_bytes
+    app.state.capacity = Capacity.for_process(max_connections, max_streams)
     _mount(app)
     return app
 
@@ -125,7 +133,15 @@ def _follow_other_processes(storage: LiveStorage, hub: Hub, live: LiveStore) -> 
 
 
 def _mount(app: FastAPI) -> None:
-    """The app's security headers, error handler, pages, static files and API routes (matches', then tournaments')."""
+    """The app's caps and security headers (outermost, so a refusal carries them too), error handler,
+    pages, static files and API routes (matches', then tournaments')."""
+    gate: Gate = app.state.gate
+
+    async def has_valid_token(headers: dict[str, str]) -> bool:
+        given = presented_token(headers)
+        return bool(given) and await run_in_threadpool(gate.actor, given) is not None
+
+    app.add_middleware(CapacityGuard, capacity=app.state.capacity, has_valid_token=has_valid_token)
     app.add_middleware(SecurityHeaders)
     app.exception_handler(AdjudicatorError)(_adjudicator_error)
     app.include_router(routes.pages)

@@ -10,24 +10,26 @@ a replay or a push -- is :class:`ServerLost` (exit code 1), naming the request a
 
 from __future__ import annotations
 
+import ssl
 from pathlib import Path
 from typing import Any
 
 import httpx
 
-from adjudicator.environment import live_endpoint
+from adjudicator.environment import live_ca_file, live_endpoint, live_token
 from adjudicator.errors import AdjudicationFailed, AdjudicatorError, InputError
 from adjudicator.live.errors import STATUS_ERRORS, LiveRequestError
 from adjudicator.live.server import DEFAULT_HOST, DEFAULT_PORT, access_path, read_access
 
 
 def resolve_endpoint(url: str | None, token: str | None, state_dir: str | Path | None) -> tuple[str, str | None, str]:
-    """(base URL, token, where the URL came from): flag, else ``ADJUDICATOR_LIVE_URL`` /
-    ``ADJUDICATOR_LIVE_TOKEN``, else the access file in ``state_dir``, else
-    ``http://127.0.0.1:<DEFAULT_PORT>`` and no token. The third item is a phrase for error messages
-    ("from the access file /abs/state/access.json", "the default: no --url, ...")."""
+    """(base URL, token, where the URL came from): the URL from ``--url``, else ``ADJUDICATOR_LIVE_URL``,
+    else the access file in ``state_dir``, else ``http://127.0.0.1:<DEFAULT_PORT>``; the token given
+    (read from ``--token-file``), else ``$ADJUDICATOR_LIVE_TOKEN_FILE`` / ``$ADJUDICATOR_LIVE_TOKEN``
+    (:func:`~adjudicator.environment.live_token`), else the access file's. The third item is a phrase
+    for error messages ("from the access file /abs/state/access.json", "the default: no --url, ...")."""
     access = read_access(state_dir) if state_dir else None
-    env_url, env_token = live_endpoint()
+    env_url, _ = live_endpoint()
     where = str(access_path(state_dir).resolve()) if state_dir else "(no --state-dir)"
     if url or env_url:
         origin = "from --url / $ADJUDICATOR_LIVE_URL"
@@ -36,8 +38,24 @@ def resolve_endpoint(url: str | None, token: str | None, state_dir: str | Path |
     else:
         origin = f"the default, since there is no --url, no $ADJUDICATOR_LIVE_URL and no access file at {where}"
     url = url or env_url or (access or {}).get("url") or f"http://{DEFAULT_HOST}:{DEFAULT_PORT}"
-    token = token or env_token or (access or {}).get("token")
+    token = token or live_token()[0] or (access or {}).get("token")
     return url.rstrip("/"), token, origin
+
+
+def trusted_certificate(url: str, state_dir: str | Path | None) -> ssl.SSLContext | bool:
+    """What an ``https`` client trusts: ``$ADJUDICATOR_LIVE_CA_FILE``, else the certificate the local
+    server was started with (``tls_cert`` in its access file, for a certificate no system authority
+    signed), else the system's authorities (True)."""
+    if not url.startswith("https://"):
+        return True
+    ca = live_ca_file() or ((read_access(state_dir) or {}).get("tls_cert") if state_dir else None)
+    if not (isinstance(ca, str) and ca):
+        return True
+    try:
+        return ssl.create_default_context(cafile=ca)
+    except (OSError, ssl.SSLError) as exc:
+        raise InputError(f"the certificate to trust for {url} ({ca}) cannot be read ({getattr(exc, 'strerror', None) or exc})",
+                         "set $ADJUDICATOR_LIVE_CA_FILE to the server's certificate (PEM)") from None
 
 
 class ServerLost(AdjudicatorError):
@@ -48,13 +66,14 @@ class ServerLost(AdjudicatorError):
 
 class LiveClient:
     """Calls the live server at ``url`` with ``token``. ``timeout_s`` bounds each request (a push with
-    an LLM tracker, or a close with an LLM panel, can take minutes)."""
+    an LLM tracker, or a close with an LLM panel, can take minutes); ``verify`` is what an ``https``
+    connection trusts (:func:`trusted_certificate`)."""
 
-    def __init__(self, url: str, token: str | None = None, timeout_s: float = 900.0, origin: str = "") -> None:
+    def __init__(self, url: str, token: str | None = None, timeout_s: float = 900.0, origin: str = "", verify: ssl.SSLContext | bool = True) -> None:
         self.url = url.rstrip("/")
         self.origin = origin  # where the URL came from (resolve_endpoint), for error messages
         headers = {"Authorization": f"Bearer {token}"} if token else {}
-        self.http = httpx.Client(base_url=self.url, headers=headers, timeout=timeout_s, trust_env=False)
+        self.http = httpx.Client(base_url=self.url, headers=headers, timeout=timeout_s, trust_env=False, verify=verify)
         self.reached = False  # whether the server has answered any request of this client
 
     def close(self) -> None:

@@ -9,6 +9,7 @@ import logging
 import time
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import urlsplit
 
 import psycopg
 from langgraph.checkpoint.postgres import PostgresSaver
@@ -35,6 +36,9 @@ def connect_pool(url: str, size: int, name: str) -> ConnectionPool[Any]:
         psycopg.connect(url, connect_timeout=10).close()
     except psycopg.Error as exc:
         reason = " ".join(str(exc).split()) or type(exc).__name__
+        password = urlsplit(url).password if "://" in url else None
+        if password:  # libpq may quote the URL back; its password is never printed
+            reason = reason.replace(password, "***")
         raise InputError(f"--store: cannot connect to PostgreSQL ({reason})", "check the URL, that the server runs, and its pg_hba.conf") from None
     pool: ConnectionPool[Any] = ConnectionPool(
         url, min_size=1, max_size=size, name=name, open=False, timeout=60,

@@ -3,7 +3,9 @@
 
 The token is created once per state directory and kept in ``STATE_DIR/access.json`` (mode 0600)
 together with the URLs, so organiser links stay valid across restarts and ``adjudicate live push``
-can find the server without flags.
+can find the server without flags. uvicorn serves HTTPS when given a certificate and its key
+(:func:`check_tls`), and its access log never shows a query string's values (:class:`RedactQuery`):
+the organiser's and chairs' page links carry their token as ``?token=``.
 
 uvicorn waits for a request's head for ever: a client that connects and sends nothing (or half a
 header) holds a file descriptor until it leaves, so ~20,000 such connections exhausted the server's
@@ -11,16 +13,19 @@ descriptors without a token. :func:`deadline_protocol` closes a connection whose
 within :data:`HEAD_TIMEOUT_S` (counted from the connection, or from the first byte of a kept-alive
 connection's next request) or whose body has not within :data:`BODY_TIMEOUT_S`, and at most
 :data:`MAX_PENDING_HEADS` connections may wait for their head at once (the oldest is closed first), so
-half-open connections hold a bounded number of descriptors. Connection and event-stream caps for
-connections that did send a request are the live app's own (issue 27).
+half-open connections hold a bounded number of descriptors. The protocol also counts the open
+connections for the app's caps on connections and event streams (:mod:`adjudicator.live.capacity`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
+import logging
 import secrets
 import socket
+import ssl
 import sys
 import threading
 import time
@@ -31,7 +36,9 @@ from typing import Any, Literal
 import uvicorn
 from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
+from adjudicator.errors import InputError
 from adjudicator.files import atomic_write_text
+from adjudicator.live.capacity import Capacity
 
 ACCESS_FILE = "access.json"
 DEFAULT_HOST = "127.0.0.1"
@@ -84,11 +91,57 @@ def urls(base_url: str, token: str) -> dict[str, str]:
     return {"url": base_url, "organiser_url": f"{base_url}/organiser?token={token}", "board_url": f"{base_url}/board", "token": token}
 
 
-def write_access(state_dir: str | Path, base_url: str, token: str) -> Path:
-    """Write ``access.json`` (mode 0600) and return its path."""
+def write_access(state_dir: str | Path, base_url: str, token: str, tls_cert: str | Path | None = None) -> Path:
+    """Write ``access.json`` (mode 0600) and return its path; ``tls_cert``, the certificate an ``https``
+    server was started with, is kept for the local client commands to trust."""
     p = access_path(state_dir)
-    atomic_write_text(p, json.dumps(urls(base_url, token), indent=2) + "\n", private=True)
+    data: dict[str, Any] = urls(base_url, token)
+    if tls_cert is not None:
+        data["tls_cert"] = str(Path(tls_cert).resolve())
+    atomic_write_text(p, json.dumps(data, indent=2) + "\n", private=True)
     return p
+
+
+def check_tls(cert: str | Path | None, key: str | Path | None) -> tuple[str, str] | None:
+    """``(cert, key)`` once both load as a certificate chain (``live serve --tls-cert --tls-key``), or
+    None for plain HTTP. Raises :class:`~adjudicator.errors.InputError` (one line) when only one is
+    given or they do not load."""
+    if cert is None and key is None:
+        return None
+    if cert is None or key is None:
+        raise InputError(f"--tls-{'cert' if cert is None else 'key'}: HTTPS needs both --tls-cert and --tls-key", "give the certificate and its private key (PEM files)")
+    try:
+        ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(str(cert), str(key))
+    except (OSError, ssl.SSLError) as exc:
+        raise InputError(f"--tls-cert {cert} / --tls-key {key}: cannot be loaded ({getattr(exc, 'strerror', None) or exc})",
+                         "give a PEM certificate and the private key it was made with") from None
+    return str(cert), str(key)
+
+
+class RedactQuery(logging.Filter):
+    """Writes uvicorn's access log lines with every query value replaced by ``***``: the organiser's and
+    the chairs' page links carry their token as ``?token=...``, and a log file is read by more people
+    than the token's holder. The path, the parameter names and the status stay."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        args = record.args
+        if isinstance(args, tuple) and len(args) >= 3 and isinstance(args[2], str) and "?" in args[2]:
+            record.args = (*args[:2], redact_query(args[2]), *args[3:])
+        return True
+
+
+def redact_query(path: str) -> str:
+    """``/board/x?token=abc&wait=false`` -> ``/board/x?token=***&wait=***``."""
+    head, _, query = path.partition("?")
+    parts = [p.split("=", 1)[0] + "=***" if p else p for p in query.split("&")]
+    return head + "?" + "&".join(parts)
+
+
+def _redact_access_log() -> None:
+    """Install :class:`RedactQuery` on uvicorn's access logger (once)."""
+    logger = logging.getLogger("uvicorn.access")
+    if not any(isinstance(f, RedactQuery) for f in logger.filters):
+        logger.addFilter(RedactQuery())
 
 
 def bind_socket(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> socket.socket:
@@ -105,12 +158,13 @@ def bind_socket(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> socket.so
     return sock
 
 
-def base_url_of(sock: socket.socket) -> str:
-    """``http://host:port`` of a bound socket (IPv6 hosts in brackets)."""
+def base_url_of(sock: socket.socket, tls: bool = False) -> str:
+    """``http://host:port`` (``https`` with ``tls``) of a bound socket (IPv6 hosts in brackets)."""
     host, port = sock.getsockname()[:2]
     if host in ("0.0.0.0", "::"):
         host = socket.gethostname()
-    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+    scheme = "https" if tls else "http"
+    return f"{scheme}://[{host}]:{port}" if ":" in host else f"{scheme}://{host}:{port}"
 
 
 class _Server(uvicorn.Server):
@@ -127,13 +181,16 @@ class _Server(uvicorn.Server):
         super().handle_exit(sig, frame)
 
 
-def deadline_protocol(head_timeout_s: float = HEAD_TIMEOUT_S, body_timeout_s: float = BODY_TIMEOUT_S, max_pending: int = MAX_PENDING_HEADS) -> type:
+def deadline_protocol(head_timeout_s: float = HEAD_TIMEOUT_S, body_timeout_s: float = BODY_TIMEOUT_S, max_pending: int = MAX_PENDING_HEADS,
+                      capacity: Capacity | None = None) -> type:
     """uvicorn's HTTP protocol class (httptools, else h11) with the deadlines of the module docstring:
     a connection still waiting for its request's head after ``head_timeout_s`` seconds, or for its
     body ``body_timeout_s`` seconds after the head, is closed without a reply, and when more than
     ``max_pending`` connections wait for their head the one that has waited longest is closed. A
     request that has been read whole (an event stream included) is never timed out here. Each call
-    makes a class with its own count of waiting connections (one per server)."""
+    makes a class with its own count of waiting connections (one per server). ``capacity``, when given,
+    has its ``connections`` kept up to date (the app's :class:`~adjudicator.live.capacity.CapacityGuard`
+    reads it)."""
     waiting: OrderedDict[Any, None] = OrderedDict()  # connections waiting for their head, oldest first
     base: Any = AutoHTTPProtocol  # httptools' protocol when installed, else h11's (uvicorn's choice)
 
@@ -142,6 +199,8 @@ def deadline_protocol(head_timeout_s: float = HEAD_TIMEOUT_S, body_timeout_s: fl
         _waiting_for: Literal["head", "body"] | None = None
 
         def connection_made(self, transport: Any) -> None:
+            if capacity is not None:
+                capacity.connections += 1
             super().connection_made(transport)
             self._watch()
 
@@ -150,6 +209,8 @@ def deadline_protocol(head_timeout_s: float = HEAD_TIMEOUT_S, body_timeout_s: fl
             self._watch()
 
         def connection_lost(self, exc: Exception | None) -> None:
+            if capacity is not None:
+                capacity.connections -= 1
             self._set(None)
             super().connection_lost(exc)
 
@@ -194,22 +255,36 @@ def deadline_protocol(head_timeout_s: float = HEAD_TIMEOUT_S, body_timeout_s: fl
     return DeadlineProtocol
 
 
-def _config(app, log_level: str, protocol: type | None = None) -> uvicorn.Config:
-    return uvicorn.Config(
+def _config(app, log_level: str, protocol: type | None = None, tls: tuple[str, str] | None = None) -> uvicorn.Config:
+    protocol = protocol or deadline_protocol(capacity=getattr(app.state, "capacity", None))
+    config = uvicorn.Config(
         app,
         log_level=log_level,
         timeout_graceful_shutdown=3,
         lifespan="on",
         ws="none",
         access_log=log_level in ("debug", "info"),
-        http=protocol or deadline_protocol(),
+        http=protocol,
         timeout_keep_alive=KEEP_ALIVE_S,
+        ssl_certfile=tls[0] if tls else None,
+        ssl_keyfile=tls[1] if tls else None,
+        log_config=_log_config(),
     )
+    _redact_access_log()  # after the Config: it (re)configures uvicorn's loggers
+    return config
 
 
-def serve_forever(app, sock: socket.socket, log_level: str = "info") -> None:
-    """Serve ``app`` on ``sock`` in the foreground until interrupted."""
-    _Server(_config(app, log_level), app).run(sockets=[sock])
+def _log_config() -> dict[str, Any]:
+    """uvicorn's logging set-up with its access log on stderr beside its other lines (uvicorn writes it
+    to stdout, which carries only the organiser's URLs: the house rule for every command's stdout)."""
+    config = copy.deepcopy(uvicorn.config.LOGGING_CONFIG)
+    config["handlers"]["access"]["stream"] = "ext://sys.stderr"
+    return config
+
+
+def serve_forever(app, sock: socket.socket, log_level: str = "info", tls: tuple[str, str] | None = None) -> None:
+    """Serve ``app`` on ``sock`` in the foreground until interrupted (HTTPS with ``tls`` = (cert, key))."""
+    _Server(_config(app, log_level, tls=tls), app).run(sockets=[sock])
 
 
 class LiveServer:
@@ -217,14 +292,16 @@ class LiveServer:
 
     Use as a context manager; ``url`` is the base URL once started. ``stop()`` ends the event
     streams, shuts uvicorn down (the app then closes its store) and joins the thread. ``protocol``:
-    the HTTP protocol class (default :func:`deadline_protocol` with the module's deadlines).
+    the HTTP protocol class (default :func:`deadline_protocol` with the module's deadlines); ``tls``:
+    (certificate, key) files to serve HTTPS.
     """
 
-    def __init__(self, app, host: str = DEFAULT_HOST, port: int = 0, log_level: str = "warning", protocol: type | None = None) -> None:
+    def __init__(self, app, host: str = DEFAULT_HOST, port: int = 0, log_level: str = "warning", protocol: type | None = None,
+                 tls: tuple[str, str] | None = None) -> None:
         self.app = app
         self.sock = bind_socket(host, port)
-        self.url = base_url_of(self.sock)
-        self.server = _Server(_config(app, log_level, protocol), app)
+        self.url = base_url_of(self.sock, tls=tls is not None)
+        self.server = _Server(_config(app, log_level, protocol, tls), app)
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, name="live-uvicorn", daemon=True)
 
     def start(self, timeout_s: float = 20.0) -> "LiveServer":
@@ -256,10 +333,15 @@ class LiveServer:
         self.stop()
 
 
-def warn_if_exposed(host: str) -> None:
-    """One stderr line when the server listens beyond loopback."""
+def warn_if_exposed(host: str, tls: bool = False) -> None:
+    """One stderr line when the server listens beyond loopback (and one more without TLS)."""
     if host not in LOOPBACK:
         print(
-            f"adjudicate live: listening on {host}: anyone who can reach it can read the boards; writes still need the token",
+            f"adjudicate live: listening on {host}: anyone who can reach it can read the public boards; writes still need a token",
             file=sys.stderr,
         )
+        if not tls:
+            print(
+                "adjudicate live: plain HTTP: tokens cross the network readable by anyone on the way; give --tls-cert/--tls-key, or serve behind an HTTPS reverse proxy",
+                file=sys.stderr,
+            )

@@ -17,6 +17,7 @@ the state folder, a ``postgresql://`` URL for PostgreSQL.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -150,6 +151,12 @@ def lock_state_folder(state_dir: Path) -> FolderLock:
     )
 
 
+def redacted(url: str) -> str:
+    """A database URL without its password (``postgresql://user:***@host/db``): what every message that
+    names the store prints."""
+    return re.sub(r"(://[^:/@]*):[^@/]*@", r"\1:***@", url)
+
+
 def open_storage(store: str | None, state_dir: Path, *, pool_size: int | None = None, lock_pool_size: int | None = None, keep_saver_lock: bool = False) -> LiveStorage:
     """The storage named by ``store``: None, ``""`` or ``"sqlite"`` -> :class:`SqliteStorage` in
     ``state_dir``; ``postgresql://...`` (or ``postgres://``) -> :class:`PostgresStorage` with those
@@ -161,4 +168,4 @@ def open_storage(store: str | None, state_dir: Path, *, pool_size: int | None = 
         from adjudicator.live.postgres import LOCK_POOL_SIZE, POOL_SIZE, PostgresStorage  # psycopg only where PostgreSQL is used
 
         return PostgresStorage(store, pool_size=pool_size or POOL_SIZE, lock_pool_size=lock_pool_size or LOCK_POOL_SIZE, keep_saver_lock=keep_saver_lock)
-    raise InputError(f"--store: {store!r} is neither 'sqlite' nor a postgresql:// URL", "use --store sqlite (the default) or --store postgresql://user@host/db")
+    raise InputError(f"--store: {redacted(store)!r} is neither 'sqlite' nor a postgresql:// URL", "use --store sqlite (the default) or --store postgresql://user@host/db")

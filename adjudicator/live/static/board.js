@@ -622,27 +622,67 @@
         } catch (e) { message("confirm-msg", e.message, false); }
       };
     }
-    const source = new EventSource(`/api/matches/${encodeURIComponent(id)}/events`);
-    source.addEventListener("board", async (ev) => {
-      const s = JSON.parse(ev.data);
+    follow(id, async (s) => {
       if (!langSet) { setLanguage(s.match.language); langSet = true; }
       setConn("live", "conn.live");
       await refreshPrivate(s);
       render(s);
     });
-    source.onopen = () => setConn("live", "conn.live");
-    source.onerror = () => {
-      setConn("down", "conn.reconnecting");
-      // a match that does not exist: say so instead of retrying forever
-      fetch(`/api/matches/${encodeURIComponent(id)}`).then((r) => {
+  }
+
+  const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  // The match's event stream (server-sent events), read with fetch rather than EventSource: fetch
+  // sends the token (a private board, a chair's page) and sees a full server's 503 and its
+  // Retry-After, where EventSource gives up for good on any error status. Reconnects until the page
+  // closes; a match that does not exist is said so once.
+  async function follow(id, onBoard) {
+    let retryMs = 2000;
+    for (;;) {
+      let wait = retryMs;
+      try {
+        const headers = { Accept: "text/event-stream" };
+        if (token) headers["Authorization"] = "Bearer " + token;
+        const r = await fetch(`/api/matches/${encodeURIComponent(id)}/events`, { headers, cache: "no-store" });
         if (r.status === 404) {
-          source.close();
           setConn("down", "conn.no_match");
           $("error").hidden = false;
           $("error").textContent = `No live match "${id}".`;
+          return;
         }
-      }).catch(() => {});
-    };
+        if (!r.ok || !r.body) {
+          // full (503): wait as told, plus a random share so a hall of phones does not return at once
+          wait = (Number(r.headers.get("Retry-After")) || 10) * 1000 * (1 + Math.random() / 2);
+          setConn("down", r.status === 503 ? "conn.busy" : "conn.reconnecting");
+        } else {
+          const reader = r.body.getReader();
+          const decoder = new TextDecoder();
+          let buf = "";
+          for (;;) {
+            const { value, done } = await reader.read();
+            if (done) break;
+            buf += decoder.decode(value, { stream: true });
+            let end;
+            while ((end = buf.indexOf("\n\n")) >= 0) {
+              const block = buf.slice(0, end);
+              buf = buf.slice(end + 2);
+              let event = "message";
+              const data = [];
+              for (const line of block.split("\n")) {
+                if (line.startsWith("event:")) event = line.slice(6).trim();
+                else if (line.startsWith("data:")) data.push(line.slice(5).replace(/^ /, ""));
+                else if (line.startsWith("retry:")) retryMs = Number(line.slice(6)) || retryMs;
+              }
+              if (event === "board" && data.length) await onBoard(JSON.parse(data.join("\n")));
+            }
+          }
+          setConn("down", "conn.reconnecting");
+        }
+      } catch (e) {
+        setConn("down", "conn.reconnecting");
+      }
+      await sleep(wait);
+    }
   }
 
   loadLabels().then(() => {
