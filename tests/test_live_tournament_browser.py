@@ -109,6 +109,11 @@ def _close_confirm_release(http, page, mid: str, round_id: str, chair: dict, bod
     page.wait_for("document.body.dataset.verdictState === 'awaiting'")
     assert page.eval("document.getElementById('verdict-panel').hidden") is True
     assert page.eval("document.getElementById('awaiting-panel').hidden") is False
+    # nor anything that tells which way it went (issue 27, item 6): no tendency, suggested score or turning point
+    assert page.eval("document.getElementById('tendency-p').dataset.p") == ""
+    assert page.eval("document.querySelectorAll('#score-table .score').length + document.querySelectorAll('#timeline li').length") == 0
+    withheld = http.get("/api/labels").json()
+    assert page.eval(_text("#tendency-text")) in (withheld["en"]["tendency.withheld"], withheld["zh"]["tendency.withheld"])
     automated = http.get(f"/api/tournaments/cup/rounds/{round_id}/rooms/a", headers=chair).json()["decision"]["automated"]["winner"]
     assert http.post(f"/api/tournaments/cup/rounds/{round_id}/rooms/a/confirm", json=body_for(automated), headers=chair).status_code == 200
     assert page.eval("document.getElementById('verdict-panel').hidden") is True  # confirmed, not yet released

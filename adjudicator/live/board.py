@@ -353,3 +353,17 @@ def match_summary(snapshot: dict[str, Any], created_at: str) -> dict[str, Any]:
         "created_at": created_at,
         "board_url": f"/board/{mid}",
     }
+
+
+#: ``tendency.leaning`` of a snapshot whose analysis is held back until the room's verdict is released.
+WITHHELD = "withheld"
+
+
+def withheld(snapshot: dict[str, Any]) -> dict[str, Any]:
+    """``snapshot`` without anything that tells which way its closed, unreleased room went (issue 27,
+    item 6): no provisional tendency (``p`` None, ``leaning`` :data:`WITHHELD`), no suggested scores,
+    no latest change, no turning points, and the battlefield map as clash titles only (no events, no
+    momentum). Stages, transcripts and status stay. The verdict itself is withheld by the caller."""
+    tendency = dict(snapshot["tendency"]) | {"p": None, "leaning": WITHHELD, "score_gap": 0.0, "momentum": 0.0, "compared_groups": 0, "counted_events": 0}
+    clashes = [{k: v for k, v in c.items() if k not in ("events", "momentum")} | {"events": [], "momentum": 0.0} for c in snapshot["clashes"]]
+    return snapshot | {"tendency": tendency, "scores": [], "latest": None, "timeline": [], "clashes": clashes, "withheld": True}

@@ -15,6 +15,9 @@ analyses, the panel, the verdict files), a :class:`~adjudicator.live.tournament_
 - :meth:`TabRoom.board_view` is what every public read of a room's match passes through: the verdict
   appears only when the tournament's ``board_shows`` allows it (released verdicts only, by default),
   and then as the counted result (the override applied), with the automated original beside it.
+  Until then a closing or closed room's board (and its round overview row) tells nothing of which way
+  it went: no provisional tendency, suggested score, turning point or clash event
+  (:func:`~adjudicator.live.board.withheld`).
 
 Methods raise :class:`~adjudicator.live.errors.LiveRequestError` subclasses: 401/403 from
 :mod:`adjudicator.live.access`, 404 unknown ids, 409 conflicting states, 422 invalid bodies.
@@ -29,6 +32,7 @@ from typing import Any
 
 from adjudicator.live import lifecycle
 from adjudicator.live.access import may_read_room, new_chair_token, require_organiser, require_room, token_digest
+from adjudicator.live.board import withheld
 from adjudicator.live.errors import Conflict, NotFound
 from adjudicator.live.lifecycle import Actor, ConfirmBody, Decision, LogEntry, ReleaseBody, check_override, visible
 from adjudicator.live.report_html import report_html
@@ -324,7 +328,8 @@ class TabRoom:
             return snapshot
         d = self.store.decision(room.key)
         shown = visible(d, t.board_shows)
-        out = dict(snapshot)
+        hold = not shown and snapshot["status"] != "open"  # closing or closed, not yet shown: nothing tells the result
+        out = withheld(snapshot) if hold else dict(snapshot)
         out["room"] = self._room_block(room, rnd)
         out["decision"] = {"state": self._public_state(d, shown, snapshot["status"]), "shown": shown, "board_shows": t.board_shows}
         out["verdict"] = self._verdict_view(snapshot.get("verdict"), room, d) if (shown and d is not None) else None
@@ -342,9 +347,10 @@ class TabRoom:
         d = self._decision(room)
         private = may_read_room(actor, room.match_id)
         shown = private or visible(d, t.board_shows)
+        tendency = withheld(snap)["tendency"] if not shown and snap["status"] != "open" else snap["tendency"]
         out = self._room_block(room, rnd) | {
             "status": snap["status"], "received": snap["received"], "analysed": snap["analysed"], "expected_stages": snap["match"]["expected_stages"],
-            "tendency": snap["tendency"]["p"], "leaning": snap["tendency"]["leaning"],
+            "tendency": tendency["p"], "leaning": tendency["leaning"],
             "verdict_state": d.state if (d is not None and shown) else self._public_state(d, False, snap["status"]),
             "winner": None, "winner_team": None, "overridden": None,
             "viewer": actor.role if private and actor is not None else "public",

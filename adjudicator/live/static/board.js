@@ -162,7 +162,7 @@
     const pct = p === null ? 50 : Math.round(p * 100);
     return el("td", { class: "tendency-cell" },
       el("div", { class: "mini-bar" }, el("span", { class: "a", style: `width:${pct}%` })),
-      el("span", { class: "mini-p", text: fmtP(p) }));
+      el("span", { class: "mini-p", text: room.leaning === "withheld" ? t("leaning.withheld") : fmtP(p) }));
   }
 
   async function showRound(tid, rid) {
@@ -261,7 +261,7 @@
     $("tendency-p").textContent = fmtP(p);
     $("tendency-p").dataset.p = p === null ? "" : String(p);
     $("tendency-text").textContent = p === null
-      ? (analysed ? t("tendency.not_comparable") : t("tendency.nothing"))
+      ? (tn.leaning === "withheld" ? t("tendency.withheld") : analysed ? t("tendency.not_comparable") : t("tendency.nothing"))
       : t("tendency.text", {
         label: decided ? t("tendency.leaned") : t("tendency.leaning"), leaning: t("leaning." + tn.leaning),
         gap: signed(tn.score_gap), groups: count(tn.compared_groups, "tendency.group", "tendency.groups"),
