@@ -119,7 +119,7 @@ def test_kill_9_between_confirm_and_release_loses_nothing(tmp_path, capsys):
             assert http.get("/api/matches/cup.r1.a").json()["verdict"]["winner"] == "negative"
             out_dir = tmp_path / "exports"
             written = _run(capsys, "export", "cup", "r1", "--out", str(out_dir), *org)
-        assert sorted(Path(p).name for p in written["written"]) == ["cup.r1.a.tabbycat.json", "cup.r1.b.tabbycat.json", "cup.r1.results.csv"]
+        assert sorted(Path(p).name for p in written["written"]) == ["cup.r1.a.tabbycat.json", "cup.r1.b.tabbycat.json", "cup.r1.log.csv", "cup.r1.results.csv"]
         for k, room in enumerate(("a", "b")):
             export = json.loads((out_dir / f"cup.r1.{room}.tabbycat.json").read_text(encoding="utf-8"))
             ids = {"debate": 10 + k, "teams": {"affirmative": 20 + k, "negative": 30 + k}, "speakers": {"Affirmative Speaker 1": 40 + k, "Negative Speaker 1": 50 + k}}

@@ -88,7 +88,9 @@ def live_group() -> None:
     adjudicate live room create T R ROOM ...      a room and its match; prints the chair token
     adjudicate live confirm T R ROOM [...]        confirm the automated draft, with an override
     adjudicate live release T R [ROOM]            release confirmed verdicts to the boards
-    adjudicate live export T R --out DIR          Tabbycat ballots and the round's results CSV
+    adjudicate live reopen T R ROOM --reason WHY  a result back to a draft, to correct it (logged)
+    adjudicate live void T R ROOM --reason WHY    a result that counts for nothing (logged)
+    adjudicate live export T R --out DIR          Tabbycat ballots, the round's results CSV and its lifecycle log
     adjudicate live tabbycat push T R [ROOM]      post the confirmed results into Tabbycat
     """
 

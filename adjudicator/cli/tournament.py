@@ -1,5 +1,5 @@
 """The organiser's tournament commands under ``adjudicate live``: ``tournament create|settings``,
-``round create|show``, ``room create|token``, ``confirm``, ``release``, ``export``.
+``round create|show``, ``room create|token``, ``confirm``, ``release``, ``reopen``, ``void``, ``export``.
 
 They talk to a running ``adjudicate live serve`` (``--url`` / ``--token``, else ``ADJUDICATOR_LIVE_URL``
 / ``ADJUDICATOR_LIVE_TOKEN``, else ``STATE_DIR/access.json``); the organiser's token may do everything,
@@ -316,6 +316,30 @@ def release_cmd(tournament_id, round_id, room_id, by, url, token, state_dir) -> 
             echo_err("  Tabbycat: " + outcome_line(o))
 
 
+def _correction_cmd(what: str, doc: str):
+    @click.argument("tournament_id")
+    @click.argument("round_id")
+    @click.argument("room_id")
+    @click.option("--reason", required=True, help="why (kept in the lifecycle log with the result before and after)")
+    @click.option("--expected-version", type=click.IntRange(1), help="refuse (409) if the verdict changed since this version")
+    @client_options
+    def cmd(tournament_id, round_id, room_id, reason, expected_version, url, token, state_dir) -> None:
+        body = {"reason": reason} | ({"expected_version": expected_version} if expected_version else {})
+        with _client(url, token, state_dir) as c:
+            view = c.correct(tournament_id, round_id, room_id, what, body)
+        _json_out(view)
+        echo_err(f"{view['match_id']}: {view['verdict_state']} (version {view['decision']['version']})")
+
+    cmd.__doc__ = doc
+    return live_group.command(what)(cmd)
+
+
+reopen_cmd = _correction_cmd("reopen", """The organiser takes a room's confirmed, released or void result back to an unconfirmed draft
+    (the override dropped), to be confirmed again; the lifecycle log keeps the result before and after.""")
+void_cmd = _correction_cmd("void", """The organiser voids a room's result: it counts for nothing (no ballot, CSV result, Tabbycat push
+    or release) until reopened; the lifecycle log keeps the result before.""")
+
+
 @live_group.command("export")
 @click.argument("tournament_id")
 @click.argument("round_id")
@@ -324,12 +348,13 @@ def release_cmd(tournament_id, round_id, room_id, by, url, token, state_dir) -> 
 def export_cmd(tournament_id, round_id, out_dir, url, token, state_dir) -> None:
     """Write a round's exports into --out: one Tabbycat API v1 ballot per room
     (``<t>.<r>.<room>.tabbycat.json``: POST its ``body`` to its ``url``) and the round's results CSV
-    (``<t>.<r>.results.csv``). Rooms without a verdict or Tabbycat ids are listed on stderr (exit 2)."""
+    (``<t>.<r>.results.csv``) and its lifecycle log (``<t>.<r>.log.csv``). Rooms without a verdict or Tabbycat ids are listed on stderr (exit 2)."""
     from adjudicator.files import write_output
 
     with _client(url, token, state_dir) as c:
         ballots = c.round_ballots(tournament_id, round_id)
         csv_text = c.round_csv(tournament_id, round_id)
+        log_text = c.round_csv(tournament_id, round_id, "log.csv")
     written = []
     for b in ballots["ballots"]:
         path = out_dir / f"{b['submission']['match_id']}.tabbycat.json"
@@ -337,7 +362,9 @@ def export_cmd(tournament_id, round_id, out_dir, url, token, state_dir) -> None:
         written.append(str(path))
     csv_path = out_dir / f"{tournament_id}.{round_id}.results.csv"
     write_output(csv_path, csv_text)
-    written.append(str(csv_path))
+    log_path = out_dir / f"{tournament_id}.{round_id}.log.csv"  # the trail: who did what to each result, and when
+    write_output(log_path, log_text)
+    written += [str(csv_path), str(log_path)]
     _json_out({"written": written, "skipped": ballots["skipped"]})
     echo_err(f"{tournament_id}/{round_id}: {len(ballots['ballots'])} ballot(s) and the results CSV written to {out_dir}")
     if ballots["skipped"]:

@@ -206,6 +206,11 @@ class LiveClient:
         headers = {"X-Tabbycat-Token": tabbycat_token} if tabbycat_token else None
         return self.request("POST", path, body, headers=headers).json()
 
-    def round_csv(self, tournament_id: str, round_id: str) -> str:
-        """GET .../rounds/{r}/results.csv: the round's results as CSV text."""
-        return self.request("GET", f"/api/tournaments/{tournament_id}/rounds/{round_id}/results.csv").text
+    def round_csv(self, tournament_id: str, round_id: str, name: str = "results.csv") -> str:
+        """GET .../rounds/{r}/results.csv (or ``name``, e.g. ``log.csv``): the round's results (or
+        lifecycle log) as CSV text."""
+        return self.request("GET", f"/api/tournaments/{tournament_id}/rounds/{round_id}/{name}").text
+
+    def correct(self, tournament_id: str, round_id: str, room_id: str, what: str, body: dict) -> dict:
+        """POST .../rooms/{room}/reopen or .../void (``what``). Returns the room's view."""
+        return self.request("POST", self.room_path(tournament_id, round_id, room_id) + f"/{what}", body).json()

@@ -8,7 +8,13 @@ new version of the room's :class:`Decision` and one :class:`LogEntry`.
   have overridden the winner, stage scores or best-debater votes (:class:`Override`). The override is
   kept beside the automated original, with who confirmed and when. Until release a confirmed result
   may be confirmed again (a correction: a new version, logged like the first).
-- ``released``: the organiser released it, for one room or for every room of a round at once. Final.
+- ``released``: the organiser released it, for one room or for every room of a round at once. Final,
+  unless the organiser reopens it.
+- Corrections (issue 27, item 9), the organiser's only, each with a reason: :func:`reopen` takes a
+  confirmed, released or void result back to ``draft`` (the override dropped: the person confirms
+  again), :func:`void` marks it void (:attr:`Decision.void`: the room counts for nothing -- no
+  export, no Tabbycat push, no release, no confirmation -- its stored state unchanged; a reopen undoes
+  it). Each log entry keeps the result before and after (:func:`snapshot_of`).
 
 This mirrors how Tabbycat treats ballots: an automated submission counts only once a person has
 confirmed it, and results reach the public when the tab releases them. The functions here are pure
@@ -28,10 +34,12 @@ from adjudicator.live.errors import Conflict, Unprocessable
 from adjudicator.verdict.ballots import Verdict
 
 VerdictState = Literal["draft", "confirmed", "released"]
+#: What the views and the log say of a decision: its state, or "void" (:attr:`Decision.void`).
+ShownState = Literal["draft", "confirmed", "released", "void"]
 
 LogKind = Literal[
     "tournament_created", "settings_changed", "round_created", "room_created", "room_removed", "chair_token_issued",
-    "draft_recorded", "confirmed", "released", "tabbycat_push",
+    "draft_recorded", "confirmed", "released", "tabbycat_push", "stage_pushed", "match_closed", "reopened", "voided",
 ]
 
 
@@ -111,6 +119,14 @@ class ConfirmBody(FrozenModel):
         return Override(winner=self.winner, stage_scores=dict(self.stage_scores), best_debater_votes=self.best_debater_votes, note=self.note.strip())
 
 
+class CorrectionBody(FrozenModel):
+    """``POST .../rooms/{room}/reopen`` and ``.../void``: ``reason`` (required: the log keeps why) and
+    optionally ``expected_version`` (409 if the decision changed since)."""
+
+    reason: str = Field(min_length=1, max_length=2000)
+    expected_version: int | None = Field(default=None, ge=1)
+
+
 class ReleaseBody(FrozenModel):
     """``POST .../release``: ``by``, the releasing person's name (default "organiser")."""
 
@@ -134,6 +150,12 @@ class Decision(FrozenModel):
     confirmed_at: str | None = None
     released_by: Actor | None = None
     released_at: str | None = None
+    void: bool = False
+
+    @property
+    def shown_state(self) -> ShownState:
+        """``state``, or "void" once the organiser voided the result."""
+        return "void" if self.void else self.state
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -169,8 +191,8 @@ class LogEntry(FrozenModel):
     room_id: str | None = None
     kind: LogKind
     actor: Actor
-    from_state: VerdictState | None = None
-    to_state: VerdictState | None = None
+    from_state: ShownState | None = None
+    to_state: ShownState | None = None
     version: int | None = None
     detail: dict[str, Any] = Field(default_factory=dict)
 
@@ -238,7 +260,9 @@ def confirm(d: Decision, override: Override, actor: Actor, at: str) -> tuple[Dec
     entry, which records the override beside the automated original. Raises :class:`Conflict` (409)
     for a released decision."""
     if d.state == "released":
-        raise Conflict(f"room {d.room_id!r}: the verdict was released at {d.released_at}; a released result is final", "nothing to confirm")
+        raise Conflict(f"room {d.room_id!r}: the verdict was released at {d.released_at}; a released result is final", "the organiser reopens it to correct it (`adjudicate live reopen`)")
+    if d.void:
+        raise Conflict(f"room {d.room_id!r}: the verdict is void", "the organiser reopens it first (`adjudicate live reopen`)")
     new = d.model_copy(update={"state": "confirmed", "version": d.version + 1, "override": None if override.is_empty() and not override.note else override,
                                "confirmed_by": actor, "confirmed_at": at})
     eff = new.effective()
@@ -255,16 +279,51 @@ def release(d: Decision, actor: Actor, at: str) -> tuple[Decision, LogEntry]:
         raise Conflict(f"room {d.room_id!r}: the verdict is an unconfirmed draft", "confirm it first (`adjudicate live confirm`)")
     if d.state == "released":
         raise Conflict(f"room {d.room_id!r}: the verdict is already released", "nothing to release")
+    if d.void:
+        raise Conflict(f"room {d.room_id!r}: the verdict is void", "reopen and confirm it first")
     new = d.model_copy(update={"state": "released", "version": d.version + 1, "released_by": actor, "released_at": at})
     entry = LogEntry(at=at, tournament_id=d.tournament_id, round_id=d.round_id, room_id=d.room_id, kind="released", actor=actor,
                      from_state=d.state, to_state="released", version=new.version, detail={"winner": new.effective().winner})
     return new, entry
 
 
+def snapshot_of(d: Decision) -> dict[str, Any]:
+    """What a correction's log entry keeps of a decision, before and after: state, version, the
+    counted result, the override and who confirmed and released it."""
+    eff = d.effective()
+    return {"state": d.shown_state, "version": d.version, "winner": eff.winner, "stage_scores": dict(eff.stage_scores), "best_debater_votes": dict(eff.best_debater_votes),
+            "override": d.override.model_dump(mode="json", exclude_defaults=True) if d.override else None,
+            "confirmed_by": d.confirmed_by.name if d.confirmed_by else None, "released_at": d.released_at}
+
+
+def _correction(d: Decision, new: Decision, kind: LogKind, actor: Actor, reason: str, at: str) -> tuple[Decision, LogEntry]:
+    entry = LogEntry(at=at, tournament_id=d.tournament_id, round_id=d.round_id, room_id=d.room_id, kind=kind, actor=actor, from_state=d.shown_state,
+                     to_state=new.shown_state, version=new.version, detail={"reason": reason, "before": snapshot_of(d), "after": snapshot_of(new)})
+    return new, entry
+
+
+def reopen(d: Decision, actor: Actor, reason: str, at: str) -> tuple[Decision, LogEntry]:
+    """The next version of a confirmed, released or void ``d``: a draft again (override, confirmation
+    and release dropped; the log entry keeps them under ``before``). Raises :class:`Conflict` (409)
+    for a draft (nothing to reopen)."""
+    if d.state == "draft" and not d.void:
+        raise Conflict(f"room {d.room_id!r}: the verdict is an unconfirmed draft already", "confirm it, with an override if it needs one")
+    new = d.model_copy(update={"state": "draft", "void": False, "version": d.version + 1, "override": None, "confirmed_by": None, "confirmed_at": None, "released_by": None, "released_at": None})
+    return _correction(d, new, "reopened", actor, reason, at)
+
+
+def void(d: Decision, actor: Actor, reason: str, at: str) -> tuple[Decision, LogEntry]:
+    """The next version of ``d``, void: the room's result counts for nothing (no export, push or
+    release) until reopened. Raises :class:`Conflict` (409) when it is void already."""
+    if d.void:
+        raise Conflict(f"room {d.room_id!r}: the verdict is void already", "reopen it to count it again")
+    return _correction(d, d.model_copy(update={"void": True, "version": d.version + 1}), "voided", actor, reason, at)
+
+
 def visible(d: Decision | None, board_shows: str) -> bool:
     """Whether a public board shows ``d`` under the tournament's ``board_shows`` ("released",
     "confirmed" or "draft")."""
-    if d is None:
+    if d is None or d.void:
         return False
     if d.state == "released":
         return True

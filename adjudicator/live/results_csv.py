@@ -45,8 +45,9 @@ def room_rows(tournament: Tournament, rnd: Round, room: Room, decision: Decision
     spec = get_format(rnd.format)
     units: list[str] = list(SIDES)
     base = {"tournament_id": room.tournament_id, "round_id": room.round_id, "room_id": room.room_id, "match_id": room.match_id}
-    if decision is None:
-        return [base | {c: "" for c in COLUMNS if c not in base} | {"state": "in progress", "side": u, "team": room.teams.get(u, "")} for u in units]
+    if decision is None or decision.void:  # a voided room counts for nothing: its state, no result
+        state = "in progress" if decision is None else "void"
+        return [base | {c: "" for c in COLUMNS if c not in base} | {"state": state, "side": u, "team": room.teams.get(u, "")} for u in units]
     eff = decision.effective()
     ranks: dict[str, int] = {u: (1 if u == eff.winner else 2) for u in units}
     outcome = team_outcomes(ranks)

@@ -41,6 +41,7 @@ words ~60 KB), so the limit only stops mistakes and abuse.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -50,6 +51,7 @@ from starlette.concurrency import run_in_threadpool
 
 from adjudicator.input.jsontext import JsonInputError, read_json
 from adjudicator.live.access import Forbidden, Gate, require_organiser, require_room
+from adjudicator.live.corrections import record_match_event
 from adjudicator.live.errors import BadRequest, NotFound, PayloadTooLarge
 from adjudicator.live.events import board_stream
 from adjudicator.live.lifecycle import Actor
@@ -271,10 +273,12 @@ async def create_match(request: Request, store: Store) -> JSONResponse:
 
 @writes.post("/api/matches/{match_id}/stages")
 async def push_stage(match_id: str, request: Request, store: Store, wait: bool = True) -> JSONResponse:
-    require_match_writer(request, match_id, "pushing a stage")
+    actor = require_match_writer(request, match_id, "pushing a stage")
     store.row(match_id)
     data = await _body(request)
     result = await run_in_threadpool(store.push, match_id, data, wait)
+    await run_in_threadpool(record_match_event, request.app.state.tabroom, match_id, "stage_pushed", actor,
+                            {"stage_id": result["stage_id"], "duplicate": result["duplicate"], "status": result["status"]})
     return JSONResponse(result, status_code=202 if result["status"] == "queued" else 200)
 
 
@@ -294,7 +298,10 @@ async def retry_failed(match_id: str, request: Request, store: Store) -> JSONRes
 
 @writes.post("/api/matches/{match_id}/close")
 async def close_match(match_id: str, request: Request, store: Store, force: bool = False) -> Response:
-    require_match_writer(request, match_id, "closing a match")
+    actor = require_match_writer(request, match_id, "closing a match")
     store.row(match_id)
     await run_in_threadpool(store.close_match, match_id, force)
-    return Response(await run_in_threadpool(store.verdicts.verdict_json, match_id), media_type="application/json")
+    body = await run_in_threadpool(store.verdicts.verdict_json, match_id)
+    v = json.loads(body) if body else {}
+    await run_in_threadpool(record_match_event, request.app.state.tabroom, match_id, "match_closed", actor, {"winner": v.get("winner"), "p": v.get("p"), "forced": force})
+    return Response(body, media_type="application/json")

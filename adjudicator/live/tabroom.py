@@ -254,6 +254,8 @@ class TabRoom:
                 if d is None or d.state == "draft":
                     not_ready.append(f"{room.room_id} ({'in progress' if d is None else 'unconfirmed draft'})")
                     continue
+                if d.void and not room_id:  # a voided room counts for nothing: nothing to release
+                    continue
                 if d.state == "released":
                     if room_id:
                         raise Conflict(f"room {room.room_id!r}: the verdict is already released", "nothing to release")
@@ -285,8 +287,8 @@ class TabRoom:
     # What each reader sees
 
     def _public_state(self, d: Decision | None, shown: bool, match_status: str) -> str:
-        if shown and d is not None:
-            return d.state
+        if d is not None and (shown or d.void):
+            return d.shown_state
         if d is not None or match_status != "open":
             return "awaiting"
         return "none"
@@ -301,7 +303,7 @@ class TabRoom:
         a = d.automated
         return base | {
             "winner": eff.winner, "best_debaters": eff.best_debaters(), "best_debater_votes": dict(eff.best_debater_votes), "stage_scores": scores,
-            "state": d.state, "version": d.version, "overridden": d.overridden,
+            "state": d.shown_state, "version": d.version, "overridden": d.overridden,
             "automated": {"winner": a.winner, "best_debaters": a.best_debaters(), "best_debater_votes": dict(a.best_debater_votes), "p": a.p, "winner_split": a.winner_split},
             "override": d.override.model_dump(mode="json") if d.override else None,
             "confirmed_by": d.confirmed_by.name if d.confirmed_by else None, "confirmed_at": d.confirmed_at, "released_at": d.released_at,
@@ -351,7 +353,7 @@ class TabRoom:
         out = self._room_block(room, rnd) | {
             "status": snap["status"], "received": snap["received"], "analysed": snap["analysed"], "expected_stages": snap["match"]["expected_stages"],
             "tendency": tendency["p"], "leaning": tendency["leaning"],
-            "verdict_state": d.state if (d is not None and shown) else self._public_state(d, False, snap["status"]),
+            "verdict_state": d.shown_state if (d is not None and shown) else self._public_state(d, False, snap["status"]),
             "winner": None, "winner_team": None, "overridden": None,
             "viewer": actor.role if private and actor is not None else "public",
         }
@@ -435,6 +437,8 @@ class TabRoom:
         d = self._decision(room)
         if d is None:
             raise Conflict(f"room {room.room_id!r}: its match is not closed yet, so there is no ballot", "close the match first")
+        if d.void:
+            raise Conflict(f"room {room.room_id!r}: its result is void, so there is no ballot", "the organiser reopens it to count it again")
         t = self.tournament(key[0])
         rnd = self.round(key[0], key[1])
         return export_json(ballot_export(t, rnd, room, d, self.live.stages(room.match_id)))

@@ -23,6 +23,9 @@ POST     /api/tournaments/{t}/rounds/{r}/rooms              org     create a roo
 GET      /api/tournaments/{t}/rounds/{r}/rooms/{room}       public  one room (its draft and override: room)
 POST     .../rooms/{room}/confirm                           room    confirm the verdict, with an optional override
 POST     .../rooms/{room}/release                           org     release the room's confirmed verdict
+POST     .../rooms/{room}/reopen                            org     a result back to draft, with a reason (logged before/after)
+POST     .../rooms/{room}/void                              org     a result counts for nothing, with a reason (logged)
+GET      /api/tournaments/{t}/rounds/{r}/log.csv            org     the round's lifecycle log as CSV (the trail of its results)
 POST     .../rooms/{room}/chair-token                       org     issue a new chair token (the old one stops working)
 GET      .../rooms/{room}/tabbycat                          room    the room's Tabbycat API v1 ballot
 POST     /api/tournaments/{t}/rounds/{r}/tabbycat/push      org     push every confirmed room to Tabbycat
@@ -44,6 +47,8 @@ from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 
+from adjudicator.live.corrections import correct, log_csv
+from adjudicator.live.lifecycle import LogEntry
 from adjudicator.live.routes import STATIC_DIR, Tabs, read_json_body, reader, require_actor
 from adjudicator.live.tournament import parse_body
 from adjudicator.verdict.labels import TABLES
@@ -172,6 +177,28 @@ async def release_room(tournament_id: str, round_id: str, room_id: str, request:
     actor = require_actor(request)
     data = await _body(request, optional=True)
     return await run_in_threadpool(tabs.release, tournament_id, round_id, room_id, data, actor)
+
+
+@writes.post("/api/tournaments/{tournament_id}/rounds/{round_id}/rooms/{room_id}/reopen")
+async def reopen_room(tournament_id: str, round_id: str, room_id: str, request: Request, tabs: Tabs) -> dict:
+    actor = require_actor(request)
+    data = await _body(request)
+    return await run_in_threadpool(correct, tabs, (tournament_id, round_id, room_id), data, actor, "reopen")
+
+
+@writes.post("/api/tournaments/{tournament_id}/rounds/{round_id}/rooms/{room_id}/void")
+async def void_room(tournament_id: str, round_id: str, room_id: str, request: Request, tabs: Tabs) -> dict:
+    actor = require_actor(request)
+    data = await _body(request)
+    return await run_in_threadpool(correct, tabs, (tournament_id, round_id, room_id), data, actor, "void")
+
+
+@writes.get("/api/tournaments/{tournament_id}/rounds/{round_id}/log.csv")
+async def round_log_csv(tournament_id: str, round_id: str, request: Request, tabs: Tabs) -> Response:
+    actor = require_actor(request)
+    tabs.round(tournament_id, round_id)
+    entries = [LogEntry.model_validate(e) for e in await run_in_threadpool(tabs.log, tournament_id, round_id, None, actor)]
+    return Response(log_csv(entries), media_type="text/csv; charset=utf-8", headers={"Content-Disposition": f'attachment; filename="{tournament_id}.{round_id}.log.csv"'})
 
 
 @writes.post("/api/tournaments/{tournament_id}/rounds/{round_id}/rooms/{room_id}/chair-token")

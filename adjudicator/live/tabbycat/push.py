@@ -92,6 +92,8 @@ def push_room(client: TabbycatClient, tc: TabbycatRound, src: RoomSource, previo
     (``digest``, ``ballot_id``, ...), or None. Never raises for Tabbycat's answers: they become the outcome."""
     if src.state == "draft":
         return PushOutcome(room_id=src.room_id, status="skipped", reason="an unconfirmed automated draft: confirm it first (`adjudicate live confirm`)", decision_version=src.decision_version)
+    if src.state == "void":
+        return PushOutcome(room_id=src.room_id, status="skipped", reason="voided by the organiser: it counts for nothing (`adjudicate live reopen` to count it again)", decision_version=src.decision_version)
     spec = get_format(src.format)
     if len(spec.units) != 2:
         return _refused(src, [Refusal(reason=f"{src.format} has {len(spec.units)} teams a debate; this push posts two-team ballots only",

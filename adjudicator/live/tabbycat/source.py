@@ -14,7 +14,7 @@ from pydantic import Field
 from adjudicator.frozen import FrozenModel
 from adjudicator.input.formats import SIDES, Side, get_format, position_label
 from adjudicator.input.match import Stage
-from adjudicator.live.lifecycle import Decision, VerdictState
+from adjudicator.live.lifecycle import Decision, ShownState
 from adjudicator.live.speaker_scores import debater_scores
 from adjudicator.live.tournament import Room, Round, SpeakerScale, TabbycatIds, Tournament
 
@@ -33,7 +33,7 @@ class RoomSource(FrozenModel):
     teams: dict[str, str]
     debaters: dict[str, str | None]
     ids: TabbycatIds | None = None
-    state: VerdictState
+    state: ShownState
     decision_version: int = Field(ge=1)
     winner: Side
     winner_overridden: bool = False
@@ -62,7 +62,7 @@ def room_source(tournament: Tournament, rnd: Round, room: Room, decision: Decisi
     return RoomSource(
         tournament_id=room.tournament_id, round_id=room.round_id, room_id=room.room_id, match_id=room.match_id, format=rnd.format,
         tabbycat_round=rnd.tabbycat_round, teams=dict(room.teams), debaters={label: names.get(label) for ls in labels.values() for label in ls},
-        ids=room.tabbycat, state=decision.state, decision_version=decision.version, winner=eff.winner,
+        ids=room.tabbycat, state=decision.shown_state, decision_version=decision.version, winner=eff.winner,
         winner_overridden=bool(decision.override and decision.override.winner and decision.override.winner != decision.automated.winner),
         raw_scores=raw, confirmed_by=decision.confirmed_by.name if decision.confirmed_by else None, speaker_scale=tournament.speaker_scale,
     )
