@@ -150,8 +150,10 @@ def test_two_rounds_three_rooms_chairs_boards_drafts_overrides_release_and_expor
 
     # -- the chair confirms with an override; the automated original stays beside it
     body = {"winner": "negative", "stage_scores": {"s2|negative": 8.5}, "best_debater_votes": {"Negative Speaker 1": 6, "Affirmative Speaker 1": 3},
-            "note": "the panel missed the concession in s3", "by": "Ms Li", "expected_version": 1}
-    r = http.post(f"{room_url('r1.a')}/confirm", json=body, headers=a1)
+            "note": "the panel missed the concession in s3", "expected_version": 1}
+    r = http.post(f"{room_url('r1.a')}/confirm", json=body | {"by": "organiser"}, headers=a1)
+    assert r.status_code == 422 and r.json()["field"] == "by"  # a chair token confirms as its chair, never as another name (issue 27, item 7)
+    r = http.post(f"{room_url('r1.a')}/confirm", json=body | {"by": "Chair r1a"}, headers=a1)
     assert r.status_code == 200, r.text
     d = r.json()["decision"]
     assert (d["state"], d["version"]) == ("confirmed", 2)
@@ -159,7 +161,7 @@ def test_two_rounds_three_rooms_chairs_boards_drafts_overrides_release_and_expor
                               "best_debater_votes": {"Affirmative Speaker 1": 9}, "p": 0.7, "winner_split": "3:0", "model": "recording", "is_llm": False}
     assert d["override"] == {"winner": "negative", "stage_scores": {"s2|negative": 8.5}, "best_debater_votes": {"Negative Speaker 1": 6, "Affirmative Speaker 1": 3},
                              "note": "the panel missed the concession in s3"}
-    assert d["confirmed_by"] == {"role": "chair", "room": "spring.r1.a", "name": "Ms Li"} and d["confirmed_at"]
+    assert d["confirmed_by"] == {"role": "chair", "room": "spring.r1.a", "name": "Chair r1a"} and d["confirmed_at"]
     assert r.json()["effective"] == {"winner": "negative", "stage_scores": {"s1|affirmative": 7.0, "s2|negative": 8.5, "s3|affirmative": 7.0, "s4|negative": 6.0},
                                      "best_debater_votes": {"Negative Speaker 1": 6, "Affirmative Speaker 1": 3}}
     # a confirmation against a stale version is refused
@@ -178,7 +180,7 @@ def test_two_rounds_three_rooms_chairs_boards_drafts_overrides_release_and_expor
     board = http.get("/api/matches/spring.r1.a").json()
     v = board["verdict"]
     assert board["decision"] == {"state": "released", "shown": True, "board_shows": "released"}
-    assert (v["winner"], v["winner_team"], v["state"], v["overridden"], v["confirmed_by"]) == ("negative", "Neg r1a", "released", True, "Ms Li")
+    assert (v["winner"], v["winner_team"], v["state"], v["overridden"], v["confirmed_by"]) == ("negative", "Neg r1a", "released", True, "Chair r1a")
     assert v["automated"]["winner"] == "affirmative" and v["best_debater_votes"] == {"Negative Speaker 1": 6, "Affirmative Speaker 1": 3}
     assert [(s["stage_id"], s["mean"], s["counted"]) for s in v["stage_scores"]] == [("s1", 7.0, 7.0), ("s2", 6.0, 8.5), ("s3", 7.0, 7.0), ("s4", 6.0, 6.0)]
     html = http.get("/api/matches/spring.r1.a/report.html")
@@ -207,7 +209,7 @@ def test_two_rounds_three_rooms_chairs_boards_drafts_overrides_release_and_expor
     assert [(t["side"], t["win"], t["score"], [s["score"] for s in t["speeches"]]) for t in teams] == [("aff", False, 7.0, [7.0]), ("neg", True, 7.25, [7.25])]
     assert a["body"]["confirmed"] is True and a["submission"] | {"confirmed_at": None, "released_at": None} == {
         "submitter_type": "A", "automated": True, "tournament_id": "spring", "round_id": "r1", "room_id": "a", "match_id": "spring.r1.a",
-        "state": "released", "confirmed_by": "Ms Li", "confirmed_at": None, "released_at": None, "overridden": True,
+        "state": "released", "confirmed_by": "Chair r1a", "confirmed_at": None, "released_at": None, "overridden": True,
         "override_note": "the panel missed the concession in s3", "model": "recording", "is_llm": False, "p": 0.7, "winner_split": "3:0"}
     b = http.get(f"{room_url('r1.b')}/tabbycat", headers=ORG).json()
     # not overridden: 7 for the affirmative's speeches, 6 for the negative's; the affirmative wins
@@ -222,16 +224,18 @@ def test_two_rounds_three_rooms_chairs_boards_drafts_overrides_release_and_expor
         ("a", "affirmative", "Aff r1a", "2", "0", "released", "1"), ("a", "negative", "Neg r1a", "1", "1", "released", "1"),
         ("b", "affirmative", "Aff r1b", "1", "1", "released", "0"), ("b", "negative", "Neg r1b", "2", "0", "released", "0"),
         ("c", "affirmative", "Aff r1c", "1", "1", "released", "0"), ("c", "negative", "Neg r1c", "2", "0", "released", "0")]
-    assert (rows[1]["mean_stage_score"], rows[1]["speaker_scores"], rows[1]["automated_winner"], rows[1]["confirmed_by"]) == ("7.25", "Negative Speaker 1=7.25", "affirmative", "Ms Li")
+    assert (rows[1]["mean_stage_score"], rows[1]["speaker_scores"], rows[1]["automated_winner"], rows[1]["confirmed_by"]) == ("7.25", "Negative Speaker 1=7.25", "affirmative", "Chair r1a")
 
     # -- the lifecycle log: every change, in order, with who
-    log = http.get("/api/tournaments/spring/log", params={"round": "r1", "room": "a"}, headers=ORG).json()["log"]
+    full = http.get("/api/tournaments/spring/log", params={"round": "r1", "room": "a"}, headers=ORG).json()["log"]
+    assert {e["kind"] for e in full if e["actor"]["role"] == "chair"} >= {"stage_pushed", "match_closed"}  # pushes and the close too (tests/test_live_corrections.py)
+    log = [e for e in full if e["kind"] not in ("stage_pushed", "match_closed")]
     assert [(e["kind"], e["actor"]["name"], e["from_state"], e["to_state"], e["version"]) for e in log] == [
         ("room_created", "organiser", None, None, None), ("chair_token_issued", "organiser", None, None, None),
-        ("draft_recorded", "adjudicator", None, "draft", 1), ("confirmed", "Ms Li", "draft", "confirmed", 2),
+        ("draft_recorded", "adjudicator", None, "draft", 1), ("confirmed", "Chair r1a", "draft", "confirmed", 2),
         ("released", "Tab director", "confirmed", "released", 3)]
     assert log[3]["detail"]["override"]["winner"] == "negative" and log[3]["detail"]["automated_winner"] == "affirmative"
-    assert [e["seq"] for e in log] == sorted(e["seq"] for e in log)
+    assert [e["seq"] for e in full] == sorted(e["seq"] for e in full)
     assert http.get("/api/tournaments/spring/log", headers=a1).status_code == 403
 
 

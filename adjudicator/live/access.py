@@ -5,6 +5,9 @@
 - A **chair token** belongs to one tournament room. It may push stages to that room's match, close it,
   read its draft, confirm it (with an override) and export its ballot -- nothing else, and nothing in
   any other room (403).
+- **Precedence** (:func:`check_precedence`): before release the organiser's confirmation stands over a
+  chair's; a chair's confirmation is recorded under the room's chair name, whatever ``by`` says
+  (:func:`~adjudicator.live.lifecycle.confirmer`).
 - **Board links** carry no token: they read what the public boards show and cannot write (401).
 
 A token is sent as ``Authorization: Bearer <token>`` or ``X-Adjudicator-Token: <token>``. Chair tokens
@@ -19,7 +22,7 @@ import secrets
 from collections.abc import Callable, Mapping
 
 from adjudicator.live.errors import LiveRequestError, Unauthorized
-from adjudicator.live.lifecycle import Actor
+from adjudicator.live.lifecycle import Actor, Decision
 from adjudicator.live.tournament import Room
 
 
@@ -103,3 +106,12 @@ def require_room(actor: Actor, match_id: str, what: str) -> None:
 def may_read_room(actor: Actor | None, match_id: str) -> bool:
     """Whether ``actor`` sees a room's unreleased verdict (the organiser, or that room's chair)."""
     return actor is not None and (actor.role == "organiser" or actor.room == match_id)
+
+
+def check_precedence(d: Decision, actor: Actor) -> None:
+    """Before release the organiser's confirmation stands over a chair's: raises :class:`Forbidden`
+    (403) when a chair would confirm over a result the organiser confirmed (before, a chair silently
+    reversed the organiser's override). The organiser may always confirm over a chair's."""
+    if actor.role == "chair" and d.state == "confirmed" and d.confirmed_by is not None and d.confirmed_by.role == "organiser":
+        raise Forbidden(f"room {d.room_id!r}: the organiser ({d.confirmed_by.name}) confirmed this result at {d.confirmed_at}; before release the organiser's confirmation stands",
+                        "ask the organiser to change it", field=None)

@@ -101,7 +101,8 @@ class Override(FrozenModel):
 class ConfirmBody(FrozenModel):
     """``POST .../rooms/{room}/confirm``: the override (any of ``winner``, ``stage_scores``,
     ``best_debater_votes``, and a ``note``; none of them confirms the automated result as is), ``by``
-    (the confirming person's name; default: the room's chair, or "organiser"), and optionally
+    (with the organiser's token, which person of the tab room confirms, default "organiser"; with a
+    chair token, if given, the room's chair's own name, :func:`confirmer`), and optionally
     ``expected_version``, the decision version the person looked at (409 if it changed since).
     Scores are finite."""
 
@@ -270,6 +271,19 @@ def confirm(d: Decision, override: Override, actor: Actor, at: str) -> tuple[Dec
     entry = LogEntry(at=at, tournament_id=d.tournament_id, round_id=d.round_id, room_id=d.room_id, kind="confirmed", actor=actor,
                      from_state=d.state, to_state="confirmed", version=new.version, detail=detail)
     return new, entry
+
+
+def confirmer(actor: Actor, by: str | None) -> Actor:
+    """Who a confirmation is recorded under (issue 27, item 7: identity from tokens, not text). A chair
+    token is its room's chair: ``by``, if given, must be that name. The organiser's token is shared by
+    the tab room, so ``by`` names which of its people acted (default "organiser"); the role stays
+    "organiser" either way. Raises :class:`Unprocessable` (422, field ``by``) for a chair's ``by``
+    naming anyone else -- before, ``by: "organiser"`` from a chair was recorded and shown as such."""
+    name = (by or "").strip()
+    if actor.role == "chair" and name and name != actor.name:
+        raise Unprocessable(f"confirm: field by: a chair token confirms as its room's chair ({actor.name!r}), not as {name!r}",
+                            "leave 'by' out (the name comes from the token), or have the organiser confirm", field="by")
+    return actor.model_copy(update={"name": name or actor.name})
 
 
 def release(d: Decision, actor: Actor, at: str) -> tuple[Decision, LogEntry]:

@@ -31,10 +31,10 @@ from collections.abc import Callable
 from typing import Any
 
 from adjudicator.live import lifecycle
-from adjudicator.live.access import may_read_room, new_chair_token, require_organiser, require_room, token_digest
+from adjudicator.live.access import check_precedence, may_read_room, new_chair_token, require_organiser, require_room, token_digest
 from adjudicator.live.board import withheld
 from adjudicator.live.errors import Conflict, NotFound
-from adjudicator.live.lifecycle import Actor, ConfirmBody, Decision, LogEntry, ReleaseBody, check_override, visible
+from adjudicator.live.lifecycle import Actor, ConfirmBody, Decision, LogEntry, ReleaseBody, check_override, confirmer, visible
 from adjudicator.live.report_html import report_html
 from adjudicator.live.results_csv import results_csv, room_rows
 from adjudicator.live.store import LiveStore
@@ -223,10 +223,10 @@ class TabRoom:
                 raise self._no_decision(room)
             if body.expected_version is not None and body.expected_version != d.version:
                 raise StaleDecision(f"room {room.room_id!r}: the verdict is at version {d.version}, not {body.expected_version}", "reload the room and confirm again")
+            check_precedence(d, actor)
             labels = [dd.label for dd in room.debaters]
             override = check_override(body.override(), d.automated, labels)
-            who = actor.model_copy(update={"name": (body.by or "").strip() or actor.name})
-            new, entry = lifecycle.confirm(d, override, who, now_utc())
+            new, entry = lifecycle.confirm(d, override, confirmer(actor, body.by), now_utc())
             self.store.save_decisions([(new, d.version)], [entry])
         self._republish(room)
         return self.room_view(key, actor)
