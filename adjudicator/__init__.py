@@ -2,11 +2,16 @@
 
 The package sets ``LITELLM_LOCAL_MODEL_COST_MAP=True`` before anything can import litellm, because
 litellm otherwise fetches its price map from the network at import time. litellm itself is only
-imported lazily, by :mod:`adjudicator.model.litellm_setup`.
+imported lazily, by :mod:`adjudicator.model.litellm_setup`. It also installs the import guard of
+:mod:`adjudicator.lean_imports` (two optional imports of LangGraph's dependencies no run uses).
 """
 
 import os
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+from adjudicator import lean_imports  # noqa: E402 (after the variable above, before anything imports LangGraph)
+
+lean_imports.install()
 
 __version__ = "0.1.0"

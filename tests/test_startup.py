@@ -85,6 +85,53 @@ def test_the_offline_judge_imports_no_litellm_scipy_or_matplotlib(tmp_path):
     assert set(heavy) <= {"langgraph", "langsmith"}  # the graph runs; nothing else heavy
 
 
+def test_the_offline_judge_imports_no_opentelemetry_rich_or_pygments(tmp_path):
+    """LangSmith's optional OpenTelemetry SDK import and httpx's command-line client (rich, pygments)
+    are refused on the adjudication path (adjudicator/lean_imports.py); the verdict is the same."""
+    code, loaded, proc = probe(tmp_path, "--probe-modules", "opentelemetry,rich,pygments,langsmith", REAL)
+    assert code == 0 and json.loads(proc.stdout)["provenance"]["model"] == "offline"
+    assert loaded == ["langsmith"]  # langgraph.types imports langchain-core's tracers, which import it
+
+
+def test_the_import_guard_refuses_only_the_two_optional_imports_of_those_modules(tmp_path):
+    """Imported by anything else, the same modules load; with LangSmith's OpenTelemetry switched on,
+    its own import of the SDK is not refused."""
+    code = ("import adjudicator, httpx, langsmith.client, sys; "
+            "print('opentelemetry.sdk.trace' in sys.modules, 'httpx._main' in sys.modules); "
+            "import opentelemetry.sdk.trace, httpx._main; print('direct ok')")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=180, env=subprocess_env(tmp_path), check=True).stdout
+    assert out.split() == ["False", "False", "direct", "ok"]
+    env = {**subprocess_env(tmp_path), "LANGSMITH_OTEL_ENABLED": "true"}
+    out = subprocess.run([sys.executable, "-c", "import adjudicator, langsmith.client, sys; print('opentelemetry.sdk.trace' in sys.modules)"],
+                         capture_output=True, text=True, timeout=180, env=env, check=True).stdout
+    assert out.split() == ["True"]
+
+
+EXIT = """
+import atexit, sys
+import pathlib
+atexit.register(pathlib.Path(sys.argv[1]).write_text, 'atexit ran')
+sys.argv = ['adjudicate', *sys.argv[2:]]
+from adjudicator.cli import main
+main()
+raise SystemExit('main() returned instead of ending the process')
+"""
+
+
+@pytest.mark.parametrize(("args", "code"), [(["schema"], 0), (["no-such-file.json"], 2)])
+def test_the_command_line_ends_without_teardown_after_atexit_and_a_flush(tmp_path, args, code):
+    """``main()`` as the process's entry point ends it (os._exit after the atexit handlers and a flush
+    of stdout and stderr): the exit code, the whole output and the atexit handlers are all there."""
+    mark = tmp_path / "mark"
+    proc = subprocess.run([sys.executable, "-c", EXIT, str(mark), *args], capture_output=True, text=True, timeout=180,
+                          env=subprocess_env(tmp_path), cwd=tmp_path)
+    assert proc.returncode == code and mark.read_text(encoding="utf-8") == "atexit ran"
+    if code == 0:
+        assert json.loads(proc.stdout)["title"]  # the whole schema, flushed
+    else:
+        assert proc.stdout == "" and proc.stderr.count("\n") == 1 and "no-such-file.json" in proc.stderr
+
+
 def test_a_cached_rerun_imports_no_litellm_needs_no_key_and_sends_nothing(tmp_path, fake_openai, capsys):
     """First run against the loopback server in json mode ``auto`` with a model litellm lists as
     schema-capable (so the requests, and their cache keys, depend on litellm's model table; that
@@ -114,9 +161,11 @@ def test_bench_report_only_imports_no_litellm(tmp_path, bundled_matches_dir):
     data = bundled_matches_dir / "panelbench"
     assert main(["bench", str(data), "--name", "r", "--runs-dir", str(tmp_path / "runs"), "--no-progress", "--bootstrap", "0"]) == 0
     code, heavy, proc = probe(tmp_path, "--probe-modules", "litellm,langgraph,scipy.stats,matplotlib",
-                              "bench", data, "--name", "r", "--runs-dir", tmp_path / "runs", "--report-only")
+                              "bench", "--name", "r", "--runs-dir", tmp_path / "runs", "--report-only")  # no DATASET needed
     assert code == 0, proc.stderr
     assert heavy == []
+    code, _, proc = probe(tmp_path, "bench", "--runs-dir", tmp_path / "runs", "--report-only")
+    assert code == 2 and "--name: missing with --report-only" in proc.stderr
 
 
 # ---------------------------------------------------------------------------------------------
