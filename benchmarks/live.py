@@ -1,6 +1,6 @@
 """Latency of live adjudication per pushed stage, through the real HTTP API, with the offline judge.
 
-    .venv/bin/python benchmarks/live.py [--runs 3] [--match PATH] [--target-chars 20000] [--tournament]
+    .venv/bin/python benchmarks/live.py [--runs 3] [--match PATH] [--target-chars 20000] [--tournament] [--quick]
 
 For each run it starts nothing new: one live server (uvicorn on 127.0.0.1, a free port, a fresh state
 directory with its SQLite checkpointer) serves every run; each run creates a new match and pushes its
@@ -24,6 +24,9 @@ and closed with the room's chair token; every board snapshot then also passes th
 visibility filter (a few reads of ``tournaments.sqlite``). After each close it also measures the
 chair's ``confirm`` (with an override of one stage score) and the organiser's ``release`` of the room,
 each one compare-and-set transaction plus the republished board.
+
+``--quick`` (CI, so the script cannot rot): one run of the match at its own length; the exit code
+then says only that every step ran (the target is printed, not enforced).
 
 It also reports the SQLite state left by the runs: the database file, the WAL (whose file keeps its
 high-water mark, about 4 MB with SQLite's default auto-checkpoint of 1000 pages, whatever the number
@@ -70,13 +73,17 @@ def full_length(match: Match, target_chars: int) -> Match:
 
 
 class TimedBackend:
-    """Wraps a backend and records the seconds each ``analyse_stage`` call takes."""
+    """Wraps a backend and records the seconds each ``analyse_stage`` call takes; every other attribute
+    (``judge``, ``prompt_hashes(format_name, panel)``, ...) is the inner backend's own, so the wrapper
+    keeps its signatures as they change (a hand-written ``prompt_hashes()`` without arguments made the
+    first close fail with a TypeError)."""
 
     def __init__(self, inner) -> None:
         self.inner = inner
-        self.name = inner.name
-        self.is_llm = inner.is_llm
         self.tracker_s: list[float] = []
+
+    def __getattr__(self, name: str):
+        return getattr(self.inner, name)
 
     def analyse_stage(self, request):
         t0 = time.perf_counter()
@@ -84,12 +91,6 @@ class TimedBackend:
             return self.inner.analyse_stage(request)
         finally:
             self.tracker_s.append(time.perf_counter() - t0)
-
-    def judge(self, request):
-        return self.inner.judge(request)
-
-    def prompt_hashes(self):
-        return self.inner.prompt_hashes()
 
 
 def _listen(url: str, match_id: str, seen: dict[int, float], ready: threading.Event, done: threading.Event) -> None:
@@ -115,7 +116,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--match", type=Path, default=DEFAULT_MATCH, help="a ccdb-4v4 match file")
     ap.add_argument("--target-chars", type=int, default=20000, help="stretch the match to about this many characters")
     ap.add_argument("--tournament", action="store_true", help="push into tournament rooms (chair tokens), then confirm and release each")
+    ap.add_argument("--quick", action="store_true", help="one run at the match's own length; exit 0 whatever the latency")
     args = ap.parse_args(argv)
+    if args.quick:
+        args.runs, args.target_chars = 1, 0
 
     from adjudicator.api import build_context
     from adjudicator.config import resolve_config
@@ -205,7 +209,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{n_checkpoints} checkpoints ({ckpt_bytes / 1e6:.2f} MB), {n_writes} pending writes ({write_bytes / 1e6:.2f} MB)"
     )
     print(f"target p95 push < {TARGET_P95_S:.1f} s: {'met' if p95 < TARGET_P95_S else 'NOT met'} (p95 = {p95:.3f} s)")
-    return 0 if p95 < TARGET_P95_S else 1
+    return 0 if p95 < TARGET_P95_S or args.quick else 1
 
 
 if __name__ == "__main__":
