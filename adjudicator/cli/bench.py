@@ -117,10 +117,14 @@ def bench_cmd(dataset: Path, arms: tuple[str, ...], name: str | None, runs_dir: 
     samples in a row that failed without the model answering: an unreachable server) or when an
     arm produced no verdict for any sample of this session.
 
+    With --report-only --name RUN (no DATASET needed): rebuild the reports of the latest run named RUN.
+
     With --rejudge RUN (no DATASET needed): a new run over RUN's samples whose tracker outputs are
     read from RUN's result files and whose judges are this invocation's, e.g.
     `adjudicate bench --rejudge pb --judge-model openai/gpt-4o --name pb-gpt4o`."""
-    if dataset is None and rejudge is None:
+    if report_only and dataset is None and name is None:
+        raise InputError("--name: missing with --report-only", "give --name RUN, the run whose reports to rebuild (DATASET is not needed)")
+    if dataset is None and rejudge is None and not report_only:
         raise InputError("DATASET: missing", "give a folder of match files (or the PanelBench folder), or --rejudge RUN to re-judge a run")
     from adjudicator.bench.layout import check_run_name
     from adjudicator.bench.runner import run_bench
