@@ -226,3 +226,16 @@ def test_a_bench_answered_by_the_result_cache_imports_no_graph_litellm_or_matplo
         run_dir = tmp_path / run_dir
     ledger = json.loads((run_dir / "status.json").read_text(encoding="utf-8"))["ledger"]["total"]
     assert ledger["requests"] == 0 and ledger["cache_hits"] == 2 * 7
+
+
+def test_the_command_line_still_waits_for_a_running_non_daemon_thread(tmp_path):
+    """As Python's own exit: a non-daemon thread still working when the command returns finishes first."""
+    mark = tmp_path / "mark"
+    code = ("import pathlib, sys, threading, time\n"
+            "mark = pathlib.Path(sys.argv[1])\n"
+            "threading.Thread(target=lambda: (time.sleep(0.5), mark.write_text('thread done'))).start()\n"
+            "sys.argv = ['adjudicate', 'schema']\n"
+            "from adjudicator.cli import main\n"
+            "main()\n")
+    proc = subprocess.run([sys.executable, "-c", code, str(mark)], capture_output=True, text=True, timeout=180, env=subprocess_env(tmp_path), cwd=tmp_path)
+    assert proc.returncode == 0 and mark.read_text(encoding="utf-8") == "thread done"

@@ -131,19 +131,21 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def exit_process(code: int) -> None:
-    """End this process with ``code`` without Python's teardown of its modules: run the atexit handlers
-    (logging's flush, multiprocessing's and tempfile's clean-up, litellm's own), flush stdout and stderr,
-    then ``os._exit``. A failed flush of stdout ends with 120, as Python's own exit does. While a
-    non-daemon thread other than this one is still alive (Python would wait for it) or the interpreter
-    has no ``atexit._run_exitfuncs``, it exits the ordinary way (``sys.exit``). What this gives up: a
-    file object its owner left open with unwritten buffer (Python's teardown would flush it while
-    freeing it); every file of ours is written by :mod:`adjudicator.files` and closed at once."""
+    """End this process with ``code`` as CPython's own exit does, minus the teardown of its modules:
+    wait for the other non-daemon threads (``threading._shutdown``, which also runs the hooks of
+    ``threading._register_atexit``: concurrent.futures joins its idle workers, litellm's logging pool
+    among them), run the atexit handlers (logging's flush, multiprocessing's and tempfile's clean-up),
+    flush stdout and stderr, then ``os._exit``. A failed flush of stdout ends with 120, as Python's exit
+    does. Where the interpreter lacks either private function it exits the ordinary way. What this
+    gives up: a file object its owner left open with an unwritten buffer (the teardown would flush it
+    while freeing it); every file of ours is written by :mod:`adjudicator.files` and closed at once."""
     import atexit
 
-    run_exitfuncs = getattr(atexit, "_run_exitfuncs", None)  # CPython's, the function its exit calls
-    others = [t for t in threading.enumerate() if t is not threading.current_thread() and not t.daemon and t.is_alive()]
-    if run_exitfuncs is None or others:
+    wait_for_threads = getattr(threading, "_shutdown", None)  # CPython's: what Py_FinalizeEx calls first
+    run_exitfuncs = getattr(atexit, "_run_exitfuncs", None)  # and then
+    if wait_for_threads is None or run_exitfuncs is None or threading.current_thread() is not threading.main_thread():
         sys.exit(code)
+    wait_for_threads()
     run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
         try:
