@@ -210,3 +210,41 @@ def test_a_cached_rerun_reads_the_tokens_picture_back_without_drawing(tmp_path, 
     assert plots.cost_plots(rerun, cache=cache) == [tokens_png] and cost_png != tokens_png
     # the sentence beside it says why there is no cost panel: nothing was sent, not an unknown price
     assert plots.cost_note(rerun) == "Cost not plotted: no model request was sent (every answer came from the cache), so nothing was billed; tokens per sample are shown instead."
+
+
+def test_the_held_out_caveat_is_decided_by_the_matches(bundled_matches_dir):
+    # The bundled DebateArt matches are among the debates the offline judge was built on; PanelBench
+    # debates outside that set are held out, and the caveat says so instead of the false "not held-out".
+    from adjudicator.bench.report import development_ids, research_caveats
+
+    pb = provenance([s.match for s in load_folder(bundled_matches_dir / "panelbench").samples])
+    offline = {"agentic": {"tracker": "offline", "judge-1": "offline"}}
+    bundled = [s.match.match_id for s in load_folder(bundled_matches_dir / "panelbench").samples]
+    assert set(bundled) <= development_ids() and len(development_ids()) == 72
+    assert "not a held-out estimate" in research_caveats(["agentic"], offline, pb, bundled)[0]
+    unseen = ["debateart_0001", "debateart_0002", "debateart_0003"]
+    assert not set(unseen) & development_ids()
+    c = research_caveats(["agentic"], offline, pb, unseen)[0]
+    assert c == "Arm agentic uses the offline judge; none of these 3 matches is among the PanelBench debates its features were designed on, so its accuracy here is a held-out estimate"
+    mixed = research_caveats(["agentic"], offline, pb, [*unseen, bundled[0]])[0]
+    assert "1 of these 4 matches is among the PanelBench debates" in mixed and "the other 3 are held out" in mixed
+
+
+def test_the_rendered_report_on_unseen_panelbench_debates_calls_them_held_out(tmp_path, bundled_matches_dir):
+    import json
+    import shutil
+
+    from bench_helpers import run_dir_of
+
+    from adjudicator.cli import main
+
+    data = tmp_path / "d"
+    data.mkdir()
+    src = sorted((bundled_matches_dir / "panelbench").glob("*.json"))[0]
+    d = json.loads(src.read_text(encoding="utf-8"))
+    d["match_id"] = "debateart_0001"  # a PanelBench id outside the development set
+    (data / "debateart_0001.json").write_text(json.dumps(d), encoding="utf-8")
+    shutil.copy(src, data / src.name)
+    assert main(["bench", str(data), "--name", "x", "--runs-dir", str(tmp_path / "runs"), "--no-progress", "--bootstrap", "0"]) == 0
+    md = (run_dir_of(tmp_path / "runs") / "report.md").read_text(encoding="utf-8")
+    assert "1 of these 2 matches is among the PanelBench debates its features were designed on" in md and "the other 1 is held out" in md

@@ -49,12 +49,41 @@ def uses_offline_judge(models: dict[str, str] | None) -> bool:
     return any(is_offline(m) for m in (models or {}).values())
 
 
-def research_caveats(arms: Sequence[str], models: dict[str, dict[str, str]], prov: dict[str, Any]) -> list[str]:
+#: The PanelBench debates the offline judge's features were designed on (their texts, never their labels).
+DEVELOPMENT_FILE = Path(__file__).resolve().parents[1] / "data" / "panelbench_development.txt"
+
+
+def development_ids() -> frozenset[str]:
+    """The match ids of :data:`DEVELOPMENT_FILE` (one per line; ``#`` starts a comment)."""
+    lines = DEVELOPMENT_FILE.read_text(encoding="utf-8").splitlines()
+    return frozenset(x.strip() for x in lines if x.strip() and not x.startswith("#"))
+
+
+def _offline_caveat(offline: list[str], match_ids: Sequence[str] | None) -> str:
+    """The offline judge's held-out sentence: decided by whether the run's matches are among the
+    debates it was developed on (:func:`development_ids`); without the ids, as if they all were."""
+    who = f"Arm {', '.join(offline)} uses the offline judge"
+    dev = development_ids()
+    total = 0 if match_ids is None else len(match_ids)
+    seen = total if match_ids is None else sum(1 for m in match_ids if m in dev)
+    if seen == total:
+        return f"{who}, whose features were designed while reading these PanelBench debates' texts (not their labels), so its accuracy here is not a held-out estimate"
+    if seen == 0:
+        return f"{who}; none of these {total} matches is among the PanelBench debates its features were designed on, so its accuracy here is a held-out estimate"
+    rest = total - seen
+    return (
+        f"{who}; {seen} of these {total} matches {'is' if seen == 1 else 'are'} among the PanelBench debates its features were designed on (their texts, not their labels), "
+        f"so its accuracy here is not a held-out estimate; the other {rest} {'is' if rest == 1 else 'are'} held out"
+    )
+
+
+def research_caveats(arms: Sequence[str], models: dict[str, dict[str, str]], prov: dict[str, Any], match_ids: Sequence[str] | None = None) -> list[str]:
     """Validity caveats of a run's numbers, one sentence each, for report.json/md/html.
 
     On a PanelBench dataset (``prov["panelbench"]``, from :func:`adjudicator.bench.dataset.provenance`):
-    (1) for every arm with an offline-judge role: its features were designed while reading these
-    debates' texts (never their labels), so its accuracy is not a held-out estimate; (2) the result
+    (1) for every arm with an offline-judge role: whether its accuracy is a held-out estimate, decided
+    by whether ``match_ids`` are among the debates its features were designed on
+    (:data:`DEVELOPMENT_FILE`; all of them are assumed when ``match_ids`` is None); (2) the result
     rests on the label convention: under the other reading of the upstream labels every decisive gold
     winner swaps sides, so every winner accuracy becomes 1 - accuracy on the decisive matches (ties
     stay ties; see :data:`adjudicator.input.convert.debateart.LABEL_CONVENTIONS`). Empty for other datasets."""
@@ -65,10 +94,7 @@ def research_caveats(arms: Sequence[str], models: dict[str, dict[str, str]], pro
     out = []
     offline = [a for a in arms if uses_offline_judge(models.get(a))]
     if offline:
-        out.append(
-            f"Arm {', '.join(offline)} uses the offline judge, whose features were designed while reading these PanelBench debates' texts "
-            "(not their labels), so its accuracy here is not a held-out estimate"
-        )
+        out.append(_offline_caveat(offline, match_ids))
     if not prov.get("label_conventions"):  # PanelBench BP only: no winner labels to read
         return out
     used = [c for c in (prov.get("label_conventions") or {}) if c in LABEL_CONVENTIONS]
@@ -224,7 +250,7 @@ def build_report(run_dir: Path, *, samples: Sequence[Sample] | None = None, n_bo
     matches = [s.match for s in samples]
     prov = provenance(matches)
     warnings = [data_warning(prov)] if prov["synthetic"] else []
-    caveats = research_caveats(arms, manifest.models, prov)
+    caveats = research_caveats(arms, manifest.models, prov, [m.match_id for m in matches])
     reliability = reliability_from_matches(matches)
     card = read_bias_card(run_dir, samples=True)
     flips = {s["match_id"] for s in (card or {}).get("samples") or [] if s.get("flipped")} if card else None
