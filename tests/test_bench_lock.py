@@ -37,7 +37,10 @@ def base_args(data: Path, runs: Path, name: str, server, tmp_path: Path) -> list
     ]
 
 
-def wait_for(predicate, proc, timeout_s: float = 60.0) -> None:
+def wait_for(predicate, proc, timeout_s: float = 180.0) -> None:
+    """Poll ``predicate`` until it holds, failing if ``proc`` exits first or ``timeout_s`` passes (a
+    bound, not a target: three samples of seven requests took over 60 s on the shared 2-core machine
+    under a load of 10-14 in the newest-versions run, and passed alone)."""
     deadline = time.monotonic() + timeout_s
     while not predicate():
         assert proc.poll() is None, proc.stderr.read().decode()
