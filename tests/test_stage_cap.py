@@ -127,6 +127,55 @@ def test_tracking_stage_400_costs_what_tracking_stage_100_does(monkeypatch):
     assert late / early < 1.2  # before: about 3 (each stage re-validated and re-read the stages before it)
 
 
+def test_a_run_at_the_cap_compiles_no_more_patterns_than_a_run_of_100_stages(monkeypatch):
+    # the review's whole-word search of a ballot's reasoning compiled a pattern for each stage id and
+    # name; past re's cache of 512 (at 500 stages: 1,500 terms) every ballot compiled them all again
+    import re
+    import re._compiler
+
+    compiled = 0
+    compile_pattern = re._compiler.compile
+
+    def counted(*args, **kwargs):
+        nonlocal compiled
+        compiled += 1
+        return compile_pattern(*args, **kwargs)
+
+    monkeypatch.setattr(re._compiler, "compile", counted)
+    words = ["cost", "expression", "discipline", "equality"]
+    per_run = {}
+    for n in (100, ONLINE_MAX_STAGES):
+        data = online(n)
+        for k, st in enumerate(data["stages"]):  # one more word: the offline ballots then name no stage, so every term is searched
+            st["utterances"][0]["text"] += f" {words[k % len(words)]}"
+        re.purge()
+        compiled = 0
+        adjudicate(parse_match(data))
+        per_run[n] = compiled
+    assert per_run[ONLINE_MAX_STAGES] <= per_run[100]  # before: 150 at 100 stages, 502 at 500 (re.purge() first)
+
+
+def test_the_reviews_whole_word_search_finds_what_the_pattern_found():
+    import random
+    import re
+
+    from adjudicator.verdict.review import _contains
+
+    cases = [("s1 and s10", "s1", True), ("s10 only", "s1", False), ("see s1.", "s1", True), ("xs1", "s1", False), ("s1_x", "s1", False),
+             ("the closing", "closing", True), ("enclosing", "closing", False), ("é s1é", "s1", False), ("speech 3, s2", "speech 3", True),
+             ("", "s1", False), ("s1", "  S1 ", True), ("正方赢了", "正方", True), ("a", "", False)]  # fmt: skip
+    for haystack, needle, found in cases:
+        assert _contains(haystack, needle) is found, (haystack, needle)
+    rng = random.Random(26)
+    alphabet = "ab1_ .,-é"
+    for _ in range(3000):
+        haystack = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
+        needle = "".join(rng.choice("ab1_ .-") for _ in range(rng.randint(1, 3))).strip()
+        if needle:
+            expected = re.search(r"(?<!\w)" + re.escape(needle) + r"(?!\w)", haystack) is not None
+            assert _contains(haystack, needle) is expected, (haystack, needle)
+
+
 def test_a_live_push_costs_the_same_at_stage_100_and_at_stage_400():
     head = validate_header(header())
     received = [Stage.model_validate(stage(k, 500)) for k in range(400)]

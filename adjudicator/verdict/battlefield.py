@@ -136,11 +136,14 @@ class StageAnalysis(FrozenModel):
 # Reducers (named, pure)
 
 
+_STAGE_ID = operator.attrgetter("stage_id")
+
+
 def append_stages(left: list[Stage] | None, right: list[Stage] | None) -> list[Stage]:
     """Reducer for ``stages``: append newly pushed stages, skipping a stage id already present
     (so a replayed push after a restart is idempotent)."""
     left = list(left or [])
-    seen = {s.stage_id for s in left}
+    seen = set(map(_STAGE_ID, left)) if right else set()  # C-level: a stage's merge stays microseconds at the cap
     for s in right or []:
         if s.stage_id not in seen:
             left.append(s)
@@ -151,7 +154,7 @@ def append_stages(left: list[Stage] | None, right: list[Stage] | None) -> list[S
 def append_analyses(left: list[StageAnalysis] | None, right: list[StageAnalysis] | None) -> list[StageAnalysis]:
     """Reducer for ``analyses``: append, ignoring an analysis for a stage already analysed."""
     left = list(left or [])
-    seen = {a.stage_id for a in left}
+    seen = set(map(_STAGE_ID, left)) if right else set()
     for a in right or []:
         if a.stage_id not in seen:
             left.append(a)

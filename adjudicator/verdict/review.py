@@ -183,14 +183,28 @@ def real_speech_stages(match: Any) -> list[str]:
 _WORD = re.compile(r"\w+", re.U)
 
 
+def _is_word_char(ch: str) -> bool:
+    """``ch`` is what ``\\w`` matches in a str pattern: a letter, a digit or numeral, or ``_``."""
+    return ch.isalnum() or ch == "_"
+
+
 def _contains(haystack: str, needle: str) -> bool:
-    """``needle`` in ``haystack`` as whole words (case-insensitive; Chinese: as a substring)."""
+    """``needle`` (lower-cased) in ``haystack`` as whole words, as ``(?<!\\w)needle(?!\\w)`` would find
+    it (Chinese: as a substring). Searched with str.find, not a pattern per needle: a match has three
+    terms per stage, so a long one's terms overflowed re's cache of 512 patterns and every ballot's
+    review compiled them all again: a stage's cost grew with the stages (issue 26)."""
     needle = needle.strip().lower()
     if not needle:
         return False
     if not needle.isascii():
         return needle in haystack
-    return re.search(r"(?<!\w)" + re.escape(needle) + r"(?!\w)", haystack) is not None
+    start = haystack.find(needle)
+    while start != -1:
+        end = start + len(needle)
+        if (start == 0 or not _is_word_char(haystack[start - 1])) and (end == len(haystack) or not _is_word_char(haystack[end])):
+            return True
+        start = haystack.find(needle, start + 1)
+    return False
 
 
 def anchors(match: Any, clashes: Sequence[Clash]) -> tuple[list[str], list[str], list[str]]:
