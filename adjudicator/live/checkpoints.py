@@ -50,7 +50,11 @@ def live_serde() -> JsonPlusSerializer:
         comparisons.PairChoice, comparisons.PairResult, bradley_terry.BradleyTerryFit, agreement.LevelAgreement, agreement.JudgePairAgreement,
         record.PairwiseRecord,
     ]
-    return JsonPlusSerializer(allowed_msgpack_modules=types)
+    # A checkpoint names each object's class by module and name. The stages of a live match written
+    # before the stage models left input/match.py (5ac4d7b) name input.match.Stage, which still
+    # imports from there: allowed, so that a server upgraded mid-tournament resumes its matches.
+    moved = [("adjudicator.input.match", "Stage")]
+    return JsonPlusSerializer(allowed_msgpack_modules=[*types, *moved])
 
 
 def open_checkpointer(db_path: Path) -> SqliteSaver:
