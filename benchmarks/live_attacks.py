@@ -225,13 +225,19 @@ def board_leak(folder: Path) -> tuple[bool, str]:
 def identity(folder: Path) -> tuple[bool, str]:
     desk = Desk(folder)
     try:
-        chair = desk.room("a", chair="Ms Lee")
-        desk.ok(desk.http.post("/api/matches/cup.r1.a/close", headers=bearer(chair)))
-        r = desk.http.post("/api/tournaments/cup/rounds/r1/rooms/a/confirm", json={"by": "organiser"}, headers=bearer(chair))
-        if r.status_code != 200:
-            return True, f"a chair's 'by: organiser' refused ({r.status_code})"
-        name = r.json()["decision"]["confirmed_by"]["name"]
-        return name != "organiser", f"recorded as confirmed by {name!r}"
+        room = "/api/tournaments/cup/rounds/r1/rooms"
+        chairs = {r: desk.room(r, chair=f"Chair {r}") for r in ("a", "b")}
+        for r, chair in chairs.items():
+            desk.ok(desk.http.post(f"/api/matches/cup.r1.{r}/close", headers=bearer(chair)))
+        impersonate = desk.http.post(f"{room}/a/confirm", json={"by": "organiser"}, headers=bearer(chairs["a"])).status_code
+        desk.ok(desk.http.post(f"{room}/a/confirm", json={"winner": "negative"}, headers=ORG))
+        reverse = desk.http.post(f"{room}/a/confirm", json={"winner": "affirmative"}, headers=bearer(chairs["a"])).status_code
+        desk.ok(desk.http.post("/api/tournaments/cup/settings", json={"second_person_confirms": True}, headers=ORG))
+        desk.ok(desk.http.post(f"{room}/b/confirm", json={"winner": "negative"}, headers=bearer(chairs["b"])))
+        alone = desk.http.post(f"{room}/b/confirm", json={}, headers=bearer(chairs["b"])).status_code
+        held = (impersonate, reverse, alone) == (422, 403, 403)
+        return held, (f"a chair's by 'organiser' {impersonate}; a chair reversing the organiser {reverse}; one person overriding and confirming "
+                      f"under Tabbycat's rule {alone} (per-person tokens for panellists and a private board: not built)")
     finally:
         desk.close()
 

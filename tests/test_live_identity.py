@@ -66,3 +66,24 @@ def test_before_release_the_organisers_confirmation_stands_over_a_chairs(closed)
     view = http.get(ROOM, headers=ORG).json()
     assert (view["winner"], view["decision"]["version"]) == ("negative", 3)
     assert http.post(f"{ROOM}/confirm", json={}, headers=ORG).status_code == 200  # the organiser may change its own
+
+
+def test_tabbycats_rule_the_person_who_enters_a_ballot_does_not_confirm_it(closed):
+    http, chair = closed
+    assert http.post("/api/tournaments/cup/settings", json={"second_person_confirms": True}, headers=ORG).status_code == 200
+    r = http.post(f"{ROOM}/confirm", json={"winner": "negative", "note": "recount"}, headers=chair)  # the chair enters an override
+    assert r.status_code == 200 and r.json()["decision"]["state"] == "draft" and r.json()["decision"]["entered_by"]["name"] == "Ms Lee"
+    r = http.post(f"{ROOM}/confirm", json={}, headers=chair)
+    assert r.status_code == 403 and "Ms Lee entered this ballot" in r.json()["detail"]  # before: the chair overrode and confirmed alone
+    assert http.post(f"{ROOM}/release", json={}, headers=ORG).status_code == 409  # still a draft
+    r = http.post(f"{ROOM}/confirm", json={"by": "Tab director Kim"}, headers=ORG)  # another person confirms it as entered
+    d = r.json()["decision"]
+    assert r.status_code == 200 and (d["state"], d["override"]["winner"], d["confirmed_by"]["name"], r.json()["winner"]) == ("confirmed", "negative", "Tab director Kim", "negative")
+    kinds = [(e["kind"], e["actor"]["name"]) for e in http.get("/api/tournaments/cup/log", params={"room": "a"}, headers=ORG).json()["log"] if e["kind"] in ("ballot_entered", "confirmed")]
+    assert kinds == [("ballot_entered", "Ms Lee"), ("confirmed", "Tab director Kim")]
+
+
+def test_without_the_rule_one_person_overrides_and_confirms(closed):
+    http, chair = closed
+    r = http.post(f"{ROOM}/confirm", json={"winner": "negative"}, headers=chair)
+    assert r.status_code == 200 and r.json()["decision"]["state"] == "confirmed" and r.json()["decision"]["entered_by"] is None

@@ -101,11 +101,13 @@ def tournament_group() -> None:
 @click.option("--speaker-scale", help="Tabbycat speaker score scale LOW:HIGH[:STEP] that 1-10 maps onto (default 1:10:0.01; a push uses the Tabbycat tournament's own range)")
 @click.option("--tabbycat-push", type=click.Choice(["manual", "on-release"]), default=None,
               help="push a room's result to Tabbycat when it is released ('on-release', needs `live serve --tabbycat-token-file`), or only with `live tabbycat push` (default)")
+@click.option("--second-person-confirms/--one-person-confirms", default=None,
+              help="Tabbycat's rule: whoever enters or overrides a ballot may not confirm it; another person does (default: one person may)")
 @client_options
-def tournament_create_cmd(tournament_id, name, board_shows, tabbycat_url, speaker_scale, tabbycat_push, url, token, state_dir) -> None:
+def tournament_create_cmd(tournament_id, name, board_shows, tabbycat_url, speaker_scale, tabbycat_push, second_person_confirms, url, token, state_dir) -> None:
     """Create tournament TOURNAMENT_ID (1-24 letters, digits, '_' or '-')."""
     body: dict = {"tournament_id": tournament_id, "name": name, "board_shows": board_shows, "tabbycat_url": tabbycat_url,
-                  "tabbycat_push": tabbycat_push.replace("-", "_") if tabbycat_push else None}
+                  "tabbycat_push": tabbycat_push.replace("-", "_") if tabbycat_push else None, "second_person_confirms": second_person_confirms}
     scale = parse_scale(speaker_scale)
     if scale:
         body["speaker_scale"] = scale
@@ -121,13 +123,16 @@ def tournament_create_cmd(tournament_id, name, board_shows, tabbycat_url, speake
 @click.option("--tabbycat-url", help="the tournament's Tabbycat API base")
 @click.option("--speaker-scale", help="Tabbycat speaker score scale LOW:HIGH[:STEP]")
 @click.option("--tabbycat-push", type=click.Choice(["manual", "on-release"]), default=None, help="when results go to Tabbycat: on release, or only with `live tabbycat push`")
+@click.option("--second-person-confirms/--one-person-confirms", default=None,
+              help="Tabbycat's rule: whoever enters or overrides a ballot may not confirm it; another person does (default: one person may)")
 @client_options
-def tournament_settings_cmd(tournament_id, board_shows, tabbycat_url, speaker_scale, tabbycat_push, url, token, state_dir) -> None:
+def tournament_settings_cmd(tournament_id, board_shows, tabbycat_url, speaker_scale, tabbycat_push, second_person_confirms, url, token, state_dir) -> None:
     """Change TOURNAMENT_ID's settings (logged; the boards follow at once)."""
     body = {k: v for k, v in {"board_shows": board_shows, "tabbycat_url": tabbycat_url, "speaker_scale": parse_scale(speaker_scale),
-                              "tabbycat_push": tabbycat_push.replace("-", "_") if tabbycat_push else None}.items() if v is not None}
+                              "tabbycat_push": tabbycat_push.replace("-", "_") if tabbycat_push else None,
+                              "second_person_confirms": second_person_confirms}.items() if v is not None}
     if not body:
-        raise InputError("tournament settings: nothing to change", "give --board-shows, --tabbycat-url, --speaker-scale or --tabbycat-push")
+        raise InputError("tournament settings: nothing to change", "give --board-shows, --tabbycat-url, --speaker-scale, --tabbycat-push or --second-person-confirms")
     with _client(url, token, state_dir) as c:
         view = c.tournament_settings(tournament_id, body)
     _json_out(view)

@@ -30,7 +30,7 @@ from pydantic import ConfigDict, Field
 
 from adjudicator.frozen import FrozenModel
 from adjudicator.input.formats import Side
-from adjudicator.live.errors import Conflict, Unprocessable
+from adjudicator.live.errors import Conflict, LiveRequestError, Unprocessable
 from adjudicator.verdict.ballots import Verdict
 
 VerdictState = Literal["draft", "confirmed", "released"]
@@ -39,7 +39,7 @@ ShownState = Literal["draft", "confirmed", "released", "void"]
 
 LogKind = Literal[
     "tournament_created", "settings_changed", "round_created", "room_created", "room_removed", "chair_token_issued",
-    "draft_recorded", "confirmed", "released", "tabbycat_push", "stage_pushed", "match_closed", "reopened", "voided",
+    "draft_recorded", "confirmed", "released", "tabbycat_push", "stage_pushed", "match_closed", "reopened", "voided", "ballot_entered",
 ]
 
 
@@ -152,6 +152,7 @@ class Decision(FrozenModel):
     released_by: Actor | None = None
     released_at: str | None = None
     void: bool = False
+    entered_by: Actor | None = None
 
     @property
     def shown_state(self) -> ShownState:
@@ -255,22 +256,54 @@ def check_override(override: Override, automated: Automated, labels: list[str]) 
     return override.model_copy(update={"stage_scores": scores, "best_debater_votes": votes})
 
 
-def confirm(d: Decision, override: Override, actor: Actor, at: str) -> tuple[Decision, LogEntry]:
+def confirm(d: Decision, override: Override, actor: Actor, at: str, second_person: bool = False) -> tuple[Decision, LogEntry]:
     """The next version of ``d``, confirmed by ``actor`` at ``at`` with ``override`` (already checked
     with :func:`check_override`; an empty override confirms the automated result as is), and its log
     entry, which records the override beside the automated original. Raises :class:`Conflict` (409)
-    for a released decision."""
+    for a released or void decision.
+
+    With ``second_person`` (the tournament's ``second_person_confirms``; Tabbycat's rule that the
+    person who enters a ballot is not the one who confirms it): an override is *entered*, not
+    confirmed -- the result stays a draft carrying the override, ``entered_by`` the actor, log kind
+    ``ballot_entered`` -- and a confirmation without an override by another person confirms it, the
+    entered override kept. Raises :class:`SamePerson` (403) when the person who entered the ballot
+    would confirm it."""
     if d.state == "released":
         raise Conflict(f"room {d.room_id!r}: the verdict was released at {d.released_at}; a released result is final", "the organiser reopens it to correct it (`adjudicate live reopen`)")
     if d.void:
         raise Conflict(f"room {d.room_id!r}: the verdict is void", "the organiser reopens it first (`adjudicate live reopen`)")
-    new = d.model_copy(update={"state": "confirmed", "version": d.version + 1, "override": None if override.is_empty() and not override.note else override,
-                               "confirmed_by": actor, "confirmed_at": at})
+    entered = d.entered_by if second_person and d.state == "draft" else None
+    if second_person and not override.is_empty():  # a person enters (or re-enters) a ballot: another confirms it
+        new = d.model_copy(update={"state": "draft", "version": d.version + 1, "override": override, "entered_by": actor})
+        entered_detail = {"override": override.model_dump(mode="json", exclude_defaults=True), "effective_winner": new.effective().winner, "automated_winner": d.automated.winner}
+        return new, LogEntry(at=at, tournament_id=d.tournament_id, round_id=d.round_id, room_id=d.room_id, kind="ballot_entered", actor=actor,
+                             from_state=d.state, to_state="draft", version=new.version, detail=entered_detail)
+    if entered is not None and same_person(entered, actor):
+        raise SamePerson(f"room {d.room_id!r}: {actor.name} entered this ballot, and this tournament has another person confirm it (Tabbycat's rule)",
+                         "have another person confirm it: the room's chair, or the organiser", field=None)
+    keep = entered is not None and override.is_empty()  # confirming the ballot another person entered, as entered
+    kept = d.override if keep else (None if override.is_empty() and not override.note else override)
+    new = d.model_copy(update={"state": "confirmed", "version": d.version + 1, "override": kept, "confirmed_by": actor, "confirmed_at": at})
     eff = new.effective()
-    detail: dict[str, Any] = {"override": override.model_dump(mode="json", exclude_defaults=True), "effective_winner": eff.winner, "automated_winner": d.automated.winner}
+    shown = kept if kept is not None else override
+    detail: dict[str, Any] = {"override": shown.model_dump(mode="json", exclude_defaults=True), "effective_winner": eff.winner, "automated_winner": d.automated.winner}
+    if entered is not None:
+        detail["entered_by"] = entered.name
     entry = LogEntry(at=at, tournament_id=d.tournament_id, round_id=d.round_id, room_id=d.room_id, kind="confirmed", actor=actor,
                      from_state=d.state, to_state="confirmed", version=new.version, detail=detail)
     return new, entry
+
+
+class SamePerson(LiveRequestError):
+    """Under Tabbycat's rule, the person who entered a ballot would confirm it (403)."""
+
+    status_code = 403
+
+
+def same_person(a: Actor, b: Actor) -> bool:
+    """Whether two actors are one person: same role, room and name (the organiser's token is the tab
+    room's, so its people are told apart by the name given with ``by``)."""
+    return (a.role, a.room, a.name) == (b.role, b.room, b.name)
 
 
 def confirmer(actor: Actor, by: str | None) -> Actor:
@@ -322,7 +355,8 @@ def reopen(d: Decision, actor: Actor, reason: str, at: str) -> tuple[Decision, L
     for a draft (nothing to reopen)."""
     if d.state == "draft" and not d.void:
         raise Conflict(f"room {d.room_id!r}: the verdict is an unconfirmed draft already", "confirm it, with an override if it needs one")
-    new = d.model_copy(update={"state": "draft", "void": False, "version": d.version + 1, "override": None, "confirmed_by": None, "confirmed_at": None, "released_by": None, "released_at": None})
+    new = d.model_copy(update={"state": "draft", "void": False, "version": d.version + 1, "override": None, "entered_by": None, "confirmed_by": None, "confirmed_at": None,
+                               "released_by": None, "released_at": None})
     return _correction(d, new, "reopened", actor, reason, at)
 
 

@@ -226,7 +226,8 @@ class TabRoom:
             check_precedence(d, actor)
             labels = [dd.label for dd in room.debaters]
             override = check_override(body.override(), d.automated, labels)
-            new, entry = lifecycle.confirm(d, override, confirmer(actor, body.by), now_utc())
+            rule = self.tournament(room.tournament_id).second_person_confirms
+            new, entry = lifecycle.confirm(d, override, confirmer(actor, body.by), now_utc(), second_person=rule)
             self.store.save_decisions([(new, d.version)], [entry])
         self._republish(room)
         return self.room_view(key, actor)

@@ -73,7 +73,9 @@ TabbycatPush = Literal["manual", "on_release"]
 
 class Tournament(FrozenModel):
     """A tournament: id, display name, what the public boards show (:data:`Visibility`), the Tabbycat
-    API base (or None), speaker scale and when to push to Tabbycat, and its creation time (UTC ISO 8601)."""
+    API base (or None), speaker scale and when to push to Tabbycat, whether the person who entered or
+    overrode a ballot may not confirm it (``second_person_confirms``, Tabbycat's rule:
+    :func:`~adjudicator.live.lifecycle.confirm`), and its creation time (UTC ISO 8601)."""
 
     tournament_id: str = Field(pattern=SLUG_PATTERN)
     name: str = Field(min_length=1, max_length=MAX_NAME_CHARS)
@@ -81,6 +83,7 @@ class Tournament(FrozenModel):
     tabbycat_url: str | None = None
     speaker_scale: SpeakerScale = SpeakerScale()
     tabbycat_push: TabbycatPush = "manual"
+    second_person_confirms: bool = False
     created_at: str = ""
     repaired: list[str] = Field(default_factory=list, exclude=True)
 
@@ -90,7 +93,7 @@ class Tournament(FrozenModel):
         return check_tabbycat_url(v)
 
 
-SETTINGS_FIELDS = frozenset({"board_shows", "tabbycat_url", "speaker_scale", "tabbycat_push"})
+SETTINGS_FIELDS = frozenset({"board_shows", "tabbycat_url", "speaker_scale", "tabbycat_push", "second_person_confirms"})
 """The tournament fields the organiser's settings change (:class:`SettingsBody`): the ones a stored
 value of which may be replaced by the default when it no longer reads (:func:`stored_tournament`)."""
 
@@ -199,6 +202,7 @@ class TournamentBody(FrozenModel):
     tabbycat_url: str | None = None
     speaker_scale: SpeakerScale = SpeakerScale()
     tabbycat_push: TabbycatPush = "manual"
+    second_person_confirms: bool = False
 
     @field_validator("tabbycat_url")
     @classmethod
@@ -209,7 +213,7 @@ class TournamentBody(FrozenModel):
         """The tournament this body creates (now)."""
         return Tournament(
             tournament_id=self.tournament_id, name=self.name or self.tournament_id, board_shows=self.board_shows,
-            tabbycat_url=self.tabbycat_url, speaker_scale=self.speaker_scale, tabbycat_push=self.tabbycat_push, created_at=now_utc(),
+            tabbycat_url=self.tabbycat_url, speaker_scale=self.speaker_scale, tabbycat_push=self.tabbycat_push, second_person_confirms=self.second_person_confirms, created_at=now_utc(),
         )
 
 
@@ -295,6 +299,7 @@ class SettingsBody(FrozenModel):
     tabbycat_url: str | None = None
     speaker_scale: SpeakerScale | None = None
     tabbycat_push: TabbycatPush | None = None
+    second_person_confirms: bool | None = None
 
     @field_validator("tabbycat_url")
     @classmethod
