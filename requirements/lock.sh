@@ -8,7 +8,7 @@
 #   requirements/lock.sh                          add what pyproject.toml gained, keep every other pin
 #   requirements/lock.sh --upgrade                move every pin to the newest release the ranges allow
 #   requirements/lock.sh --upgrade-package numpy  move one package (and what it needs)
-#   EXTRAS=test,docs,audio,inspect requirements/lock.sh the extras the development lock covers (default: test,docs,audio)
+#   EXTRAS=test,docs,audio,inspect requirements/lock.sh the extras the development lock covers (the default)
 #   EXTRAS=audio OUT=requirements/lock-py311-audio.txt requirements/lock.sh   another purpose, another lock
 #
 # Arguments go to `uv pip compile`. Run benchmarks/newest_versions.py before an --upgrade to see what
@@ -17,7 +17,7 @@
 # configuration, so this machine's local indexes stay out and the hashes are PyPI's).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-extras=${EXTRAS:-test,docs,audio}
+extras=${EXTRAS:-test,docs,audio,inspect}
 out=${OUT:-requirements/lock-py311.txt}
 
 tools=$(mktemp -d /tmp/adjudicator-lock.XXXXXX)

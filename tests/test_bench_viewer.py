@@ -205,3 +205,42 @@ def test_annotate_keeps_a_persons_call_beside_the_run_and_the_reports_read_it_ba
     index = (tmp_path / "runs" / "index.html").read_text(encoding="utf-8")
     assert f'href="{run_dir.name}/report.html"' in index and "2 annotated" in index
 
+
+def test_the_inspect_export_round_trips_through_inspect_ais_own_reader(run, tmp_path):
+    inspect_log = pytest.importorskip("inspect_ai.log", reason="the optional extra inspect-ai is not installed (pip install 'adjudicator[inspect]')")
+    run_dir, _ = run
+    rows = {r["sample_id"]: r for r in map(json.loads, (run_dir / "samples.jsonl").read_text(encoding="utf-8").splitlines())}
+    results = _results(run_dir)
+    reader = PromptReader(run_dir)
+    for fmt in ("eval", "json"):
+        assert main(["export", "inspect", str(run_dir), "--format", fmt, "--out", str(tmp_path / fmt)]) == 0
+        log = inspect_log.read_eval_log(str(tmp_path / fmt / f"agentic.{fmt}"), resolve_attachments=True)  # inspect stores each long text once, too
+        assert log.status == "success" and log.eval.run_id == json.loads((run_dir / "manifest.json").read_text())["run_id"]
+        assert log.results.total_samples == log.results.completed_samples == 5 and len(log.samples) == 5
+        by_id = {s.id: s for s in log.samples}
+        assert set(by_id) == set(rows)
+        for sid, s in by_id.items():
+            res, row = results[sid], rows[sid]
+            assert s.target == row["gold_winner"] and s.metadata["status"] == "ok" and len(s.metadata["ballots"]) == 3
+            assert s.scores["winner"].value == ("C" if row["correct"] else "I") and s.scores["p"].value == pytest.approx(row["p"], abs=1e-12)
+            assert s.scores["brier"].value == pytest.approx((row["p"] - (row["gold_winner"] == "affirmative")) ** 2, abs=1e-12)
+            events = [e for e in s.events if e.event == "model"]
+            assert len(events) == len(res.calls)  # every call, the failed and the repair turns too
+            assert sorted(e.output.completion for e in events) == sorted(c.raw_output or "" for c in res.calls)
+            sent = sorted(json.dumps([reader.text(m) for m in c.messages]) for c in res.calls)
+            assert sorted(json.dumps([m.text for m in e.input]) for e in events) == sent
+            usage = s.model_usage["openai/test-model"]
+            assert (usage.input_tokens, usage.output_tokens) == (res.usage.prompt_tokens, res.usage.completion_tokens) and usage.total_cost is None  # no price: unknown
+        accuracy = next(sc for sc in log.results.scores if sc.name == "winner").metrics["accuracy"].value
+        scored = [r["correct"] for r in rows.values() if r["correct"] is not None]
+        assert accuracy == pytest.approx(sum(scored) / len(scored), abs=1e-12)
+
+
+def test_export_inspect_without_the_extra_is_a_one_line_error(run, monkeypatch, capsys):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "inspect_ai", None)  # import inspect_ai now raises ImportError
+    capsys.readouterr()
+    assert main(["export", "inspect", str(run[0])]) == 2
+    err = capsys.readouterr().err
+    assert "inspect-ai is not installed" in err and "adjudicator[inspect]" in err and "Traceback" not in err

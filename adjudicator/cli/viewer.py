@@ -4,6 +4,7 @@
   one verdict in ``RUN/human.json`` (:mod:`adjudicator.bench.human`); ``--import FILE`` merges the
   file the viewer's *Export human.json* button saved. The reports are rebuilt, so report.html's Human
   column and report.json's counts read it back.
+- ``adjudicate export inspect RUN``: the run as an Inspect AI eval log (:mod:`adjudicator.bench.inspect_log`).
 """
 
 from __future__ import annotations
@@ -59,3 +60,25 @@ def annotate_cmd(run: str, sample: str | None, call: str | None, comment: str, a
     rebuild_run_reports(run_dir, None, None)
     click.echo(str(path))
 
+
+@click.group("export")
+def export_group() -> None:
+    """Write a run in another tool's format."""
+
+
+@export_group.command("inspect")
+@click.argument("run")
+@click.option("--format", "fmt", type=click.Choice(["eval", "json"]), default="eval", show_default=True, help="Inspect's log format: eval (zip) or json")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), help="folder for the logs (default: RUN/inspect)")
+@click.option("--runs-dir", type=click.Path(file_okay=False, path_type=Path), default=Path("runs"), show_default=True, help="where run names are looked up")
+def export_inspect_cmd(run: str, fmt: str, out_dir: Path | None, runs_dir: Path) -> None:
+    """Write RUN (a folder or a run name) as Inspect AI eval logs, one per arm, that `inspect view`
+    opens: samples, every call's messages and output, model usage, scores, metadata. Needs the
+    optional extra: pip install 'adjudicator[inspect]'."""
+    from adjudicator.bench.compare import resolve_run
+    from adjudicator.bench.inspect_log import export_inspect, require_inspect
+
+    require_inspect()  # before reading the run: a missing extra is the first thing to say
+    run_dir = resolve_run(run, runs_dir)
+    for path in export_inspect(run_dir, fmt=fmt, out_dir=out_dir):
+        click.echo(str(path))
