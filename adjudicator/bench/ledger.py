@@ -133,6 +133,12 @@ class Ledger:
             return round(sum(a.cost_usd for a in self.arms.values()), 8)
 
     @property
+    def priced_requests(self) -> int:
+        """Requests whose price litellm knew."""
+        with self._lock:
+            return sum(a.priced_requests for a in self.arms.values())
+
+    @property
     def unpriced_requests(self) -> int:
         """Requests whose price litellm did not know."""
         with self._lock:

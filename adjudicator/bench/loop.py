@@ -21,7 +21,6 @@ kept as samples finish, no new sample started once a stop is due.
 
 from __future__ import annotations
 
-import sys
 import threading
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
@@ -145,12 +144,6 @@ def run_task(
     return result
 
 
-def _progress(total: int, enabled: bool) -> Any:
-    from tqdm import tqdm
-
-    return tqdm(total=total, desc="bench", unit="sample", file=sys.stderr, disable=not enabled or total == 0, dynamic_ncols=True, mininterval=0.2)
-
-
 class SampleLoop:
     """Run ``tasks`` of session ``session`` under ``opts`` (concurrency, budget, error limit, progress
     bar), folding each result into ``ledger`` and a :class:`~adjudicator.bench.stops.SessionTally`.
@@ -176,6 +169,9 @@ class SampleLoop:
         self._abandoned = False
         self.written = 0  # result files this session wrote (a sample may be written before it is folded in)
         self.cache: Any | None = None  # the response cache the samples share for their result-cache lookups (opened by run)
+        self.bar: Any | None = None  # the progress bar while run() runs (adjudicator.bench.progress_bar.SampleBar)
+        self._said_sent = False
+        self._done = 0  # samples folded in this session
 
     def _fill(self, ex: ThreadPoolExecutor) -> None:
         """Start tasks until the concurrency is used up; the budget is checked before each start.
@@ -199,14 +195,38 @@ class SampleLoop:
         self.requests.settle_sample(result.arm, result.sample_id)
         line = self.tally.record(result, self.opts.max_errors)
         if line is not None:
-            bar.write(line, file=sys.stderr)
+            bar.write(line)
         if self.opts.budget_usd is not None and not self.warned and self.ledger.unpriced_requests:
             self.warned = True
-            bar.write(BUDGET_WARNING, file=sys.stderr)
+            bar.write(BUDGET_WARNING)
         if self.on_result is not None:
             self.on_result(result)
-        bar.set_postfix_str(f"${self.ledger.total_cost_usd:.4f} errors={self.tally.failed_now}", refresh=False)
-        bar.update(1)
+        bar.advance()
+        self._done += 1
+        self._requests_moved(self.requests)
+
+    def _requests_moved(self, log: RequestLog) -> None:
+        """The bar's status after a request was sent or settled (or a sample finished): what is under
+        way before the first reply (a line each, so a log without the bar says it too), then the
+        spend, ``unknown`` where no price is known (:func:`~adjudicator.bench.progress_bar.spend_text`)."""
+        from adjudicator.bench.progress_bar import spend_text
+
+        bar = self.bar
+        if bar is None:
+            return
+        if log.sent_count and not self._said_sent:
+            self._said_sent = True
+            bar.write("bench: the model client is loaded; the first request is out, waiting for its reply")
+            bar.status("waiting for the first model reply")
+        if log.settled_count == 0 and self._done == 0:
+            return
+        if log.sent_count == 0:
+            bar.status(f"no model requests; errors {self.tally.failed_now}")
+            return
+        flying = log.in_flight().values()
+        spend = spend_text(self.ledger.total_cost_usd + log.in_flight_cost_usd(), self.ledger.unpriced_requests + sum(sp.unpriced_requests for sp in flying),
+                           self.ledger.priced_requests + sum(sp.priced_requests for sp in flying))
+        bar.status(f"{spend}; {log.sent_count} requests; errors {self.tally.failed_now}")
 
     def _write_unless_abandoned(self, write: Callable[[], None]) -> bool:
         """Run ``write`` (a sample's result file) unless the loop has abandoned its samples."""
@@ -235,7 +255,13 @@ class SampleLoop:
         """Run every task (or until a stop is due) and return the tally. A ConfigError from a sample
         (every sample would fail alike), KeyboardInterrupt (Ctrl-C, SIGTERM) and unexpected errors
         propagate after the samples in flight are abandoned (module docstring)."""
-        bar = _progress(self.total, self.opts.progress)
+        from adjudicator.bench.progress_bar import SampleBar
+
+        models = self.opts.progress and self.total > 0 and self._uses_models()
+        bar = self.bar = SampleBar(self.total, self.opts.progress, status="starting the model client" if models else "judging")
+        if models:
+            bar.write("bench: starting the model client (litellm loads before the first request: 10-30 s on a busy machine)")
+        self.requests.listener = self._requests_moved
         ex = ThreadPoolExecutor(max_workers=self.opts.concurrency, thread_name_prefix="bench")
         try:
             self.cache = self._shared_cache()
@@ -258,6 +284,12 @@ class SampleLoop:
         if self.cache is not None:
             self.cache.close()
         return self.tally
+
+    def _uses_models(self) -> bool:
+        """Whether a planned sample's arm is judged by a model (not the offline judge alone)."""
+        from adjudicator.bench.arms import describe_arms
+
+        return any(describe_arms(sorted({t.arm for t in self.queue}), self.config)[2].values())
 
     def _shared_cache(self) -> Any | None:
         """The response cache opened once for the session's result-cache lookups, when a planned

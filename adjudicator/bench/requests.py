@@ -24,7 +24,7 @@ session opens the log and skipped when it is read.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -96,6 +96,9 @@ class RequestLog:
         self._in_flight: dict[tuple[str, str], Spend] = {}
         self._owner: dict[str, tuple[str, str]] = {}
         self._closed = False
+        self.sent_count = 0  # requests of this session sent and settled so far (the progress bar reads them)
+        self.settled_count = 0
+        self.listener: Callable[[RequestLog], None] | None = None  # called (outside the lock) after each sent and settled line
         end_torn_line(self.path)
 
     @property
@@ -142,6 +145,9 @@ class RequestLog:
             append_json_line(self.path, {"e": "sent", "id": rid, "session": self.session, "arm": who.arm, "sample": who.sample_id,
                                          "model": model, "node": node, "key": key, "attempt": attempt, "at": iso(utc_now())})
             self._in_flight.setdefault((who.arm, who.sample_id), Spend()).add_sent()
+            self.sent_count += 1
+        if self.listener is not None:
+            self.listener(self)
         return rid
 
     def _settled(self, who: SampleRequests, rid: str, prompt_tokens: int, completion_tokens: int, cost_usd: float | None, error: str | None) -> None:
@@ -151,6 +157,9 @@ class RequestLog:
             sp = self._in_flight.get(self._owner.pop(rid, (who.arm, who.sample_id)))
             if sp is not None:
                 sp.add_settled(prompt_tokens, completion_tokens, cost_usd)
+            self.settled_count += 1
+        if self.listener is not None:
+            self.listener(self)
 
 
 def _merge(into: Spend, other: Spend) -> None:

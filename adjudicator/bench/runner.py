@@ -162,6 +162,7 @@ def _run_session(s: Session, opts: BenchOptions, on_result: Callable[[SampleResu
             write_status(s.run_dir, state="reporting", reason=None, outcome=end.state, outcome_reason=end.reason, session=s.number, pid=os.getpid(),
                          pending=end.pending, reports="missing", ledger=ledger.as_dict())
             status = {"state": end.state, "reason": end.reason, "pending": end.pending, "message": end.message or None}
+            echo(f"writing reports: statistics with {s.settings.n_bootstrap} bootstrap resamples, plots, the sample viewer ...")  # the longest silent phase otherwise
             outcome.reports = write_reports(s.run_dir, samples=samples, n_bootstrap=s.settings.n_bootstrap, seed=s.settings.seed, status=status)
             echo("reports: " + ", ".join(str(p) for p in outcome.reports.values()))
         _log_end(s, end, tally.ran, tally.failed_now, ledger, "written" if opts.reports else "not requested")
