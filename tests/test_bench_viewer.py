@@ -201,7 +201,9 @@ def test_annotate_keeps_a_persons_call_beside_the_run_and_the_reports_read_it_ba
     assert main(["annotate", str(run_dir), "--import", str(export)]) == 2
     err = capsys.readouterr().err
     assert "annotations.0: the run has no sample 'nope'" in err and "Traceback" not in err
-    # the folder's index lists the run and links its page
+    # a bench leaves the runs folder to run folders; the index is written on request, lists the run and links its page
+    assert [p.name for p in (tmp_path / "runs").iterdir()] == [run_dir.name]
+    assert main(["index", str(tmp_path / "runs")]) == 0
     index = (tmp_path / "runs" / "index.html").read_text(encoding="utf-8")
     assert f'href="{run_dir.name}/report.html"' in index and "2 annotated" in index
 

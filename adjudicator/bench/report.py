@@ -322,13 +322,11 @@ def _run_section(manifest: Manifest, status: dict[str, Any] | None, prov: dict[s
 
 
 def write_reports(run_dir: Path, *, samples: Sequence[Sample] | None = None, n_bootstrap: int | None = None, seed: int | None = None, status: dict[str, Any] | None = None) -> dict[str, Path]:
-    """Build the report and write report.json, samples.jsonl, samples.csv, report.md and report.html,
-    and rewrite the runs folder's index.html; returns their paths (keys ``json``, ``samples_jsonl``,
-    ``samples_csv``, ``md``, ``html``, ``index``)."""
+    """Build the report and write report.json, samples.jsonl, samples.csv, report.md and report.html;
+    returns their paths (keys ``json``, ``samples_jsonl``, ``samples_csv``, ``md``, ``html``)."""
     from adjudicator.bench.plots import PlotCache
     from adjudicator.bench.report_html import render_html
     from adjudicator.bench.report_md import render_markdown
-    from adjudicator.bench.run_index import write_index
     from adjudicator.environment import default_plot_cache_dir
 
     report = build_report(run_dir, samples=samples, n_bootstrap=n_bootstrap, seed=seed, status=status)
@@ -342,5 +340,4 @@ def write_reports(run_dir: Path, *, samples: Sequence[Sample] | None = None, n_b
     html = run_dir / REPORT_HTML
     atomic_write_text(html, render_html(report, plot_cache=PlotCache(default_plot_cache_dir())))
     paths["html"] = html
-    paths["index"] = write_index(run_dir.parent)  # the runs folder's page over all its runs
     return paths

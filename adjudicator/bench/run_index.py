@@ -3,7 +3,9 @@ the run picker at the top of each run's viewer (report.html).
 
 Both are static (opened from disk, no server): the index links each run's report.html by a relative
 path, and the picker lists the sibling runs that existed when the report was written (a run written
-later appears in the index, which every report build rewrites, and in reports rebuilt after it).
+later appears in reports rebuilt after it). The index is written on request (``adjudicate index
+RUNS_DIR``), not by every bench: a runs folder holds run folders only unless its owner asks, since
+scripts (and ``--runs-dir`` users) read it as a list of runs.
 Per run the index shows its name and start time (the folder name), its arms with their labels
 (report.json's), how
 many samples each finished, winner accuracy over the samples the gold scores (from samples.jsonl,
@@ -31,7 +33,7 @@ _INDEX = """<!doctype html>
 td,th{border:1px solid #ccc;padding:.25rem .5rem;text-align:left;vertical-align:top} th{background:#f2f2f2} .note{color:#555}</style></head>
 <body><h1>Benchmark runs in <code>{{ folder }}</code> ({{ runs|length }})</h1>
 <p class="note">Newest first. Each run's page holds its statistics and every sample's verdict, calls and messages; the offline judge,
-where it appears, is a deterministic baseline, not a judge. Rewritten whenever a run's reports are written.</p>
+where it appears, is a deterministic baseline, not a judge. Written by <code>adjudicate index</code>; run it again after new runs.</p>
 <table id="runs"><thead><tr><th>Run</th><th>Started (UTC)</th><th>Arms</th><th>Finished</th><th>Winner accuracy</th><th>Human</th></tr></thead><tbody>
 {% for r in runs %}<tr data-run="{{ r.folder }}"><td>{% if r.href %}<a href="{{ r.href }}">{{ r.name }}</a>{% else %}{{ r.name }} <span class="note">(no report yet)</span>{% endif %}</td>
 <td>{{ r.started }}</td><td>{% for a in r.arms %}{{ a.label }}<br>{% endfor %}</td><td>{% for a in r.arms %}{{ a.finished }}<br>{% endfor %}</td>
@@ -123,5 +125,5 @@ def run_picker(run_dir: Path) -> Markup:
     )
     return Markup(
         '<p class="run-picker note">Run: <select id="run-picker" aria-label="open another run" onchange="if (this.value) location.href = this.value">{}</select>'
-        ' · <a href="../{}">all runs in this folder</a></p>'
+        ' · <a href="../{}">all runs in this folder</a> (<code>adjudicate index</code> writes that page)</p>'
     ).format(options, INDEX_HTML)

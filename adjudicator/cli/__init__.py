@@ -63,7 +63,7 @@ def main_group() -> None:
     """
 
 
-for _command in (run.run_cmd, run.schema_cmd, run.convert_group, bench.bench_cmd, bench.splits_cmd, bench.compare_cmd, viewer.annotate_cmd, viewer.export_group, finetune.finetune_group, probe.probe_cmd, transcribe.transcribe_cmd, live.live_group):
+for _command in (run.run_cmd, run.schema_cmd, run.convert_group, bench.bench_cmd, bench.splits_cmd, bench.compare_cmd, viewer.annotate_cmd, viewer.index_cmd, viewer.export_group, finetune.finetune_group, probe.probe_cmd, transcribe.transcribe_cmd, live.live_group):
     main_group.add_command(_command)
 
 

@@ -4,6 +4,7 @@
   one verdict in ``RUN/human.json`` (:mod:`adjudicator.bench.human`); ``--import FILE`` merges the
   file the viewer's *Export human.json* button saved. The reports are rebuilt, so report.html's Human
   column and report.json's counts read it back.
+- ``adjudicate index [RUNS_DIR]``: ``RUNS_DIR/index.html``, one page over every run there (:mod:`adjudicator.bench.run_index`).
 - ``adjudicate export inspect RUN``: the run as an Inspect AI eval log (:mod:`adjudicator.bench.inspect_log`).
 """
 
@@ -58,6 +59,18 @@ def annotate_cmd(run: str, sample: str | None, call: str | None, comment: str, a
     from adjudicator.cli.bench import rebuild_run_reports
 
     rebuild_run_reports(run_dir, None, None)
+    click.echo(str(path))
+
+
+@click.command("index")
+@click.argument("runs_dir", type=click.Path(file_okay=False, exists=True, path_type=Path), default=Path("runs"), required=False)
+def index_cmd(runs_dir: Path) -> None:
+    """Write RUNS_DIR/index.html (default runs/): every run folder there, newest first, with its arms,
+    finished samples, winner accuracy and annotations, each linking its report.html."""
+    from adjudicator.bench.run_index import run_folders, write_index
+
+    path = write_index(runs_dir)
+    echo_err(f"{len(run_folders(runs_dir))} runs listed")
     click.echo(str(path))
 
 
