@@ -64,6 +64,26 @@ def same_run_warnings(run_a: Path, run_b: Path, arm_a: str, arm_b: str) -> list[
     return [f"RUN_A and RUN_B are {where} (arms {arm_a!r} and {arm_b!r}): these paired tests are already in that run's report"]
 
 
+def _aligned(run_a: Path, run_b: Path, a_arm: str, b_arm: str) -> tuple[list[Any], dict[str, Any], dict[str, Any]]:
+    """``(shared samples, results of A's arm, results of B's arm)``: the samples with identical content
+    in both runs and a result in each (module docstring), and every finished result of each run by
+    sample id. Raises InputError when the runs share no match, or no finished match."""
+    sa = {s.sample_id: s for s in run_samples(run_a)}
+    sb = {s.sample_id: s for s in run_samples(run_b)}
+    ra_all = load_results(run_a, [a_arm], list(sa.values()))[a_arm]
+    rb_all = load_results(run_b, [b_arm], list(sb.values()))[b_arm]
+    same = [i for i in sa if i in sb and sa[i].sha256 == sb[i].sha256]
+    shared = [sa[i] for i in same if i in ra_all and i in rb_all]
+    if not same:
+        raise InputError(f"runs {run_a.name} and {run_b.name} share no match with identical content", "compare runs made on the same dataset")
+    if not shared:
+        raise InputError(
+            f"runs {run_a.name} ({len(ra_all)} finished) and {run_b.name} ({len(rb_all)} finished) have no match finished in both",
+            "resume the runs (adjudicate bench ... --resume) so they overlap",
+        )
+    return shared, ra_all, rb_all
+
+
 def compare_runs(run_a: Path, run_b: Path, *, arm_a: str | None = None, arm_b: str | None = None, settings: ScoreSettings = ScoreSettings(),
                  p_moved: float = 0.1) -> dict[str, Any]:  # fmt: skip
     """Paired comparison of ``arm_a`` in ``run_a`` with ``arm_b`` in ``run_b`` (default: each run's
@@ -80,19 +100,7 @@ def compare_runs(run_a: Path, run_b: Path, *, arm_a: str | None = None, arm_b: s
     not JSON. Raises InputError when the runs share no match, or no finished match."""
     a_arm = _pick_arm(run_a, arm_a, "a")
     b_arm = _pick_arm(run_b, arm_b, "b")
-    sa = {s.sample_id: s for s in run_samples(run_a)}
-    sb = {s.sample_id: s for s in run_samples(run_b)}
-    ra_all = load_results(run_a, [a_arm], list(sa.values()))[a_arm]
-    rb_all = load_results(run_b, [b_arm], list(sb.values()))[b_arm]
-    same = [i for i in sa if i in sb and sa[i].sha256 == sb[i].sha256]
-    shared = [sa[i] for i in same if i in ra_all and i in rb_all]
-    if not same:
-        raise InputError(f"runs {run_a.name} and {run_b.name} share no match with identical content", "compare runs made on the same dataset")
-    if not shared:
-        raise InputError(
-            f"runs {run_a.name} ({len(ra_all)} finished) and {run_b.name} ({len(rb_all)} finished) have no match finished in both",
-            "resume the runs (adjudicate bench ... --resume) so they overlap",
-        )
+    shared, ra_all, rb_all = _aligned(run_a, run_b, a_arm, b_arm)
     ids = [s.sample_id for s in shared]
     ra = {i: ra_all[i] for i in ids}
     rb = {i: rb_all[i] for i in ids}
