@@ -3,8 +3,10 @@ that a server subprocess can load with ``--context-factory live_fakes:<name>``."
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import os
+import shutil
 import tempfile
 import threading
 import time
@@ -74,6 +76,7 @@ def token_file(token: str = TOKEN) -> str:
     global _TOKEN_DIR
     if _TOKEN_DIR is None:
         _TOKEN_DIR = Path(tempfile.mkdtemp(prefix="adjudicator-tokens-"))
+        atexit.register(shutil.rmtree, _TOKEN_DIR, True)  # removed when the test process exits
     path = _TOKEN_DIR / hashlib.sha256(token.encode()).hexdigest()[:16]
     if not path.exists():
         path.write_text(token + "\n", encoding="utf-8")
