@@ -161,6 +161,22 @@ def test_missing_usage_is_counted_offline(fake_openai):
     assert resp.prompt_tokens > 0 and resp.completion_tokens > 0
 
 
+def test_a_reply_without_usage_is_priced_from_the_offline_counts(fake_openai):
+    """A priced model whose server sends no usage block (some proxies do): the tokens counted offline
+    are billed at the model's price (litellm's map for gpt-4o-mini: $0.15 per million prompt tokens,
+    $0.60 per million completion tokens), not $0, so --budget-usd counts the request; with the block
+    the same reply is priced from the block (11 and 7 tokens)."""
+    fake_openai.push(Reply(content='{"p": 0.7, "basis": "the affirmative answered every question"}', usage=None))
+    resp = client(fake_openai, model="openai/gpt-4o-mini", json_mode="object").complete(request())
+    assert resp.prompt_tokens > 0 and resp.completion_tokens > 0
+    expected = (resp.prompt_tokens * 0.15 + resp.completion_tokens * 0.60) / 1e6
+    assert resp.cost_usd == pytest.approx(expected, rel=1e-6) and resp.cost_usd > 0
+    fake_openai.push(Reply(content='{"p": 0.7, "basis": "the affirmative answered every question"}', usage=(11, 7)))
+    resp = client(fake_openai, model="openai/gpt-4o-mini", json_mode="object").complete(request(key="judge-2"))
+    assert (resp.prompt_tokens, resp.completion_tokens) == (11, 7)
+    assert resp.cost_usd == pytest.approx((11 * 0.15 + 7 * 0.60) / 1e6, rel=1e-6)
+
+
 def test_missing_usage_of_a_llama_named_model_is_counted_without_fetching_a_tokenizer(fake_openai, monkeypatch):
     """litellm's counter picks a Hugging Face tokenizer for llama-3 names and would download it (offline:
     about a minute of retries); the client counts with tiktoken instead (cl100k_base, its default for

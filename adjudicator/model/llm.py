@@ -234,7 +234,7 @@ class LLMClient:
         latency = time.monotonic() - t0
         text, finish, reasoning_content = text_of(resp)
         prompt_tokens, completion_tokens = usage_of(self.model, resp, kwargs["messages"], text, reasoning_content)
-        cost = cost_of(resp)
+        cost = cost_of(resp, self.model, prompt_tokens, completion_tokens)
         if self.observer is not None:
             self.observer.settled(request_id, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, cost_usd=cost)
         return ChatResponse(

@@ -73,11 +73,21 @@ def reasoning_tokens_of(model: str, resp: Any, text: str, reasoning_content: str
     return count_tokens(model, reasoning_content or "") + sum(count_tokens(model, b) for b in blocks)
 
 
-def cost_of(resp: Any) -> float | None:
-    """The reply's cost in US dollars by litellm's price map (8 decimals), None when no price is known."""
+def cost_of(resp: Any, model: str, prompt_tokens: int, completion_tokens: int) -> float | None:
+    """The reply's cost in US dollars by litellm's price map (8 decimals), None when no price is known.
+    A reply without a usage block (no block, or both counts zero: some local and proxy servers) is
+    priced from ``prompt_tokens`` and ``completion_tokens``, the counts :func:`usage_of` made offline,
+    by ``model``'s price per token; litellm's own pricing of the reply would read the missing block as
+    0 tokens and bill $0, which ``--budget-usd`` could not count."""
     lit = litellm_module()
+    usage = getattr(resp, "usage", None)
+    reported = int(getattr(usage, "prompt_tokens", 0) or 0) + int(getattr(usage, "completion_tokens", 0) or 0)
     try:
-        cost = lit.completion_cost(completion_response=resp)
+        if reported == 0 and prompt_tokens + completion_tokens > 0:
+            prompt_usd, completion_usd = lit.cost_per_token(model=model, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
+            cost = float(prompt_usd) + float(completion_usd)
+        else:
+            cost = lit.completion_cost(completion_response=resp)
     except Exception:
         return None
     if cost is None:
