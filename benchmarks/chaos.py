@@ -38,7 +38,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
 
-from bench_helpers import answer, online, subprocess_env, write_dataset  # noqa: E402
+from bench_helpers import answer, online, run_dir_of, subprocess_env, write_dataset  # noqa: E402
 from chaos_proxy import KINDS, ChaosProxy  # noqa: E402
 from fake_openai import FakeOpenAI, Reply  # noqa: E402
 
@@ -120,7 +120,7 @@ def main() -> int:
     finally:
         proxy.close()
         server.close()
-    (run,) = (tmp / "runs").iterdir()
+    run = run_dir_of(tmp / "runs")  # the runs folder also holds index.html
     report = json.loads((run / "report.json").read_text(encoding="utf-8"))
     results = {f.stem: json.loads(f.read_text(encoding="utf-8")) for f in (run / "results" / "agentic").glob("*.json")}
     status = Counter(r["status"] for r in results.values())
