@@ -20,7 +20,7 @@ import time
 from contextlib import ExitStack
 from pathlib import Path
 
-from bench_helpers import answer, isolate_env, online, subprocess_env, write_dataset
+from bench_helpers import answer, isolate_env, online, run_dir_of, subprocess_env, write_dataset
 from fake_openai import Reply, fake_openai  # noqa: F401 (fixture)
 from processes import started
 
@@ -74,7 +74,7 @@ def test_two_resumes_on_one_run_one_runs_the_other_is_refused(tmp_path, fake_ope
     lines = refused[1].decode().strip().splitlines()
     assert len(lines) == 1 and "is in use by another adjudicate process" in lines[0] and "Traceback" not in lines[0]
     assert refused[0] == b""
-    (run,) = runs.iterdir()
+    run = run_dir_of(runs)
     assert f"(pid {winner.pid})" in lines[0]
     # the three pending samples ran once: each request once, not twice
     assert fake_openai.count == 3 * REQUESTS_PER_SAMPLE
@@ -95,7 +95,7 @@ def test_sigterm_while_samples_run_records_interrupted(tmp_path, fake_openai, mo
         _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err.decode()
     assert err.decode().strip().splitlines()[-1] == "adjudicate: stopped by SIGTERM"
-    (run,) = runs.iterdir()
+    run = run_dir_of(runs)
     st = status(run)
     assert (st["state"], st["reason"], st["reports"], st["message"]) == ("interrupted", "terminated", "missing", "stopped by SIGTERM")
     done = len(list((run / "results" / "agentic").glob("*.json")))
@@ -131,7 +131,7 @@ def test_kill_minus_nine_while_reporting_is_never_complete(tmp_path, fake_openai
         wait_for(reporting, proc)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=30)
-    (run,) = runs.iterdir()
+    run = run_dir_of(runs)
     st = status(run)
     if not (run / "report.html").exists():  # killed before the last report file was written
         assert (st["state"], st["outcome"], st["reports"]) == ("reporting", "complete", "missing")
