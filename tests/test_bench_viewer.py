@@ -189,6 +189,8 @@ def test_annotate_keeps_a_persons_call_beside_the_run_and_the_reports_read_it_ba
     counts = json.loads((run_dir / "report.json").read_text(encoding="utf-8"))["human"]["arms"]["agentic"]
     wrong = rows[REPAIRED]["correct"] is False
     assert counts == {"annotated": 2, "agree": 1, "disagree": 1, "with_comment": 1, "disagree_scored": int(rows[REPAIRED]["correct"] is not None), "disagree_arm_wrong": int(wrong)}
+    md = (run_dir / "report.md").read_text(encoding="utf-8")
+    assert "## Human annotations (human.json)" in md and f"| agentic | 2 | 1 | 1 | 1 | {int(wrong)} of {counts['disagree_scored']} scored |" in md
     html = (run_dir / "report.html").read_text(encoding="utf-8")
     assert '"human": {"' in html and "the rebuttal decided it" in html  # the page's data island starts from human.json
     # the viewer's export is imported (a later entry replaces the earlier); a sample the run lacks is refused, nothing written

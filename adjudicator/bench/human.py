@@ -159,6 +159,20 @@ def human_summary(annotations: dict[tuple[str, str], Annotation], rows: Sequence
     return {"arms": per, "unmatched": len(set(annotations) - seen)}
 
 
+def human_markdown(summary: dict[str, Any] | None) -> list[str]:
+    """report.md's lines for :func:`human_summary`'s ``summary`` (report.json's ``human``): one table
+    row per arm; no lines without annotations."""
+    if not summary:
+        return []
+    lines = ["## Human annotations (human.json)", "", "A person's own call on the verdicts (`adjudicate annotate`).", "",
+             "| arm | annotated | agree | disagree | with a comment | disagreed where the gold calls the verdict wrong |", "|---|---|---|---|---|---|"]
+    for arm, c in summary.get("arms", {}).items():
+        lines.append(f"| {arm} | {c['annotated']} | {c['agree']} | {c['disagree']} | {c['with_comment']} | {c['disagree_arm_wrong']} of {c['disagree_scored']} scored |")
+    if summary.get("unmatched"):
+        lines.append(f"\n{summary['unmatched']} annotation(s) name no sample of this report.")
+    return lines + [""]
+
+
 def attach_to_rows(rows: list[dict[str, Any]], annotations: dict[tuple[str, str], Annotation]) -> None:
     """Add ``human`` (agree, disagree or null) and ``human_comment`` to every row, in place, when there
     are annotations (rows are left as they are without)."""

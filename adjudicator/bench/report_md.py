@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from adjudicator.bench.human import human_markdown
 from adjudicator.bench.ledger import cost_text
 from adjudicator.bench.report_cells import BP_TASKS, COLUMNS, cause_text, cell, counts_text, fmt, label_convention_text, models_text, ordered, p_text, ranked_by_text, ranked_label, reference_heading
 from adjudicator.verdict.offline_note import offline_short
@@ -394,6 +395,7 @@ def render_markdown(report: dict[str, Any]) -> str:
     L += report.get("_fold_fit_md") or []  # a --fold run's fits (adjudicator.finetune.render, via report.build_report)
     synthetic = bool((report["run"]["dataset"].get("provenance") or {}).get("synthetic"))
     L += _reliability_section(report.get("reliability") or {}, synthetic=synthetic)
+    L += human_markdown(report.get("human"))  # a person's calls on the verdicts, when human.json exists
     return "\n".join(L) + "\n"
 
 
