@@ -228,7 +228,7 @@ def test_ranking_metric_is_stated_and_constant_predictions_explain_an_undefined_
     for title in ("## Task 1", "## Task 2", "## Task 3"):
         section = md.split(title)[1].split("\n## ")[0]
         assert "Rows ranked by " in section and section.count("ranked by ") == 2  # the full table and the common subset
-    assert "Rows ranked by Pearson r (higher is better); a row whose Pearson r is undefined is not ranked." in md
+    assert "Rows ranked by Pearson r (higher is better); a row whose Pearson r is undefined is not ranked, nor is a seeded random baseline (one draw, shown with its expected value E)." in md
     assert "Rows ranked by winner accuracy (higher is better)" in md and "Rows ranked by top-1 accuracy (higher is better)" in md
     row = next(line for line in md.split("## Task 2")[1].splitlines() if line.startswith("| — | single-call"))
     assert f"r undefined (constant predictions) (n={t2['n_units']})" in row

@@ -82,11 +82,12 @@ def test_offline_run_writes_manifest_results_reports_and_resume_does_nothing(tmp
     assert len(report["caveats"]) == 2 and all(f"- **Caveat:** {c}." in md for c in report["caveats"])
     assert "features were designed while reading these PanelBench debates' texts (not their labels)" in md
     assert "every winner accuracy becomes 1 − accuracy on the decisive matches" in md
-    # the Task 1 table: the arm, always affirmative/negative and random ranked and in rank order, the majority class unranked last
+    # the Task 1 table: the arm and always affirmative/negative ranked and in rank order, then the seeded
+    # random draw unranked (one draw), the majority class unranked last
     t1_rows = report["tasks"]["task1"]["rows"]
     assert {r["predictor"] for r in t1_rows if r["comparable"]} == {"agentic · offline", "always affirmative", "always negative", "random"}
     ranks = [r["rank"] for r in t1_rows]
-    assert ranks[:4] == sorted(ranks[:4]) and ranks[4:] == [None]
+    assert ranks[:3] == sorted(ranks[:3]) and ranks[3:] == [None, None] and t1_rows[3]["predictor"] == "random"
     # gold: 3 negative and 2 affirmative winners -> majority class "always negative", 3/5, non-comparable
     assert t1_rows[-1]["predictor"] == "majority class (always negative)" and t1_rows[-1]["metrics"]["winner_accuracy"]["value"] == 0.6
     html = (run / "report.html").read_text()

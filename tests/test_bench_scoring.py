@@ -126,10 +126,10 @@ def test_human_references_are_unranked_and_non_comparable(scored):
     assert loo["metrics"]["winner_accuracy"]["value"] == pytest.approx(6 / 7)
     assert self_inc["comparable"] is False and self_inc["rank"] is None and loo["rank"] is None
     # accuracies (gold aff, neg, aff): single-call 2/3, always affirmative 2/3, random (seed 0 draws
-    # p = .637, .270, .041 -> aff, neg, neg) 2/3, agentic 1/2, always negative 1/3. Equal values
-    # share a rank; the rows read in rank order although the arms come first when built.
+    # p = .637, .270, .041 -> aff, neg, neg) 2/3 but not ranked (one draw), agentic 1/2, always negative
+    # 1/3. Equal values share a rank; the rows read in rank order although the arms come first when built.
     assert [(r["predictor"], r["rank"]) for r in rows] == [
-        ("single-call · m", 1), ("always affirmative", 1), ("random", 1), ("agentic · m", 4), ("always negative", 5),
+        ("single-call · m", 1), ("always affirmative", 1), ("agentic · m", 3), ("always negative", 4), ("random", None),
         ("majority class (always affirmative)", None), ("human judge (self-included)", None), ("human judge (leave-one-out)", None),
     ]
 

@@ -60,7 +60,7 @@ class Gold:
         """Task -> None when the dataset supports it, else the reason it is not applicable."""
         n = len(self.match_ids)
         return {
-            "task1": None if self.decisive.any() else f"no match of the {n} has a decisive gold winner",
+            "task1": None if self.decisive.any() else (f"none of the {n} matches has a decisive gold winner" if n else "the run has no two-sided match to score a winner on (British Parliamentary rounds are scored in their own section)"),
             "task2": None if np.isfinite(self.unit_mean).any() else "the dataset has no judge stage scores (labels.judges[].stage_scores); e.g. PanelBench has match-level outcomes only",
             "task3": None if self.has_votes.any() else "the dataset has no best-debater votes (labels.judges[].best_debater_votes); e.g. PanelBench has match-level outcomes only",
         }

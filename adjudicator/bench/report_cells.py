@@ -38,6 +38,12 @@ def p_text(p: float | None) -> str:
     return "< 0.001" if p < 0.001 else f"{p:.3f}"
 
 
+def bootstrap_p_text(t: dict[str, Any]) -> str:
+    """A paired bootstrap's p for reading: ``"< 1/B"`` when no resample crossed zero (its ``p_text``,
+    :func:`adjudicator.bench.scoring.leaves.paired_bootstrap_test`), else :func:`p_text`."""
+    return str(t["p_text"]) if t.get("p_text") else p_text(t.get("p_value"))
+
+
 def cell(leaf: dict[str, Any] | None, expected: float | None = None) -> str:
     """``value [low, high] (n)``; a baseline's expected value is appended as ``E=...``. An undefined
     value is ``n/a`` (not applicable), its reason when a side is constant (``"r undefined (constant
@@ -101,6 +107,8 @@ def label_convention_text(ds: dict[str, Any]) -> str:
     conv: dict[str, int] = dict(prov.get("label_conventions") or {})
     if not conv and ds.get("label_convention"):
         conv = {ds["label_convention"]: prov.get("n_matches", 0)}
+    if not conv:  # PanelBench BP only: the gold is the teams that advanced, no winner label to read
+        return "PanelBench BP rounds: the gold is the teams that advanced (no winner label, so no label convention applies)"
     parts = []
     for name, n in conv.items():
         mapping = LABEL_CONVENTIONS.get(name)

@@ -12,7 +12,22 @@ from markupsafe import Markup
 
 from adjudicator.bench.ledger import cost_text
 from adjudicator.bench.plots import PlotCache, cost_note, cost_plots, reliability_plot, stage_scatter
-from adjudicator.bench.report_cells import BP_TASKS, COLUMNS, cause_text, cell, counts_text, fmt, label_convention_text, models_text, ordered, p_text, ranked_by_text, ranked_label, reference_heading
+from adjudicator.bench.report_cells import (
+    BP_TASKS,
+    COLUMNS,
+    bootstrap_p_text,
+    cause_text,
+    cell,
+    counts_text,
+    fmt,
+    label_convention_text,
+    models_text,
+    ordered,
+    p_text,
+    ranked_by_text,
+    ranked_label,
+    reference_heading,
+)
 from adjudicator.bench.report_samples import CSS as SAMPLES_CSS
 from adjudicator.bench.report_samples import samples_section
 from adjudicator.verdict.offline_note import offline_short
@@ -98,7 +113,7 @@ th{background:#f3f3f3} tr.ref td{color:#666;font-style:italic} tr.baseline td{ba
 <table><tr><th>Metric</th><th>Test</th><th>A</th><th>B</th><th>A − B [95% CI]</th><th>p</th><th>n</th></tr>
 {% for name, t in pc.tests.items() %}{% if t.test == "exact McNemar" %}
 <tr><td>{{ name }}</td><td>exact McNemar (A only {{ t.a_only }}, B only {{ t.b_only }})</td><td>{{ fmt(t.accuracy_a) }}</td><td>{{ fmt(t.accuracy_b) }}</td><td>{{ fmt(sub(t.accuracy_a, t.accuracy_b)) }}</td><td>{{ p_text(t.p_value) }}</td><td>{{ t.n }}</td></tr>
-{% elif t.difference is defined %}<tr><td>{{ name }}</td><td>paired bootstrap</td><td>{{ fmt(t.value_a) }}</td><td>{{ fmt(t.value_b) }}</td><td>{{ fmt(t.difference) }} [{{ fmt(t.low) }}, {{ fmt(t.high) }}]</td><td>{{ p_text(t.p_value) }}</td><td>{{ t.n }}</td></tr>
+{% elif t.difference is defined %}<tr><td>{{ name }}</td><td>paired bootstrap</td><td>{{ fmt(t.value_a) }}</td><td>{{ fmt(t.value_b) }}</td><td>{{ fmt(t.difference) }} [{{ fmt(t.low) }}, {{ fmt(t.high) }}]</td><td>{{ bootstrap_p_text(t) }}</td><td>{{ t.n }}</td></tr>
 {% else %}<tr><td>{{ name }}</td><td colspan="6">{{ t.reason }}</td></tr>{% endif %}{% endfor %}
 </table>{% endfor %}{% endif %}
 {% if arm_vs_baseline %}<h3>Arms against the Task 1 baselines (exact McNemar)</h3>
@@ -192,7 +207,7 @@ def render_html(report: dict[str, Any], plot_cache: PlotCache | None = None) -> 
     env.globals.update(
         fmt=fmt, cell=cell, table=_table_html, leaf_text=_leaf_text, sub=lambda a, b: None if a is None or b is None else a - b,
         models_text=models_text, counts_text=counts_text, ordered=ordered, reference_heading=reference_heading,
-        cost_text=cost_text, cause_text=cause_text, p_text=p_text, ranked_by_text=ranked_by_text, ranked_label=ranked_label,
+        cost_text=cost_text, cause_text=cause_text, p_text=p_text, bootstrap_p_text=bootstrap_p_text, ranked_by_text=ranked_by_text, ranked_label=ranked_label,
         bp_tasks=BP_TASKS, offline_short=offline_short("en"),
     )
     tpl = env.get_template("report.html")

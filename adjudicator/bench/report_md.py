@@ -10,7 +10,22 @@ from typing import Any
 
 from adjudicator.bench.human import human_markdown
 from adjudicator.bench.ledger import cost_text
-from adjudicator.bench.report_cells import BP_TASKS, COLUMNS, cause_text, cell, counts_text, fmt, label_convention_text, models_text, ordered, p_text, ranked_by_text, ranked_label, reference_heading
+from adjudicator.bench.report_cells import (
+    BP_TASKS,
+    COLUMNS,
+    bootstrap_p_text,
+    cause_text,
+    cell,
+    counts_text,
+    fmt,
+    label_convention_text,
+    models_text,
+    ordered,
+    p_text,
+    ranked_by_text,
+    ranked_label,
+    reference_heading,
+)
 from adjudicator.verdict.offline_note import offline_short
 
 
@@ -170,7 +185,7 @@ def _paired_test_line(name: str, t: dict[str, Any]) -> str:
     if t["test"] == "exact McNemar":
         return f"| {name} | exact McNemar (A only {t['a_only']}, B only {t['b_only']}) | {fmt(t['accuracy_a'])} | {fmt(t['accuracy_b'])} | {fmt(_sub(t['accuracy_a'], t['accuracy_b']))} | {p_text(t['p_value'])} | {t['n']} |"
     if "difference" in t:
-        return f"| {name} | paired bootstrap | {fmt(t['value_a'])} | {fmt(t['value_b'])} | {fmt(t['difference'])} [{fmt(t['low'])}, {fmt(t['high'])}] | {p_text(t['p_value'])} | {t['n']} |"
+        return f"| {name} | paired bootstrap | {fmt(t['value_a'])} | {fmt(t['value_b'])} | {fmt(t['difference'])} [{fmt(t['low'])}, {fmt(t['high'])}] | {bootstrap_p_text(t)} | {t['n']} |"
     return f"| {name} | {t['test']} | — | — | {t.get('reason', '—')} | — | — |"
 
 

@@ -60,9 +60,11 @@ def rate_measure(probe: ProbeName, measure: str, k: int, n: int, reference: floa
     return ProbeMeasure(probe=probe, measure=measure, value=k / n, ci_low=float(ci.low), ci_high=float(ci.high), n=n, reference=reference, reference_kind=reference_kind)
 
 
-def mean_measure(probe: ProbeName, measure: str, values: Sequence[float], reference: float | None = None, reference_kind: RefKind = "") -> ProbeMeasure:
+def mean_measure(probe: ProbeName, measure: str, values: Sequence[float], reference: float | None = None, reference_kind: RefKind = "", floor: float | None = None) -> ProbeMeasure:
     """The mean of ``values`` with its Student-t 95 % interval (mean ± t(0.975, n-1) · s / √n); the
-    interval is None for n < 2, and collapses to the mean when every value is equal."""
+    interval is None for n < 2, and collapses to the mean when every value is equal. ``floor``: the
+    least value the quantity can take (0 for a mean of absolute values); the interval is cut there,
+    as a mean of non-negative numbers cannot lie below zero."""
     x = np.asarray(values, dtype=float)
     n = int(x.size)
     if n == 0:
@@ -74,6 +76,8 @@ def mean_measure(probe: ProbeName, measure: str, values: Sequence[float], refere
 
         half = float(stats.t.ppf(0.975, n - 1) * x.std(ddof=1) / math.sqrt(n))
         lo, hi = mean - half, mean + half
+        if floor is not None:
+            lo = max(lo, floor)
     return ProbeMeasure(probe=probe, measure=measure, value=mean, ci_low=lo, ci_high=hi, n=n, reference=reference, reference_kind=reference_kind)
 
 
@@ -107,7 +111,7 @@ def flip_measures(probe: ProbeName, samples: Sequence[ProbeSample], expected_p: 
     return [
         rate_measure(probe, "panel flip rate", k, len(comparable), 0.0, "expected"),
         rate_measure(probe, "judge flip rate", judges_k, judges_n, 0.0, "expected"),
-        mean_measure(probe, "mean absolute p shift" if expected_p == "same" else "mean absolute p' - (1 - p)", shifts, 0.0, "expected"),
+        mean_measure(probe, "mean absolute p shift" if expected_p == "same" else "mean absolute p' - (1 - p)", shifts, 0.0, "expected", floor=0.0),
     ]
 
 

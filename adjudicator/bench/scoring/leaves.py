@@ -105,4 +105,5 @@ def paired_bootstrap_test(
     if st.n_bootstrap <= 0:
         return {"test": "paired bootstrap", "reason": "bootstrap disabled (--bootstrap 0)"}
     r = S.paired_bootstrap(fn, arrays_a, arrays_b, match_ids=ids, n_resamples=max(st.n_bootstrap, 1), confidence=st.confidence, seed=st.seed)
-    return {"test": "paired bootstrap", **r.as_dict()}
+    # p = 0 means no resample fell on the other side of zero: the estimate is below 1/B, not zero
+    return {"test": "paired bootstrap", **r.as_dict(), **({"p_text": f"< 1/{r.n_valid}"} if r.p_value == 0 and r.n_valid else {})}

@@ -139,6 +139,11 @@ def paired_tests(a: ArmPredictions, b: ArmPredictions, gold: Gold, st: ScoreSett
         for name, fn in (("stage_mse", M.stage_mse), ("stage_pearson", M.stage_pearson), ("stage_spearman", M.stage_spearman))
     }
     if gold.pairs:
-        for name, fn in (("tendency_all_pairs", tendency_all_pairs), ("tendency_non_tie", tendency_non_tie)):
-            out[name] = paired_bootstrap_test(fn, [a.pair_aff, a.pair_neg, gold.pair_aff, gold.pair_neg], [b.pair_aff, b.pair_neg, gold.pair_aff, gold.pair_neg], gold.pair_match, st)
+        out["tendency_all_pairs"] = paired_bootstrap_test(tendency_all_pairs, [a.pair_aff, a.pair_neg, gold.pair_aff, gold.pair_neg], [b.pair_aff, b.pair_neg, gold.pair_aff, gold.pair_neg], gold.pair_match, st)
+        # the non-tie agreement is computed on the pairs with a decisive human tendency only: the test
+        # resamples (and its n counts) exactly those, not the human ties it would drop anyway
+        nt = M.tendency_sign(gold.pair_aff, gold.pair_neg) != 0
+        cut = [gold.pair_aff[nt], gold.pair_neg[nt]]
+        ids = [m for m, keep in zip(gold.pair_match, nt) if keep]
+        out["tendency_non_tie"] = paired_bootstrap_test(tendency_non_tie, [a.pair_aff[nt], a.pair_neg[nt], *cut], [b.pair_aff[nt], b.pair_neg[nt], *cut], ids, st)
     return out

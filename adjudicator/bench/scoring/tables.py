@@ -55,7 +55,7 @@ def ranked_by(task: str) -> dict[str, Any]:
     key = RANK_BY[task]
     label = RANK_LABELS[key]
     higher = METRICS[key][1]
-    text = f"ranked by {label} ({'higher' if higher else 'lower'} is better); a row whose {label} is undefined is not ranked"
+    text = f"ranked by {label} ({'higher' if higher else 'lower'} is better); a row whose {label} is undefined is not ranked, nor is a seeded random baseline (one draw, shown with its expected value E)"
     return {"metric": key, "label": label, "higher_is_better": higher, "text": text}
 
 
@@ -120,10 +120,18 @@ def rank(rows: list[dict[str, Any]], task: str) -> list[dict[str, Any]]:
     references (rank None), each group otherwise in its original order. Returns ``rows``.
 
     Competition ranking: 1 = best, and rows with equal values (to 12 decimals) share a rank, the next
-    rank skipping as many places (values .6, .5, .5, .4 rank 1, 2, 2, 4)."""
+    rank skipping as many places (values .6, .5, .5, .4 rank 1, 2, 2, 4). A seeded random baseline is
+    not ranked: its value is one draw (luck), shown beside its expected value E; a lucky draw must not
+    rank above an arm."""
     key = RANK_BY[task]
     higher = METRICS[key][1]
-    given = [(r["metrics"].get(key, {}).get("value"), i) for i, r in enumerate(rows) if r["comparable"]]
+
+    def value(r: dict[str, Any]) -> float | None:
+        if r.get("kind") == "baseline" and r.get("seed") is not None:
+            return None
+        return r["metrics"].get(key, {}).get("value")
+
+    given = [(value(r), i) for i, r in enumerate(rows) if r["comparable"]]
     vals = [(round(v if higher else -v, 12), i) for v, i in given if v is not None]  # larger is better
     for r in rows:
         r["rank"] = None
