@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pytest
+from bench_helpers import run_dir_of
 from bp_helpers import bp_data
 
 from adjudicator.cli import main
@@ -89,7 +90,7 @@ def test_bp_tasks_in_a_benchmark_report(tmp_path, capsys):
     (data / "bp_b.json").write_text(json.dumps(bp_data("bp_b", labels={"advanced": ["CO"]})), encoding="utf-8")
     runs = tmp_path / "runs"
     assert main(["bench", str(data), "--name", "bp", "--runs-dir", str(runs), "--no-progress", "--bootstrap", "0"]) == 0
-    run = next(runs.iterdir())
+    run = run_dir_of(runs)
     report = json.loads((run / "report.json").read_text())
     bp = report["tasks"]["bp"]
     rows = {r["label"]: r for r in bp["house_order"]["rows"]}
@@ -132,7 +133,7 @@ def test_panelbench_bp_tasks_are_not_applicable_where_the_data_has_no_gold(tmp_p
     (tmp_path / "d").mkdir()
     (tmp_path / "d" / "bp_b.json").write_text(json.dumps(bp_data("bp_b", labels={"advanced": ["CO"]})), encoding="utf-8")
     assert main(["bench", str(tmp_path / "d"), "--name", "x", "--runs-dir", str(tmp_path / "runs"), "--no-progress", "--bootstrap", "0"]) == 0
-    report = json.loads((next((tmp_path / "runs").iterdir()) / "report.json").read_text())
+    report = json.loads((run_dir_of(tmp_path / "runs") / "report.json").read_text())
     bp = report["tasks"]["bp"]
     for task in ("house_order", "speaker_scores", "speaker_ranks"):
         assert bp[task]["rows"] == [] and bp[task]["reason"].startswith("not applicable: ")

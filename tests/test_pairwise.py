@@ -11,6 +11,7 @@ import subprocess
 import sys
 
 import pytest
+from bench_helpers import run_dir_of
 from bp_helpers import bp_data, write_bp
 from fake_openai import fake_openai  # noqa: F401 (fixture)
 from llm_helpers import online_match, tracker_json
@@ -319,7 +320,7 @@ def test_bench_reports_the_pairwise_panel(tmp_path, capsys):
     (data / "bp_b.json").write_text(json.dumps(bp_data("bp_b", labels={"advanced": ["CO"]})), encoding="utf-8")
     runs = tmp_path / "runs"
     assert main(["bench", str(data), "--name", "pw", "--runs-dir", str(runs), "--no-progress", "--bootstrap", "0", "--panel", "pairwise"]) == 0
-    run = next(runs.iterdir())
+    run = run_dir_of(runs)
     report = json.loads((run / "report.json").read_text())
     row = report["tasks"]["pairwise"]["rows"][0]
     assert row["label"] == "agentic (pairwise) · offline"
