@@ -91,21 +91,40 @@ def test_order_measures_against_the_gold_rate():
     predicted = ["affirmative", "affirmative", "negative", "affirmative"]
     gold = ["negative", "negative", "affirmative", "affirmative"]
     ballots = [["affirmative"] * 3, ["affirmative", "negative", "negative"], ["negative"] * 3, ["affirmative"] * 3]
-    panel_last, judges_last, panel_first, _ = order_measures(["negative"] * 4, last, predicted, gold, ballots)
+    panel_last, judges_last, panel_first, _, confound = order_measures(["negative"] * 4, last, predicted, gold, ballots)
     # matches 0-2 (match 3 has no single last speaker): the panel picks the last speaker in match 0 only;
     # gold does in matches 1 and 2
     assert (panel_last.value, panel_last.n, panel_last.reference) == (pytest.approx(1 / 3), 3, pytest.approx(2 / 3))
     assert (judges_last.value, judges_last.n) == (pytest.approx((3 + 2 + 0) / 9), 9)
     # first speaker negative everywhere: panel picks it in match 2 only of 4; gold in 0 and 1
     assert (panel_first.value, panel_first.n, panel_first.reference) == (0.25, 4, 0.5)
+    # the confound: the affirmative spoke first in none of the 4, so no strata lines follow (one order only)
+    assert (confound.measure, confound.value, confound.n) == ("confound: the affirmative spoke first", 0.0, 4)
+
+
+def test_the_order_probe_within_strata_where_both_orders_occur():
+    first = ["affirmative", "affirmative", "affirmative", "negative", "negative"]
+    predicted = ["affirmative", "affirmative", "negative", "affirmative", "negative"]
+    gold = ["affirmative", "negative", "negative", "negative", "negative"]
+    ms = order_measures(first, [None] * 5, predicted, gold, [[]] * 5)
+    by = {m.measure: m for m in ms}
+    assert (by["confound: the affirmative spoke first"].value, by["confound: the affirmative spoke first"].n) == (pytest.approx(3 / 5), 5)
+    # affirmative first (0-2): the panel picks the affirmative in 0, 1 -> 2/3; gold in 0 -> 1/3
+    aff = by["panel picks the first speaker, affirmative first"]
+    assert (aff.value, aff.n, aff.reference) == (pytest.approx(2 / 3), 3, pytest.approx(1 / 3))
+    # negative first (3, 4): the panel picks the negative in 4 -> 1/2; gold in both -> 1
+    neg = by["panel picks the first speaker, negative first"]
+    assert (neg.value, neg.n, neg.reference) == (0.5, 2, 1.0)
 
 
 def test_length_measures_correlation_and_strata():
     share = [0.2, 0.4, 0.6, 0.8]
     p = [0.2, 0.4, 0.6, 0.8]
     gold = ["negative", "negative", "affirmative", "affirmative"]
-    r, low, mid, high = length_measures(share, p, gold)
+    r, longer, low, mid, high = length_measures(share, p, gold)
     assert r.value == pytest.approx(1.0)
+    # the length confound: the affirmative has more than half the words in matches 2 and 3
+    assert (longer.measure, longer.value, longer.n) == ("confound: the affirmative has more words", 0.5, 4)
     # gold: dx = (-.3, -.1, .1, .3), dy = (-.5, -.5, .5, .5): r = 0.4 / sqrt(0.2 * 1) = 0.8944
     assert r.reference == pytest.approx(0.4 / math.sqrt(0.2))
     # tertile bounds 0.4 and 0.6 (linear quantiles of four shares): strata {0.2}, {0.4}, {0.6, 0.8}
@@ -147,6 +166,14 @@ def test_offline_card_renders_every_probe(offline_card):
     for probe in ("mask", "swap", "order", "length", "pressure", "repeats"):
         assert f"| {probe} |" in text
     assert "the offline judge: a deterministic baseline, not a judge" in text and "swap: 2 match(es): side swap: format ccdb-2v2 fixes" in text
+    # the confounds it can see, in words, with the counts of its own confound lines
+    order = _measure(offline_card, "order", "confound: the affirmative spoke first")
+    longer = _measure(offline_card, "length", "confound: the affirmative has more words")
+    assert "Confounds the card can see:" in text
+    assert f"- Speaking order vs side: the affirmative spoke first in {round(order.value * order.n)} of {order.n} matches; " in text
+    assert f"- Length vs side: the affirmative has the larger share of the words in {round(longer.value * longer.n)} of {longer.n} matches" in text
+    both = any(m.measure.startswith("panel picks the first speaker, ") for m in offline_card.measures)
+    assert ("both orders occur" in text) is both and ("only one order occurs" in text) is (not both)
 
 
 # -- the loopback server: scripted judges that do move ------------------------------------------

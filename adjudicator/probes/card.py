@@ -97,6 +97,24 @@ def _num(x: float | None, digits: int = 3) -> str:
     return "n/a" if x is None else f"{round(x, digits) + 0.0:.{digits}f}"
 
 
+def _confound_lines(card: BiasCard) -> list[str]:
+    """The confounds the card can see, in words: speaking order against side, length against side."""
+    by = {m.measure: m for m in card.measures}
+    out = []
+    order = by.get("confound: the affirmative spoke first")
+    if order is not None and order.value is not None:
+        k = round(order.value * order.n)
+        both = any(m.measure.startswith("panel picks the first speaker, ") for m in card.measures)
+        tail = ("both orders occur, so the first-speaker rate is also given within each stratum" if both
+                else "only one order occurs, so the order lines cannot be told apart from a preference for that side")
+        out.append(f"- Speaking order vs side: the affirmative spoke first in {k} of {order.n} matches; {tail}.")
+    length = by.get("confound: the affirmative has more words")
+    if length is not None and length.value is not None:
+        k = round(length.value * length.n)
+        out.append(f"- Length vs side: the affirmative has the larger share of the words in {k} of {length.n} matches, so r(p, share) also measures any side preference.")
+    return ["", "Confounds the card can see:", "", *out] if out else []
+
+
 def render_markdown(card: BiasCard, heading: str = "##") -> str:
     """The card as Markdown: a table of measures (value, 95 % CI, n, reference) and the skips."""
     lines = [f"{heading} Bias card", ""]
@@ -112,6 +130,7 @@ def render_markdown(card: BiasCard, heading: str = "##") -> str:
         ci = f"[{_num(m.ci_low)}, {_num(m.ci_high)}]" if m.ci_low is not None and m.ci_high is not None else ""
         ref = f"{_num(m.reference)} ({m.reference_kind})" if m.reference is not None else ""
         lines.append(f"| {m.probe} | {m.measure} | {_num(m.value)} | {ci} | {m.n} | {ref} |")
+    lines += _confound_lines(card)
     lines += ["", "What each probe does and what a fair judge shows:", ""]
     for name in card.probes:
         what, fair = PROBES[name]

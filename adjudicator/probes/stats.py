@@ -132,6 +132,27 @@ def order_measures(first: Sequence[str | None], last: Sequence[str | None], pred
         bk = sum(1 for i in idx for w in ballots[i] if w == order[i])
         bn = sum(len(ballots[i]) for i in idx)
         out.append(rate_measure("order", f"judges pick the {name} speaker", bk, bn, gold_rate, "gold" if gold_rate is not None else ""))
+    return out + order_confound(first, predicted, gold)
+
+
+#: The measure name of the speaking-order confound (read back by the card's Markdown).
+ORDER_CONFOUND = "confound: the affirmative spoke first"
+#: The measure name of the length confound.
+LENGTH_CONFOUND = "confound: the affirmative has more words"
+
+
+def order_confound(first: Sequence[str | None], predicted: Sequence[str | None], gold: Sequence[str | None]) -> list[ProbeMeasure]:
+    """Speaking order against side, on the matches the first-speaker line counts: how often the
+    affirmative spoke first (:data:`ORDER_CONFOUND`; near 0 or 1 the order probe cannot be told apart
+    from a side preference), then, only where both orders occur, the panel's first-speaker rate within
+    each stratum (affirmative first, negative first) against the gold rate there."""
+    idx = [i for i in range(len(first)) if first[i] and predicted[i] and gold[i] in ("affirmative", "negative")]
+    out = [rate_measure("order", ORDER_CONFOUND, sum(1 for i in idx if first[i] == "affirmative"), len(idx))]
+    strata = {side: [i for i in idx if first[i] == side] for side in ("affirmative", "negative")}
+    if all(strata.values()):
+        for side, sub in strata.items():
+            gold_rate = sum(1 for i in sub if gold[i] == side) / len(sub)
+            out.append(rate_measure("order", f"panel picks the first speaker, {side} first", sum(1 for i in sub if predicted[i] == side), len(sub), gold_rate, "gold"))
     return out
 
 
@@ -145,6 +166,8 @@ def length_measures(share: Sequence[float | None], p: Sequence[float | None], go
     decisive = [i for i in both if gold[i] in ("affirmative", "negative")]
     gold_r, _, _ = _pearson(np.array([share[i] for i in decisive], dtype=float), np.array([1.0 if gold[i] == "affirmative" else 0.0 for i in decisive]))
     out = [correlation_measure("length", "r(p, affirmative word share)", [float(share[i]) for i in both], [float(p[i]) for i in both], gold_r)]  # type: ignore[arg-type]
+    longer = [i for i in both if (x := share[i]) is not None and x > 0.5]
+    out.append(rate_measure("length", LENGTH_CONFOUND, len(longer), len(both)))
     if len(decisive) >= 3:
         s = np.array([share[i] for i in decisive], dtype=float)
         q1, q2 = (float(v) for v in np.quantile(s, [1 / 3, 2 / 3]))
