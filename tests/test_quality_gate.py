@@ -125,7 +125,7 @@ def test_the_sentences_in_chinese():
     r = review_of(0.55, "2:1", [NodeFailure(node="judge", key="judge-2", kind=FailureKind.UNPARSEABLE, reason="x")], match=VIEW, battlefields=[],
                   ballots=[ballot("judge-1", p=0.55, reasoning="x"), ballot("judge-3", p=0.55, reasoning="x")])
     zh = review_sentences(r, "zh")
-    assert zh[:3] == ["胜负倾向 p = 0.55，与 0.5 相差不超过 0.1", "评委在胜方上意见不一（2:1）", "评委 judge-2 失败，裁决只依据其余评委"]
+    assert zh[:3] == ["胜负倾向 p = 0.55，与 0.5 相差不超过 0.1", "评委在胜方上意见不一（2:1）", "评委 judge-2 失败：裁决不计入其选票"]
     for text in zh:  # no English word but ids (judge-1, s01) and numbers
         assert not re.search(r"[A-Za-z]{3,}", re.sub(r"judge-\d|track_stage|s\d+", "", text)), text
 

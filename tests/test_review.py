@@ -26,7 +26,7 @@ def test_each_reason_escalates_and_says_why():
     assert review_of(0.39, "3:0", []).reasons == []
     r = review_of(0.45, "2:1", [NodeFailure(node="judge", key="judge-2", kind=FailureKind.UNPARSEABLE, reason="unparseable: x")])
     assert r.reasons == ["close_call", "split_panel", "failed_judge"]
-    assert r.detail == ["p = 0.45 is within 0.1 of 0.5", "the panel split 2:1 on the winner", "judge(s) judge-2 failed; the verdict rests on the others"]
+    assert r.detail == ["p = 0.45 is within 0.1 of 0.5", "the panel split 2:1 on the winner", "judge(s) judge-2 failed: the verdict counts no ballot of theirs"]
     flipped = with_probe_flips(review_of(0.8, "3:0", []), ["swap"])
     assert flipped.escalate and flipped.reasons == ["probe_flip"] and "swap" in flipped.detail[0]
 
