@@ -187,3 +187,18 @@ def test_the_board_the_live_report_and_the_bench_viewer_show_the_review():
     page = report_html(view, v, timeline=[])
     assert page.index('class="review escalate"') < page.index("<h2>") and all(x in page for x in zh)
     assert _review(json.loads(v.model_dump_json())) == {"escalate": True, "sentences": list(v.review.detail)}
+
+
+def test_a_verdict_whose_judges_all_failed_does_not_read_as_the_single_call_arm():
+    # issue 25, real 0.5B model: all three judges of debateart_4395 failed; the report said "The single-call protocol gives no reasons"
+    from pathlib import Path
+
+    from adjudicator.api import adjudicate
+    from adjudicator.input.match_file import load_match
+    from adjudicator.verdict.reading import readable_verdict
+
+    match = load_match(Path(__file__).resolve().parents[1] / "adjudicator/data/matches/panelbench/debateart_4395.json")
+    partial = adjudicate(match).model_copy(update={"ballots": [], "winner": None, "p": None, "dissent": None})
+    reasons = readable_verdict(partial, match.view()).reasons
+    assert reasons[:2] == ["The panel reached no decision.", "No judge gave a valid ballot; each judge's raw answers are under failures in the verdict file."]
+    assert not any("single-call" in x for x in reasons)

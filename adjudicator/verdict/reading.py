@@ -291,8 +291,8 @@ def _reasons(w: _Words, verdict: Verdict, units: list[str]) -> list[str]:
         out.append(w.t("read.reason.opening_single", side=w.side(verdict.winner)))
     majority = [b for b in verdict.ballots if first is None or _first(b) == first]
     out += [_judge_text(w, b) for b in majority]
-    if not verdict.ballots:
-        out.append(w.L["read.reason.no_ballots"])
+    if not verdict.ballots:  # a partial agentic verdict (every judge failed) is not the single-call arm
+        out.append(w.L["read.reason.no_ballots" if verdict.arm == "single-call" else "read.reason.no_valid_ballot"])
     summary = _points_summary(w, verdict) if verdict.ranking else _score_summary(w, verdict, units)
     out += [x for x in (None if verdict.ranking else _best_clash(w, verdict), summary) if x]
     return out
