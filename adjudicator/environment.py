@@ -142,6 +142,17 @@ def prompts_dir_override(env: Mapping[str, str] | None = None) -> Path | None:
     return Path(value) if value else None
 
 
+#: LangSmith's OpenTelemetry switches: with any of them set, the import guard of
+#: :mod:`adjudicator.lean_imports` refuses nothing (LangSmith then uses the SDK it would skip).
+OTEL_VARIABLES = ("LANGSMITH_OTEL_ENABLED", "LANGSMITH_OTEL_ONLY", "LANGSMITH_TRACING_MODE", "OTEL_ENABLED")
+
+
+def opentelemetry_requested(env: Mapping[str, str] | None = None) -> bool:
+    """Whether any of :data:`OTEL_VARIABLES` is set to a non-empty value."""
+    values = variables(env)
+    return any(values.get(v) for v in OTEL_VARIABLES)
+
+
 def debug_tracebacks(env: Mapping[str, str] | None = None) -> bool:
     """True when ``$ADJUDICATOR_DEBUG`` is set (non-empty): the CLI re-raises internal errors with
     their traceback instead of printing one line."""

@@ -12,7 +12,7 @@ extras bring them) but serve nothing a run does:
   name a type in signatures (with a stand-in class of its own when it is missing); the SDK (and its
   exporters, protobuf) costs about 0.1-0.2 s of CPU. LangSmith's OpenTelemetry mode imports what it
   needs when it is used (``langsmith.client._import_otel``), which this guard does not touch; and when
-  any of LangSmith's OpenTelemetry variables is set (:data:`OTEL_VARIABLES`) the guard refuses nothing.
+  any of LangSmith's OpenTelemetry variables is set (:data:`adjudicator.environment.OTEL_VARIABLES`, read there: the environment has one reader) the guard refuses nothing.
 
 The guard (:class:`UnusedImportGuard`, first in ``sys.meta_path``, installed once by
 ``adjudicator/__init__.py``) refuses exactly those two names and only when the importing code is the
@@ -27,17 +27,15 @@ websockets); refusing either would break LangGraph.
 
 from __future__ import annotations
 
-import os
 import sys
 from importlib.machinery import ModuleSpec
 from types import FrameType
 
+from adjudicator.environment import opentelemetry_requested
+
 #: name refused -> the module whose body's import of it is refused.
 REFUSED = {"httpx._main": "httpx", "opentelemetry": "langsmith.client", "opentelemetry.sdk": "langsmith.client",
            "opentelemetry.sdk.trace": "langsmith.client"}
-
-#: LangSmith's switches of its OpenTelemetry mode: with any set, nothing is refused.
-OTEL_VARIABLES = ("LANGSMITH_OTEL_ENABLED", "LANGSMITH_OTEL_ONLY", "LANGSMITH_TRACING_MODE", "OTEL_ENABLED")
 
 
 def _importer(frame: FrameType | None) -> FrameType | None:
@@ -57,7 +55,7 @@ class UnusedImportGuard:
             return None
         frame = _importer(sys._getframe(1))
         if frame is not None and frame.f_code.co_name == "<module>" and frame.f_globals.get("__name__") == owner \
-                and not any(os.environ.get(v) for v in OTEL_VARIABLES):
+                and not opentelemetry_requested():
             raise ImportError(f"{name} is not imported by adjudicator runs (adjudicator/lean_imports.py)", name=name)
         return None
 

@@ -43,7 +43,7 @@ def _direct_requirements(extras: list[str]) -> list[tuple[str, Requirement]]:
 def test_the_lock_covers_the_extras_lock_sh_makes_it_with():
     default = re.search(r"^extras=\$\{EXTRAS:-(\S+)\}$", (ROOT / "requirements" / "lock.sh").read_text(encoding="utf-8"), re.M)
     assert default is not None
-    assert NV.lock_extras(LOCK) == default.group(1) == "test,docs,audio"
+    assert NV.lock_extras(LOCK) == default.group(1) == "test,docs,audio,inspect"
     assert set(NV.lock_extras(LOCK).split(",")) <= set(PYPROJECT["project"]["optional-dependencies"])
 
 

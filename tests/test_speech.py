@@ -14,7 +14,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from live_fakes import TOKEN, start_server
+from live_fakes import start_server, token_file
 
 from adjudicator.cli import main
 from adjudicator.judges.offline import OfflineBackend
@@ -141,7 +141,7 @@ def test_bad_recordings_are_refused_in_one_line(asr_model, tmp_path, capsys):
 
 def test_a_live_match_is_pushed_tracked_and_closed_from_audio(asr_model, match_file, tmp_path, capsys):
     server = start_server(tmp_path / "state", AdjudicationContext.single(OfflineBackend()))
-    client = ["--url", server.url, "--token", TOKEN]
+    client = ["--url", server.url, "--token-file", token_file()]
     try:
         assert main(["live", "create", str(match_file), *client]) == 0
         capsys.readouterr()

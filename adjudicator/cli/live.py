@@ -3,7 +3,8 @@ tournament commands are in :mod:`adjudicator.cli.tournament`).
 
 ``serve`` prints the organiser URL (with the access token), the read-only board URL and the token on
 stdout, writes them to ``STATE_DIR/access.json``, and serves until interrupted. The client commands
-find the server from ``--url`` / ``--token``, else ``ADJUDICATOR_LIVE_URL`` / ``ADJUDICATOR_LIVE_TOKEN``,
+find the server from ``--url`` / ``--token-file``, else ``ADJUDICATOR_LIVE_URL`` / ``ADJUDICATOR_LIVE_TOKEN_FILE``
+or ``ADJUDICATOR_LIVE_TOKEN``,
 else the access file in ``--state-dir``. Results go to stdout as JSON; progress to stderr.
 """
 

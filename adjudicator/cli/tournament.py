@@ -1,9 +1,9 @@
 """The organiser's tournament commands under ``adjudicate live``: ``tournament create|settings``,
 ``round create|show``, ``room create|token``, ``confirm``, ``release``, ``reopen``, ``void``, ``export``.
 
-They talk to a running ``adjudicate live serve`` (``--url`` / ``--token``, else ``ADJUDICATOR_LIVE_URL``
-/ ``ADJUDICATOR_LIVE_TOKEN``, else ``STATE_DIR/access.json``); the organiser's token may do everything,
-a room's chair token (``--token``) may ``confirm`` and export its own room. Results go to stdout as
+They talk to a running ``adjudicate live serve`` (``--url`` / ``--token-file``, else ``ADJUDICATOR_LIVE_URL``
+/ ``ADJUDICATOR_LIVE_TOKEN_FILE`` or ``ADJUDICATOR_LIVE_TOKEN``, else ``STATE_DIR/access.json``); the organiser's token may do everything,
+a room's chair token (``--token-file``) may ``confirm`` and export its own room. Results go to stdout as
 JSON (``export`` writes files and prints what it wrote); one summary line goes to stderr.
 """
 
