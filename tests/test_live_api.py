@@ -403,8 +403,10 @@ def test_cli_replay_create_push_close(live, tmp_path, capsys):
     assert main(["live", "push", "r2", str(stage_file), *common]) == 0
     capsys.readouterr()
     assert main(["live", "close", "r2", *common]) == 0
-    out, _ = capsys.readouterr()
+    out, err = capsys.readouterr()
     assert json.loads(out)["match_id"] == "r2" and [s["stage_id"] for s in json.loads(out)["stage_scores"]] == ["s1", "s2"]
+    # no model judged (the scripted backend is not an LLM): the close says what the offline judge is
+    assert json.loads(out)["provenance"]["offline_note"] in err and "a deterministic baseline, not a judge" in err
 
 
 def test_cli_errors_are_one_line_with_exit_code_2(live, tmp_path, capsys, monkeypatch):

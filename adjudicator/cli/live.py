@@ -360,6 +360,9 @@ def close_cmd(match_id: str, force: bool, url, token, state_dir) -> None:
         v = c.close_match(match_id, force=force)
     _json_out(v)
     echo_err(f"{match_id}: winner {v.get('winner')} (p={v.get('p')}); report at /api/matches/{match_id}/report")
+    note = (v.get("provenance") or {}).get("offline_note")
+    if note:  # no model judged: say what the offline judge is, as `adjudicate` does (verdict/offline_note.py)
+        echo_err(note)
 
 
 @live_group.command("status")
