@@ -66,22 +66,13 @@ class Turns(FrozenModel):
 
 
 def read_turns(path: str | Path) -> Turns:
-    """Read and validate a turns file. Raises InputError (one line naming the field)."""
+    """Read and validate a turns file with the rules every input file has (size, UTF-8, strict JSON:
+    :func:`~adjudicator.input.tomltext.read_document_file`). Raises InputError (one line naming the field)."""
     from adjudicator.input.field_errors import describe_validation_error
-    from adjudicator.input.jsontext import read_json
+    from adjudicator.input.tomltext import read_document_file
 
     p = Path(path)
-    try:
-        raw = p.read_bytes().decode("utf-8").lstrip("\ufeff")
-    except FileNotFoundError:
-        raise InputError(f"{p}: no such file", "give the turns file the chair page saved (or write one: docs/speech.md)") from None
-    except IsADirectoryError:
-        raise InputError(f"{p}: is a folder", "give one turns .json file") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{p}: not UTF-8 text (byte {exc.start})", "save the turns file as UTF-8") from None
-    except OSError as exc:
-        raise InputError(f"{p}: cannot be read ({exc.strerror})") from None
-    data = read_json(raw, str(p))
+    data = read_document_file(p, ".json")
     if isinstance(data, list):  # a bare list of marks is accepted too
         data = {"turns": data}
     try:
