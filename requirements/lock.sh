@@ -33,3 +33,7 @@ UV_CUSTOM_COMPILE_COMMAND="EXTRAS=$extras requirements/lock.sh" \
   "$tools/bin/uv" pip compile --quiet --universal --python-version 3.11 --generate-hashes \
   "${extra_args[@]}" --output-file "$out" "$@" pyproject.toml requirements/build.in
 echo "wrote $out ($(grep -cE '^[A-Za-z0-9].*==' "$out") pins)"
+# The installer set-up puts into the fresh venv before the lock (requirements/pip.in says why).
+UV_CUSTOM_COMPILE_COMMAND="requirements/lock.sh" \
+  "$tools/bin/uv" pip compile --quiet --python-version 3.11 --generate-hashes --output-file requirements/pip.txt requirements/pip.in
+echo "wrote requirements/pip.txt ($(grep -E '^pip==' requirements/pip.txt))"

@@ -79,3 +79,36 @@ def test_the_version_table_marks_each_difference_once():
     rows = {line.split()[0]: line.split()[1:] for line in table.splitlines()[2:-1]}
     assert rows == {"jiwer": ["4.0.0", "-", "*"], "numpy": ["2.4.6", "2.5.0", "*"], "pip": ["-", "26.3", "*"], "scipy": ["1.17.1", "1.17.1"]}
     assert table.splitlines()[-1] == "3 of 4 packages differ from the lock"
+
+
+SETUP_PAGES = ("README.md", "requirements/README.md", "docs/getting-started.md")
+
+
+def _setup_commands() -> dict[str, str]:
+    """{page: its set-up line}: the one line of each page that makes the venv."""
+    found = {}
+    for page in SETUP_PAGES:
+        lines = [ln for ln in (ROOT / page).read_text(encoding="utf-8").splitlines() if ln.startswith("python3.11 -m venv .venv && ")]
+        assert len(lines) == 1, page
+        found[page] = lines[0]
+    return found
+
+
+def test_every_page_gives_the_same_set_up_and_ci_runs_its_steps_in_order():
+    commands = set(_setup_commands().values())
+    assert len(commands) == 1
+    steps = [s.strip() for s in commands.pop().split("&&")]
+    assert steps[1] == ".venv/bin/pip install -q --require-hashes -r requirements/pip.txt"  # the installer before the lock
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    # .ci/run runs each step on its own line (quiet where the page's step is not): same order, same arguments.
+    where = [next(i for i, ln in enumerate(ci) if ln.replace(" -q", "") == s.replace(" -q", "")) for s in steps]
+    assert where == sorted(where)
+
+
+def test_the_installer_is_pinned_with_its_hashes_at_a_pip_that_installs_the_lock():
+    text = (ROOT / "requirements" / "pip.txt").read_text(encoding="utf-8")
+    pins = re.findall(r"^pip==(\d+)\.(\d+)(?:\.\d+)? \\$", text, re.M)
+    # 23.2.1 (Python 3.11.7's) fails on the lock; 26.3 was checked to install it (requirements/README.md)
+    assert len(pins) == 1 and (int(pins[0][0]), int(pins[0][1])) >= (26, 3)
+    assert len(re.findall(r"--hash=sha256:[0-9a-f]{64}", text)) >= 1
+    assert re.search(r"^pip==", (ROOT / "requirements" / "pip.in").read_text(encoding="utf-8"), re.M)
