@@ -150,3 +150,30 @@ def test_a_live_body_with_a_number_that_is_not_finite_is_refused(tmp_path):
         assert r.status_code == 400 and "field info: NaN is not a finite number" in r.json()["detail"]
     finally:
         server.stop()
+
+
+def test_a_live_header_or_stage_file_gets_the_size_cap_and_the_strict_reader_from_a_file_and_from_stdin(tmp_path, monkeypatch, capsys):
+    # `live create`/`push`, `tournament` and `transcribe --match` read JSON through cli.options.read_json_file;
+    # before, it read any size whole and had its own copy of the strict reader's error handling.
+    import io
+    import sys
+
+    from adjudicator.cli.options import read_json_file
+    from adjudicator.errors import InputError
+    from adjudicator.input.tomltext import MAX_DOCUMENT_BYTES
+
+    (tmp_path / "t").write_text(TOKEN + "\n", encoding="utf-8")
+    big = tmp_path / "header.json"
+    big.write_bytes(b'{"motion": "' + b"x" * (MAX_DOCUMENT_BYTES + 1) + b'"}')
+    code, err = run_cli(["live", "create", str(big), "--url", "http://127.0.0.1:9", "--token-file", str(tmp_path / "t")], capsys)
+    assert code == 2 and f"{big}: larger than 8 MiB, the most a file we read may hold" in err
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(big.read_bytes())))
+    with pytest.raises(InputError, match="^-: larger than 8 MiB"):
+        read_json_file(Path("-"))
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b'\xef\xbb\xbf{"a": 1, "a": 2}')))
+    with pytest.raises(InputError, match="^-: .*a"):  # a key given twice is refused from stdin too
+        read_json_file(Path("-"))
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b'\xef\xbb\xbf{"a": 1}')))
+    assert read_json_file(Path("-")) == {"a": 1}
+    with pytest.raises(InputError, match=r"cannot be read \(Is a directory\)"):
+        read_json_file(tmp_path)

@@ -8,8 +8,6 @@ from pathlib import Path
 
 import click
 
-from adjudicator.errors import InputError
-
 
 class FiniteFloat(click.FloatRange):
     """click's float (range) type that refuses ``inf`` and ``nan``, which ``float()`` reads and a range
@@ -104,21 +102,13 @@ def usage_text(u) -> str:
 
 
 def read_json_file(path: Path) -> object:
-    """Decode a UTF-8 JSON file (``-`` = stdin). Raises InputError with one line."""
-    try:
-        if str(path) == "-":
-            with click.open_file("-") as stdin:
-                raw = stdin.read()
-        else:
-            raw = path.read_bytes().decode("utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file", "give the path of a .json file") from None
-    except IsADirectoryError:
-        raise InputError(f"{path}: is a directory", "give the path of one .json file") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not UTF-8 text (byte {exc.start})", "save the file as UTF-8") from None
-    except OSError as exc:
-        raise InputError(f"{path}: cannot be read ({exc.strerror})") from None
-    from adjudicator.input.jsontext import read_json
+    """Decode a UTF-8 JSON file (``-`` = stdin) with the strict reader every input file goes through
+    (:func:`~adjudicator.input.tomltext.read_document_file`: at most
+    :data:`~adjudicator.input.tomltext.MAX_DOCUMENT_BYTES`, UTF-8, no duplicate keys or non-finite
+    numbers). Raises InputError with one line naming the file."""
+    from adjudicator.input.tomltext import MAX_DOCUMENT_BYTES, read_document_bytes, read_document_file
 
-    return read_json(raw.lstrip("\ufeff"), str(path))
+    if str(path) != "-":
+        return read_document_file(path, ".json")
+    with click.open_file("-", "rb") as stdin:
+        return read_document_bytes(stdin.read(MAX_DOCUMENT_BYTES + 1), "-", ".json")

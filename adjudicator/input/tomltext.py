@@ -81,10 +81,17 @@ def read_document_file(path: Path, suffix: str | None = None) -> Any:
         raise InputError(f"{path}: no such file") from None
     except OSError as exc:
         raise InputError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    return read_document_bytes(raw, str(path), suffix or path.suffix)
+
+
+def read_document_bytes(raw: bytes, source: str, suffix: str) -> Any:
+    """``raw`` (at most :data:`MAX_DOCUMENT_BYTES` + 1 bytes read from ``source``: a file, or ``-`` for
+    standard input) decoded as UTF-8 and read by :func:`read_document`. Raises :class:`InputError`
+    naming ``source`` when it is larger than :data:`MAX_DOCUMENT_BYTES`, not UTF-8, or refused."""
     if len(raw) > MAX_DOCUMENT_BYTES:
-        raise InputError(f"{path}: larger than {MAX_DOCUMENT_BYTES // 2**20} MiB, the most a file we read may hold", "give the file it is meant to be")
+        raise InputError(f"{source}: larger than {MAX_DOCUMENT_BYTES // 2**20} MiB, the most a file we read may hold", "give the file it is meant to be")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not UTF-8 text (byte {exc.start})", "save the file as UTF-8") from None
-    return read_document(text.removeprefix("\ufeff"), str(path), suffix or path.suffix)
+        raise InputError(f"{source}: not UTF-8 text (byte {exc.start})", "save the file as UTF-8") from None
+    return read_document(text.removeprefix("\ufeff"), source, suffix)
