@@ -123,6 +123,9 @@ class FailureKind(StrEnum):
       after the budget had been raised (:data:`~adjudicator.model.attempts.TRUNCATION_CAP_TOKENS`);
     - ``copied_example``: answers came, but the last one still gave the prompt's example text as its
       own reasoning, rationale, title or note (:mod:`adjudicator.model.examples`);
+    - ``repeated_repair``: answers came, but a repair turn gave back the answer it was asked to correct
+      unchanged, so the node stopped rather than send the same request again
+      (:func:`~adjudicator.model.attempts.run_attempts`);
     - ``no_evidence``: nothing to work from (a judge whose every stage analysis failed), so no request
       was sent;
     - ``error``: the backend itself raised (an offline judge fault).
@@ -133,6 +136,7 @@ class FailureKind(StrEnum):
     UNPARSEABLE = "unparseable"
     TRUNCATED = "truncated"
     COPIED_EXAMPLE = "copied_example"
+    REPEATED_REPAIR = "repeated_repair"
     PROMPT_TOO_LONG = "prompt_too_long"
     NO_EVIDENCE = "no_evidence"
     ERROR = "error"
@@ -144,8 +148,9 @@ class FailureKind(StrEnum):
 
     @property
     def answered(self) -> bool:
-        """True for a model that answered, but never usably (``unparseable``, ``truncated``, ``copied_example``)."""
-        return self in (FailureKind.UNPARSEABLE, FailureKind.TRUNCATED, FailureKind.COPIED_EXAMPLE)
+        """True for a model that answered, but never usably (``unparseable``, ``truncated``, ``copied_example``,
+        ``repeated_repair``)."""
+        return self in (FailureKind.UNPARSEABLE, FailureKind.TRUNCATED, FailureKind.COPIED_EXAMPLE, FailureKind.REPEATED_REPAIR)
 
     @classmethod
     def __get_pydantic_json_schema__(cls, core_schema: Any, handler: Any) -> dict[str, Any]:

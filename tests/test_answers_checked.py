@@ -78,11 +78,12 @@ def test_a_description_handed_back_is_not_a_reasoning(fake_openai):
 
 
 def test_a_repair_that_leaves_the_reasoning_empty_is_refused_again(fake_openai):
-    # the repair answer is read like a first answer: an empty string is no reasoning
-    fake_openai.push(ballot(reasoning=""), '{"reasoning": ""}', '{"reasoning": "the negative dropped the cost clash after s2"}')
+    # the repair answer is read like a first answer: an empty string is no reasoning (the first answer
+    # handed back a description; a repair that repeated it would end the node, tests/test_repeated_repair.py)
+    fake_openai.push(ballot(reasoning="<your reasons for the decision>"), '{"reasoning": ""}', '{"reasoning": "the negative dropped the cost clash after s2"}')
     result = backend_for(fake_openai).judge(judge_request())
     assert [(c.turn, c.parse) for c in result.calls] == [("answer", "failed"), ("repair", "failed"), ("repair", "strict")]
-    assert all("reasoning: empty" in c.error for c in result.calls[:2])
+    assert "reasoning: the example answer's placeholder text" in result.calls[0].error and "reasoning: empty" in result.calls[1].error
     assert [c.repair_fields for c in result.calls] == [[], ["reasoning"], ["reasoning"]]
     assert result.value.reasoning == "the negative dropped the cost clash after s2"
 

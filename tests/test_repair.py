@@ -93,7 +93,8 @@ def test_p_out_of_range_and_wrong_vote_total_are_asked_for_together(fake_openai)
     assert {f"{s.stage_id}|{s.side}": s.score for s in result.value.stage_scores} == FULL  # kept from the answer
     ask = fake_openai.requests[1]["messages"][3]["content"]
     assert "p: 4.0 is outside [0, 1]" in ask and "the counts sum to 1, not 3" in ask
-    assert "- p: a number from 0.0 to 1.0" in ask and "- best_debater_votes: a list of exactly 3 entries" in ask
+    # p is said as the validator's rule, the stated winner's side of 0.5 (the schema's range is 0-1)
+    assert "- p: a number from 0.0 to 0.49 (so far you gave 4)" in ask and "- best_debater_votes: a list of exactly 3 entries" in ask
     assert list(schema_of(fake_openai.requests[1])["properties"]) == ["p", "best_debater_votes"]
 
 

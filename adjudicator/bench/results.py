@@ -101,7 +101,8 @@ def read_result(path: Path) -> SampleResult | None:
 def first_failure(failures: list[NodeFailure]) -> NodeFailure | None:
     """The node failure that says why a sample failed (failures are sorted by node and key, so a
     judge's derived "no stage analysis succeeded" can come before the tracker call that caused it):
-    the first ``transport``/``refused`` one, else the first ``unparseable``, ``truncated`` or ``copied_example`` one, else
+    the first ``transport``/``refused`` one, else the first one of a model that answered unusably
+    (:attr:`~adjudicator.records.FailureKind.answered`: ``unparseable``, ``truncated``, ``copied_example``, ``repeated_repair``), else
     the first; None when there is no failure."""
     for wanted in (lambda k: k.unreachable, lambda k: k.answered):
         for f in failures:

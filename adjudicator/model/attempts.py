@@ -33,6 +33,15 @@ and 8,959 tokens for one stage on a 0.5B model). A provider without the paramete
 the resend without it (litellm drops it), so there only the budget changes. If the last attempt is
 still truncated, the node fails with kind ``truncated``.
 
+A repair turn whose reply leaves the answer as it was (it repeats the refused values, or leaves the
+fields out) fails the node at once with kind ``repeated_repair`` (``copied_example`` when what it
+repeats is the prompt's example text)
+(:meth:`~adjudicator.model.repair.RepairTurn.changed_nothing`): at temperature 0 another turn would be
+the same request and get the same patch (issue 25: 6 of the 13 requests of one match on a 0.5B
+model were such repeats). A second repair turn that is sent quotes the values already refused, and
+every turn states the validator's own range where it is narrower than the schema's, so it differs
+from the first.
+
 What the review reads off the records (:mod:`adjudicator.verdict.review`): every repair turn's record
 names the fields it asked for and the share of the answer's fields the node's repair turns have asked
 for so far (``repair_fields``, ``repair_share``); the accepted answer's record names its closed choices
@@ -96,10 +105,11 @@ def next_attempt(request: ChatRequest, response: ChatResponse, result: ParseResu
 
     With a ``repairer`` and a failed answer that decoded (``result.decoded``), a repair turn on that
     answer: the reply's text when the failed attempt was an answer turn, the merged answer when it was
-    itself a repair (``pending``). Otherwise the original ``request`` again."""
+    itself a repair (``pending``, whose refused values the new turn quotes too, so it is never the
+    same request). Otherwise the original ``request`` again."""
     if repairer is not None and result.decoded is not None:
         shown = response.text if pending is None else json.dumps(result.decoded, ensure_ascii=False)
-        turn = repairer.turn(request, shown, result)
+        turn = repairer.turn(request, shown, result, pending)
         if turn is not None:
             return turn.request, turn
     return request, None
@@ -121,7 +131,8 @@ def run_attempts(
     (:func:`next_attempt`). Never raises for model faults: a transport failure or three unreadable
     outputs give ``value=None`` and a ``failure`` holding every output received, in attempt order,
     whose ``reason`` starts with its kind (``"transport:"``, ``"refused:"``, ``"unparseable:"``,
-    ``"truncated:"``, ``"copied_example:"``, or ``"prompt_too_long:"``: the client refused to send a
+    ``"truncated:"``, ``"copied_example:"``, ``"repeated_repair:"`` (a repair turn that changed nothing,
+    module docstring), or ``"prompt_too_long:"``: the client refused to send a
     prompt that cannot fit the context window, so that attempt has no call record). A truncated reply is
     sent again with a larger budget, never repaired (module docstring); every call record keeps the
     reply's reasoning (``reasoning_content``, the blocks the parser set aside) and reasoning tokens.
@@ -163,6 +174,8 @@ def run_attempts(
                 client.remember(r, parsed=(i == len(responses) - 1))
             return NodeResult(value=result.value, calls=calls, response=resp)
         last_error = error or "no valid value"
+        if pending is not None and not truncated and pending.changed_nothing(result):
+            return NodeResult(value=None, calls=calls, failure=_repeated(request, pending, attempt, copied, last_error, raws))
         current, pending, base = _next_turn(current, base, resp, result, pending, repairer, truncated, budget)
     return NodeResult(value=None, calls=calls, failure=_exhausted(request, truncated, copied, max_attempts, last_error, raws))
 
@@ -172,6 +185,16 @@ def _exhausted(request: ChatRequest, truncated: bool, copied: bool, attempts: in
     kind = FailureKind.TRUNCATED if truncated else FailureKind.COPIED_EXAMPLE if copied else FailureKind.UNPARSEABLE
     what = "no complete output" if truncated else "no valid output"
     return _failure(request, kind, f"{what} in {attempts} attempts (last: {last_error})", raws)
+
+
+def _repeated(request: ChatRequest, turn: RepairTurn, attempt: int, copied: bool, last_error: str, raws: list[str]) -> NodeFailure:
+    """The failure of a node whose repair ``turn`` (attempt ``attempt``) gave back the answer it was
+    asked to correct, naming the refused values (module docstring): kind ``repeated_repair``, or
+    ``copied_example`` when the answer repeated is a copy of the prompt's example (``copied``: the
+    cause a reader needs is the copy)."""
+    values = "; ".join(f"{'.'.join(path)} = {', '.join(v)}" for path, v in turn.refused.items())
+    detail = f"attempt {attempt}, a repair turn, left the answer as it was{f' ({values})' if values else ''}, so another turn would repeat it (last: {last_error})"
+    return _failure(request, FailureKind.COPIED_EXAMPLE if copied else FailureKind.REPEATED_REPAIR, detail, raws)
 
 
 def _next_turn(

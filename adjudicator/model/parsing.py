@@ -23,14 +23,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from adjudicator.input.formats import position_label_zh
 from adjudicator.model.near_json import normalised_candidates, strict_object
 from adjudicator.model.reasoning import split_reasoning
-from adjudicator.model.validators import OutputInvalid, canonical_label
+from adjudicator.model.validators import OutputInvalid, Ranges, canonical_label
 from adjudicator.records import ParseStage
 
 T = TypeVar("T")
@@ -42,7 +42,8 @@ class ParseResult(Generic[T]):
     that produced it (``strict``/``normalised``/``regex``/``failed``), on failure why, the reasoning
     blocks set aside before reading (:func:`split_reasoning`), the object decoded (on success the one
     the value was read from; on a failure the one whose error is reported, or None), and on failure
-    the fields the validator named (for a repair turn, :mod:`adjudicator.model.repair`)."""
+    the fields the validator named (for a repair turn, :mod:`adjudicator.model.repair`) and the
+    number ranges its rule accepts for some of them (:attr:`OutputInvalid.ranges`)."""
 
     value: T | None
     stage: ParseStage
@@ -50,6 +51,7 @@ class ParseResult(Generic[T]):
     reasoning: tuple[str, ...] = ()
     decoded: dict[str, Any] | None = None
     invalid_fields: tuple[tuple[str, ...], ...] = ()
+    invalid_ranges: Mapping[tuple[str, ...], Ranges] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -75,9 +77,10 @@ def parse_output(
     first_error: str | None = None
     first_obj: dict[str, Any] | None = None
     first_fields: tuple[tuple[str, ...], ...] = ()
+    first_ranges: Mapping[tuple[str, ...], Ranges] = {}
 
     def attempt(obj: dict[str, Any]) -> T | None:
-        nonlocal first_error, first_obj, first_fields
+        nonlocal first_error, first_obj, first_fields, first_ranges
         try:
             return validate(obj)
         except (OutputInvalid, ValueError, TypeError, KeyError) as exc:
@@ -85,6 +88,7 @@ def parse_output(
                 first_error = _short(str(exc) or type(exc).__name__)
                 first_obj = obj
                 first_fields = exc.fields if isinstance(exc, OutputInvalid) else ()
+                first_ranges = exc.ranges if isinstance(exc, OutputInvalid) else {}
             return None
 
     answer, reasoning = split_reasoning(text or "")
@@ -108,7 +112,7 @@ def parse_output(
             value = attempt(obj)
             if value is not None:
                 return ParseResult(value, "regex", reasoning=reasoning, decoded=obj)
-    return ParseResult(None, "failed", first_error or "no JSON object found", reasoning, first_obj, first_fields)
+    return ParseResult(None, "failed", first_error or "no JSON object found", reasoning, first_obj, first_fields, first_ranges)
 
 
 def _short(text: str, limit: int = 200) -> str:

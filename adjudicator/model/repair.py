@@ -14,6 +14,13 @@ in :attr:`~adjudicator.model.parsing.ParseResult.invalid_fields`); a validator t
 whole answer asked for again, still with its message. A reply with no decodable object cannot be
 repaired: the attempts runner then resends the original request, as the protocol does.
 
+What the turn states about a field is the validator's rule where it is narrower than the schema (the
+ranges of :attr:`~adjudicator.model.validators.OutputInvalid.ranges`: a judge's p is "0.0 to 0.49 or
+0.51 to 1.0", not "0.0 to 1.0") and the values of it already refused (:attr:`RepairTurn.refused`), so a
+second repair turn is never the first one again. A reply that leaves the answer as it was
+(:meth:`RepairTurn.changed_nothing`) ends the node at once: at temperature 0 the next turn would
+be the same request again and get the same patch (issue 25: 6 of 13 requests of one match).
+
 A repair is one step of :func:`~adjudicator.model.attempts.run_attempts`, kept apart from the other
 ways of choosing the next attempt (resending, or a larger budget after a truncated reply); it counts
 as one of the protocol's three attempts. Its request is deterministic (the messages hold the answer
@@ -25,7 +32,7 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from adjudicator.model.chat import ChatRequest
@@ -33,8 +40,13 @@ from adjudicator.model.parsing import ParseResult, parse_output
 from adjudicator.model.prompts import PromptStore
 from adjudicator.model.reasoning import split_reasoning
 from adjudicator.model.schema import FieldPath, sub_schema
+from adjudicator.model.validators import Ranges
 
 T = TypeVar("T")
+
+#: The longest refused text a repair turn quotes back (characters); a longer or non-scalar value
+#: (an object, a list, a paragraph) is not quoted: the shape and the error say what is wrong with it.
+QUOTED_VALUE_CHARS = 60
 
 #: Template stem of the repair turn (``prompts/repair.<lang>.j2``).
 REPAIR_TEMPLATE = "repair"
@@ -86,13 +98,17 @@ def _object(obj: dict[str, Any]) -> dict[str, Any]:
     return obj
 
 
-def describe(schema: Mapping[str, Any]) -> dict[str, Any]:
+def describe(schema: Mapping[str, Any], ranges: Ranges | None = None) -> dict[str, Any]:
     """What a repair prompt says about one field's schema: ``kind`` (integer, number, choice, labels,
-    object, text, boolean), ``minimum``/``maximum``, ``choices`` (an enum, or a list's items), ``count``
-    (a list's exact length) and ``members`` (an object's keys)."""
+    object, text, boolean), ``minimum``/``maximum``, ``ranges`` (the validator's narrower rule, a list
+    of ``[low, high]``, or None: then ``minimum``/``maximum`` say it), ``choices`` (an enum, or a list's
+    items), ``count`` (a list's exact length) and ``members`` (an object's keys)."""
     kind = schema.get("type")
     kinds = kind if isinstance(kind, list) else [kind]
-    out: dict[str, Any] = {"nullable": "null" in kinds, "minimum": schema.get("minimum"), "maximum": schema.get("maximum"), "choices": None, "count": None, "members": None}
+    out: dict[str, Any] = {
+        "nullable": "null" in kinds, "minimum": schema.get("minimum"), "maximum": schema.get("maximum"),
+        "ranges": [list(r) for r in ranges] if ranges else None, "choices": None, "count": None, "members": None,
+    }  # fmt: skip
     if "enum" in schema:
         out.update(kind="choice", choices=list(schema["enum"]))
     elif "array" in kinds:
@@ -112,22 +128,24 @@ def describe(schema: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def shape_of(schema: Mapping[str, Any]) -> dict[str, Any]:
+def shape_of(schema: Mapping[str, Any], ranges: Mapping[FieldPath, Ranges] | None = None, path: FieldPath = ()) -> dict[str, Any]:
     """The reply's shape as a tree the repair template writes out (``prompts/repair.<lang>.j2``,
     macro ``shape``) with a description in every value's place, never a value: an object is
     ``{"kind": "object", "keys": [[json key, node], ...]}``, a list of objects ``{"kind": "items",
     "count": n or None, "item": node}``, anything else a leaf of :func:`describe`. A model that
     copies the shape back returns descriptions, which fail validation (issue 25: the skeleton of
-    first enum values, minimums and empty strings it replaced validated as an answer)."""
+    first enum values, minimums and empty strings it replaced validated as an answer). A leaf at a
+    ``path`` of ``ranges`` describes those ranges (:func:`describe`)."""
+    ranges = ranges or {}
     kind = schema.get("type")
     kinds = kind if isinstance(kind, list) else [kind]
     if "object" in kinds and schema.get("properties"):
-        return {"kind": "object", "keys": [[json.dumps(k, ensure_ascii=False), shape_of(v)] for k, v in schema["properties"].items()]}
+        return {"kind": "object", "keys": [[json.dumps(k, ensure_ascii=False), shape_of(v, ranges, (*path, k))] for k, v in schema["properties"].items()]}
     items = schema.get("items") or {}
     if "array" in kinds and items.get("properties"):
         exact = schema.get("minItems") if schema.get("minItems") == schema.get("maxItems") else None
-        return {"kind": "items", "count": exact, "item": shape_of(items)}
-    return describe(schema)
+        return {"kind": "items", "count": exact, "item": shape_of(items, ranges, path)}
+    return describe(schema, ranges.get(path))
 
 
 def _field_schema(schema: Mapping[str, Any] | None, path: FieldPath) -> Mapping[str, Any]:
@@ -137,13 +155,41 @@ def _field_schema(schema: Mapping[str, Any] | None, path: FieldPath) -> Mapping[
     return node
 
 
+def _quoted(value: Any) -> str | None:
+    """``value`` as the repair turn quotes it back (JSON, e.g. ``0.5``, ``"draw"``), or None when it
+    is not a scalar or is text longer than :data:`QUOTED_VALUE_CHARS`."""
+    if isinstance(value, str) and len(value) > QUOTED_VALUE_CHARS:
+        return None
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return json.dumps(value, ensure_ascii=False)
+    return None
+
+
+def refused_values(answer: Mapping[str, Any], fields: Sequence[FieldPath], earlier: Mapping[FieldPath, tuple[str, ...]]) -> dict[FieldPath, tuple[str, ...]]:
+    """For each of ``fields``, the values of it refused so far, quoted (:func:`_quoted`), oldest first:
+    those of ``earlier`` turns, then the failed ``answer``'s own (a value given twice is listed once;
+    a value that cannot be quoted is left out)."""
+    out: dict[FieldPath, tuple[str, ...]] = {}
+    for path in fields:
+        found, value = _lookup(answer, path)
+        seen = list(earlier.get(path, ()))
+        quoted = _quoted(value) if found else None
+        if quoted is not None and quoted not in seen:
+            seen.append(quoted)
+        if seen:
+            out[path] = tuple(seen)
+    return out
+
+
 @dataclass(frozen=True)
 class RepairTurn:
-    """One repair turn: the request to send, the answer being repaired (decoded) and the fields asked for."""
+    """One repair turn: the request to send, the answer being repaired (decoded), the fields asked
+    for, and each field's values refused so far (quoted JSON, oldest first; :func:`refused_values`)."""
 
     request: ChatRequest
     base: dict[str, Any]
     fields: tuple[FieldPath, ...]
+    refused: Mapping[FieldPath, tuple[str, ...]] = field(default_factory=dict)
 
     def read(self, text: str, read: Callable[[str], ParseResult[T]]) -> ParseResult[T]:
         """Read the reply to this turn: decode the patch (strict JSON or the normalising stage),
@@ -157,7 +203,13 @@ class RepairTurn:
         result = read(json.dumps(merged, ensure_ascii=False))
         if result.ok:
             return ParseResult(result.value, patch.stage, reasoning=patch.reasoning, decoded=merged)
-        return ParseResult(None, "failed", result.error, patch.reasoning, result.decoded or merged, result.invalid_fields)
+        return ParseResult(None, "failed", result.error, patch.reasoning, result.decoded or merged, result.invalid_fields, result.invalid_ranges)
+
+    def changed_nothing(self, result: ParseResult[Any]) -> bool:
+        """True when ``result``, this turn's failed reading, holds the answer the turn was asked to
+        correct, unchanged: the patch repeated the refused values (or left the fields out). At
+        temperature 0 another turn would be this request again, so the node fails at once."""
+        return not result.ok and result.decoded is not None and result.decoded == self.base
 
 
 class Repairer:
@@ -172,26 +224,32 @@ class Repairer:
         """The content hash of the repair template (recorded in the provenance's prompt hashes)."""
         return self.store.template_hash(self.template)
 
-    def turn(self, request: ChatRequest, answer: str, result: ParseResult[Any]) -> RepairTurn | None:
+    def turn(self, request: ChatRequest, answer: str, result: ParseResult[Any], earlier: RepairTurn | None = None) -> RepairTurn | None:
         """The repair turn for an answer that failed validation, or None when the answer held no
         decodable object (then only a fresh request can help).
 
         ``request`` is the node's original request; ``answer`` the text to show as the model's turn
         (its reply with reasoning blocks removed, or the merged answer of an earlier repair); ``result``
-        the failed reading, whose ``decoded`` object and ``invalid_fields`` say what to keep and what to
-        ask for. The turn's request keeps the node, unit key, template hash and budget of ``request``."""
+        the failed reading, whose ``decoded`` object, ``invalid_fields`` and ``invalid_ranges`` say what
+        to keep, what to ask for and which values the rule accepts; ``earlier`` the repair turn that
+        answer came from, whose refused values the new turn quotes too. The turn's request keeps the
+        node, unit key, template hash and budget of ``request``."""
         if result.decoded is None:
             return None
         fields = tuple(result.invalid_fields)
         schema = sub_schema(request.schema, fields) if request.schema else None
+        refused = refused_values(result.decoded, fields, earlier.refused if earlier else {})
         shown, _ = split_reasoning(answer)
         rendered = self.store.render(
             self.template,
             {
                 "error": result.error or "",
                 "whole": not fields,
-                "fields": [{"path": ".".join(path), **describe(_field_schema(request.schema, path))} for path in fields],
-                "shape_tree": shape_of(schema) if schema else None,
+                "fields": [
+                    {"path": ".".join(path), **describe(_field_schema(request.schema, path), result.invalid_ranges.get(path)), "refused": list(refused.get(path, ()))}
+                    for path in fields
+                ],
+                "shape_tree": shape_of(schema, result.invalid_ranges) if schema else None,
             },
         )
         messages = (*request.messages, {"role": "assistant", "content": shown.strip()}, {"role": "user", "content": rendered.user})
@@ -204,4 +262,4 @@ class Repairer:
             schema_name=f"{request.schema_name}_repair",
             max_tokens=request.max_tokens,
         )
-        return RepairTurn(request=repair_request, base=dict(result.decoded), fields=fields)
+        return RepairTurn(request=repair_request, base=dict(result.decoded), fields=fields, refused=refused)

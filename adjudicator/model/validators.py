@@ -21,17 +21,26 @@ from adjudicator.input.formats import Side, position_label_zh
 
 T = TypeVar("T")
 
+#: The number ranges a field accepts, each ``(low, high)`` inclusive, where the validator's rule is
+#: narrower than the response schema's ``minimum``/``maximum``: a judge's p is ``((0.0, 0.49), (0.51,
+#: 1.0))`` (no tie), or one of the two when the ballot's winner is given.
+Ranges = tuple[tuple[float, float], ...]
+
 
 class OutputInvalid(ValueError):
     """A model output (or a field of it) that does not meet the node's requirements.
 
     ``fields`` names the offending fields as key paths into the answer object (``("p",)``,
     ``("stage_scores", "s03|affirmative")``), when the validator knows them; a repair turn then asks
-    for those fields only (:mod:`adjudicator.model.repair`). Empty when the whole answer is at fault."""
+    for those fields only (:mod:`adjudicator.model.repair`). Empty when the whole answer is at fault.
+    ``ranges`` maps a field path to the :data:`Ranges` its rule accepts where they are narrower than
+    the schema's, so the repair turn states the rule itself, not only the schema's range (issue 25:
+    told "a number from 0.0 to 1.0", a 0.5B judge answered p = 0.5 twice, which no judge may give)."""
 
-    def __init__(self, message: str, fields: Iterable[Sequence[str]] = ()) -> None:
+    def __init__(self, message: str, fields: Iterable[Sequence[str]] = (), ranges: Mapping[tuple[str, ...], Ranges] | None = None) -> None:
         super().__init__(message)
         self.fields: tuple[tuple[str, ...], ...] = tuple(tuple(f) for f in fields)
+        self.ranges: dict[tuple[str, ...], Ranges] = dict(ranges or {})
 
 
 class FieldChecks:
@@ -55,7 +64,8 @@ class FieldChecks:
         """Raise the combined OutputInvalid when any check failed (messages joined by ``"; "``)."""
         if self.errors:
             fields = [f for e in self.errors for f in e.fields]
-            raise OutputInvalid("; ".join(str(e) for e in self.errors), list(dict.fromkeys(fields)))
+            ranges = {path: r for e in self.errors for path, r in e.ranges.items()}
+            raise OutputInvalid("; ".join(str(e) for e in self.errors), list(dict.fromkeys(fields)), ranges)
 
 
 def as_int(value: Any, field: str) -> int:

@@ -19,7 +19,7 @@ from adjudicator.judges.base import JudgeRequest
 from adjudicator.judges.llm.dimensions import read_ballot_dimensions
 from adjudicator.judges.llm.variables import judge_units, unit_key
 from adjudicator.model.parsing import find_labels, find_number, find_string, find_votes, find_word, small_objects
-from adjudicator.model.validators import FieldChecks, OutputInvalid, as_probability, as_score, as_side, as_votes, canonical_label, one_line, required_text
+from adjudicator.model.validators import FieldChecks, OutputInvalid, Ranges, as_probability, as_score, as_side, as_votes, canonical_label, one_line, required_text
 from adjudicator.verdict.ballots import BALLOT_VOTES, Ballot, BallotScore
 from adjudicator.verdict.feedback import FEEDBACK_KINDS, DebaterFeedback, FeedbackPoint, carries_feedback
 
@@ -74,18 +74,37 @@ def _unit_scores(raw: Any, units: list[tuple[str, Side]]) -> dict[tuple[str, Sid
     return scores
 
 
+#: The p a ballot may give (:data:`~adjudicator.model.validators.Ranges`): either side of 0.5, never a
+#: tie (paper 2.3), in the protocol's steps of 0.01; :func:`_p_ranges` narrows it to the stated winner's.
+P_RANGES: dict[str, Ranges] = {"affirmative": ((0.51, 1.0),), "negative": ((0.0, 0.49),)}
+
+
+def _p_ranges(winner: Any) -> Ranges:
+    """The p ranges a repair turn states: the side of 0.5 of ``winner`` when it names a side, else both."""
+    try:
+        return P_RANGES[as_side(winner, "winner")]
+    except OutputInvalid:
+        return P_RANGES["negative"] + P_RANGES["affirmative"]
+
+
 def _ballot_p(obj: Mapping[str, Any]) -> tuple[float, Side]:
     """(p, winner) of a ballot: p in [0, 1] and not 0.5, the winner the side p favours (derived from
-    p when absent). Raises OutputInvalid naming p, or p and the winner when they disagree."""
+    p when absent). Raises OutputInvalid naming p, or p and the winner when they disagree; either
+    error carries p's :data:`P_RANGES` (the stated winner's side when only p is asked for, else both
+    sides), so a repair turn says which p is accepted, not "0.0 to 1.0"."""
+    ranges: dict[tuple[str, ...], Ranges] = {("p",): _p_ranges(obj.get("winner"))}
     if obj.get("p") in (None, ""):
-        raise OutputInvalid("p: missing", [("p",)])
-    p = as_probability(obj.get("p"), "p")
+        raise OutputInvalid("p: missing", [("p",)], ranges)
+    try:
+        p = as_probability(obj.get("p"), "p")
+    except OutputInvalid as exc:
+        raise OutputInvalid(str(exc), [("p",)], ranges) from None
     if p == 0.5:
-        raise OutputInvalid("p: a judge may not tie; p must not be 0.5", [("p",)])
+        raise OutputInvalid("p: a judge may not tie; p must not be 0.5", [("p",)], ranges)
     implied: Side = "affirmative" if p > 0.5 else "negative"
     winner = as_side(obj["winner"], "winner") if obj.get("winner") not in (None, "") else implied
     if winner != implied:
-        raise OutputInvalid(f"winner: {winner} contradicts p={p}", [("winner",), ("p",)])
+        raise OutputInvalid(f"winner: {winner} contradicts p={p}", [("winner",), ("p",)], {("p",): _p_ranges("")})
     return p, winner
 
 

@@ -215,7 +215,7 @@ def read_window_analyses(obj: Mapping[str, Any], requests: Sequence[StageRequest
             out.append(read_stage_analysis(part, r))
         except OutputInvalid as exc:
             fields = [("stages", sid, *f) for f in exc.fields] or [("stages", sid)]
-            checks.errors.append(OutputInvalid(f"stages.{sid}: {exc}", fields))
+            checks.errors.append(OutputInvalid(f"stages.{sid}: {exc}", fields, {("stages", sid, *f): r for f, r in exc.ranges.items()}))
     checks.raise_if_failed()
     return out
 
