@@ -30,7 +30,7 @@ from contextlib import contextmanager
 import click
 
 from adjudicator import __version__
-from adjudicator.cli import bench, finetune, live, probe, run, tabbycat, tournament, transcribe, viewer  # noqa: F401 (tournament and tabbycat add their commands to the live group)
+from adjudicator.cli import bench, finetune, live, probe, run, tabbycat, tokens, tournament, transcribe, viewer  # noqa: F401 (tournament, tabbycat and tokens add their commands to the live group)
 from adjudicator.cli.options import echo_err
 from adjudicator.errors import AdjudicatorError, Terminated
 

@@ -50,7 +50,7 @@ def client_options(f):
     g = click.option("--token", hidden=True, help="refused: a token on the command line shows in the process list")(g)
     g = click.option("--token-file", type=click.Path(dir_okay=False, path_type=Path), default=None,
                      help="file whose first line is your token: the organiser's (`live serve`), a chair's (`live room create`) or another person's "
-                          "(`live person add`); else $ADJUDICATOR_LIVE_TOKEN_FILE, $ADJUDICATOR_LIVE_TOKEN, or --state-dir's access file")(g)
+                          "(`live token add`); else $ADJUDICATOR_LIVE_TOKEN_FILE, $ADJUDICATOR_LIVE_TOKEN, or --state-dir's access file")(g)
     g = click.option("--url", envvar="ADJUDICATOR_LIVE_URL", help="base URL of the live server, e.g. http://127.0.0.1:8421")(g)
     return g
 

@@ -103,11 +103,14 @@ def tournament_group() -> None:
               help="push a room's result to Tabbycat when it is released ('on-release', needs `live serve --tabbycat-token-file`), or only with `live tabbycat push` (default)")
 @click.option("--second-person-confirms/--one-person-confirms", default=None,
               help="Tabbycat's rule: whoever enters or overrides a ballot may not confirm it; another person does (default: one person may)")
+@click.option("--board-private/--board-public", default=None,
+              help="private: the boards, round overview and event streams need a token (a board token: `live token add --role board`); default public")
 @client_options
-def tournament_create_cmd(tournament_id, name, board_shows, tabbycat_url, speaker_scale, tabbycat_push, second_person_confirms, url, token, state_dir) -> None:
+def tournament_create_cmd(tournament_id, name, board_shows, tabbycat_url, speaker_scale, tabbycat_push, second_person_confirms, board_private, url, token, state_dir) -> None:
     """Create tournament TOURNAMENT_ID (1-24 letters, digits, '_' or '-')."""
     body: dict = {"tournament_id": tournament_id, "name": name, "board_shows": board_shows, "tabbycat_url": tabbycat_url,
-                  "tabbycat_push": tabbycat_push.replace("-", "_") if tabbycat_push else None, "second_person_confirms": second_person_confirms}
+                  "tabbycat_push": tabbycat_push.replace("-", "_") if tabbycat_push else None, "second_person_confirms": second_person_confirms,
+                  "board_private": board_private}
     scale = parse_scale(speaker_scale)
     if scale:
         body["speaker_scale"] = scale
@@ -125,14 +128,16 @@ def tournament_create_cmd(tournament_id, name, board_shows, tabbycat_url, speake
 @click.option("--tabbycat-push", type=click.Choice(["manual", "on-release"]), default=None, help="when results go to Tabbycat: on release, or only with `live tabbycat push`")
 @click.option("--second-person-confirms/--one-person-confirms", default=None,
               help="Tabbycat's rule: whoever enters or overrides a ballot may not confirm it; another person does (default: one person may)")
+@click.option("--board-private/--board-public", default=None,
+              help="private: the boards, round overview and event streams need a token (a board token: `live token add --role board`); default public")
 @client_options
-def tournament_settings_cmd(tournament_id, board_shows, tabbycat_url, speaker_scale, tabbycat_push, second_person_confirms, url, token, state_dir) -> None:
+def tournament_settings_cmd(tournament_id, board_shows, tabbycat_url, speaker_scale, tabbycat_push, second_person_confirms, board_private, url, token, state_dir) -> None:
     """Change TOURNAMENT_ID's settings (logged; the boards follow at once)."""
     body = {k: v for k, v in {"board_shows": board_shows, "tabbycat_url": tabbycat_url, "speaker_scale": parse_scale(speaker_scale),
                               "tabbycat_push": tabbycat_push.replace("-", "_") if tabbycat_push else None,
-                              "second_person_confirms": second_person_confirms}.items() if v is not None}
+                              "second_person_confirms": second_person_confirms, "board_private": board_private}.items() if v is not None}
     if not body:
-        raise InputError("tournament settings: nothing to change", "give --board-shows, --tabbycat-url, --speaker-scale, --tabbycat-push or --second-person-confirms")
+        raise InputError("tournament settings: nothing to change", "give --board-shows, --tabbycat-url, --speaker-scale, --tabbycat-push, --second-person-confirms or --board-private")
     with _client(url, token, state_dir) as c:
         view = c.tournament_settings(tournament_id, body)
     _json_out(view)
@@ -286,7 +291,7 @@ def room_token_cmd(tournament_id, round_id, room_id, url, token, state_dir) -> N
 @click.option("--score", "scores", multiple=True, help="override one stage score, 'STAGE_ID:SIDE=SCORE' (1-10; repeatable)")
 @click.option("--vote", "votes", multiple=True, help="'POSITION LABEL=VOTES' (repeatable): replaces the panel's best-debater votes, same total")
 @click.option("--note", default="", help="why the result was changed")
-@click.option("--by", help="your name (default: the room's chair, or 'organiser')")
+@click.option("--by", help="your name: with a person's token it must be that person's (default: the token's person; the shared organiser token: 'organiser')")
 @click.option("--expected-version", type=click.IntRange(1), help="refuse (409) if the verdict changed since this version")
 @client_options
 def confirm_cmd(tournament_id, round_id, room_id, winner, scores, votes, note, by, expected_version, url, token, state_dir) -> None:

@@ -8,6 +8,9 @@
 - **Precedence** (:func:`check_precedence`): before release the organiser's confirmation stands over a
   chair's; a chair's confirmation is recorded under the room's chair name, whatever ``by`` says
   (:func:`~adjudicator.live.lifecycle.confirmer`).
+- **Person tokens** (:mod:`adjudicator.live.people`): a tab-room person (the organiser's rights, under
+  the person's name), a room's chair or panellist, or a private board's reader. A panellist and a
+  board token write nothing (403).
 - **Board links** carry no token: they read what the public boards show and cannot write (401).
 
 A token is sent as ``Authorization: Bearer <token>`` or ``X-Adjudicator-Token: <token>``. Chair tokens
@@ -52,14 +55,16 @@ def presented_token(headers: Mapping[str, str]) -> str:
 
 
 class Gate:
-    """Resolves tokens to :class:`~adjudicator.live.lifecycle.Actor` s: the organiser's ``token``, or a
-    chair token found by its digest through ``room_of_token`` (a store lookup)."""
+    """Resolves tokens to :class:`~adjudicator.live.lifecycle.Actor` s: the organiser's ``token``, a
+    room's chair token found by its digest through ``room_of_token``, or a person token found by its
+    digest through ``actor_of_token`` (store lookups; a revoked token finds nothing)."""
 
-    def __init__(self, token: str, room_of_token: Callable[[str], Room | None]) -> None:
+    def __init__(self, token: str, room_of_token: Callable[[str], Room | None], actor_of_token: Callable[[str], Actor | None] | None = None) -> None:
         if not token:
             raise ValueError("an access token is required")
         self._token = token
         self._room_of_token = room_of_token
+        self._actor_of_token = actor_of_token
 
     def actor(self, given: str) -> Actor | None:
         """The actor a token stands for, or None (no token, or an unknown one)."""
@@ -67,9 +72,10 @@ class Gate:
             return None
         if secrets.compare_digest(given.encode(), self._token.encode()):
             return Actor(role="organiser", name="organiser")
-        room = self._room_of_token(token_digest(given))
+        digest = token_digest(given)
+        room = self._room_of_token(digest)
         if room is None:
-            return None
+            return self._actor_of_token(digest) if self._actor_of_token is not None else None
         return Actor(role="chair", room=room.match_id, name=room.chair or f"chair of {room.room_id}")
 
     def require(self, headers: Mapping[str, str]) -> Actor:
@@ -92,7 +98,7 @@ class Gate:
 def require_organiser(actor: Actor, what: str) -> None:
     """Raises :class:`Forbidden` (403) unless ``actor`` is the organiser."""
     if actor.role != "organiser":
-        raise Forbidden(f"{what} needs the organiser's token; a chair token acts on its own room only", "ask the organiser", field=None)
+        raise Forbidden(f"{what} needs the organiser's token; {_scope_of(actor)}", "ask the organiser", field=None)
 
 
 def require_room(actor: Actor, match_id: str, what: str) -> None:
@@ -100,11 +106,22 @@ def require_room(actor: Actor, match_id: str, what: str) -> None:
     live match is ``match_id``."""
     if actor.role == "organiser" or (actor.role == "chair" and actor.room == match_id):
         return
-    raise Forbidden(f"{what}: this chair token belongs to another room", "use the chair token of this room, or the organiser's", field=None)
+    why = "this chair token belongs to another room" if actor.role == "chair" else _scope_of(actor)
+    raise Forbidden(f"{what}: {why}", "use the chair token of this room, or the organiser's", field=None)
+
+
+def _scope_of(actor: Actor) -> str:
+    """What ``actor``'s token may do, for a 403's message."""
+    if actor.role == "panellist":
+        return "a panellist's token reads its room and writes nothing"
+    if actor.role == "board":
+        return "a board token only reads the boards"
+    return "a chair token acts on its own room only"
 
 
 def may_read_room(actor: Actor | None, match_id: str) -> bool:
-    """Whether ``actor`` sees a room's unreleased verdict (the organiser, or that room's chair)."""
+    """Whether ``actor`` sees a room's unreleased analysis and verdict: the organiser (or a tab-room
+    person), or that room's chair or panellist."""
     return actor is not None and (actor.role == "organiser" or actor.room == match_id)
 
 

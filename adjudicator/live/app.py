@@ -34,6 +34,7 @@ from adjudicator.live.capacity import Capacity, CapacityGuard
 from adjudicator.live.errors import LiveRequestError
 from adjudicator.live.events import Hub
 from adjudicator.live.headers import SecurityHeaders
+from adjudicator.live.people import actor_lookup
 from adjudicator.live.routes import MAX_BODY_BYTES, STATIC_DIR
 from adjudicator.live.storage import LiveStorage, SqliteStorage, open_storage
 from adjudicator.live.store import MAX_MATCHES, LiveStore
@@ -104,7 +105,7 @@ def create_app(
     _follow_other_processes(storage, hub, live)
     app = FastAPI(title="adjudicator live", lifespan=_lifespan(live, tabroom, hub, recover_on_start), docs_url=None, redoc_url=None, openapi_url=None)
     app.state.store, app.state.tabroom, app.state.tabbycat, app.state.hub = live, tabroom, pusher, hub
-    app.state.gate = Gate(token, tournaments.room_of_token)
+    app.state.gate = Gate(token, tournaments.room_of_token, actor_lookup(tournaments))
     app.state.token, app.state.max_body_bytes = token, max_body_bytes
     app.state.capacity = Capacity.for_process(max_connections, max_streams)
     _mount(app)
@@ -139,7 +140,10 @@ def _mount(app: FastAPI) -> None:
 
     async def has_valid_token(headers: dict[str, str]) -> bool:
         given = presented_token(headers)
-        return bool(given) and await run_in_threadpool(gate.actor, given) is not None
+        if not given:
+            return False
+        actor = await run_in_threadpool(gate.actor, given)
+        return actor is not None and actor.role != "board"  # a private board's token is the hall's: capped like the public
 
     app.add_middleware(CapacityGuard, capacity=app.state.capacity, has_valid_token=has_valid_token)
     app.add_middleware(SecurityHeaders)

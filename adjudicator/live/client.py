@@ -214,3 +214,17 @@ class LiveClient:
     def correct(self, tournament_id: str, round_id: str, room_id: str, what: str, body: dict) -> dict:
         """POST .../rooms/{room}/reopen or .../void (``what``). Returns the room's view."""
         return self.request("POST", self.room_path(tournament_id, round_id, room_id) + f"/{what}", body).json()
+
+    # ---- person tokens (see adjudicator.live.people)
+
+    def issue_token(self, body: dict) -> dict:
+        """POST /api/tokens. Returns the token's record with ``token`` (shown this once) and ``url``."""
+        return self.request("POST", "/api/tokens", body).json()
+
+    def tokens(self, tournament_id: str | None = None) -> list[dict]:
+        """GET /api/tokens: every issued token's record, no secret (of one tournament when given)."""
+        return self.request("GET", "/api/tokens", params={"tournament": tournament_id} if tournament_id else None).json()["tokens"]
+
+    def revoke_token(self, token_id: str) -> dict:
+        """POST /api/tokens/{token_id}/revoke. Returns the token's record."""
+        return self.request("POST", f"/api/tokens/{token_id}/revoke").json()

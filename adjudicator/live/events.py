@@ -97,6 +97,14 @@ class Hub:
         for sub in subs:
             sub.offer(payload)
 
+    def end(self, match_id: str) -> None:
+        """End the open streams of ``match_id`` (its board just became private: each reader reconnects
+        and shows its token, or is refused)."""
+        with self._lock:
+            subs = list(self._subs.get(match_id, ()))
+        for sub in subs:
+            sub.offer(None)
+
     def close(self) -> None:
         """End every open stream (server shutdown)."""
         with self._lock:

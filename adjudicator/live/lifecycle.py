@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from adjudicator.frozen import FrozenModel
 from adjudicator.input.formats import Side
@@ -40,17 +40,33 @@ ShownState = Literal["draft", "confirmed", "released", "void"]
 LogKind = Literal[
     "tournament_created", "settings_changed", "round_created", "room_created", "room_removed", "chair_token_issued",
     "draft_recorded", "confirmed", "released", "tabbycat_push", "stage_pushed", "match_closed", "reopened", "voided", "ballot_entered",
+    "token_issued", "token_revoked", "stage_repushed",
 ]
 
 
 class Actor(FrozenModel):
-    """Who made a change: the organiser, the chair of one room (``room`` = its live match id), or the
-    server itself (``system``: a draft recorded when a match closed). ``name`` is the person's name as
-    given with the change, else the room's chair name, else the role."""
+    """Who made a change or reads: the organiser (or a tab-room person), the chair or a panellist of
+    one room (``room`` = its live match id), a private board's reader (``board``, of
+    ``tournament_id``), or the server itself (``system``: a draft recorded when a match closed).
+    ``name`` is the person's name: a person token's (:mod:`adjudicator.live.people`), else the room's
+    chair name, else the shared organiser token's ``by`` label or the role. ``person_id`` is the
+    person token's id (None for the shared organiser token and a room's own chair token)."""
 
-    role: Literal["organiser", "chair", "system"]
+    role: Literal["organiser", "chair", "panellist", "board", "system"]
     room: str | None = None
     name: str = ""
+    person_id: str | None = None
+    tournament_id: str | None = None
+
+    @model_serializer(mode="wrap")
+    def _without_unset_person(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """The dump without ``person_id`` / ``tournament_id`` when they are None, so an actor of the
+        shared organiser token or a room's chair token reads (and is stored) as before person tokens."""
+        out = handler(self)
+        for k in ("person_id", "tournament_id"):
+            if out.get(k) is None:
+                out.pop(k, None)
+        return out
 
 
 SYSTEM = Actor(role="system", name="adjudicator")
@@ -300,22 +316,38 @@ class SamePerson(LiveRequestError):
     status_code = 403
 
 
+def person_key(actor: Actor) -> str:
+    """The identity Tabbycat's rule compares (issue 27, item 7): a person token's id; the shared
+    organiser token is one person ("organiser", whatever ``by`` said); a room's own chair token is its
+    room's chair."""
+    if actor.person_id is not None:
+        return actor.person_id
+    if actor.role == "organiser":
+        return "organiser"
+    return f"{actor.role}|{actor.room}|{actor.name}"
+
+
 def same_person(a: Actor, b: Actor) -> bool:
-    """Whether two actors are one person: same role, room and name (the organiser's token is the tab
-    room's, so its people are told apart by the name given with ``by``)."""
-    return (a.role, a.room, a.name) == (b.role, b.room, b.name)
+    """Whether two actors are one person (:func:`person_key`): two tab-room people are told apart by
+    their tokens, not their names; every use of the shared organiser token is one person."""
+    return person_key(a) == person_key(b)
 
 
-def confirmer(actor: Actor, by: str | None) -> Actor:
-    """Who a confirmation is recorded under (issue 27, item 7: identity from tokens, not text). A chair
-    token is its room's chair: ``by``, if given, must be that name. The organiser's token is shared by
-    the tab room, so ``by`` names which of its people acted (default "organiser"); the role stays
-    "organiser" either way. Raises :class:`Unprocessable` (422, field ``by``) for a chair's ``by``
-    naming anyone else -- before, ``by: "organiser"`` from a chair was recorded and shown as such."""
+def confirmer(actor: Actor, by: str | None, what: str = "confirm") -> Actor:
+    """Who an action (a confirmation, a release) is recorded under (issue 27, item 7: identity from
+    tokens, not text). A person token, or a room's own chair token, is one named person: ``by``, if
+    given, must be that name. The shared organiser token takes ``by`` as a label of which tab-room
+    member acted (default "organiser"; older scripts pass one), the role staying "organiser" and the
+    identity the shared token's (:func:`person_key`). Raises :class:`Unprocessable` (422, field
+    ``by``) for a ``by`` naming anyone else -- before, ``by: "organiser"`` from a chair was recorded
+    and shown as such."""
     name = (by or "").strip()
-    if actor.role == "chair" and name and name != actor.name:
-        raise Unprocessable(f"confirm: field by: a chair token confirms as its room's chair ({actor.name!r}), not as {name!r}",
-                            "leave 'by' out (the name comes from the token), or have the organiser confirm", field="by")
+    if actor.person_id is not None or actor.role == "chair":
+        if name and name != actor.name:
+            who = "a chair token confirms as its room's chair" if actor.person_id is None else "a person's token acts as its person"
+            raise Unprocessable(f"{what}: field by: {who} ({actor.name!r}), not as {name!r}",
+                                "leave 'by' out (the name comes from the token), or use that person's own token", field="by")
+        return actor
     return actor.model_copy(update={"name": name or actor.name})
 
 

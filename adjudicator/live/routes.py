@@ -55,6 +55,7 @@ from adjudicator.live.corrections import record_match_event
 from adjudicator.live.errors import BadRequest, NotFound, PayloadTooLarge
 from adjudicator.live.events import board_stream
 from adjudicator.live.lifecycle import Actor
+from adjudicator.live.people import check_match_board, readable_matches
 from adjudicator.live.snapshots import LIST_PAGE, LIST_PAGE_MAX
 from adjudicator.live.store import LiveStore
 from adjudicator.live.tabroom import TabRoom
@@ -115,7 +116,9 @@ def require_match_writer(request: Request, match_id: str, what: str) -> Actor:
 
 def check_verdict_access(tabs: TabRoom, match_id: str, actor: Actor | None) -> None:
     """Raises :class:`~adjudicator.live.access.Forbidden` (403) when ``actor`` may not yet read the
-    verdict of ``match_id`` (a tournament room whose verdict is not shown on the boards)."""
+    verdict of ``match_id`` (a tournament room whose verdict is not shown on the boards), and 401/403
+    when its tournament keeps its boards private (:func:`~adjudicator.live.people.check_match_board`)."""
+    check_match_board(tabs, match_id, actor)
     if not tabs.may_see_verdict(match_id, actor):
         raise Forbidden(f"match {match_id!r}: the verdict of this room is not released yet", "the organiser releases it (`adjudicate live release`)", field=None)
 
@@ -209,8 +212,9 @@ async def formats() -> dict:
 
 
 @reads.get("/api/matches")
-async def list_matches(store: Store, offset: Annotated[int, Query(ge=0)] = 0, limit: Annotated[int, Query(ge=1, le=LIST_PAGE_MAX)] = LIST_PAGE) -> dict:
-    return await run_in_threadpool(store.list_matches, offset, limit)
+async def list_matches(request: Request, store: Store, tabs: Tabs, offset: Annotated[int, Query(ge=0)] = 0, limit: Annotated[int, Query(ge=1, le=LIST_PAGE_MAX)] = LIST_PAGE) -> dict:
+    listing = await run_in_threadpool(store.list_matches, offset, limit)
+    return await run_in_threadpool(readable_matches, tabs, listing, reader(request))  # a private tournament's rooms only to its readers
 
 
 def _board(store: LiveStore, tabs: TabRoom, match_id: str) -> dict:
@@ -218,13 +222,15 @@ def _board(store: LiveStore, tabs: TabRoom, match_id: str) -> dict:
 
 
 @reads.get("/api/matches/{match_id}")
-async def get_match(match_id: str, store: Store, tabs: Tabs) -> JSONResponse:
+async def get_match(match_id: str, request: Request, store: Store, tabs: Tabs) -> JSONResponse:
+    await run_in_threadpool(check_match_board, tabs, match_id, reader(request))
     return JSONResponse(await run_in_threadpool(_board, store, tabs, match_id))
 
 
 @reads.get("/api/matches/{match_id}/events")
 async def events(match_id: str, request: Request, store: Store, tabs: Tabs) -> StreamingResponse:
     store.row(match_id)
+    await run_in_threadpool(check_match_board, tabs, match_id, reader(request))
     return StreamingResponse(
         board_stream(request.app.state.hub, match_id, lambda: _board(store, tabs, match_id)),
         media_type="text/event-stream",

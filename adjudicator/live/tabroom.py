@@ -238,7 +238,7 @@ class TabRoom:
         Raises 403 (not the organiser), 404, 409 (a room in progress or unconfirmed), 422."""
         require_organiser(actor, "releasing results")
         body = parse_body(ReleaseBody, data if data is not None else {}, "release")
-        who = actor.model_copy(update={"name": (body.by or "").strip() or actor.name})
+        who = confirmer(actor, body.by, "release")
         self.round(tournament_id, round_id)
         rooms = [self.room((tournament_id, round_id, room_id))] if room_id else self.store.rooms(tournament_id, round_id)
         if not rooms:
@@ -356,7 +356,7 @@ class TabRoom:
             "tendency": tendency["p"], "leaning": tendency["leaning"],
             "verdict_state": d.shown_state if (d is not None and shown) else self._public_state(d, False, snap["status"]),
             "winner": None, "winner_team": None, "overridden": None,
-            "viewer": actor.role if private and actor is not None else "public",
+            "viewer": actor.role if private and actor is not None else "public", "viewer_name": actor.name if private and actor is not None else None,
         }
         if d is not None and shown:
             eff = d.effective()

@@ -75,7 +75,9 @@ class Tournament(FrozenModel):
     """A tournament: id, display name, what the public boards show (:data:`Visibility`), the Tabbycat
     API base (or None), speaker scale and when to push to Tabbycat, whether the person who entered or
     overrode a ballot may not confirm it (``second_person_confirms``, Tabbycat's rule:
-    :func:`~adjudicator.live.lifecycle.confirm`), and its creation time (UTC ISO 8601)."""
+    :func:`~adjudicator.live.lifecycle.confirm`), whether its boards need a token
+    (``board_private``: :func:`~adjudicator.live.people.check_board_access`), and its creation time
+    (UTC ISO 8601)."""
 
     tournament_id: str = Field(pattern=SLUG_PATTERN)
     name: str = Field(min_length=1, max_length=MAX_NAME_CHARS)
@@ -84,6 +86,7 @@ class Tournament(FrozenModel):
     speaker_scale: SpeakerScale = SpeakerScale()
     tabbycat_push: TabbycatPush = "manual"
     second_person_confirms: bool = False
+    board_private: bool = False
     created_at: str = ""
     repaired: list[str] = Field(default_factory=list, exclude=True)
 
@@ -93,7 +96,7 @@ class Tournament(FrozenModel):
         return check_tabbycat_url(v)
 
 
-SETTINGS_FIELDS = frozenset({"board_shows", "tabbycat_url", "speaker_scale", "tabbycat_push", "second_person_confirms"})
+SETTINGS_FIELDS = frozenset({"board_shows", "tabbycat_url", "speaker_scale", "tabbycat_push", "second_person_confirms", "board_private"})
 """The tournament fields the organiser's settings change (:class:`SettingsBody`): the ones a stored
 value of which may be replaced by the default when it no longer reads (:func:`stored_tournament`)."""
 
@@ -194,7 +197,8 @@ class Room(FrozenModel):
 
 class TournamentBody(FrozenModel):
     """``POST /api/tournaments``: ``tournament_id``, ``name`` (default: the id), ``board_shows``,
-    ``tabbycat_url``, ``speaker_scale``, ``tabbycat_push``."""
+    ``tabbycat_url``, ``speaker_scale``, ``tabbycat_push``, ``second_person_confirms``,
+    ``board_private``."""
 
     tournament_id: str = Field(pattern=SLUG_PATTERN)
     name: str | None = Field(default=None, max_length=MAX_NAME_CHARS)
@@ -203,6 +207,7 @@ class TournamentBody(FrozenModel):
     speaker_scale: SpeakerScale = SpeakerScale()
     tabbycat_push: TabbycatPush = "manual"
     second_person_confirms: bool = False
+    board_private: bool = False
 
     @field_validator("tabbycat_url")
     @classmethod
@@ -213,7 +218,8 @@ class TournamentBody(FrozenModel):
         """The tournament this body creates (now)."""
         return Tournament(
             tournament_id=self.tournament_id, name=self.name or self.tournament_id, board_shows=self.board_shows,
-            tabbycat_url=self.tabbycat_url, speaker_scale=self.speaker_scale, tabbycat_push=self.tabbycat_push, second_person_confirms=self.second_person_confirms, created_at=now_utc(),
+            tabbycat_url=self.tabbycat_url, speaker_scale=self.speaker_scale, tabbycat_push=self.tabbycat_push, second_person_confirms=self.second_person_confirms,
+            board_private=self.board_private, created_at=now_utc(),
         )
 
 
@@ -293,13 +299,14 @@ class RoomBody(FrozenModel):
 
 class SettingsBody(FrozenModel):
     """``POST /api/tournaments/{t}/settings``: any of ``board_shows``, ``tabbycat_url``, ``speaker_scale``,
-    ``tabbycat_push``."""
+    ``tabbycat_push``, ``second_person_confirms``, ``board_private``."""
 
     board_shows: Visibility | None = None
     tabbycat_url: str | None = None
     speaker_scale: SpeakerScale | None = None
     tabbycat_push: TabbycatPush | None = None
     second_person_confirms: bool | None = None
+    board_private: bool | None = None
 
     @field_validator("tabbycat_url")
     @classmethod

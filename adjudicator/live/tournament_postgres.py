@@ -21,6 +21,7 @@ from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
 from adjudicator.live.lifecycle import Decision, LogEntry
+from adjudicator.live.people import PersonToken
 from adjudicator.live.pgconn import connect_pool, migrate
 from adjudicator.live.tournament import Room, Round, Tournament, stored_tournament
 from adjudicator.live.tournament_store import DuplicateId, StaleDecision
@@ -70,6 +71,15 @@ CREATE TABLE lifecycle_log (
     body          JSONB NOT NULL
 );
 CREATE INDEX lifecycle_log_room ON lifecycle_log (tournament_id, round_id, room_id, seq);
+"""),
+    ("tournaments", 2, """
+CREATE TABLE person_tokens (
+    token_id      TEXT PRIMARY KEY,
+    token_digest  TEXT NOT NULL UNIQUE,
+    tournament_id TEXT,
+    created_seq   BIGINT GENERATED ALWAYS AS IDENTITY,
+    body          JSONB NOT NULL
+);
 """),
 ]
 
@@ -195,6 +205,30 @@ class PostgresTournamentStore:
     def room_of_token(self, chair_token_digest: str) -> Room | None:
         rows = self._rows("SELECT body FROM rooms WHERE chair_token_digest = %s", (chair_token_digest,))
         return Room.model_validate(rows[0]["body"]) if rows else None
+
+    # ---- person tokens
+
+    def add_token(self, token: PersonToken, token_digest: str, entries: list[LogEntry]) -> None:
+        with self._tx() as conn:
+            conn.execute("INSERT INTO person_tokens (token_id, token_digest, tournament_id, body) VALUES (%s, %s, %s, %s)",
+                         (token.token_id, token_digest, token.tournament_id, self._body(token)))
+            self._append(conn, entries)
+
+    def revoke_token(self, token: PersonToken, entries: list[LogEntry]) -> None:
+        with self._tx() as conn:
+            conn.execute("UPDATE person_tokens SET body = %s WHERE token_id = %s", (self._body(token), token.token_id))
+            self._append(conn, entries)
+
+    def tokens(self, tournament_id: str | None = None) -> list[PersonToken]:
+        if tournament_id is None:
+            rows = self._rows("SELECT body FROM person_tokens ORDER BY created_seq")
+        else:
+            rows = self._rows("SELECT body FROM person_tokens WHERE tournament_id = %s ORDER BY created_seq", (tournament_id,))
+        return [PersonToken.model_validate(r["body"]) for r in rows]
+
+    def token_of_digest(self, token_digest: str) -> PersonToken | None:
+        rows = self._rows("SELECT body FROM person_tokens WHERE token_digest = %s", (token_digest,))
+        return PersonToken.model_validate(rows[0]["body"]) if rows else None
 
     # ---- verdict states and the log
 

@@ -27,6 +27,9 @@ POST     .../rooms/{room}/reopen                            org     a result bac
 POST     .../rooms/{room}/void                              org     a result counts for nothing, with a reason (logged)
 GET      /api/tournaments/{t}/rounds/{r}/log.csv            org     the round's lifecycle log as CSV (the trail of its results)
 POST     .../rooms/{room}/chair-token                       org     issue a new chair token (the old one stops working)
+POST     /api/tokens                                        org     issue a person token (tab room, chair, panellist, board) -> 201
+GET      /api/tokens                                        org     every issued token's record, no secret (``?tournament=``)
+POST     /api/tokens/{token_id}/revoke                      org     revoke a person token (it stops working at once)
 GET      .../rooms/{room}/tabbycat                          room    the room's Tabbycat API v1 ballot
 POST     /api/tournaments/{t}/rounds/{r}/tabbycat/push      org     push every confirmed room to Tabbycat
 POST     .../rooms/{room}/tabbycat/push                     org     push one room to Tabbycat
@@ -37,6 +40,11 @@ posting, and the Tabbycat token in an ``X-Tabbycat-Token`` header when the serve
 
 The room's stages are pushed, and its match closed, through ``/api/matches/<t>.<r>.<room>/stages`` and
 ``/close`` (:mod:`adjudicator.live.routes`), with the room's chair token or the organiser's.
+
+A tournament with ``board_private`` answers its public reads (the tournament, round and room views,
+and its rooms' boards, streams, verdicts and reports) only to a token that may read it, 401 without
+one (:func:`~adjudicator.live.people.check_board_access`). "org" is any organiser-level token: the
+shared one or a tab-room person's (:mod:`adjudicator.live.people`).
 """
 
 from __future__ import annotations
@@ -49,6 +57,7 @@ from starlette.concurrency import run_in_threadpool
 
 from adjudicator.live.corrections import correct, log_csv
 from adjudicator.live.lifecycle import LogEntry
+from adjudicator.live.people import People, check_tournament_board, may_read_tournament
 from adjudicator.live.routes import STATIC_DIR, Tabs, read_json_body, reader, require_actor
 from adjudicator.live.tournament import parse_body
 from adjudicator.verdict.labels import TABLES
@@ -84,24 +93,35 @@ async def labels_table() -> dict:
     return TABLES
 
 
+def _readable(tabs: Any, actor: Any) -> list[dict]:
+    private = {t.tournament_id for t in tabs.store.tournaments() if not may_read_tournament(t, actor)}
+    return [t for t in tabs.list_tournaments() if t["tournament_id"] not in private]
+
+
 @reads.get("/api/tournaments")
-async def list_tournaments(tabs: Tabs) -> dict:
-    return {"tournaments": await run_in_threadpool(tabs.list_tournaments)}
+async def list_tournaments(request: Request, tabs: Tabs) -> dict:
+    return {"tournaments": await run_in_threadpool(_readable, tabs, reader(request))}
 
 
 @reads.get("/api/tournaments/{tournament_id}")
 async def get_tournament(tournament_id: str, request: Request, tabs: Tabs) -> dict:
-    return await run_in_threadpool(tabs.tournament_view, tournament_id, reader(request))
+    actor = reader(request)
+    await run_in_threadpool(check_tournament_board, tabs, tournament_id, actor)
+    return await run_in_threadpool(tabs.tournament_view, tournament_id, actor)
 
 
 @reads.get("/api/tournaments/{tournament_id}/rounds/{round_id}")
 async def get_round(tournament_id: str, round_id: str, request: Request, tabs: Tabs) -> dict:
-    return await run_in_threadpool(tabs.round_view, tournament_id, round_id, reader(request))
+    actor = reader(request)
+    await run_in_threadpool(check_tournament_board, tabs, tournament_id, actor)
+    return await run_in_threadpool(tabs.round_view, tournament_id, round_id, actor)
 
 
 @reads.get("/api/tournaments/{tournament_id}/rounds/{round_id}/rooms/{room_id}")
 async def get_room(tournament_id: str, round_id: str, room_id: str, request: Request, tabs: Tabs) -> dict:
-    return await run_in_threadpool(tabs.room_view, (tournament_id, round_id, room_id), reader(request))
+    actor = reader(request)
+    await run_in_threadpool(check_tournament_board, tabs, tournament_id, actor)
+    return await run_in_threadpool(tabs.room_view, (tournament_id, round_id, room_id), actor)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -120,7 +140,18 @@ async def create_tournament(request: Request, tabs: Tabs) -> JSONResponse:
 async def change_settings(tournament_id: str, request: Request, tabs: Tabs) -> dict:
     actor = require_actor(request)
     data = await _body(request)
-    return await run_in_threadpool(tabs.update_settings, tournament_id, data, actor)
+    if isinstance(data, dict) and data.get("board_private") is True:  # before the boards are republished: nothing more reaches a public stream
+        await _end_streams(request, tabs, tournament_id)
+    view = await run_in_threadpool(tabs.update_settings, tournament_id, data, actor)
+    if view["tournament"].get("board_private"):  # and those opened meanwhile: each reconnects with its token, or is refused
+        await _end_streams(request, tabs, tournament_id)
+    return view
+
+
+async def _end_streams(request: Request, tabs: Any, tournament_id: str) -> None:
+    """End the open event streams of the tournament's rooms (its boards became private)."""
+    for room in await run_in_threadpool(tabs.store.rooms, tournament_id):
+        request.app.state.hub.end(room.match_id)
 
 
 @writes.get("/api/tournaments/{tournament_id}/log")
@@ -205,6 +236,26 @@ async def round_log_csv(tournament_id: str, round_id: str, request: Request, tab
 async def new_chair_token(tournament_id: str, round_id: str, room_id: str, request: Request, tabs: Tabs) -> dict:
     actor = require_actor(request)
     return await run_in_threadpool(tabs.new_chair_token, (tournament_id, round_id, room_id), actor)
+
+
+@writes.post("/api/tokens", status_code=201)
+async def issue_token(request: Request, tabs: Tabs) -> JSONResponse:
+    actor = require_actor(request)
+    data = await _body(request)
+    rec = await run_in_threadpool(People(tabs).issue, data, actor)
+    return _created(rec, f"/api/tokens/{rec['token_id']}")
+
+
+@writes.get("/api/tokens")
+async def list_tokens(request: Request, tabs: Tabs, tournament: str | None = None) -> dict:
+    actor = require_actor(request)
+    return {"tokens": await run_in_threadpool(People(tabs).records, actor, tournament)}
+
+
+@writes.post("/api/tokens/{token_id}/revoke")
+async def revoke_token(token_id: str, request: Request, tabs: Tabs) -> dict:
+    actor = require_actor(request)
+    return await run_in_threadpool(People(tabs).revoke, token_id, actor)
 
 
 @writes.get("/api/tournaments/{tournament_id}/rounds/{round_id}/rooms/{room_id}/tabbycat")

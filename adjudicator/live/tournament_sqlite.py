@@ -12,6 +12,7 @@ queries use (the same layout fits PostgreSQL with ``jsonb``)::
                     chair_token_digest UNIQUE, created_seq, body)                      PK (t, r, room)
     decisions      (tournament_id, round_id, room_id, version, state, body)          PK (t, r, room)
     lifecycle_log  (seq PK AUTOINCREMENT, tournament_id, round_id, room_id, kind, at, body)
+    person_tokens  (token_id PK, token_digest UNIQUE, tournament_id, created_seq, body)
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from pathlib import Path
 
 from adjudicator.files import private_file
 from adjudicator.live.lifecycle import Decision, LogEntry
+from adjudicator.live.people import PersonToken
 from adjudicator.live.tournament import Room, Round, Tournament, stored_tournament
 from adjudicator.live.tournament_store import DuplicateId, StaleDecision
 
@@ -73,6 +75,13 @@ CREATE TABLE IF NOT EXISTS lifecycle_log (
     body          TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS lifecycle_log_room ON lifecycle_log (tournament_id, round_id, room_id, seq);
+CREATE TABLE IF NOT EXISTS person_tokens (
+    token_id      TEXT PRIMARY KEY,
+    token_digest  TEXT NOT NULL UNIQUE,
+    tournament_id TEXT,
+    created_seq   INTEGER NOT NULL,
+    body          TEXT NOT NULL
+);
 """
 
 
@@ -198,6 +207,30 @@ class SqliteTournamentStore:
     def room_of_token(self, chair_token_digest: str) -> Room | None:
         rows = self._rows("SELECT body FROM rooms WHERE chair_token_digest = ?", (chair_token_digest,))
         return Room.model_validate_json(rows[0][0]) if rows else None
+
+    # ---- person tokens
+
+    def add_token(self, token: PersonToken, token_digest: str, entries: list[LogEntry]) -> None:
+        with self._tx() as conn:
+            conn.execute("INSERT INTO person_tokens (token_id, token_digest, tournament_id, created_seq, body) VALUES (?, ?, ?, ?, ?)",
+                         (token.token_id, token_digest, token.tournament_id, self._next_seq(conn, "person_tokens"), token.model_dump_json()))
+            self._append(conn, entries)
+
+    def revoke_token(self, token: PersonToken, entries: list[LogEntry]) -> None:
+        with self._tx() as conn:
+            conn.execute("UPDATE person_tokens SET body = ? WHERE token_id = ?", (token.model_dump_json(), token.token_id))
+            self._append(conn, entries)
+
+    def tokens(self, tournament_id: str | None = None) -> list[PersonToken]:
+        if tournament_id is None:
+            rows = self._rows("SELECT body FROM person_tokens ORDER BY created_seq")
+        else:
+            rows = self._rows("SELECT body FROM person_tokens WHERE tournament_id = ? ORDER BY created_seq", (tournament_id,))
+        return [PersonToken.model_validate_json(b) for (b,) in rows]
+
+    def token_of_digest(self, token_digest: str) -> PersonToken | None:
+        rows = self._rows("SELECT body FROM person_tokens WHERE token_digest = ?", (token_digest,))
+        return PersonToken.model_validate_json(rows[0][0]) if rows else None
 
     # ---- verdict states and the log
 

@@ -15,7 +15,8 @@ processes) needs only these methods, with these guarantees:
   process may have written in between);
 - log entries get increasing ``seq`` numbers in commit order.
 
-Chair tokens are stored only as their SHA-256 hex digest (:func:`adjudicator.live.access.token_digest`).
+Chair tokens and person tokens (:mod:`adjudicator.live.people`) are stored only as their SHA-256 hex
+digest (:func:`adjudicator.live.access.token_digest`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import Protocol
 
 from adjudicator.live.errors import Conflict
 from adjudicator.live.lifecycle import Decision, LogEntry
+from adjudicator.live.people import PersonToken
 from adjudicator.live.tournament import Room, Round, Tournament
 
 
@@ -98,6 +100,24 @@ class TournamentStore(Protocol):
 
     def room_of_token(self, chair_token_digest: str) -> Room | None:
         """The room whose chair token has this digest, or None."""
+        ...
+
+    # ---- person tokens (adjudicator.live.people)
+
+    def add_token(self, token: PersonToken, token_digest: str, entries: list[LogEntry]) -> None:
+        """Insert an issued token's record under its digest, with its log entries."""
+        ...
+
+    def revoke_token(self, token: PersonToken, entries: list[LogEntry]) -> None:
+        """Replace a token's record by its revoked one (same ``token_id``), with its log entries."""
+        ...
+
+    def tokens(self, tournament_id: str | None = None) -> list[PersonToken]:
+        """Every issued token's record (of one tournament when given), revoked ones too, oldest first."""
+        ...
+
+    def token_of_digest(self, token_digest: str) -> PersonToken | None:
+        """The record of the token with this digest (revoked or not), or None."""
         ...
 
     # ---- verdict states and the log

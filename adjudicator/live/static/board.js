@@ -481,7 +481,8 @@
 
   function renderOrganiser(s) {
     if (!organiser) return;
-    $("push-panel").hidden = s.status === "closed";
+    const reader = privateRoom && privateRoom.viewer !== "organiser" && privateRoom.viewer !== "chair"; // a panellist's or board token pushes nothing
+    $("push-panel").hidden = s.status === "closed" || Boolean(reader);
     const slot = s.next_slot;
     const key = slot ? JSON.stringify(slot.stage) : "";
     $("push-hint").textContent = slot
@@ -499,7 +500,8 @@
   function renderConfirm(s) {
     const panel = $("confirm-panel");
     const d = privateRoom && privateRoom.decision;
-    panel.hidden = !(organiser && s.room && d && d.state !== "released");
+    const writer = privateRoom && (privateRoom.viewer === "organiser" || privateRoom.viewer === "chair"); // a panellist's or board token confirms nothing
+    panel.hidden = !(organiser && writer && s.room && d && d.state !== "released");
     $("release-btn").hidden = !(privateRoom && privateRoom.viewer === "organiser" && d && d.state === "confirmed");
     if (panel.hidden || confirmDirty) return;
     const a = d.automated;
@@ -510,7 +512,7 @@
     sel.replaceChildren(el("option", { value: "", text: t("confirm.keep", { side: side(a.winner) }) }),
       ...["affirmative", "negative"].map((x) => el("option", { value: x, text: `${side(x)} (${s.room.teams[x]})` })));
     sel.value = d.override && d.override.winner ? d.override.winner : "";
-    if (!$("confirm-by").value) $("confirm-by").value = s.room.chair || "";
+    if (!$("confirm-by").value) $("confirm-by").value = privateRoom.viewer_name || s.room.chair || ""; // a person token acts as its person
     $("confirm-note").value = d.override ? d.override.note || "" : "";
     const rows = Object.entries(a.stage_scores).map(([unit, mean]) => {
       const [sid, sd] = unit.split("|");

@@ -1,0 +1,61 @@
+"""``adjudicate live token add|list|revoke``: one token per person and role (issue 27, item 7;
+:mod:`adjudicator.live.people`).
+
+The organiser (or a tab-room person) issues a token for a tab-room person (``--role tabroom``, the
+organiser's rights under the person's name), a room's chair or panellist (``--role chair|panellist``
+with ``--tournament --round --room``), or a private board's readers (``--role board --tournament``).
+The token is printed once, on stdout as JSON (``token`` and, for a room or a board, ``url``); the
+server keeps only its digest. ``list`` prints every token's record without its secret; ``revoke``
+stops one at once.
+"""
+
+from __future__ import annotations
+
+import click
+
+from adjudicator.cli.live import _client, _json_out, client_options, live_group
+from adjudicator.cli.options import echo_err
+
+
+@live_group.group("token")
+def token_group() -> None:
+    """Issue, list and revoke per-person tokens (tab room, chair, panellist, private board)."""
+
+
+@token_group.command("add")
+@click.option("--role", type=click.Choice(["tabroom", "chair", "panellist", "board"]), required=True,
+              help="tabroom: the organiser's rights under this person's name; chair / panellist: of one room (--tournament --round --room); board: reads a private tournament's boards (--tournament)")
+@click.option("--person", required=True, help="the person's name (the log, CSV, board and Tabbycat export show it); for a board token, a label such as 'hall screen'")
+@click.option("--tournament", "tournament_id", help="the tournament (board, chair, panellist)")
+@click.option("--round", "round_id", help="the round (chair, panellist)")
+@click.option("--room", "room_id", help="the room (chair, panellist)")
+@client_options
+def token_add_cmd(role, person, tournament_id, round_id, room_id, url, token, state_dir) -> None:
+    """Issue a token for one person; it is printed this once (hand it, or its URL, to that person)."""
+    body = {k: v for k, v in {"role": role, "person": person, "tournament_id": tournament_id, "round_id": round_id, "room_id": room_id}.items() if v is not None}
+    with _client(url, token, state_dir) as c:
+        rec = c.issue_token(body)
+        if rec.get("url"):
+            rec["url"] = c.url + rec["url"]
+    _json_out(rec)
+    echo_err(f"issued {role} token {rec['token_id']} for {rec['person']}; it is shown only this once")
+
+
+@token_group.command("list")
+@click.option("--tournament", "tournament_id", help="only this tournament's tokens")
+@client_options
+def token_list_cmd(tournament_id, url, token, state_dir) -> None:
+    """Print every issued token's record (id, role, person, scope, issued and revoked): no secrets."""
+    with _client(url, token, state_dir) as c:
+        _json_out(c.tokens(tournament_id))
+
+
+@token_group.command("revoke")
+@click.argument("token_id")
+@client_options
+def token_revoke_cmd(token_id, url, token, state_dir) -> None:
+    """Revoke token TOKEN_ID (``tk_...``, from `live token list`): it stops working at once."""
+    with _client(url, token, state_dir) as c:
+        rec = c.revoke_token(token_id)
+    _json_out(rec)
+    echo_err(f"{token_id} ({rec['person']}): revoked at {rec['revoked_at']}")
