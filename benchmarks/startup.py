@@ -17,7 +17,7 @@ hence the repeats).
    teardown, plus 7 requests' own cost (7-8 ms each, benchmarks/overhead.py), so it slightly overstates
    the fixed part. Target: under 2 s.
 3. **Modules**: which of the packages no run uses (LangSmith's OpenTelemetry SDK, rich, pygments,
-   websockets, the LangGraph SDK, LangSmith) the offline run has imported (a fresh interpreter that runs
+   websockets, the LangGraph SDK's client, LangSmith's REST types, LangSmith) the offline run has imported (a fresh interpreter that runs
    the same command in-process and reads ``sys.modules``).
 
 ``--checkout DIR`` runs another checkout's package (its directory first on ``PYTHONPATH``), e.g.
@@ -48,12 +48,13 @@ MATCH = REPO / "adjudicator/data/matches/panelbench/debateart_0020.json"
 MODEL = "openai/gpt-4o-mini"
 TARGET_OFFLINE_CPU_S = 0.5
 TARGET_FIXED_CPU_S = 2.0
-UNUSED = ("opentelemetry", "rich", "pygments", "websockets", "langgraph_sdk", "langsmith")
+#: packages, or dotted modules (the LangGraph SDK's client, LangSmith's REST types: adjudicator/lean_imports.py defers both packages' bodies)
+UNUSED = ("opentelemetry", "rich", "pygments", "websockets", "langgraph_sdk.client", "langsmith.types.run", "langsmith")
 PROBE = """
 import json, sys
 from adjudicator.cli import main
 code = main(sys.argv[2:])
-print(json.dumps({'code': code, 'loaded': sorted({m.split('.')[0] for m in sys.modules} & set(sys.argv[1].split(',')))}))
+print(json.dumps({'code': code, 'loaded': sorted(({m.split('.')[0] for m in sys.modules} | set(sys.modules)) & set(sys.argv[1].split(',')))}))
 """
 
 

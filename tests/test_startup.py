@@ -85,12 +85,44 @@ def test_the_offline_judge_imports_no_litellm_scipy_or_matplotlib(tmp_path):
     assert set(heavy) <= {"langgraph", "langsmith"}  # the graph runs; nothing else heavy
 
 
-def test_the_offline_judge_imports_no_opentelemetry_rich_or_pygments(tmp_path):
+def test_the_offline_judge_imports_no_opentelemetry_rich_pygments_sdk_client_or_rest_types(tmp_path):
     """LangSmith's optional OpenTelemetry SDK import and httpx's command-line client (rich, pygments)
-    are refused on the adjudication path (adjudicator/lean_imports.py); the verdict is the same."""
-    code, loaded, proc = probe(tmp_path, "--probe-modules", "opentelemetry,rich,pygments,langsmith", REAL)
+    are refused on the adjudication path, the bodies of ``langsmith.types`` and ``langgraph_sdk`` are
+    deferred (adjudicator/lean_imports.py), and the report module (jinja2) is not imported when no
+    report is written; the verdict is the same."""
+    code, loaded, proc = probe(tmp_path, "--probe-modules", "opentelemetry,rich,pygments,websockets,langgraph_sdk.client,langsmith.types.run,"
+                               "jinja2,langsmith", REAL)
     assert code == 0 and json.loads(proc.stdout)["provenance"]["model"] == "offline"
     assert loaded == ["langsmith"]  # langgraph.types imports langchain-core's tracers, which import it
+
+
+DEFERRED = """
+import importlib, sys, types
+import adjudicator, langgraph.graph, langgraph.runtime
+print('before', 'langsmith.types.run' in sys.modules, 'langgraph_sdk.client' in sys.modules)
+from langgraph_sdk import get_client
+import langsmith.types as t
+print('names', get_client.__module__, t.Run.__module__, 'get_client' in dir(sys.modules['langgraph_sdk']), t.__loader__.__class__.__name__)
+from langsmith.types import shared
+print('submodule', shared.__name__)
+for pkg in ('langsmith.types', 'langgraph_sdk'):  # every name the body binds that is a submodule's name binds that submodule
+    mod = sys.modules[pkg]
+    clash = [k for k, v in vars(mod).items() if f'{pkg}.{k}' in sys.modules and v is not sys.modules[f'{pkg}.{k}']]
+    print(pkg, 'clashes', len(clash))
+try:
+    t.NoSuchName
+except AttributeError as exc:
+    print('missing', exc.name)
+"""
+
+
+def test_the_deferred_package_bodies_run_on_first_use(tmp_path):
+    """``langsmith.types`` and ``langgraph_sdk`` are entered for one submodule each and their bodies
+    deferred; the first name asked for runs the body, after which each is an ordinary package (every
+    submodule name in it binds its submodule, as the deferral assumes; a missing name is AttributeError)."""
+    out = subprocess.run([sys.executable, "-c", DEFERRED], capture_output=True, text=True, timeout=180, env=subprocess_env(tmp_path), check=True).stdout
+    assert out.splitlines() == ["before False False", "names langgraph_sdk._async.client langsmith.types.run True SourceFileLoader", "submodule langsmith.types.shared",
+                                "langsmith.types clashes 0", "langgraph_sdk clashes 0", "missing NoSuchName"]
 
 
 def test_the_import_guard_refuses_only_the_two_optional_imports_of_those_modules(tmp_path):

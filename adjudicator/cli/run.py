@@ -107,9 +107,9 @@ def _emit_verdict(verdict, out: Path | None, report_path: Path | None, quiet: bo
             "log-probabilities, or tokens that do not spell the reply); p_logprob uses the others"
             + ("" if missing < len(verdict.ballots) else " and is left out")
         )
-    from adjudicator.verdict.report import dimensions_line
+    if verdict.dimensions:  # the report module (jinja2) only when there is a line to print
+        from adjudicator.verdict.report import dimensions_line
 
-    if verdict.dimensions:
         echo_err(dimensions_line(verdict))
     if verdict.failures:
         echo_err(f"{len(verdict.failures)} node(s) failed: " + "; ".join(f"{f.node} {f.key}: {f.reason}" for f in verdict.failures))
