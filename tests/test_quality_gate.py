@@ -153,12 +153,13 @@ def test_a_junk_verdict_escalates_everywhere_it_is_shown(fake_openai, tmp_path, 
     err = capsys.readouterr().err
     verdict = json.loads(out.read_text())
     assert verdict["review"]["escalate"] is True
-    assert verdict["review"]["reasons"] == ["empty_battlefield", "short_reasoning", "unanchored_reasoning", "identical_ballots", "equal_stage_scores"]
+    # the scripted judges also keep the tracker's suggested 7 on every unit (tracker_scores)
+    assert verdict["review"]["reasons"] == ["empty_battlefield", "short_reasoning", "unanchored_reasoning", "identical_ballots", "equal_stage_scores", "tracker_scores"]
     (line,) = [x for x in err.splitlines() if x.startswith("review:")]  # one review line on stderr
     assert line.startswith("review: escalate (empty_battlefield: the battlefield map is empty")
     report = md.read_text()
     head = report.split("**Motion:**")[0]  # the review comes before anything else
-    assert "**Review:** A person should check this verdict before it is used (5 reason(s)):" in head
+    assert "**Review:** A person should check this verdict before it is used (6 reason(s)):" in head
     assert "- the battlefield map is empty: no clash was recorded over 4 stages" in head
     dissent = report.split("## Dissent")[1].split("##")[0]
     assert "Unanimous" not in dissent and "Not counted as agreement" in dissent
@@ -202,3 +203,31 @@ def test_a_verdict_whose_judges_all_failed_does_not_read_as_the_single_call_arm(
     reasons = readable_verdict(partial, match.view()).reasons
     assert reasons[:2] == ["The panel reached no decision.", "No judge gave a valid ballot; each judge's raw answers are under failures in the verdict file."]
     assert not any("single-call" in x for x in reasons)
+
+
+# ---------------------------------------------------------------------------------------------
+# tracker_scores: a judge that keeps the tracker's suggested score on every unit (issue 25)
+
+
+def analyses_suggesting(scores: dict[tuple[str, str], int]):
+    from adjudicator.verdict.battlefield import SideAnalysis, StageAnalysis
+
+    def side(sid: str, s: str, score: int) -> SideAnalysis:
+        return SideAnalysis(stage_id=sid, side=s, task_performance="well", battlefield_judgement="correct_important", advancement="effective", suggested_score=score, rationale="r")
+
+    stages = sorted({sid for sid, _ in scores})
+    return [StageAnalysis(stage_id=sid, stage_index=i, sides=[side(sid, s, x) for (k, s), x in scores.items() if k == sid], clash_updates=[], summary="s") for i, sid in enumerate(stages)]
+
+
+def test_a_ballot_keeping_every_suggested_score_is_flagged_and_one_changed_unit_is_not():
+    suggested = {("s1", "affirmative"): 6, ("s2", "negative"): 7, ("s3", "affirmative"): 5, ("s4", "negative"): 8}
+    analyses = analyses_suggesting(suggested)
+    copied = ballot("judge-1", p=0.34, scores=[6, 7, 5, 8])
+    own = ballot("judge-2", p=0.3, scores=[6, 7, 6, 8])  # one unit changed: the judge checked the table
+    r = review_of(0.34, "3:0", [], ballots=[copied, own], analyses=analyses)
+    assert r.reasons == ["tracker_scores"] and r.facts == [{"judges": ["judge-1"], "units": [4]}]
+    assert r.detail == ["the ballot of judge-1 (4 units) gives every unit the tracker's suggested score, which the judges were told to check, not copy"]
+    assert review_sentences(r, "zh") == ["judge-1（4 个单元） 的选票每个单元都照搬了战场追踪给出的建议分，而建议分是让评委核查的，不是让其照抄的"]
+    assert review_of(0.34, "3:0", [], ballots=[copied, own]).reasons == []  # no analyses given (the offline judge): not checked
+    two = analyses_suggesting({("s1", "affirmative"): 6, ("s2", "negative"): 7})
+    assert review_of(0.34, "3:0", [], ballots=[ballot("judge-1", p=0.34, scores=[6, 7])], analyses=two).reasons == []  # fewer than 3 units

@@ -98,6 +98,6 @@ def test_an_llm_verdict_with_identical_ballots_says_so(fake_openai):  # noqa: F8
     client = LLMClient("openai/test-model", api_base=fake_openai.base_url, api_key="sk-test-0123456789", json_mode="object")
     v = adjudicate_with_context(online_match(), AdjudicationContext.single(LLMBackend(client, PromptStore())))
     assert v.p == 0.62 and v.dissent.winner_split == "3:0"
-    assert v.review.escalate and v.review.reasons == ["short_reasoning", "identical_ballots", "equal_stage_scores"]
+    assert v.review.escalate and v.review.reasons == ["short_reasoning", "identical_ballots", "equal_stage_scores", "tracker_scores"]  # the tracker suggested 7 too
     assert v.review.detail[0] == "the reasoning of judge-1 (35), judge-2 (35) and judge-3 (35) is shorter than 80 characters"
     assert v.review.detail[2] == "every stage score is the same on the ballot of judge-1 (all 7), judge-2 (all 7) and judge-3 (all 7)"

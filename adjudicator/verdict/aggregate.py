@@ -40,7 +40,7 @@ from adjudicator.input.match import MatchView, Stage
 from adjudicator.input.rubric import Rubric
 from adjudicator.records import CallRecord, NodeFailure
 from adjudicator.verdict.ballots import Arm, Ballot, Dissent, Provenance, SpeechResult, StageScore, UnitResult, Verdict
-from adjudicator.verdict.battlefield import Clash
+from adjudicator.verdict.battlefield import Clash, StageAnalysis
 from adjudicator.verdict.dimensions import dimension_decision, panel_dimensions
 from adjudicator.verdict.feedback import panel_feedback
 from adjudicator.verdict.review import review_of
@@ -105,6 +105,7 @@ def aggregate(
     calls: list[CallRecord],
     provenance: Provenance,
     rubric: Rubric | None = None,
+    analyses: Sequence[StageAnalysis] = (),
 ) -> Verdict:
     """Build the :class:`Verdict` from the valid ballots of a panel.
 
@@ -112,6 +113,8 @@ def aggregate(
     in which concurrent judges finished. Raises :class:`AdjudicationFailed` with fewer than two ballots.
     Under a dimensional ``rubric`` the verdict also carries the panel's per-dimension results and the
     decision they give (:func:`adjudicator.verdict.dimensions.panel_dimensions`, :func:`~adjudicator.verdict.dimensions.dimension_decision`).
+    ``analyses`` are the tracker's stage analyses; the review compares LLM judges' stage scores with
+    their suggested scores (:mod:`adjudicator.verdict.echoes`).
     """
     ballots = sorted(ballots, key=lambda b: b.judge_id)
     if len(ballots) < MIN_BALLOTS:
@@ -151,7 +154,9 @@ def aggregate(
         failures=failures,
         feedback=feedback,
         feedback_from=feedback_from,
-        review=review_of(p, dissent.winner_split, failures, ballots=ballots, match=match, battlefields=list(clashes.values()), calls=calls),
+        review=review_of(
+            p, dissent.winner_split, failures, ballots=ballots, match=match, battlefields=list(clashes.values()), calls=calls, analyses=analyses if provenance.is_llm else ()
+        ),
         provenance=provenance,
         calls=calls,
     )

@@ -34,6 +34,8 @@ Whether judging happened (the quality gate; issue 25):
   the same score;
 - ``p_against_scores``: a ballot's p favours the side whose mean stage score on that ballot is lower
   by more than :data:`SCORE_MARGIN` points (on the 1-10 scale);
+- ``tracker_scores``: an LLM judge's ballot gives every unit the tracker's suggested score
+  (:mod:`adjudicator.verdict.echoes`);
 - ``repaired_fields``: the tracker or a judge needed repair turns on more than half of its answer's
   fields (:attr:`~adjudicator.records.CallRecord.repair_share`);
 - ``example_choice``: an accepted answer's closed choice (a rubric level, the winner, p, a score, the
@@ -71,6 +73,7 @@ from adjudicator.frozen import FrozenModel
 from adjudicator.input.formats import position_label_zh
 from adjudicator.records import CallRecord, NodeFailure
 from adjudicator.verdict.battlefield import Clash
+from adjudicator.verdict.echoes import tracker_score_findings
 from adjudicator.verdict.labels import stage_name
 from adjudicator.verdict.transcripts import transcript_findings
 
@@ -101,6 +104,7 @@ ReviewReason = Literal[
     "identical_ballots",
     "equal_stage_scores",
     "p_against_scores",
+    "tracker_scores",
     "repaired_fields",
     "example_choice",
     "low_transcript_confidence",
@@ -379,8 +383,8 @@ def sentence(reason: str, facts: dict[str, Any], language: str = "en") -> str:
         f["groups"] = sep.join(L["review.identical.all"].format(n=len(g)) if len(g) == f.get("n") else _joined(g, language) for g in f.get("groups", []))
     elif reason == "short_reasoning":
         f["items"] = _joined([L["review.short_reasoning.item"].format(judge=j, n=n) for j, n in zip(f["judges"], f["lengths"])], language)
-    elif reason == "equal_stage_scores":
-        f["items"] = _joined([L["review.equal_stage_scores.item"].format(judge=j, score=x) for j, x in zip(f["judges"], f["scores"])], language)
+    elif reason in ("equal_stage_scores", "tracker_scores"):
+        f["items"] = _joined([L[f"review.{reason}.item"].format(judge=j, score=x, n=x) for j, x in zip(f["judges"], f.get("scores", f.get("units", [])))], language)
     elif reason == "p_against_scores":
         rows = [{"judge": j, "p": f"{p:.2f}", "side": L[f"side.{side}"], "mine": f"{m:.2f}", "theirs": f"{t:.2f}"} for j, p, side, m, t in zip(f["judges"], f["p"], f["sides"], f["mine"], f["theirs"])]
         f["items"], f["margin"] = items("p_against_scores", rows), f"{f['margin']:g}"
@@ -415,14 +419,16 @@ def review_of(
     match: Any = None,
     battlefields: Sequence[Clash] | None = None,
     calls: Sequence[CallRecord] = (),
+    analyses: Sequence[Any] = (),
 ) -> Review:
     """The review record (module docstring) of a verdict with winner tendency ``p`` (None for ranking
     formats or a failed winner), the panel's ``winner_split`` (``"3:0"``, ``"2:1"``; None without a
     panel), its node ``failures``, its panel's ``ballots`` (empty for the single-call arm), the
     ``match`` (a :class:`~adjudicator.input.match.MatchView`; None skips the checks that need it), the clash
     map ``battlefields`` (None: the arm keeps none, so the map is not checked) and the verdict's call
-    records ``calls``. ``split_label`` names what was split (``winner``; ``first place`` for rankings)."""
-    found = _decision_findings(p, winner_split, failures, band, split_label)
+    records ``calls``; ``analyses`` the tracker's stage analyses, given for LLM judges only (the offline
+    judge scores from them by design). ``split_label`` names what was split (``winner``; ``first place`` for rankings)."""
+    found = _decision_findings(p, winner_split, failures, band, split_label) + cast(list[Finding], tracker_score_findings(ballots, analyses))
     if match is not None and battlefields is not None:
         found += _battlefield_findings(match, battlefields)
     found += _reasoning_findings(ballots, match, list(battlefields or []))

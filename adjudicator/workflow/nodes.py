@@ -298,6 +298,7 @@ def aggregate_panel(state: PanelState, runtime: Runtime[Backends]) -> dict[str, 
             calls,
             state_provenance(calls, runtime.context, view.format, view.language),
             rubric=rubric_of(runtime.context),
+            analyses=list(state.get("analyses") or []),
         )
     except AdjudicationFailed as exc:
         return {"verdict": None, "panel_error": exc.one_line()}
