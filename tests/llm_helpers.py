@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import json
+import re
 from functools import partial
 from typing import Any
 
@@ -167,22 +168,38 @@ def schema_responder(body: dict[str, Any]) -> str:
         labels = props["votes"]["items"]["enum"]
         return json.dumps({"basis": "most influential debaters", "votes": {labels[0]: 5, labels[-1]: 4}})
     if "sides" in props:
-        return _tracker_answer(props)
+        return _tracker_answer(props, body)
     if not ({"stages", "stage_scores"} & set(props)) or ("stage_scores" in props and "best_debater_votes" not in props):
-        return _repair_answer(props)
+        return _repair_answer(props, body)
     if "stages" in props:  # the tracker's window of stages: one stage answer per stage id
         stages = props["stages"]
-        return json.dumps({"stages": {sid: json.loads(_tracker_answer(stages["properties"][sid]["properties"])) for sid in stages["required"]}})
+        return json.dumps({"stages": {sid: json.loads(_tracker_answer(stages["properties"][sid]["properties"], body)) for sid in stages["required"]}})
     units = [tuple(key.split("|")) for key in props["stage_scores"]["required"]]
     labels = props["best_debater_votes"]["items"]["enum"]
     feedback = None
     if "feedback" in props:  # the coach's feedback: each debater, on the first stage and the first clash it may name
-        point = props["feedback"]["properties"][labels[0]]["properties"]["worked"]["properties"]
-        feedback = feedback_for(props["feedback"]["required"], point["stage_id"]["enum"][0], point["clash_id"]["enum"][0])
+        feedback = feedback_for(props["feedback"]["required"], units[0][0], first_clash_id(body))
     return ballot_json(units, votes={labels[0]: 2, labels[-1]: 1}, feedback=feedback)
 
 
-def _repair_answer(props: dict[str, Any]) -> str:
+def _request_text(body: dict[str, Any]) -> str:
+    return "\n".join(str(m.get("content") or "") for m in body.get("messages", []))
+
+
+def first_clash_id(body: dict[str, Any]) -> str:
+    """The first clash id of the ledger a judge's request shows (``- [c1] ...``), "" when it shows none:
+    what a feedback point may name (the schema leaves the ids to the prompt)."""
+    m = re.search(r"^- \[([\w-]+)\] ", _request_text(body), re.M)
+    return m.group(1) if m else ""
+
+
+def first_stage_id(body: dict[str, Any]) -> str:
+    """The first unit's stage id a judge's request names (``"s01|negative"``), "s01" when none is found."""
+    m = re.search(r'"([\w-]+)\|(?:affirmative|negative)"', _request_text(body))
+    return m.group(1) if m else "s01"
+
+
+def _repair_answer(props: dict[str, Any], body: dict[str, Any]) -> str:
     """A valid reply to a repair turn (a schema cut down to the fields asked for, ``model/schema.sub_schema``):
     one value for each field, as the full answers of :func:`tracker_json` and :func:`ballot_json` have it."""
     out: dict[str, Any] = {}
@@ -201,19 +218,36 @@ def _repair_answer(props: dict[str, Any]) -> str:
             labels = spec["items"]["enum"]
             out[key] = [labels[0], labels[0], labels[-1]]
         elif key == "feedback":
-            point = spec["properties"][spec["required"][0]]["properties"]["worked"]["properties"]
-            out[key] = feedback_for(spec["required"], point["stage_id"]["enum"][0], point["clash_id"]["enum"][0])
+            out[key] = feedback_for(spec["required"], first_stage_id(body), first_clash_id(body))
         else:  # a text field: reasoning, summary
             out[key] = "the affirmative won the sleep clash, which the negative never answered"
     return json.dumps(out)
 
 
-def _tracker_answer(props: dict[str, Any]) -> str:
-    """:func:`tracker_json` for the sides and debater labels of one stage answer's schema properties."""
+def side_debaters_of(props: dict[str, Any], body: dict[str, Any]) -> dict[str, str]:
+    """Each evaluated side's first debater label for a tracker request (``props``: its answer schema's
+    properties; ``body``: the request): from the contributions' enum when the schema asks for shares,
+    else from the labels the prompt names (a stage where every side has one debater asks none)."""
     sides = props["sides"]["required"]
-    labels = props["sides"]["properties"][sides[0]]["properties"]["contributions"]["items"]["properties"]["debater"]["enum"]
-    debaters = {s: next(label for label in labels if label.lower().startswith(s)) for s in sides}
-    return tracker_json(sides, debaters)
+    side_props = props["sides"]["properties"][sides[0]]["properties"]
+    if "contributions" in side_props:
+        labels = side_props["contributions"]["items"]["properties"]["debater"]["enum"]
+    else:
+        labels = list(dict.fromkeys(re.findall(r"(?:Affirmative|Negative) Speaker \d+", _request_text(body))))
+    return {s: next(label for label in labels if label.lower().startswith(s)) for s in sides}
+
+
+def _tracker_answer(props: dict[str, Any], body: dict[str, Any]) -> str:
+    """:func:`tracker_json` for the sides of one stage answer's schema properties, each side's first
+    debater label (from the contributions' enum when the schema asks for shares, else from the labels
+    the prompt lists); without ``contributions`` in the schema (every side has one debater there) the
+    answer gives none."""
+    sides = props["sides"]["required"]
+    answer = json.loads(tracker_json(sides, side_debaters_of(props, body)))
+    if "contributions" not in props["sides"]["properties"][sides[0]]["properties"]:
+        for side in answer["sides"]:
+            del side["contributions"]
+    return json.dumps(answer)
 
 
 def read_p(obj: Any) -> float:

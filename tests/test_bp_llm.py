@@ -44,13 +44,14 @@ def bp_responder(body: dict) -> str:
     if "ranking" in props:
         return ranking_ballot_json()
     side = props["sides"]["required"][0]  # the exact schema: one required entry per evaluated side
-    item = props["sides"]["properties"][side]["properties"]
-    speakers = item["contributions"]["items"]["properties"]["debater"]["enum"]
+    # a speech has one speaker, so the schema asks no contributions (issue 32): the labels come from the prompt
+    user = next(m["content"] for m in body["messages"] if m["role"] == "user")
+    speakers = user.split("Speakers (use exactly these labels): ", 1)[1].split("\n", 1)[0].split(", ")
     speaker = next(s for s in speakers if ("Government" in s) == (side == "affirmative") and " " in s and s.split()[0] in ("Opening", "Closing"))
     return json.dumps(
         {
             "reasoning": "the speech engaged the health clash",
-            "sides": [{"side": side, "rationale": "did its job", "task_performance": "well", "battlefield_judgement": "correct_important", "advancement": "effective", "score": None, "contributions": [{"debater": speaker, "share": 1.0}]}],
+            "sides": [{"side": side, "rationale": "did its job", "task_performance": "well", "battlefield_judgement": "correct_important", "advancement": "effective", "score": None}],
             "clash_updates": [{"clash_id": "c1", "title": "public health", "side": side, "kind": "advanced", "note": "pressed", "debater": speaker, "affirmative_position": "", "negative_position": ""}],
             "summary": "the health clash moved",
         }

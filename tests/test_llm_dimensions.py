@@ -27,15 +27,13 @@ def _schema(body: dict[str, Any]) -> dict[str, Any]:
 def responder(body: dict[str, Any]) -> str:
     """Answers read off the request's schema: a tracker entry per side with its dimension scores,
     two arguments (one valid) and one claim; a ballot with a vote per subjective dimension."""
-    from llm_helpers import ballot_json, schema_responder, tracker_json
+    from llm_helpers import ballot_json, schema_responder, side_debaters_of, tracker_json
 
     props = _schema(body)["properties"]
     if "sides" in props:
         sides = list(props["sides"]["properties"])  # the exact schema: one required key per evaluated side
         item = props["sides"]["properties"][sides[0]]["properties"]
-        labels = item["contributions"]["items"]["properties"]["debater"]["enum"]
-        debaters = {s: next(lab for lab in labels if lab.lower().startswith(s)) for s in sides}
-        out = json.loads(tracker_json(sides, debaters))
+        out = json.loads(tracker_json(sides, side_debaters_of(props, body)))
         keys = item["dimension_scores"]["required"] if "dimension_scores" in item else []  # one required key per dimension
         for entry in out["sides"]:
             s = entry["side"]

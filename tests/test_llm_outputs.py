@@ -43,17 +43,17 @@ def labels_list(n: int) -> dict[str, Any]:
     return {"type": "array", "items": string(LABELS), "minItems": n, "maxItems": n}
 
 
-def expected_stage_schema(sides: list[str]) -> dict[str, Any]:
-    side_item = obj(
-        {
-            "rationale": string(),
-            "task_performance": string(TASK),
-            "battlefield_judgement": string(BATTLEFIELD),
-            "advancement": string(ADVANCEMENT),
-            "score": {"type": ["integer", "null"], "minimum": 1, "maximum": 10},
-            "contributions": {"type": "array", "items": obj({"debater": string(LABELS), "share": {"type": "number", "minimum": 0.0, "maximum": 1.0}})},
-        }
-    )
+def expected_stage_schema(sides: list[str], contributions: bool = False) -> dict[str, Any]:
+    fields: dict[str, Any] = {
+        "rationale": string(),
+        "task_performance": string(TASK),
+        "battlefield_judgement": string(BATTLEFIELD),
+        "advancement": string(ADVANCEMENT),
+        "score": {"type": ["integer", "null"], "minimum": 1, "maximum": 10},
+    }
+    if contributions:  # asked only when a side has more than one debater in the stage (issue 32)
+        fields["contributions"] = {"type": "array", "items": obj({"debater": string(LABELS), "share": {"type": "number", "minimum": 0.0, "maximum": 1.0}})}
+    side_item = obj(fields)
     update_item = obj(
         {
             "clash_id": string(),
@@ -72,7 +72,8 @@ def expected_stage_schema(sides: list[str]) -> dict[str, Any]:
 def expected_judge_schema(unit_keys: list[str], stage_ids: list[str], clash_ids: list[str]) -> dict[str, Any]:
     # the coach's feedback (issue 25): one key per debater, three points, each on a stage of the match
     # and a clash of the ledger, or none
-    point = obj({"text": string(), "stage_id": string(stage_ids), "clash_id": string([*clash_ids, ""])})
+    # (issue 32: plain strings, the reader checks them against the match's stages and the ledger)
+    point = obj({"text": string(), "stage_id": string(), "clash_id": string()})
     return obj(
         {
             "reasoning": string(),
@@ -97,6 +98,20 @@ def test_tracker_schema_is_the_model_schema_sent_before(index, sides):
     assert same(stage_schema(request), expected_stage_schema(sides))
     chat = LLMBackend(LLMClient("openai/test-model", cache=NullCache())).stage_prompt(request)
     assert same(dict(chat.schema or {}), expected_stage_schema(sides)) and chat.schema_name == "stage_analysis"
+
+
+def test_the_tracker_is_asked_for_contributions_only_where_a_side_has_two_debaters():
+    match = ccdb_2v2_match().view()
+    free = match.stages[9]  # s10, the free debate: one debater a side speaks in the fixture
+    request = StageRequest(match=match, stage=free, index=9)
+    assert same(stage_schema(request), expected_stage_schema(SIDES))
+    backend = LLMBackend(LLMClient("openai/test-model", cache=NullCache()))
+    assert '"contributions"' not in backend.stage_prompt(request).messages[1]["content"]
+    # the affirmative's second debater joins in: now its work is shared, so the shares are asked for
+    both = free.model_copy(update={"utterances": [*free.utterances, free.utterances[0].model_copy(update={"speaker": "Affirmative Speaker 2"})]})
+    request = StageRequest(match=match, stage=both, index=9)
+    assert same(stage_schema(request), expected_stage_schema(SIDES, contributions=True))
+    assert '"contributions"' in backend.stage_prompt(request).messages[1]["content"]
 
 
 def test_judge_schema_is_the_model_schema_sent_before():

@@ -14,7 +14,7 @@ import pytest
 from bench_helpers import run_dir_of
 from bp_helpers import bp_data, write_bp
 from fake_openai import fake_openai  # noqa: F401 (fixture)
-from llm_helpers import online_match, tracker_json
+from llm_helpers import online_match, side_debaters_of, tracker_json
 from test_bp_llm import bp_responder
 
 from adjudicator.api import adjudicate, adjudicate_with_context, build_context
@@ -238,12 +238,10 @@ def pair_responder(body: dict) -> str:
     rf = body.get("response_format") or {}
     schema = rf.get("schema") or (rf.get("json_schema") or {}).get("schema") or {}
     if "answer" not in schema.get("properties", {}):
-        if body["messages"][-1]["content"].find("bp") >= 0 and "Opening Government" in json.dumps(schema):
+        if body["messages"][-1]["content"].find("bp") >= 0 and "Opening Government" in json.dumps(body["messages"]):
             return bp_responder(body)
         sides = schema["properties"]["sides"]["required"]  # the exact schema: one required entry per evaluated side
-        item = schema["properties"]["sides"]["properties"][sides[0]]["properties"]
-        labels = item["contributions"]["items"]["properties"]["debater"]["enum"]
-        return tracker_json(sides, {s: next(lab for lab in labels if lab.lower().startswith(s)) for s in sides})
+        return tracker_json(sides, side_debaters_of(schema["properties"], body))
     a, b = _PAIR.search(body["messages"][-1]["content"]).groups()
     if {a.split(" (")[0], b.split(" (")[0]} == {"OG", "CG"}:
         return json.dumps({"reasoning": "the first one", "answer": "A"})

@@ -199,7 +199,8 @@ def test_tracker_prompt_is_chinese_for_ccdb_and_names_the_role(backend):
     assert chat.template_hash == backend.prompts.template_hash("track_stage.zh.j2")
     assert "正方" in user and "作为质询方" in user and "作为被质询方" in user
     assert "本环节任务（质询方）" in user and "本环节任务（被质询方）" in user
-    assert "| 较好完成 | 正确且重要的战场 | 有效推进 | 7 |" in system_text(chat)
+    # the rubric in level keys, each key's written-out name given once (issue 32)
+    assert "- well、correct_important：substantial 8，effective 7，attempt 6" in system_text(chat) and "well = 较好完成" in system_text(chat)
     assert chat.schema["properties"]["sides"]["required"] == ["affirmative", "negative"]
 
 
@@ -287,18 +288,18 @@ def test_a_position_that_restates_the_motion_is_shown_as_its_stance_only():
 
 
 def test_the_judges_rubric_keeps_every_row_of_table_5(backend):
-    from adjudicator.input.rubric import rubric_rows
-    from adjudicator.judges.llm.variables import rubric_groups
+    from adjudicator.input.rubric import RUBRIC_TABLE
+    from adjudicator.judges.llm.variables import rubric_key_groups
 
-    for lang in ("en", "zh"):
-        groups = rubric_groups(lang)
-        flat = [(g["task"], g["battlefield"], a, sc) for g in groups for a, sc in g["scores"]]
-        assert flat == rubric_rows(lang) and len(rubric_rows(lang)) == 11 and len(groups) == 6  # every row, in order, each level pair once
+    groups = rubric_key_groups()
+    flat = [(g["task"], g["battlefield"], a, sc) for g in groups for a, sc in g["scores"]]
+    assert flat == list(RUBRIC_TABLE) and len(RUBRIC_TABLE) == 11 and len(groups) == 6  # every row, in order, each level pair once
+    # in the level keys the analyses show the judges (issue 32: the written-out names cost tokens and said the same)
     system = system_text(backend.judge_prompt(JudgeRequest(judge_id="judge-1", perspective="task", match=online_match().view(), clashes={}, analyses=[])))
-    assert "- well completed, correct and important battlefield: substantial advancement 8, effective advancement 7, an attempt to advance 6" in system
-    assert "- not completed, incorrect battlefield: an attempt to advance 3, no advancement 2, counterproductive effect 1" in system
+    assert "- well, correct_important: substantial 8, effective 7, attempt 6" in system
+    assert "- not_completed, incorrect: attempt 3, none 2, counterproductive 1" in system
     zh = system_text(backend.judge_prompt(JudgeRequest(judge_id="judge-1", perspective="task", match=ccdb_2v2_match().view(), clashes={}, analyses=[])))
-    assert "- 较好完成、正确但次要的战场：有效推进 6" in zh and "- 完美完成、正确且重要的战场：决定性推进 10，重大推进 9" in zh
+    assert "- well、correct_secondary：effective 6" in zh and "- perfect、correct_important：decisive 10，major 9" in zh
 
 
 def test_template_references_are_kept_across_processes_by_text(tmp_path, monkeypatch):

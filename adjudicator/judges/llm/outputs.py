@@ -7,7 +7,7 @@ evaluated side of the stage; a judge's ``stage_scores`` an object with one requi
 must score (``"<stage_id>|<side>"``, :func:`~adjudicator.judges.llm.variables.unit_key`), each an
 integer 1-10; p a number in [0, 1]; ``best_debater_votes`` exactly three position labels, one per
 vote; ``feedback`` one required key per debater, each with its three points tied to a stage id and a
-clash id of the ledger (or ""). :func:`stage_schema` and :func:`judge_schema` are the models' response schemas
+clash id of the ledger (or ""; plain strings, checked by the reader). :func:`stage_schema` and :func:`judge_schema` are the models' response schemas
 (:func:`~adjudicator.model.schema.response_schema`), sent for structured output. Reasoning fields come
 before the ratings, so a model writes its reasons first.
 
@@ -28,7 +28,7 @@ from adjudicator.input.formats import Side
 from adjudicator.input.rubric import Advancement, BattlefieldJudgement, TaskPerformance
 from adjudicator.judges.base import JudgeRequest, StageRequest
 from adjudicator.judges.llm.dimensions import answer_spec, ballot_answer_fields, side_answer_fields
-from adjudicator.judges.llm.variables import judge_units, unit_key
+from adjudicator.judges.llm.variables import asks_contributions, judge_units, unit_key
 from adjudicator.model.schema import OutputModel, ballots_of, keyed_model, list_of, one_of, output_model, probability, response_schema, score
 from adjudicator.verdict.ballots import BALLOT_VOTES
 from adjudicator.verdict.battlefield import ClashEventKind
@@ -50,14 +50,21 @@ class ClashUpdateAnswer(OutputModel):
 
 
 @lru_cache(maxsize=256)
-def stage_answer(sides: tuple[str, ...], labels: tuple[str, ...], dims: tuple[tuple[str, ...], bool, bool] | None = None) -> type[OutputModel]:
+def stage_answer(
+    sides: tuple[str, ...], labels: tuple[str, ...], dims: tuple[tuple[str, ...], bool, bool] | None = None, contributions: bool = True
+) -> type[OutputModel]:
     """The tracker's answer for a stage whose evaluated sides are ``sides``: its reasoning, one
     rating per side under that side's key (rationale, the three rubric levels, an optional score
-    override 1-10 and the debaters' shares of the work, each in [0, 1], ``debater`` one of
-    ``labels``; under a dimensional rubric, ``dims`` from
+    override 1-10 and, with ``contributions``, the debaters' shares of the work, each in [0, 1],
+    ``debater`` one of ``labels``; under a dimensional rubric, ``dims`` from
     :func:`adjudicator.judges.llm.dimensions.answer_spec`, also its dimension scores, arguments and
-    claims), the clash updates and a summary."""
-    contribution = output_model("Contribution", debater=one_of(labels), share=Annotated[float, Field(ge=0.0, le=1.0)])
+    claims), the clash updates and a summary. ``contributions`` is False when every evaluated side
+    has a single debater in the stage (:func:`~adjudicator.judges.llm.variables.asks_contributions`):
+    that debater's share is 1 without asking."""
+    shares: dict[str, Any] = {}
+    if contributions:
+        contribution = output_model("Contribution", debater=one_of(labels), share=Annotated[float, Field(ge=0.0, le=1.0)])
+        shares["contributions"] = list_of(contribution)
     side = output_model(
         "SideAnswer",
         rationale=str,
@@ -65,19 +72,23 @@ def stage_answer(sides: tuple[str, ...], labels: tuple[str, ...], dims: tuple[tu
         battlefield_judgement=BattlefieldJudgement,
         advancement=Advancement,
         score=score() | None,
-        contributions=list_of(contribution),
+        **shares,
         **side_answer_fields(dims),
     )
     return output_model("StageAnswer", reasoning=str, sides=keyed_model("SideAnswers", sides, side), clash_updates=list[ClashUpdateAnswer], summary=str)
 
 
 @lru_cache(maxsize=256)
-def feedback_answer(labels: tuple[str, ...], stage_ids: tuple[str, ...], clash_ids: tuple[str, ...]) -> type[OutputModel]:
+def feedback_answer(labels: tuple[str, ...]) -> type[OutputModel]:
     """The coach's feedback of a ballot: one required key per debater label of ``labels``, each with
-    its three points (``worked``, ``missed``, ``work_on``), each point a text, a stage id of
-    ``stage_ids`` and a clash id of ``clash_ids`` or ``""``
-    (:class:`~adjudicator.verdict.feedback.DebaterFeedback`)."""
-    point = output_model("FeedbackPoint", text=str, stage_id=one_of(stage_ids), clash_id=one_of((*clash_ids, "")))
+    its three points (``worked``, ``missed``, ``work_on``), each point a text, a stage id and a clash id
+    or ``""`` (:class:`~adjudicator.verdict.feedback.DebaterFeedback`). The ids are plain strings, not
+    enums of the match's stages and the ledger's clashes: an enum written into each of the
+    3 x debaters points repeated the id lists 3 x debaters times (on the 14-stage 4v4, about 1,900
+    schema tokens per judge); the prompt shows every id once (analyses and ledger) and the reader
+    (:func:`~adjudicator.judges.llm.ballot_recovery.read_feedback`) refuses an id that is not the match's
+    or the ledger's, naming the valid ones, so a repair turn asks for that point again."""
+    point = output_model("FeedbackPoint", text=str, stage_id=str, clash_id=str)
     debater = output_model("DebaterFeedback", **{kind: point for kind in FEEDBACK_KINDS})
     return keyed_model("Feedback", labels, debater)
 
@@ -88,14 +99,13 @@ def ballot_answer(
     sides: tuple[str, ...],
     labels: tuple[str, ...],
     dims: tuple[tuple[str, ...], bool, bool] | None = None,
-    feedback: tuple[tuple[str, ...], tuple[str, ...]] | None = None,
+    feedback: bool = False,
 ) -> type[OutputModel]:
     """A judge's ballot: its reasoning, an integer 1-10 under each of ``unit_keys``, the winner (one
     of ``sides``), p in [0, 1], and the best-debater votes as exactly :data:`BALLOT_VOTES` labels of
-    ``labels``; with ``feedback`` (the match's stage ids and the ledger's clash ids) the coach's
-    feedback to each debater (:func:`feedback_answer`); under a dimensional rubric (``dims``) also a
+    ``labels``; with ``feedback`` the coach's feedback to each debater (:func:`feedback_answer`); under a dimensional rubric (``dims``) also a
     vote per subjective dimension."""
-    extra: dict[str, Any] = {"feedback": feedback_answer(labels, *feedback)} if feedback is not None else {}
+    extra: dict[str, Any] = {"feedback": feedback_answer(labels)} if feedback else {}
     return output_model(
         "BallotAnswer",
         reasoning=str,
@@ -109,24 +119,27 @@ def ballot_answer(
 
 
 @lru_cache(maxsize=256)
-def window_answer(stages: tuple[tuple[str, tuple[str, ...]], ...], labels: tuple[str, ...]) -> type[OutputModel]:
+def window_answer(stages: tuple[tuple[str, tuple[str, ...], bool], ...], labels: tuple[str, ...]) -> type[OutputModel]:
     """The tracker's answer for a window of consecutive stages (:mod:`adjudicator.workflow.windows`):
     ``stages`` holds one required key per stage id (in stage order, ``stages`` = ``((stage_id,
-    evaluated sides), ...)``), each a :func:`stage_answer` for that stage's evaluated sides."""
-    fields: dict[str, Any] = {f"key_{i}": (stage_answer(sides, labels), Field(alias=sid)) for i, (sid, sides) in enumerate(stages)}
+    evaluated sides, contributions asked), ...)``), each a :func:`stage_answer` for that stage's evaluated sides."""
+    fields: dict[str, Any] = {f"key_{i}": (stage_answer(sides, labels, None, shares), Field(alias=sid)) for i, (sid, sides, shares) in enumerate(stages)}
     return output_model("WindowAnswer", stages=create_model("WindowStages", __base__=OutputModel, **fields))
 
 
 def window_schema(requests: Sequence[StageRequest]) -> dict[str, Any]:
     """JSON Schema of the tracker's answer for the window of ``requests`` (one per stage, in order;
     :func:`window_answer`)."""
-    stages = tuple((r.stage.stage_id, tuple(r.stage.evaluated_sides())) for r in requests)
+    stages = tuple((r.stage.stage_id, tuple(r.stage.evaluated_sides()), asks_contributions(r.match, r.stage)) for r in requests)
     return response_schema(window_answer(stages, tuple(requests[0].match.speaker_labels())))
 
 
 def stage_schema(request: StageRequest) -> dict[str, Any]:
     """JSON Schema of the tracker's answer for this stage (:func:`stage_answer`)."""
-    return response_schema(stage_answer(tuple(request.stage.evaluated_sides()), tuple(request.match.speaker_labels()), answer_spec(request.rubric, request.evidence)))
+    st = request.stage
+    return response_schema(
+        stage_answer(tuple(st.evaluated_sides()), tuple(request.match.speaker_labels()), answer_spec(request.rubric, request.evidence), asks_contributions(request.match, st))
+    )
 
 
 def judge_schema(request: JudgeRequest) -> dict[str, Any]:
@@ -134,10 +147,4 @@ def judge_schema(request: JudgeRequest) -> dict[str, Any]:
     units = judge_units(request)
     sides = tuple(dict.fromkeys(side for _, side in request.match.scored_units()))
     keys = tuple(unit_key(sid, side) for sid, side in units)
-    targets = feedback_targets(request) if carries_feedback(request.match) else None
-    return response_schema(ballot_answer(keys, sides, tuple(request.match.debater_labels()), answer_spec(request.rubric), targets))
-
-
-def feedback_targets(request: JudgeRequest) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """(stage ids, clash ids) a judge's feedback points may name: the match's stages and the ledger's clashes."""
-    return tuple(s.stage_id for s in request.match.stages), tuple(request.clashes)
+    return response_schema(ballot_answer(keys, sides, tuple(request.match.debater_labels()), answer_spec(request.rubric), carries_feedback(request.match)))

@@ -28,7 +28,7 @@ from typing import Any
 
 from adjudicator.input.formats import Side, get_format
 from adjudicator.input.match import MatchView, Stage
-from adjudicator.input.rubric import ADVANCEMENT_LEVELS, BATTLEFIELD_LEVELS, LEVEL_TEXT, TASK_LEVELS, rubric_rows
+from adjudicator.input.rubric import ADVANCEMENT_LEVELS, BATTLEFIELD_LEVELS, LEVEL_TEXT, RUBRIC_TABLE, TASK_LEVELS, rubric_rows
 from adjudicator.judges.base import JudgeRequest, StageRequest
 from adjudicator.judges.llm.ledger import Ledger, ledger_view
 from adjudicator.model.prompts import prompt_language, utterance_lines
@@ -140,9 +140,21 @@ def stage_variables(request: StageRequest) -> dict[str, Any]:
         "ledger": tracker_ledger(request),
         "clash_ids": list(request.clashes),
         "rubric": rubric_rows(lang),
+        "rubric_keys": rubric_key_groups(),
         "levels": _levels(lang),
         "clash_kinds": list(CLASH_KINDS),
+        "contributions": asks_contributions(match, st),
+        "affirmative_stance": stance(match.affirmative_position, match.motion),
+        "negative_stance": stance(match.negative_position, match.motion),
     }
+
+
+def asks_contributions(match: MatchView, stage: Stage) -> bool:
+    """Whether the tracker is asked to share a side's work in ``stage`` among its debaters: only when
+    some evaluated side has more than one debater there (:func:`side_debaters`). With one debater the
+    share is 1 by construction (the reader gives an absent ``contributions`` equal shares,
+    :mod:`adjudicator.judges.llm.recovery`), so asking for it would only cost tokens."""
+    return any(len(side_debaters(match, stage, side)) > 1 for side in stage.evaluated_sides())
 
 
 def window_variables(requests: Sequence[StageRequest]) -> dict[str, Any]:
@@ -150,14 +162,14 @@ def window_variables(requests: Sequence[StageRequest]) -> dict[str, Any]:
     (``prompts/track_window.<lang>.j2``): those of the window's first stage (:func:`stage_variables`:
     header, the ledger as it stood before the window, the stage before the window, clash ids, rubric)
     plus ``window``, one entry per stage in order with its ``stage`` (id, name, type, number, ...),
-    ``evaluated`` sides and ``stage_text``. Raises ValueError for an empty window."""
+    ``evaluated`` sides, ``stage_text`` and ``contributions`` (:func:`asks_contributions`). Raises ValueError for an empty window."""
     if not requests:
         raise ValueError("a stage window holds at least one stage")
     out = stage_variables(requests[0])
     window = []
     for r in requests:
         v = stage_variables(r) if r is not requests[0] else out
-        window.append({"stage": v["stage"], "evaluated": v["evaluated"], "stage_text": v["stage_text"]})
+        window.append({"stage": v["stage"], "evaluated": v["evaluated"], "stage_text": v["stage_text"], "contributions": v["contributions"]})
     out["window"] = window
     return out
 
@@ -184,13 +196,15 @@ def judge_units(request: JudgeRequest) -> list[tuple[str, Side]]:
     return [(sid, side) for sid, side in request.match.scored_units() if sid in analysed]
 
 
-def rubric_groups(language: str) -> list[dict[str, Any]]:
-    """Table 5 (:func:`~adjudicator.input.rubric.rubric_rows`) with consecutive rows of the same task
+def rubric_key_groups() -> list[dict[str, Any]]:
+    """Table 5 (:data:`~adjudicator.input.rubric.RUBRIC_TABLE`) with consecutive rows of the same task
     performance and battlefield judgement merged: ``[{"task", "battlefield", "scores": [(advancement,
     score), ...]}]``, in table order (11 rows -> 6 groups; every row's content kept, each level pair
-    written once), for the judges' compact rubric."""
+    written once), in the level keys (``perfect``, ``correct_important``, ``decisive``) that the
+    tracker answers in and the judges' analyses show; the tracker's prompt gives each key's
+    written-out name once. The compact rubric of the tracker and of the judges."""
     groups: list[dict[str, Any]] = []
-    for t, b, a, s in rubric_rows(language):
+    for t, b, a, s in RUBRIC_TABLE:
         if groups and (groups[-1]["task"], groups[-1]["battlefield"]) == (t, b):
             groups[-1]["scores"].append((a, s))
         else:
@@ -252,11 +266,10 @@ def judge_variables(request: JudgeRequest) -> dict[str, Any]:
     ``affirmative_stance`` / ``negative_stance``, :func:`stance`, where a position only restates the
     motion), the ledger (the judge template shows its clash lines; the stage lines' scores and
     summaries travel in ``stages``), the units grouped by stage (:func:`judge_stages`; ``units`` is the
-    flat list of unit keys), the compact rubric (:func:`rubric_groups`), the vote total, whether the
+    flat list of unit keys), the compact rubric in level keys (:func:`rubric_key_groups`), the vote total, whether the
     ballot carries the coach's feedback (``feedback``, :func:`~adjudicator.verdict.feedback.carries_feedback`),
     its id and perspective."""
     match = request.match
-    lang = prompt_language(match.format)
     ledger = ledger_view(request.clashes, request.analyses)
     stages = judge_stages(request, ledger)
     return {
@@ -269,6 +282,6 @@ def judge_variables(request: JudgeRequest) -> dict[str, Any]:
         "stages": stages,
         "units": [u["key"] for st in stages for u in st["units"]],
         "votes_total": BALLOT_VOTES,
-        "rubric": rubric_groups(lang),
+        "rubric": rubric_key_groups(),
         "feedback": carries_feedback(match),
     }
