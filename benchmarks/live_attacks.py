@@ -16,9 +16,12 @@ as when a process is killed between the two. Exit code 1 when any attack is not 
 4 secrets: ``--token`` on the command line, the token in the access log, a store password printed;
 5 orphan room: a room refused by ``--max-matches`` (before: the round overview was 404 from then on);
 6 board leak: a closed, unreleased room's public board, stream and round overview;
-7 identity: a chair confirms with ``by: "organiser"`` (the name is the token's person or refused);
+7 identity: a chair confirms with ``by: "organiser"`` (the name is the token's person or refused); two
+  tab-room people of one name, the shared token entering as "A" and confirming as "B" under Tabbycat's
+  rule; a panellist's token confirming; a private board read without its token; a revoked token;
 8 formula: the organiser's ``by: "=HYPERLINK(...)"`` in the results CSV (a chair's ``by`` is its own name);
-9 correction: a released room's result reopened and corrected, each step in the lifecycle log;
+9 correction: a released room's result reopened, a stage re-pushed (before: no way to correct a stage's
+  text) and the result judged again, each step in the lifecycle log and its log.csv;
 10 names and pages: a lone surrogate, an over-long name, security headers, raw HTML in the Markdown report.
 """
 
@@ -235,11 +238,40 @@ def identity(folder: Path) -> tuple[bool, str]:
         desk.ok(desk.http.post("/api/tournaments/cup/settings", json={"second_person_confirms": True}, headers=ORG))
         desk.ok(desk.http.post(f"{room}/b/confirm", json={"winner": "negative"}, headers=bearer(chairs["b"])))
         alone = desk.http.post(f"{room}/b/confirm", json={}, headers=bearer(chairs["b"])).status_code
-        held = (impersonate, reverse, alone) == (422, 403, 403)
+        people = _people(desk, room)
+        held = (impersonate, reverse, alone) == (422, 403, 403) and all(ok for ok, _ in people.values())
         return held, (f"a chair's by 'organiser' {impersonate}; a chair reversing the organiser {reverse}; one person overriding and confirming "
-                      f"under Tabbycat's rule {alone} (per-person tokens for panellists and a private board: not built)")
+                      f"under Tabbycat's rule {alone}; " + "; ".join(f"{k} {v}" for k, (_, v) in people.items()))
     finally:
         desk.close()
+
+
+def _people(desk: Desk, room: str) -> dict[str, tuple[bool, str]]:
+    """Person tokens (room c, under Tabbycat's rule): what each attempt answered, and whether it held."""
+    def token(**body) -> str:
+        return desk.ok(desk.http.post("/api/tokens", json=body, headers=ORG)).json()["token"]
+
+    chair = desk.room("c")
+    desk.ok(desk.http.post("/api/matches/cup.r1.c/close", headers=bearer(chair)))
+    kim1, kim2 = token(role="tabroom", person="Kim"), token(role="tabroom", person="Kim")
+    desk.ok(desk.http.post(f"{room}/c/confirm", json={"winner": "negative"}, headers=bearer(kim1)))
+    same = desk.http.post(f"{room}/c/confirm", json={}, headers=bearer(kim1)).status_code
+    other = desk.http.post(f"{room}/c/confirm", json={}, headers=bearer(kim2)).status_code
+    desk.ok(desk.http.post(f"{room}/c/reopen", json={"reason": "bench"}, headers=ORG))
+    desk.ok(desk.http.post(f"{room}/c/confirm", json={"winner": "negative", "by": "A"}, headers=ORG))
+    shared = desk.http.post(f"{room}/c/confirm", json={"by": "B"}, headers=ORG).status_code
+    panel = token(role="panellist", person="Dr Roe", tournament_id="cup", round_id="r1", room_id="c")
+    panel_confirm = desk.http.post(f"{room}/c/confirm", json={}, headers=bearer(panel)).status_code
+    desk.ok(desk.http.post("/api/tournaments/cup/settings", json={"board_private": True}, headers=ORG))
+    board = token(role="board", person="hall screen", tournament_id="cup")
+    public, with_board = desk.http.get("/api/matches/cup.r1.c").status_code, desk.http.get("/api/matches/cup.r1.c", headers=bearer(board)).status_code
+    rec = desk.ok(desk.http.get("/api/tokens", headers=ORG)).json()["tokens"][-1]
+    desk.ok(desk.http.post(f"/api/tokens/{rec['token_id']}/revoke", headers=ORG))
+    revoked = desk.http.get("/api/matches/cup.r1.c", headers=bearer(board)).status_code
+    return {"two tab-room Kims (same token, other token)": ((same, other) == (403, 200), f"{same}, {other}"),
+            "the shared token entering as A, confirming as B": (shared == 403, str(shared)),
+            "a panellist confirming": (panel_confirm == 403, str(panel_confirm)),
+            "a private board (no token, board token, revoked)": ((public, with_board, revoked) == (401, 200, 401), f"{public}, {with_board}, {revoked}")}
 
 
 def formula(folder: Path) -> tuple[bool, str]:
@@ -265,9 +297,18 @@ def correction(folder: Path) -> tuple[bool, str]:
         r = desk.http.post("/api/tournaments/cup/rounds/r1/rooms/a/reopen", json={"reason": "wrong winner announced"}, headers=ORG)
         if r.status_code == 404 or r.status_code == 405:
             return False, f"no reopen ({r.status_code})"
-        kinds = [e["kind"] for e in desk.http.get("/api/tournaments/cup/log?round=r1", headers=ORG).json()["log"]]
-        want = ["stage_pushed", "match_closed", "confirmed", "released", "reopened"]
-        return r.status_code == 200 and all(k in kinds for k in want), f"reopen {r.status_code}; log kinds {sorted(set(kinds))}"
+        stage = desk.match.stages[1].model_dump(mode="json")
+        stage["utterances"] = [u | {"text": "The corrected transcript: I concede every point my opponent made."} for u in stage["utterances"]]
+        p = desk.http.post("/api/tournaments/cup/rounds/r1/rooms/a/repush", json={"stage": stage, "reason": "another room's transcript"}, headers=ORG)
+        entries = desk.http.get("/api/tournaments/cup/log?round=r1", headers=ORG).json()["log"]
+        kinds = [e["kind"] for e in entries]
+        logged = desk.http.get("/api/tournaments/cup/rounds/r1/log.csv", headers=ORG).text
+        want = ["stage_pushed", "match_closed", "confirmed", "released", "reopened", "stage_repushed"]
+        rep = next((e["detail"] for e in entries if e["kind"] == "stage_repushed"), None)
+        trail = (f"; re-push {p.status_code}: winner {rep['before']['automated_winner']} (p={rep['before']['p']:.2f}) -> {rep['after']['automated_winner']} "
+                 f"(p={rep['after']['p']:.2f}), stage sha256 {rep['before']['stage_sha256'][:8]} -> {rep['after']['stage_sha256'][:8]}, in log.csv: {'stage_repushed' in logged}") if rep else f"; re-push {p.status_code}"
+        held = r.status_code == 200 and p.status_code == 200 and all(k in kinds for k in want) and "stage_repushed" in logged
+        return held, f"reopen {r.status_code}{trail}; log kinds {sorted(set(kinds))}"
     finally:
         desk.close()
 

@@ -1,5 +1,6 @@
 """``adjudicate live token add|list|revoke``: one token per person and role (issue 27, item 7;
-:mod:`adjudicator.live.people`).
+:mod:`adjudicator.live.people`); and ``adjudicate live repush``, the organiser's correction of a
+closed room's stage (item 9, :mod:`adjudicator.live.repush`).
 
 The organiser (or a tab-room person) issues a token for a tab-room person (``--role tabroom``, the
 organiser's rights under the person's name), a room's chair or panellist (``--role chair|panellist``
@@ -11,9 +12,11 @@ stops one at once.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
-from adjudicator.cli.live import _client, _json_out, client_options, live_group
+from adjudicator.cli.live import _client, _json_out, client_options, live_group, read_json_file
 from adjudicator.cli.options import echo_err
 
 
@@ -59,3 +62,24 @@ def token_revoke_cmd(token_id, url, token, state_dir) -> None:
         rec = c.revoke_token(token_id)
     _json_out(rec)
     echo_err(f"{token_id} ({rec['person']}): revoked at {rec['revoked_at']}")
+
+
+@live_group.command("repush")
+@click.argument("tournament_id")
+@click.argument("round_id")
+@click.argument("room_id")
+@click.argument("stage_file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--reason", required=True, help="why (kept in the lifecycle log with the stage's hash and the result before and after)")
+@click.option("--expected-version", type=click.IntRange(1), help="refuse (409) if the verdict changed since this version")
+@client_options
+def repush_cmd(tournament_id, round_id, room_id, stage_file, reason, expected_version, url, token, state_dir) -> None:
+    """The organiser replaces a stage of a closed room (STAGE_FILE: one stage, its stage_id one the
+    match has): the analysis is recomputed from that stage on, the panel judges again, and the result
+    is a new unconfirmed draft. A released result is reopened first (`live reopen`)."""
+    body = {"stage": read_json_file(stage_file), "reason": reason} | ({"expected_version": expected_version} if expected_version else {})
+    with _client(url, token, state_dir) as c:
+        view = c.repush(tournament_id, round_id, room_id, body)
+    _json_out(view)
+    auto = (view.get("decision") or {}).get("automated") or {}
+    echo_err(f"{view['match_id']}: stage {body['stage'].get('stage_id') if isinstance(body['stage'], dict) else '?'} re-pushed; "
+             f"new draft (version {view['decision']['version']}), automated winner {auto.get('winner')} (p={auto.get('p')})")

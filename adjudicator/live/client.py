@@ -215,6 +215,10 @@ class LiveClient:
         """POST .../rooms/{room}/reopen or .../void (``what``). Returns the room's view."""
         return self.request("POST", self.room_path(tournament_id, round_id, room_id) + f"/{what}", body).json()
 
+    def repush(self, tournament_id: str, round_id: str, room_id: str, body: dict) -> dict:
+        """POST .../rooms/{room}/repush (``{"stage", "reason"}``). Returns the room's view."""
+        return self.request("POST", self.room_path(tournament_id, round_id, room_id) + "/repush", body).json()
+
     # ---- person tokens (see adjudicator.live.people)
 
     def issue_token(self, body: dict) -> dict:

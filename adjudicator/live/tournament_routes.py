@@ -25,6 +25,7 @@ POST     .../rooms/{room}/confirm                           room    confirm the 
 POST     .../rooms/{room}/release                           org     release the room's confirmed verdict
 POST     .../rooms/{room}/reopen                            org     a result back to draft, with a reason (logged before/after)
 POST     .../rooms/{room}/void                              org     a result counts for nothing, with a reason (logged)
+POST     .../rooms/{room}/repush                            org     replace a stage of a closed room, judge again: a new draft (logged before/after)
 GET      /api/tournaments/{t}/rounds/{r}/log.csv            org     the round's lifecycle log as CSV (the trail of its results)
 POST     .../rooms/{room}/chair-token                       org     issue a new chair token (the old one stops working)
 POST     /api/tokens                                        org     issue a person token (tab room, chair, panellist, board) -> 201
@@ -58,6 +59,7 @@ from starlette.concurrency import run_in_threadpool
 from adjudicator.live.corrections import correct, log_csv
 from adjudicator.live.lifecycle import LogEntry
 from adjudicator.live.people import People, check_tournament_board, may_read_tournament
+from adjudicator.live.repush import repush
 from adjudicator.live.routes import STATIC_DIR, Tabs, read_json_body, reader, require_actor
 from adjudicator.live.tournament import parse_body
 from adjudicator.verdict.labels import TABLES
@@ -222,6 +224,13 @@ async def void_room(tournament_id: str, round_id: str, room_id: str, request: Re
     actor = require_actor(request)
     data = await _body(request)
     return await run_in_threadpool(correct, tabs, (tournament_id, round_id, room_id), data, actor, "void")
+
+
+@writes.post("/api/tournaments/{tournament_id}/rounds/{round_id}/rooms/{room_id}/repush")
+async def repush_stage(tournament_id: str, round_id: str, room_id: str, request: Request, tabs: Tabs) -> dict:
+    actor = require_actor(request)
+    data = await _body(request)
+    return await run_in_threadpool(repush, tabs, (tournament_id, round_id, room_id), data, actor)
 
 
 @writes.get("/api/tournaments/{tournament_id}/rounds/{round_id}/log.csv")
