@@ -72,6 +72,28 @@ def test_the_defaults_follow_the_open_files_limit():
 
 
 @each_store
+def test_a_private_boards_token_is_the_halls_and_waits_like_the_public(tmp_path):
+    """A board token (issue 27, item 7) is shared by a hall of phones: past the cap it gets 503 like no
+    token; a person's token (the chair's) is still served."""
+    server = start_server(tmp_path / "state", AdjudicationContext.single(RecordingBackend()), max_streams=1)
+    socks: list[socket.socket] = []
+    try:
+        with httpx.Client(base_url=server.url, timeout=30, trust_env=False) as http:
+            chair = room_with_chair(http)
+            board = http.post("/api/tokens", json={"role": "board", "person": "hall", "tournament_id": "cup"}, headers=ORG).json()["token"]
+            socks = [open_stream(server.url, token=board)]
+            assert status_of(socks[0])[0] == 200
+            socks.append(open_stream(server.url, token=board))
+            assert status_of(socks[1])[0] == 503  # a valid token, but the hall's: not one that is always served
+            socks.append(open_stream(server.url, token=chair))
+            assert status_of(socks[2])[0] == 200
+    finally:
+        for s in socks:
+            s.close()
+        server.stop()
+
+
+@each_store
 def test_streams_past_the_cap_get_503_with_retry_after_and_a_chair_still_pushes(tmp_path):
     server = start_server(tmp_path / "state", AdjudicationContext.single(RecordingBackend()), max_streams=5)
     socks: list[socket.socket] = []
