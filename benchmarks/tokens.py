@@ -7,6 +7,10 @@ sent -- and counts what each request really carries:
   the response schema sent with the request (the ``response_format`` the client builds in
   ``--json-mode schema``, counted as its JSON text; a provider turns the schema into its own prompt
   text, whose exact size it does not publish, so this is an estimate of that part);
+- **completion estimate** = each request's answer written at the lengths a model typically writes
+  (:mod:`sized_answers`: every free-text field at a stated length, :data:`sized_answers.ANSWER_CHARS`),
+  counted with the same tokenizer: the answer the loopback bench (``benchmarks/tokens_bench.py``)
+  gets, so this estimate and that bench's samples agree; the targets compare prompt plus completion;
 - **ceiling** = calls x the completion budget each request asks for (``max_tokens``: by default each
   node's own, :data:`adjudicator.model.chat.NODE_MAX_TOKENS`; ``--max-tokens N`` one budget for all).
   A ceiling, not spend: what a run really completes is read from a bench run with ``--run DIR``;
@@ -46,8 +50,9 @@ trackers and a pairwise panel (``--panel pairwise``: three judges x 68 ordered c
 houses and 56 of speeches, each with the compact ledger, both competitors' analyses and bounded
 excerpts).
 
-Targets (issue 15), on input tokens: agentic at most 90% of single-call on each bundled DebateArt
-match and at most 35% on the 14-stage 4v4 match; the agentic arm's growth linear in the stages.
+Targets (issue 15; issue 32 counts prompt plus completion): agentic at most 90% of single-call on each
+bundled DebateArt match and at most 35% on the 14-stage 4v4 match; the agentic arm's growth linear in
+the stages.
 
 Run from the repository root::
 
@@ -70,6 +75,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from sized_answers import sized_answer  # noqa: E402
 from synthetic_ccdb import synthetic_ccdb_view  # noqa: E402
 
 from adjudicator.config import ModelConfig  # noqa: E402
@@ -176,6 +182,13 @@ class Counter:
         rf = self.client.response_format(chat.schema, chat.schema_name)
         return self.text(json.dumps(rf, ensure_ascii=False)) if rf else 0
 
+    def completion(self, chat) -> int:
+        """Estimated completion tokens of the answer to ``chat``: an answer of the stated sizes
+        (:func:`sized_answers.sized_answer`, the answer the loopback bench's server gives) counted
+        with this tokenizer."""
+        body = {"messages": [dict(m) for m in chat.messages], "response_format": self.client.response_format(chat.schema, chat.schema_name)}
+        return self.text(sized_answer(body))
+
     def ids(self, messages) -> np.ndarray:
         """Token ids of the messages written one after another (role, then content): the sequence
         a prompt cache matches prefixes of."""
@@ -235,7 +248,7 @@ def request_budget(request, budget: int | None) -> int:
 def single_call_cost(view: MatchView, store: PromptStore, count: Counter, budget: int | None) -> dict:
     """Input tokens (messages; schema) per task and totals of the single-call protocol for ``view``
     (tasks task1-3, or a ranking format's three tasks), the ceiling and the cacheable prefix."""
-    out: dict = {"calls": 0, "ceiling": 0, "schema": 0}
+    out: dict = {"calls": 0, "ceiling": 0, "schema": 0, "completion": 0}
     tasks: dict[str, int] = {} if view.spec().verdict == "ranking" else {"task1": 0, "task2": 0, "task3": 0}
     meter = PrefixMeter()
     for inst in task_instances(view, store):
@@ -244,9 +257,11 @@ def single_call_cost(view: MatchView, store: PromptStore, count: Counter, budget
         out["schema"] += schema
         out["calls"] += 1
         out["ceiling"] += request_budget(inst.request, budget)
+        out["completion"] += count.completion(inst.request)
         meter.add(count.ids(inst.request.messages))
     out.update(tasks)
     out["input"] = sum(tasks.values())
+    out["total"] = out["input"] + out["completion"]
     out.update(meter.shares())
     return out
 
@@ -276,6 +291,7 @@ def agentic_cost(view: MatchView, backend: LLMBackend, count: Counter, budget: i
     parts = {"system": 0, "stage_text": 0, "previous_text": 0, "ledger": 0, "schema": 0, "rest": 0}
     track = 0
     ceiling = 0
+    completion = 0
     meter = PrefixMeter()
     for group in groups:
         r = group[0]
@@ -295,6 +311,7 @@ def agentic_cost(view: MatchView, backend: LLMBackend, count: Counter, budget: i
         parts["schema"] += schema
         parts["rest"] += total - system - stage_text - prev_text - ledger_tokens
         track += total + schema
+        completion += count.completion(chat)
         meter.add(count.ids(messages))
     judges = 0
     judge_schema = 0
@@ -305,9 +322,11 @@ def agentic_cost(view: MatchView, backend: LLMBackend, count: Counter, budget: i
         schema = count.schema(chat)
         judge_schema += schema
         judges += count(chat.messages) + schema
+        completion += count.completion(chat)
         meter.add(count.ids(chat.messages))
     calls = len(groups) + len(JUDGE_PERSPECTIVES)
     return {"track": track, "track_calls": len(groups), "judges": judges, "calls": calls, "input": track + judges, "schema": parts["schema"] + judge_schema,
+            "completion": completion, "total": track + judges + completion,
             "ceiling": ceiling, "clashes": len(clashes), "track_parts": parts, **meter.shares()}
 
 
@@ -471,13 +490,15 @@ def main(argv: list[str] | None = None) -> int:
         results.append({"kind": kind, "match_id": view.match_id, "stages": n, "units": len(view.scored_units()), "chars": chars,
                         "single_call": sc, "agentic": ag, "agentic_per_stage": ag1,
                         "ratio_input": ag["input"] / sc["input"], "ratio_ceiling": ag["ceiling"] / sc["ceiling"],
-                        "ratio_input_per_stage": ag1["input"] / sc["input"]})
+                        "ratio_input_per_stage": ag1["input"] / sc["input"], "ratio_total": ag["total"] / sc["total"],
+                        "ratio_total_per_stage": ag1["total"] / sc["total"]})
 
     print(f"Input tokens per match (messages + response schema), counted offline with litellm.token_counter(model={args.tokenizer!r}) = {count.encoding()};"
           f" completion ceiling = calls x budget ({args.max_tokens or 'per node ' + str(NODE_MAX_TOKENS)}); agentic ledger: {args.ledger};"
           f" tracker stage windows: {f'{window:,} characters (at most {MAX_WINDOW_STAGES} stages)' if window else 'off, one stage per request'}; nothing is sent.\n")
     head = (f"{'match':<24}{'stages':>6}{'units':>6}{'chars':>7} | {'SC T1':>7}{'SC T2':>9}{'SC T3':>7}{'calls':>6}{'SC in':>9}{'ceil':>7}{'cache':>6}"
-            f" | {'AG trk':>7}{'AG jdg':>7}{'calls':>6}{'schema':>7}{'AG in':>8}{'ceil':>7}{'cache':>6} | {'AG/SC in':>9}{'target':>7}{'ceil':>7}{'1-stage':>8}")
+            f" | {'AG trk':>7}{'AG jdg':>7}{'calls':>6}{'schema':>7}{'AG in':>8}{'ceil':>7}{'cache':>6} | {'AG/SC in':>9}{'ceil':>7}{'1-stage':>8}"
+            f" | {'SC out':>7}{'AG out':>7}{'AG/SC in+out':>13}{'target':>7}{'1-stage':>8}")
     print(head)
     print("-" * len(head))
     verdicts = []
@@ -485,19 +506,22 @@ def main(argv: list[str] | None = None) -> int:
         sc, ag = r["single_call"], r["agentic"]
         target = 0.90 if r["kind"] == "real" else (0.35 if r["stages"] == 14 else None)
         if target is not None:
-            verdicts.append((r["match_id"], r["ratio_input"], target))
+            verdicts.append((r["match_id"], r["ratio_input"], r["ratio_total"], target))
         print(f"{r['match_id']:<24}{r['stages']:>6}{r['units']:>6}{r['chars']:>7} | {_k(sc['task1']):>7}{_k(sc['task2']):>9}{_k(sc['task3']):>7}"
               f"{sc['calls']:>6}{_k(sc['input']):>9}{_k(sc['ceiling']):>7}{sc['openai_cached_share']:>6.0%} | {_k(ag['track']):>7}{_k(ag['judges']):>7}{ag['calls']:>6}"
               f"{_k(ag['schema']):>7}{_k(ag['input']):>8}{_k(ag['ceiling']):>7}{ag['openai_cached_share']:>6.0%} | {r['ratio_input']:>9.1%}"
-              f"{(f'{target:.0%}' if target is not None else '-'):>7}{r['ratio_ceiling']:>7.0%}{r['ratio_input_per_stage']:>8.1%}")
+              f"{r['ratio_ceiling']:>7.0%}{r['ratio_input_per_stage']:>8.1%} | {_k(sc['completion']):>7}{_k(ag['completion']):>7}{r['ratio_total']:>13.1%}"
+              f"{(f'{target:.0%}' if target is not None else '-'):>7}{r['ratio_total_per_stage']:>8.1%}")
     print("\nSC = single-call protocol (T1/T2/T3 input tokens), AG = agentic panel (tracker and judge input tokens, 'schema' of which the"
           " response schemas; 'calls' counts a stage window's one request once); '1-stage' = AG/SC input with one tracker request per stage; 'in' = messages + schema; 'ceil' = calls x completion budget (a ceiling, not spend: see --run);"
           f" 'cache' = share of input tokens a prompt cache could serve under OpenAI's rule (prefix shared with an earlier request of the match,"
           f" prompts >= {CACHE_MIN_TOKENS} tokens, steps of {CACHE_STEP}).")
     print("Cacheable prefix without the 1,024-token rule: "
           + "; ".join(f"{r['match_id']} SC {r['single_call']['prefix_share']:.0%} AG {r['agentic']['prefix_share']:.0%}" for r in results))
-    for mid, ratio, target in verdicts:
-        print(f"target {mid}: agentic input {ratio:.1%} of single-call, at most {target:.0%}: {_met(ratio <= target)}")
+    print("'out' = estimated completion tokens: each request's answer at the lengths stated in benchmarks/sized_answers.py (ANSWER_CHARS), the answer"
+          " the loopback bench (benchmarks/tokens_bench.py) gets; a real run's are read with --run.")
+    for mid, ratio, total, target in verdicts:
+        print(f"target {mid}: agentic prompt + completion {total:.1%} of single-call (input alone {ratio:.1%}), at most {target:.0%}: {_met(total <= target)}")
 
     synth = [r for r in results if r["kind"].startswith("ccdb")]
     growth = {}
