@@ -24,6 +24,8 @@ from live_fakes import TOKEN, online_match, stage_body, start_server, token_file
 from pg_cluster import new_database
 
 from adjudicator.cli import main
+from adjudicator.judges.base import NodeResult
+from adjudicator.records import FailureKind, NodeFailure
 from adjudicator.workflow.context import AdjudicationContext
 
 ORG = {"Authorization": f"Bearer {TOKEN}"}
@@ -32,7 +34,17 @@ _ids = itertools.count(1)
 
 
 class Conceding(RecordingBackend):
-    """Every judge votes negative (p 0.3) when a stage of the match says "I concede"."""
+    """Every judge votes negative (p 0.3) when a stage of the match says "I concede". The analysis of a
+    stage saying "garbled" fails ``garbled_failures`` times (then succeeds)."""
+
+    garbled_failures = 0
+
+    def analyse_stage(self, request):
+        if self.garbled_failures > 0 and any("garbled" in u.text for u in request.stage.utterances):
+            self.garbled_failures -= 1
+            return NodeResult(value=None, calls=[], failure=NodeFailure(node="track_stage", key=request.stage.stage_id, kind=FailureKind.UNPARSEABLE,
+                                                                        reason="scripted failure", raw_outputs=["garbage"]))
+        return super().analyse_stage(request)
 
     def judge(self, request):
         conceded = any("I concede" in u.text for s in request.match.stages for u in s.utterances)
@@ -125,6 +137,23 @@ def test_a_repush_is_refused_after_release_until_reopened_and_only_the_organiser
     assert r.status_code == 409 and "reopens it first" in r.json()["detail"]
     assert http.post(f"{room}/reopen", json={"reason": "a stage to correct"}, headers=ORG).status_code == 200
     assert http.post(f"{room}/repush", json={"stage": conceding(1), "reason": "x"}, headers=ORG).json()["decision"]["automated"]["winner"] == "negative"
+
+
+def test_a_repush_cut_off_by_a_failed_analysis_resumes_when_sent_again(desk):
+    _, http, backend = desk
+    t, _ = closed_room(http)
+    room = f"/api/tournaments/{t}/rounds/r1/rooms/a"
+    body = conceding(1)
+    body["utterances"][0]["text"] += " (garbled)"
+    backend.garbled_failures = 2  # the analysis, and the retry right after it
+    r = http.post(f"{room}/repush", json={"stage": body, "reason": "x"}, headers=ORG)
+    assert r.status_code == 409 and "failed again" in r.json()["detail"]
+    view = http.get(room, headers=ORG).json()
+    assert (view["status"], view["decision"]["state"], view["decision"]["version"]) == ("closing", "confirmed", 2)  # the result untouched, held back
+    r = http.post(f"{room}/repush", json={"stage": body, "reason": "x, again"}, headers=ORG)  # the same re-push resumes
+    assert r.status_code == 200, r.text
+    assert (r.json()["status"], r.json()["decision"]["version"], r.json()["decision"]["automated"]["winner"]) == ("closed", 3, "negative")
+    assert [e["detail"]["reason"] for e in http.get(f"/api/tournaments/{t}/log", params={"room": "a"}, headers=ORG).json()["log"] if e["kind"] == "stage_repushed"] == ["x, again"]
 
 
 def test_the_repush_command(desk, tmp_path, capsys):
