@@ -209,14 +209,14 @@ def test_a_verdict_whose_judges_all_failed_does_not_read_as_the_single_call_arm(
 # tracker_scores: a judge that keeps the tracker's suggested score on every unit (issue 25)
 
 
-def analyses_suggesting(scores: dict[tuple[str, str], int]):
+def analyses_suggesting(scores: dict[tuple[str, str], int], summaries: dict[str, str] | None = None):
     from adjudicator.verdict.battlefield import SideAnalysis, StageAnalysis
 
     def side(sid: str, s: str, score: int) -> SideAnalysis:
         return SideAnalysis(stage_id=sid, side=s, task_performance="well", battlefield_judgement="correct_important", advancement="effective", suggested_score=score, rationale="r")
 
     stages = sorted({sid for sid, _ in scores})
-    return [StageAnalysis(stage_id=sid, stage_index=i, sides=[side(sid, s, x) for (k, s), x in scores.items() if k == sid], clash_updates=[], summary="s") for i, sid in enumerate(stages)]
+    return [StageAnalysis(stage_id=sid, stage_index=i, sides=[side(sid, s, x) for (k, s), x in scores.items() if k == sid], clash_updates=[], summary=(summaries or {}).get(sid, "s")) for i, sid in enumerate(stages)]
 
 
 def test_a_ballot_keeping_every_suggested_score_is_flagged_and_one_changed_unit_is_not():
@@ -231,3 +231,20 @@ def test_a_ballot_keeping_every_suggested_score_is_flagged_and_one_changed_unit_
     assert review_of(0.34, "3:0", [], ballots=[copied, own]).reasons == []  # no analyses given (the offline judge): not checked
     two = analyses_suggesting({("s1", "affirmative"): 6, ("s2", "negative"): 7})
     assert review_of(0.34, "3:0", [], ballots=[ballot("judge-1", p=0.34, scores=[6, 7])], analyses=two).reasons == []  # fewer than 3 units
+
+
+def test_a_summary_that_repeats_its_prompts_text_is_flagged():
+    match = online_match(texts=["Homework takes sleep from teenagers, and sleep matters more for learning than drills.", "Homework builds discipline.", "Sleep wins.", "Teachers need feedback."]).view()
+    units = {("s1", "affirmative"): 6, ("s2", "negative"): 7, ("s3", "affirmative"): 5, ("s4", "negative"): 8}
+    summaries = {
+        "s1": "The affirmative opened the sleep clash; nothing was answered yet.",  # its own words
+        "s2": "homework takes SLEEP from teenagers",  # a span of the stage before (the prompt shows it), case and spacing aside
+        "s3": "The affirmative opened the sleep clash; nothing was answered yet!",  # s1's summary again (the ledger shows it)
+        "s4": match.motion,  # the motion
+    }
+    r = review_of(0.34, "3:0", [], ballots=[], match=match, analyses=analyses_suggesting(units, summaries))
+    assert r.reasons == ["echoed_summary"] and r.facts == [{"stages": ["s2", "s3", "s4"]}]
+    assert r.detail == ["the tracker's summary of stage(s) s2, s3 and s4 repeats text its prompt held (the motion, a speech or an earlier summary) instead of saying how the battlefield changed"]
+    assert review_sentences(r, "zh")[0].startswith("战场追踪对环节 s2、s3、s4 的小结照搬了提示中已有的文字")
+    short = analyses_suggesting(units, {"s2": "Homework builds"})  # under 20 letters: can match by chance
+    assert review_of(0.34, "3:0", [], ballots=[], match=match, analyses=short).reasons == []

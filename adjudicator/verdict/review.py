@@ -34,8 +34,8 @@ Whether judging happened (the quality gate; issue 25):
   the same score;
 - ``p_against_scores``: a ballot's p favours the side whose mean stage score on that ballot is lower
   by more than :data:`SCORE_MARGIN` points (on the 1-10 scale);
-- ``tracker_scores``: an LLM judge's ballot gives every unit the tracker's suggested score
-  (:mod:`adjudicator.verdict.echoes`);
+- ``tracker_scores`` / ``echoed_summary``: an LLM judge's ballot gives every unit the tracker's
+  suggested score / a tracker stage summary is text its prompt held (:mod:`adjudicator.verdict.echoes`);
 - ``repaired_fields``: the tracker or a judge needed repair turns on more than half of its answer's
   fields (:attr:`~adjudicator.records.CallRecord.repair_share`);
 - ``example_choice``: an accepted answer's closed choice (a rubric level, the winner, p, a score, the
@@ -57,8 +57,7 @@ a clash update without a clash id or with an unknown side or move, p against the
 free text copied from the example. Those are wrong on their face and one answer can put them right.
 The checks above only escalate: they concern the panel or the map as a whole (no single node can
 repair them), or they are judgements a legitimate answer can trip (a short reasoning that is right, two
-judges who agree, a judge who weighs one clash over the stage scores), so a person decides.
-The band and the thresholds are stated in each detail sentence.
+judges who agree, a judge who weighs one clash over the stage scores), so a person decides. The band and the thresholds are stated in each detail sentence.
 """
 
 from __future__ import annotations
@@ -73,7 +72,7 @@ from adjudicator.frozen import FrozenModel
 from adjudicator.input.formats import position_label_zh
 from adjudicator.records import CallRecord, NodeFailure
 from adjudicator.verdict.battlefield import Clash
-from adjudicator.verdict.echoes import tracker_score_findings
+from adjudicator.verdict.echoes import echo_findings
 from adjudicator.verdict.labels import stage_name
 from adjudicator.verdict.transcripts import transcript_findings
 
@@ -105,6 +104,7 @@ ReviewReason = Literal[
     "equal_stage_scores",
     "p_against_scores",
     "tracker_scores",
+    "echoed_summary",
     "repaired_fields",
     "example_choice",
     "low_transcript_confidence",
@@ -426,9 +426,9 @@ def review_of(
     panel), its node ``failures``, its panel's ``ballots`` (empty for the single-call arm), the
     ``match`` (a :class:`~adjudicator.input.match.MatchView`; None skips the checks that need it), the clash
     map ``battlefields`` (None: the arm keeps none, so the map is not checked) and the verdict's call
-    records ``calls``; ``analyses`` the tracker's stage analyses, given for LLM judges only (the offline
-    judge scores from them by design). ``split_label`` names what was split (``winner``; ``first place`` for rankings)."""
-    found = _decision_findings(p, winner_split, failures, band, split_label) + cast(list[Finding], tracker_score_findings(ballots, analyses))
+    records ``calls``; ``analyses`` the tracker's stage analyses (LLM judges only: :mod:`~adjudicator.verdict.echoes`).
+    ``split_label`` names what was split (``winner``; ``first place`` for rankings)."""
+    found = _decision_findings(p, winner_split, failures, band, split_label) + cast(list[Finding], echo_findings(ballots, analyses, match))
     if match is not None and battlefields is not None:
         found += _battlefield_findings(match, battlefields)
     found += _reasoning_findings(ballots, match, list(battlefields or []))
