@@ -192,7 +192,7 @@ def test_a_private_board_needs_its_board_token_or_better(desk):
     assert http.get(f"/api/matches/{other}.r1.a").status_code == 200  # a public tournament stays public
 
 
-def test_the_token_commands(desk, capsys):
+def test_the_token_commands(desk, tmp_path, capsys):
     server, http = desk
     t, _ = cup(http)
     common = ["--url", server.url, "--token-file", token_file()]
@@ -207,3 +207,9 @@ def test_the_token_commands(desk, capsys):
     assert capsys.readouterr().err.startswith(f"{rec['token_id']} (Dr Roe): revoked at ")
     assert main(["live", "token", "add", "--role", "board", "--person", "x", *common]) == 2  # a board token needs --tournament
     assert "needs tournament_id" in capsys.readouterr().err
+    out_file = tmp_path / "kim.token"
+    assert main(["live", "token", "add", "--role", "tabroom", "--person", "Kim", "--token-out", str(out_file), *common]) == 0
+    printed = capsys.readouterr().out
+    kim = out_file.read_text(encoding="utf-8").strip()
+    assert oct(out_file.stat().st_mode & 0o777) == "0o600" and kim not in printed and json.loads(printed)["token_file"] == str(out_file)
+    assert http.get("/api/tokens", headers=bearer(kim)).status_code == 200  # the file is the person's --token-file

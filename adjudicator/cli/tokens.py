@@ -32,16 +32,24 @@ def token_group() -> None:
 @click.option("--tournament", "tournament_id", help="the tournament (board, chair, panellist)")
 @click.option("--round", "round_id", help="the round (chair, panellist)")
 @click.option("--room", "room_id", help="the room (chair, panellist)")
+@click.option("--token-out", type=click.Path(dir_okay=False, path_type=Path),
+              help="write the token to this file (mode 0600; the person's --token-file) instead of printing it")
 @client_options
-def token_add_cmd(role, person, tournament_id, round_id, room_id, url, token, state_dir) -> None:
-    """Issue a token for one person; it is printed this once (hand it, or its URL, to that person)."""
+def token_add_cmd(role, person, tournament_id, round_id, room_id, token_out, url, token, state_dir) -> None:
+    """Issue a token for one person; it is printed this once, or written to --token-out (hand it, or
+    its URL, to that person)."""
     body = {k: v for k, v in {"role": role, "person": person, "tournament_id": tournament_id, "round_id": round_id, "room_id": room_id}.items() if v is not None}
     with _client(url, token, state_dir) as c:
         rec = c.issue_token(body)
         if rec.get("url"):
             rec["url"] = c.url + rec["url"]
+    if token_out is not None:
+        from adjudicator.files import atomic_write_text
+
+        atomic_write_text(token_out, rec.pop("token") + "\n", private=True)
+        rec = rec | {"token_file": str(token_out), "url": rec["url"].split("?token=")[0] + "?token=<the token in the file>" if rec.get("url") else None}
     _json_out(rec)
-    echo_err(f"issued {role} token {rec['token_id']} for {rec['person']}; it is shown only this once")
+    echo_err(f"issued {role} token {rec['token_id']} for {rec['person']}; " + (f"written to {token_out} (0600)" if token_out else "it is shown only this once"))
 
 
 @token_group.command("list")
