@@ -29,6 +29,9 @@ GET      /api/matches/{id}/report.html   the verdict report as HTML, in the matc
 A tournament room's snapshot, verdict and reports are what its tournament shows the public
 (:meth:`~adjudicator.live.tabroom.TabRoom.board_view`): until its verdict may be shown, the snapshot has
 no verdict and the verdict and report routes answer 403, except to the organiser and the room's chair.
+A tournament that keeps its boards private (``board_private``) answers its rooms' snapshot, stream,
+verdict and reports only to a token of it (401 without one; :func:`~adjudicator.live.people.check_match_board`),
+and ``GET /api/matches`` leaves its rooms out for other readers.
 
 The routes find the app's :class:`~adjudicator.live.store.LiveStore`, :class:`~adjudicator.live.events.Hub`,
 token and body limit on ``request.app.state`` (set by :func:`adjudicator.live.app.create_app`).
