@@ -10,8 +10,10 @@ request, the chairs' pushes included: the kernel hands out no descriptor for a n
 - while more than :attr:`Capacity.max_connections` connections are open (counted by the server's
   protocol, :func:`adjudicator.live.server.deadline_protocol`), a request without a valid token gets
   the same ``503`` and its connection is closed;
-- a request carrying a valid token (the organiser's, a chair's, a panellist's or a board token) is
-  never refused by either cap: the chairs' writes and pages go through however full the hall is.
+- a request carrying a valid token of a person (the organiser's, a tab-room person's, a chair's or a
+  panellist's) is never refused by either cap: the chairs' writes and pages go through however full
+  the hall is. A private board's board token is the hall's (every phone may hold it), so it counts as
+  no token here (:func:`adjudicator.live.app.create_app` decides which tokens pass).
 
 The defaults follow the process's limit on open files (:func:`default_limits`): the connections cap
 leaves :data:`RESERVED_FILES` descriptors for the stores, the pools and the token holders' requests,
