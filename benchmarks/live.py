@@ -85,6 +85,13 @@ class TimedBackend:
     def __getattr__(self, name: str):
         return getattr(self.inner, name)
 
+    def with_readings(self, readings):
+        """The inner tracker over the live store's reading shelf (:mod:`adjudicator.live.readings`),
+        still timed into this wrapper's list."""
+        timed = TimedBackend(self.inner.with_readings(readings))
+        timed.tracker_s = self.tracker_s
+        return timed
+
     def analyse_stage(self, request):
         t0 = time.perf_counter()
         try:

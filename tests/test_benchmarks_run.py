@@ -23,6 +23,7 @@ SCRIPTS = sorted(p.name for p in BENCHMARKS.glob("*.py") if 'if __name__ == "__m
 #: script -> (arguments of its quick mode, a line its table must print)
 QUICK = {
     "live.py": (["--quick"], "push (POST -> response)"),
+    "live_rooms.py": (["--quick"], "checkpoint put"),
     "startup.py": (["--quick"], "offline main job"),
 }
 #: Started with --help only: they need a real server, a model folder, the network or minutes of CPU

@@ -210,7 +210,7 @@ def test_readings_beyond_the_limit_are_dropped_and_read_afresh(monkeypatch):
                 value = backend.analyse_stage(req).value
                 clashes[v.match_id] = merge_clashes(clashes[v.match_id], apply_clash_updates(clashes[v.match_id], v.stages[i].stage_id, value.clash_updates))
                 got[v.match_id].append(value.model_dump_json())
-                assert len(backend._readings) == 1
+                assert len(backend.readings) == 1
     assert got == expected
 
 
@@ -220,8 +220,8 @@ def test_the_reading_of_a_match_is_dropped_when_its_panel_sits():
     view = load_match(MATCHES / "synthetic" / "synthetic_2v2_01.json").view()
     backend = OfflineBackend()
     walk(view, backend)
-    assert len(backend._readings) == 1
+    assert len(backend.readings) == 1
     judge_id, perspective = next(iter(JUDGE_PERSPECTIVES.items()))
     ballot = backend.judge(JudgeRequest(judge_id=judge_id, perspective=perspective, match=view, clashes={}, analyses=[]))
     assert ballot.calls[0].node == "judge"
-    assert len(backend._readings) == 0
+    assert len(backend.readings) == 0

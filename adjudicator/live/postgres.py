@@ -6,6 +6,7 @@ What lives where (one database; ``--store postgresql://...`` or ``ADJUDICATOR_LI
   ``PostgresSaver``, its own migrations in ``checkpoint_migrations``);
 - ``live_matches``: the registry (header, status, panel attempt and error) and each match's board
   ``revision``; ``live_verdicts``: the verdict JSON and Markdown report of each closed match;
+  ``live_readings``: the offline tracker's reading of each open match (:mod:`.readings`);
 - the tournament tables of :mod:`.tournament_postgres`;
 - ``adjudicator_migrations``: which of :data:`MIGRATIONS` ran. :func:`migrate` runs the missing ones
   and LangGraph's set-up at every start under one advisory lock, so processes starting together
@@ -53,6 +54,7 @@ from adjudicator.input.match import MatchView
 from adjudicator.live.checkpoints import live_serde
 from adjudicator.live.errors import Conflict, NotFound
 from adjudicator.live.pgconn import connect_pool, lock_key, migrate
+from adjudicator.live.readings import PgReadings
 from adjudicator.live.registry import MatchRow
 from adjudicator.live.verdicts import verdict_texts
 from adjudicator.verdict.ballots import Verdict
@@ -83,6 +85,12 @@ CREATE TABLE live_verdicts (
     verdict   TEXT NOT NULL,
     report    TEXT NOT NULL,
     stored_at TEXT NOT NULL
+);
+"""),
+    ("live", 2, """
+CREATE TABLE live_readings (
+    match_id TEXT PRIMARY KEY,
+    state    BYTEA NOT NULL
 );
 """),
 ]
@@ -288,6 +296,7 @@ class PostgresStorage:
         migrate(self.pool, self.saver, MIGRATIONS + TOURNAMENT_MIGRATIONS)
         self.registry = PgMatchRegistry(self.pool)
         self.verdicts = PgVerdicts(self.pool)
+        self.readings = PgReadings(self.pool)
         self._guard = threading.Lock()
         self._locks: dict[str, AdvisoryLock] = {}
         self._prune_calls: dict[str, int] = {}

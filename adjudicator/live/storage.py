@@ -1,8 +1,9 @@
 """Where the live store keeps its state: the storage interface and its embedded SQLite implementation.
 
 :class:`LiveStorage` is everything :class:`~adjudicator.live.store.LiveStore` needs from a database:
-the LangGraph checkpointer, the match registry, the verdicts of closed matches, a lock per match, a
-revision counter per match (the board's event id) and the pruning of superseded checkpoints.
+the LangGraph checkpointer, the match registry, the verdicts of closed matches, the offline tracker's
+reading of each open match (:mod:`.readings`), a lock per match, a revision counter per match (the
+board's event id) and the pruning of superseded checkpoints.
 
 - :class:`SqliteStorage` (the default, zero set-up): ``STATE_DIR/live.sqlite`` and the verdict files
   of :mod:`.verdicts`, for one server process (held with ``live.lock``, an OS lock: a second
@@ -27,6 +28,7 @@ from adjudicator.errors import InputError
 from adjudicator.files import FolderLock, lock_folder, private_file, private_folder
 from adjudicator.live.checkpoints import DB_NAME, open_checkpointer, prune_threads
 from adjudicator.live.errors import StateFolderBusy
+from adjudicator.live.readings import SqliteReadings
 from adjudicator.live.registry import MatchRegistry
 from adjudicator.live.verdicts import VerdictFiles
 
@@ -52,6 +54,7 @@ class LiveStorage(Protocol):
     saver: Any  # a LangGraph BaseCheckpointSaver
     registry: Any  # MatchRegistry or its PostgreSQL twin
     verdicts: Any  # VerdictFiles or its PostgreSQL twin
+    readings: Any  # the offline tracker's reading of each room (adjudicator.live.readings.ReadingTable)
 
     def lock(self, match_id: str, on_acquire: Callable[[], None] | None = None) -> MatchLock:
         """The lock that serialises every change to ``match_id``; ``on_acquire`` runs each time the
@@ -94,6 +97,7 @@ class SqliteStorage:
             raise
         self.registry = MatchRegistry(self.saver.conn, self.saver.lock)
         self.verdicts = VerdictFiles(state_dir)
+        self.readings = SqliteReadings(self.saver.conn, self.saver.lock)
         self._guard = threading.Lock()
         self._locks: dict[str, threading.RLock] = {}
         self._revision: dict[str, int] = {}

@@ -54,6 +54,7 @@ from adjudicator.live.board import missing_speeches, push_reply
 from adjudicator.live.cache import BoundedCache
 from adjudicator.live.checkpoints import DB_NAME, keeps_full_values, panel_thread_id, thread_config
 from adjudicator.live.errors import Conflict, NotFound
+from adjudicator.live.readings import with_room_readings
 from adjudicator.live.registry import MatchRow
 from adjudicator.live.snapshots import BoardSnapshots
 from adjudicator.live.storage import LiveStorage, MatchLock, SqliteStorage
@@ -116,6 +117,8 @@ class LiveStore(BoardSnapshots):
         self.saver = self.storage.saver
         self.registry = self.storage.registry
         self.verdicts = self.storage.verdicts
+        # the offline tracker keeps each room's reading with the room (adjudicator.live.readings)
+        self.context, self.readings = with_room_readings(self.context, self.storage.readings, cached_matches)
         self.tracking = tracking_graph.build(checkpointer=self.saver)
         self.panel = panel_graph.build(checkpointer=self.saver)
         # keep-latest pruning needs every channel's full value in each checkpoint (see prune_thread)
@@ -420,6 +423,7 @@ class LiveStore(BoardSnapshots):
                 self._changed(match_id)
                 raise AdjudicationFailed(f"match {match_id!r}: {err}", "close the match again to retry the panel")
             self.verdicts.write(match_id, verdict)
+            self.readings.forget(match_id)
             self.registry.update(row.closed())
             self._prune(match_id, *(panel_thread_id(match_id, k) for k in range(1, row.panel_attempt + 1)))
             if self.on_closed is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
+from typing import Protocol
 
 from adjudicator.input.match import MatchView
 from adjudicator.judges.base import CompareRequest, JudgeRequest, NodeResult, StageRequest
@@ -24,6 +25,59 @@ from adjudicator.verdict.ballots import Ballot
 from adjudicator.verdict.battlefield import StageAnalysis
 
 
+class ReadingShelf(Protocol):
+    """Where an :class:`OfflineBackend` keeps each match's
+    :class:`~adjudicator.judges.offline.reading.DebateReading` between its stages: :class:`MemoryShelf`
+    by default, a live room's own store in live mode (:class:`adjudicator.live.readings.RoomReadings`).
+    Every method may be called from several threads at once, for different matches."""
+
+    def reading(self, request: StageRequest) -> DebateReading:
+        """The reading to advance for ``request`` (a kept one, or a new one)."""
+        ...
+
+    def advanced(self, request: StageRequest, reading: DebateReading) -> None:
+        """``reading`` now holds ``request``'s stages (called with its lock held, after the analysis)."""
+        ...
+
+    def drop(self, match: MatchView) -> None:
+        """Forget the match's reading (its panel sits: tracking is over)."""
+        ...
+
+
+class MemoryShelf:
+    """The readings of the last :data:`MAX_READINGS` matches tracked, in this process's memory (keyed by
+    match id, language and motion; the oldest beyond them is dropped and read afresh at its next
+    stage, as correct, only slower)."""
+
+    def __init__(self, size: int | None = None) -> None:
+        self.size = size
+        self._readings: OrderedDict[tuple[str, str, str], DebateReading] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def reading(self, request: StageRequest) -> DebateReading:
+        key = _reading_key(request.match)
+        with self._lock:
+            reading = self._readings.get(key)
+            if reading is None:
+                reading = self._readings[key] = DebateReading(request.match)
+                while len(self._readings) > (self.size or MAX_READINGS):
+                    self._readings.popitem(last=False)
+            else:
+                self._readings.move_to_end(key)
+            return reading
+
+    def advanced(self, request: StageRequest, reading: DebateReading) -> None:
+        return None
+
+    def drop(self, match: MatchView) -> None:
+        with self._lock:
+            self._readings.pop(_reading_key(match), None)
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._readings)
+
+
 class OfflineBackend:
     """The offline judge: a deterministic baseline built from structural priors and text features.
     It is NOT an LLM and does not read the debate the way a judge does; it counts content terms,
@@ -32,33 +86,22 @@ class OfflineBackend:
 
     Same request, same result: every method is a function of its request alone. To keep a stage's
     cost in proportion to the stage, the tracker keeps a
-    :class:`~adjudicator.judges.offline.reading.DebateReading` (running counts) for each of the last
-    :data:`MAX_READINGS` matches it tracked (keyed by match id, language and motion; each behind its
-    own lock), which it advances by one stage when a request continues the stages it read and reads
-    afresh otherwise; a match's reading is dropped when its panel sits (tracking is over). One
-    instance can serve the tracker and all three judges of several matches from several threads at
-    once (live mode)."""
+    :class:`~adjudicator.judges.offline.reading.DebateReading` (running counts) per match on its
+    ``readings`` shelf (:class:`MemoryShelf` unless given: the last :data:`MAX_READINGS` matches),
+    which it advances by one stage when a request continues the stages it read and reads afresh
+    otherwise; a match's reading is dropped when its panel sits (tracking is over). One instance can
+    serve the tracker and all three judges of several matches from several threads at once (live
+    mode; :meth:`with_readings` gives a tracker over a live room's shelf)."""
 
     name: str = MODEL_NAME
     is_llm: bool = False
 
-    def __init__(self) -> None:
-        self._readings: OrderedDict[tuple[str, str, str], DebateReading] = OrderedDict()
-        self._lock = threading.Lock()
+    def __init__(self, readings: ReadingShelf | None = None) -> None:
+        self.readings: ReadingShelf = readings if readings is not None else MemoryShelf()
 
-    def _reading(self, request: StageRequest) -> DebateReading:
-        """The kept reading of the request's match (a new one if none; the oldest beyond
-        :data:`MAX_READINGS` is dropped)."""
-        key = _reading_key(request.match)
-        with self._lock:
-            reading = self._readings.get(key)
-            if reading is None:
-                reading = self._readings[key] = DebateReading(request.match)
-                while len(self._readings) > MAX_READINGS:
-                    self._readings.popitem(last=False)
-            else:
-                self._readings.move_to_end(key)
-            return reading
+    def with_readings(self, readings: ReadingShelf) -> OfflineBackend:
+        """The same judge keeping its readings on ``readings``."""
+        return OfflineBackend(readings)
 
     # ---- tracker
 
@@ -67,9 +110,10 @@ class OfflineBackend:
         (node "track_stage", key = stage id, parse "native"); an unexpected error becomes a NodeFailure."""
         t0 = time.perf_counter()
         try:
-            reading = self._reading(request)
+            reading = self.readings.reading(request)
             with reading.lock:
                 value = analyse(request.match, request.stage, request.index, request.previous, request.clashes, reading, request.rubric, request.evidence)
+                self.readings.advanced(request, reading)
         except Exception as exc:  # a bug, recorded rather than crashing the graph
             return _failed("track_stage", request.stage.stage_id, exc, t0)
         rec = CallRecord(node="track_stage", key=request.stage.stage_id, model=MODEL_NAME, parse="native", latency_s=round(time.perf_counter() - t0, 6))
@@ -82,8 +126,7 @@ class OfflineBackend:
         winner ballot, or a ranking ballot where the format ranks its units (BP). CallRecord node
         "judge", key = judge id."""
         t0 = time.perf_counter()
-        with self._lock:  # the panel sits: this match is tracked to the end
-            self._readings.pop(_reading_key(request.match), None)
+        self.readings.drop(request.match)  # the panel sits: this match is tracked to the end
         try:
             ballot = ranking_ballot(request) if request.match.spec().verdict == "ranking" else judge_ballot(request)
         except Exception as exc:
@@ -97,8 +140,7 @@ class OfflineBackend:
         """One ordered comparison (:func:`~adjudicator.judges.offline.compare.compare_pair`).
         CallRecord node "compare", key = :attr:`CompareRequest.key`."""
         t0 = time.perf_counter()
-        with self._lock:  # the panel sits: this match is tracked to the end
-            self._readings.pop(_reading_key(request.match), None)
+        self.readings.drop(request.match)  # the panel sits: this match is tracked to the end
         try:
             answer, reasoning = compare_pair(request)
             choice = PairChoice(judge_id=request.judge_id, level=request.level, a=request.a, b=request.b, answer=answer, reasoning=reasoning)  # type: ignore[arg-type]

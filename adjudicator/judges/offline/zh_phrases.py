@@ -9,6 +9,8 @@ of one text a phrase could be. The function characters and stop bigrams are
 
 from __future__ import annotations
 
+from typing import Any
+
 from adjudicator.judges.offline.text import CJK_RUN, URL, ZH_STOPBIGRAMS, ZH_STOPCHARS
 
 #: Characters allowed inside a phrase but never making one on their own (function-like, yet part of
@@ -144,6 +146,23 @@ class PhraseCounter:
     def ordered(self, phrases: set[str]) -> list[str]:
         """``phrases`` (counted candidates) in order of first occurrence."""
         return sorted(phrases, key=self._order.__getitem__)
+
+    def state(self) -> dict[str, Any]:
+        """The counts as plain data (str / int / list / dict: any msgpack or JSON encoder takes it);
+        :meth:`from_state` builds the counter again."""
+        # no "order": a candidate's first occurrence is its place in ``counts`` (both are written together in add())
+        return {"min_count": self.min_count, "max_len": self.max_len, "counts": self._counts, "broken": self._broken,
+                "top_ext": self._top_ext, "left_sum": self._left_sum, "kept": list(self._kept)}
+
+    @classmethod
+    def from_state(cls, state: dict[str, Any]) -> PhraseCounter:
+        """The counter :meth:`state` saved (equal in every count). Raises KeyError / TypeError /
+        ValueError for a malformed state."""
+        p = cls(int(state["min_count"]), int(state["max_len"]))
+        p._counts, p._broken = dict(state["counts"]), dict(state["broken"])
+        p._order = {g: i for i, g in enumerate(p._counts)}
+        p._top_ext, p._left_sum, p._kept = dict(state["top_ext"]), dict(state["left_sum"]), set(state["kept"])
+        return p
 
     def found_in(self, text: str) -> list[str]:
         """The phrases that occur in ``text`` (as given, URLs included), in order of first occurrence:
