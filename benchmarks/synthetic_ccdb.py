@@ -160,6 +160,11 @@ def synthetic_ccdb_view(repeats: int = 1, seed: int = 0) -> MatchView:
     """A ``ccdb-4v4`` MatchView whose stage order is the 4v4 order repeated ``repeats`` times
     (14 x ``repeats`` stages, ~21,400 x ``repeats`` Chinese characters). Deterministic in ``seed``.
     Raises ValueError for ``repeats`` < 1."""
+    return MatchView.model_validate(synthetic_ccdb_data(repeats, seed))
+
+
+def synthetic_ccdb_data(repeats: int = 1, seed: int = 0) -> dict:
+    """The match data (a match file's fields, no labels) of :func:`synthetic_ccdb_view`."""
     if repeats < 1:
         raise ValueError("repeats must be >= 1")
     rng = random.Random(seed)
@@ -169,8 +174,7 @@ def synthetic_ccdb_view(repeats: int = 1, seed: int = 0) -> MatchView:
             suffix = "" if repeats == 1 else f"（第{r + 1}轮）"
             stages.append(_stage(rng, slot, f"r{r + 1}s{i + 1:02d}", slot.name_zh + suffix))
     debaters = [{"side": side, "position": i} for side in ("affirmative", "negative") for i in range(1, 5)]
-    return MatchView.model_validate(
-        {
+    return {
             "match_id": f"synthetic-ccdb-4v4-x{repeats}",
             "format": "ccdb-4v4",
             "language": "zh",
@@ -179,5 +183,4 @@ def synthetic_ccdb_view(repeats: int = 1, seed: int = 0) -> MatchView:
             "negative_position": NEGATIVE_POSITION,
             "debaters": debaters,
             "stages": stages,
-        }
-    )
+    }
