@@ -41,16 +41,17 @@ def _push_two_and_receive_a_third(store: LiveStore, m) -> None:
     assert store.receive("m", stage_body(m, 2)) == ("s3", False)  # the crash window: stored, not analysed
 
 
-def test_unpruned_history_grows_three_checkpoints_per_stage(tmp_path):
+def test_unpruned_history_grows_two_checkpoints_per_stage(tmp_path):
     # The size problem being fixed, measured with pruning switched off. Checkpoints written by LangGraph
     # (one per superstep, plus the input one): creating the thread 2 (input, then __start__ routing to
-    # END); each receive 2 (input, then __start__, interrupted before track_stage); each analysis 1
-    # (track_stage). Two stages pushed and analysed and a third received: 2 + 2 * (2 + 1) + 2 = 10.
+    # END); each receive 1 (update_state as track_stage: issue 32 cut the input checkpoint and the
+    # __start__ step an interrupt_before took); each analysis 1 (track_stage). Two stages pushed and
+    # analysed and a third received: 2 + 2 * (1 + 1) + 1 = 7 (10 before the cut).
     store = LiveStore(tmp_path / "state", AdjudicationContext.single(RecordingBackend()))
     store.prune_history = False
     try:
         _push_two_and_receive_a_third(store, online_match("m", 4))
-        assert _counts(tmp_path / "state")["m"][0] == 10
+        assert _counts(tmp_path / "state")["m"][0] == 7
     finally:
         store.close()
 
@@ -63,8 +64,10 @@ def test_each_thread_keeps_one_checkpoint_and_a_restart_still_resumes(tmp_path):
     try:
         assert store.prune_history is True
         _push_two_and_receive_a_third(store, m)
-        # one checkpoint (the one paused before s3's analysis), no pending writes of deleted checkpoints
-        assert _counts(state) == {"m": (1, 0, 0)}
+        # two checkpoints: s2's analysis and s3's receipt (paused before its analysis; a receipt is not
+        # pruned: the analysis after it prunes both, one transaction fewer per push), and the writes
+        # of s2's analysis, which its checkpoint keeps; none of a deleted checkpoint
+        assert _counts(state) == {"m": (2, 2, 2)}
         snap = store.tracking.get_state(thread_config("m"))
         assert snap.next == ("track_stage",) and len(snap.values["stages"]) == 3 and snap.values["next_stage"] == 2
     finally:

@@ -6,10 +6,11 @@ Thread ids: a match's clash-tracking thread is its match id; panel attempt ``k``
 match runs in its own thread ``<match_id>:panel:<k>`` on the same checkpointer.
 
 Pruning (:func:`prune_thread`): SqliteSaver stores the whole state (every stage's text so far) in each
-checkpoint, about three per pushed stage, so a thread's history grows with the square of its stage
-count (~5 MB for a 14-stage, 20,000-character match). Resuming needs only a thread's latest checkpoint
-and its pending writes, so after every committed tracking step the superseded checkpoints of the
-match's thread are deleted, and after a successful close those of its panel threads; history
+checkpoint, two per pushed stage (the receipt and the analysis), so a thread's history grows with the
+square of its stage count (~5 MB for a 14-stage, 20,000-character match). Resuming needs only a thread's
+latest checkpoint and its pending writes, so after every committed analysis the superseded checkpoints
+of the match's thread are deleted (a receipt alone is not pruned: the analysis that follows prunes
+both, one transaction fewer per push), and after a successful close those of its panel threads; history
 (``get_state_history``) is therefore not kept. A panel thread is not pruned while the panel runs, so a
 crash mid-panel still resumes the judges that had not finished.
 """

@@ -13,9 +13,10 @@ State directory layout (``STATE_DIR``)::
 How a push is made durable and analysed exactly once (thread id = match id):
 
 1. *receive*: the stage is validated against the header and the stages already received (the same
-   validation and one-line messages as the CLI), then the clash-tracking graph is invoked with
-   ``{"stages": [stage]}`` and ``interrupt_before=["track_stage"]``, ``durability="sync"``: the stage
-   is in a committed checkpoint before anything is analysed.
+   validation and one-line messages as the CLI), then committed to the thread as one checkpoint
+   (``update_state`` as if by ``track_stage``, whose route then names ``track_stage`` as the next
+   step): the stage is durable before anything is analysed. (Invoking the graph up to an
+   ``interrupt_before`` did the same in two checkpoints and one set of writes, issue 32.)
 2. *analyse*: the graph is resumed (``invoke(None)``); ``track_stage`` runs once per pending stage and
    each run is checkpointed before the next starts.
 
@@ -60,7 +61,7 @@ from adjudicator.live.snapshots import BoardSnapshots
 from adjudicator.live.storage import LiveStorage, MatchLock, SqliteStorage
 from adjudicator.live.validation import resent_stage, validate_complete, validate_header, validate_push
 from adjudicator.verdict.ballots import Verdict
-from adjudicator.verdict.battlefield import BattlefieldState, failed_stage_ids
+from adjudicator.verdict.battlefield import BattlefieldState, append_stages, failed_stage_ids
 from adjudicator.workflow.context import AdjudicationContext
 from adjudicator.workflow.nodes import stage_update
 
@@ -183,17 +184,16 @@ class LiveStore(BoardSnapshots):
         self._prune(match_id)
         return vals
 
-    def _invoke_tracking(self, match_id: str, payload: dict | None, *, receive_only: bool) -> dict[str, Any]:
-        """Run the tracking graph on the match's thread with ``payload`` (None resumes a paused run),
-        stopping before ``track_stage`` when ``receive_only``; each step is committed before the next
-        (``durability="sync"``) and superseded checkpoints are pruned. Returns the new state."""
+    def _invoke_tracking(self, match_id: str, payload: dict | None) -> dict[str, Any]:
+        """Run the tracking graph on the match's thread with ``payload`` (None resumes a paused run);
+        each step is committed before the next (``durability="sync"``) and superseded checkpoints
+        are pruned. Returns the new state."""
         n = len(self._tracking_values(match_id).get("stages") or []) + 1
         out = self.tracking.invoke(
             payload,
             thread_config(match_id, n),
             context=self.context,
             durability="sync",
-            interrupt_before=["track_stage"] if receive_only else None,
         )
         vals = {k: v for k, v in dict(out).items() if not k.startswith("__")}
         self._values[match_id] = vals
@@ -248,7 +248,8 @@ class LiveStore(BoardSnapshots):
             if resent is not None:
                 return resent.stage_id, True
             stage = validate_push(row.header, stages, data)
-            self._invoke_tracking(match_id, {"stages": [stage]}, receive_only=True)
+            self.tracking.update_state(thread_config(match_id), {"stages": [stage]}, as_node="track_stage")  # pruned after the analysis
+            self._values[match_id] = self._tracking_values(match_id) | {"stages": append_stages(stages, [stage])}
             self._changed(match_id)
             return stage.stage_id, False
 
@@ -258,18 +259,20 @@ class LiveStore(BoardSnapshots):
         stages = vals.get("stages") or []
         return [s.stage_id for s in stages[int(vals.get("next_stage") or 0) :]]
 
-    def analyse(self, match_id: str) -> dict[str, Any]:
+    def analyse(self, match_id: str, paused: bool | None = None) -> dict[str, Any]:
         """Analyse every pending stage of ``match_id`` (normally the one just received), each once,
-        in order. Returns the snapshot. Raises :class:`AdjudicationFailed` if the backend raised (the
-        stage stays pending and is retried by the next push, close or restart)."""
+        in order; ``paused``: whether the thread waits before ``track_stage`` (None: read it). Returns
+        the snapshot. Raises :class:`AdjudicationFailed` if the backend raised (the stage stays
+        pending and is retried by the next push, close or restart)."""
         self.row(match_id)
         with self.lock(match_id):
             pending = self.pending(match_id)
             if not pending:
                 return self.snapshot(match_id)
-            paused = bool(self.tracking.get_state(thread_config(match_id)).next)
+            if paused is None:
+                paused = bool(self.tracking.get_state(thread_config(match_id)).next)
             try:
-                self._invoke_tracking(match_id, None if paused else {"stages": []}, receive_only=False)
+                self._invoke_tracking(match_id, None if paused else {"stages": []})
             except Exception as exc:
                 self._values.pop(match_id, None)  # re-read what was committed
                 left = self.pending(match_id)
@@ -368,7 +371,7 @@ class LiveStore(BoardSnapshots):
             stage_id, duplicate = self.receive(match_id, data)
             if wait:
                 self.retry_failed(match_id)  # a stage that failed before is analysed again first, in order
-            snap = self.analyse(match_id) if wait else self.snapshot(match_id)
+            snap = self.analyse(match_id, paused=not duplicate or None) if wait else self.snapshot(match_id)  # a new stage waits for track_stage
         if not wait and snap["pending"]:
             self._executor.submit(self._analyse_quietly, match_id)
         return push_reply(snap, stage_id, duplicate)
