@@ -25,8 +25,24 @@ What it does (offline judge; every server is ``adjudicate live serve --store URL
 
 It prints push latency (p50/p95/p99 of the time from a push's first attempt to its successful reply,
 retries included), throughput (pushes per second of wall time from the first push to the last reply),
-the retries and the check. ``--baseline`` first runs the same load through one process (no kill) on a
-fresh database and prints the throughput ratio. ``--saver-lock`` keeps LangGraph's per-saver lock
+the retries and the check. ``--baseline`` first runs the same load through one process on a fresh
+database (killed and restarted at half-way too, unless ``--no-kill``: both arms get the same
+treatment) and prints the throughput ratio.
+
+Queueing and service time are told apart, and the client is kept off the servers' budget, by measuring
+each instead of sharing one clock (issue 32):
+
+- *in the server*: every answer carries ``Server-Timing: app;dur=...`` (:mod:`adjudicator.live.timing`),
+  the server's own wall time for the push (its room's lock, worker thread and interpreter lock
+  included); the client's latency minus it is the time outside the server (the client, loopback and
+  the accept queue);
+- *service*: the CPU seconds the servers and PostgreSQL spent over the push phase (``/proc/PID/stat``
+  of each server and of the cluster's postmaster with its children), per push: what one push costs
+  the machine, whatever it waited for;
+- *the client*: its own CPU seconds (``getrusage``) over the same phase, reported apart; it keeps one
+  HTTP connection pool per server (a new client per request cost about 29 ms of CPU a push). The
+  throughput bounds printed after the table divide the cores left after the client's share by the
+  servers' and PostgreSQL's CPU per push. ``--saver-lock`` keeps LangGraph's per-saver lock
 (``--keep-saver-lock``, see :mod:`adjudicator.live.postgres`) to measure what dropping it buys.
 
 Targets (issue 17): nothing lost or duplicated; push p95 at most 0.5 s; three processes at least 2x
@@ -39,6 +55,7 @@ import argparse
 import math
 import os
 import random
+import resource
 import signal
 import subprocess
 import sys
@@ -85,6 +102,7 @@ class Server:
     def __init__(self, url: str, port: int, state: Path, keep_saver_lock: bool) -> None:
         self.store_url, self.port, self.state, self.keep_saver_lock = url, port, state, keep_saver_lock
         self.proc: subprocess.Popen | None = None
+        self.dead_cpu_s = 0.0
 
     @property
     def url(self) -> str:
@@ -114,8 +132,14 @@ class Server:
                 raise RuntimeError(f"server on port {self.port} did not start: {tail}")
             time.sleep(0.2)
 
+    def cpu_s(self) -> float:
+        """CPU seconds of this server: its processes so far (killed ones) plus the running one."""
+        live = proc_cpu_s(self.proc.pid) if self.proc is not None and self.proc.poll() is None else 0.0
+        return self.dead_cpu_s + live
+
     def kill(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
+            self.dead_cpu_s += proc_cpu_s(self.proc.pid)
             os.kill(self.proc.pid, signal.SIGKILL)
             self.proc.wait(20)
 
@@ -126,6 +150,40 @@ class Server:
                 self.proc.wait(30)
             except subprocess.TimeoutExpired:
                 self.kill()
+
+
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def proc_cpu_s(pid: int, children: bool = False) -> float:
+    """CPU seconds (user + system) of process ``pid`` from ``/proc/PID/stat``; with ``children``, plus
+    those of its children that ended and were waited for (cutime, cstime). 0 for a process gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    ticks = int(fields[11]) + int(fields[12]) + ((int(fields[13]) + int(fields[14])) if children else 0)
+    return ticks / TICKS
+
+
+def postgres_cpu_s(data_dir: Path | None) -> float:
+    """CPU seconds of a PostgreSQL cluster: its postmaster (``DATA/postmaster.pid``), the backends that
+    ended, and every running child. 0 when the cluster is not ours (``--store``)."""
+    if data_dir is None:
+        return 0.0
+    try:
+        master = int((data_dir / "postmaster.pid").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 0.0
+    total = proc_cpu_s(master, children=True)
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                if int((d / "stat").read_text().rsplit(")", 1)[1].split()[1]) == master:
+                    total += proc_cpu_s(int(d.name))
+            except (OSError, ValueError, IndexError):
+                continue
+    return total
 
 
 def _free_ports(n: int) -> list[int]:
@@ -140,11 +198,15 @@ def _free_ports(n: int) -> list[int]:
     return ports
 
 
-def run_load(store_url: str, n_procs: int, n_rooms: int, match: Match, *, kill: bool, keep_saver_lock: bool, workdir: Path, pace_s: float = 0.0) -> dict:
+def run_load(store_url: str, n_procs: int, n_rooms: int, match: Match, *, kill: bool, keep_saver_lock: bool, workdir: Path, pace_s: float = 0.0,
+             pg_data: Path | None = None) -> dict:
     """One load run on the empty database ``store_url``; returns its measurements and check."""
     servers = [Server(store_url, port, workdir / f"state-{port}", keep_saver_lock) for port in _free_ports(n_procs)]
     for s in servers:
         s.start()
+    limits = httpx.Limits(max_connections=n_rooms + 8, max_keepalive_connections=n_rooms + 8)
+    clients = [httpx.Client(base_url=srv.url, timeout=120, trust_env=False, limits=limits) for srv in servers]
+    server_ms: list[float] = []
     header = match.view().model_dump(mode="json", exclude={"stages"})
     bodies = [s.model_dump(mode="json") for s in match.stages]
     total = n_rooms * len(bodies)
@@ -161,10 +223,8 @@ def run_load(store_url: str, n_procs: int, n_rooms: int, match: Match, *, kill: 
         a 409 to a retried create, whose first attempt committed)."""
         k = first
         for attempt in range(60):
-            srv = servers[k % n_procs]
             try:
-                with httpx.Client(base_url=srv.url, timeout=120, trust_env=False) as http:
-                    r = http.post(path, json=body, headers=AUTH)
+                r = clients[k % n_procs].post(path, json=body, headers=AUTH)
                 if r.status_code < 300:
                     return r
                 if create and attempt > 0 and r.status_code == 409:
@@ -195,10 +255,13 @@ def run_load(store_url: str, n_procs: int, n_rooms: int, match: Match, *, kill: 
                 assert resp is not None
                 reply = resp.json()
                 dt = time.perf_counter() - t0
+                timing = resp.headers.get("server-timing", "")
+                in_server = float(timing.split("dur=")[1]) / 1e3 if "dur=" in timing else float("nan")
                 if reply["received"] != i + 1 or reply["analysed"] != i + 1:
                     errors.append(f"{mid} stage {i + 1}: received {reply['received']}, analysed {reply['analysed']}")
                 with lock:
                     latencies.append(dt)
+                    server_ms.append(in_server)
                     done[0] += 1
                     if done[0] * 2 >= total:
                         half.set()
@@ -211,6 +274,7 @@ def run_load(store_url: str, n_procs: int, n_rooms: int, match: Match, *, kill: 
     for t in threads:
         t.start()
     time.sleep(1.0)  # let every room be created before the clock starts
+    cpu0 = (sum(s.cpu_s() for s in servers), postgres_cpu_s(pg_data), _client_cpu_s())
     t_start = time.perf_counter()
     start.set()
     killed = None
@@ -226,6 +290,8 @@ def run_load(store_url: str, n_procs: int, n_rooms: int, match: Match, *, kill: 
     for t in threads:
         t.join()
     wall_s = time.perf_counter() - t_start
+    cpu1 = (sum(s.cpu_s() for s in servers), postgres_cpu_s(pg_data), _client_cpu_s())
+    cpu = {k: b - a for k, a, b in zip(("servers", "postgres", "client"), cpu0, cpu1)}
 
     t_close = time.perf_counter()
     for r in range(n_rooms):
@@ -234,11 +300,19 @@ def run_load(store_url: str, n_procs: int, n_rooms: int, match: Match, *, kill: 
         except Exception as exc:
             errors.append(f"close scale-{r + 1:03d}: {exc}")
     close_s = time.perf_counter() - t_close
+    for c in clients:
+        c.close()
     for s in servers:
         s.stop()
     check = check_database(store_url, n_rooms, [b["stage_id"] for b in bodies])
-    return {"pace_s": pace_s, "processes": n_procs, "latencies": latencies, "wall_s": wall_s, "pushes": len(latencies), "retries": retries[0], "retry_reasons": retry_reasons,
-            "errors": errors, "killed": killed, "close_s": close_s, "check": check}
+    return {"pace_s": pace_s, "processes": n_procs, "latencies": latencies, "server_s": server_ms, "wall_s": wall_s, "pushes": len(latencies), "retries": retries[0],
+            "retry_reasons": retry_reasons, "errors": errors, "killed": killed, "close_s": close_s, "check": check, "cpu": cpu}
+
+
+def _client_cpu_s() -> float:
+    """CPU seconds of this (client) process, every thread, children excluded."""
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
 
 
 def check_database(store_url: str, n_rooms: int, stage_ids: list[str]) -> dict:
@@ -285,6 +359,15 @@ def print_run(label: str, res: dict, n_stages: int) -> None:
     print(f"{'push p95 ms (target <= 500)':<44} {pct(lat, 95) * 1e3:>12.1f}")
     print(f"{'push p99 ms':<44} {pct(lat, 99) * 1e3:>12.1f}")
     print(f"{'push max ms':<44} {max(lat) * 1e3 if lat else float('nan'):>12.1f}")
+    inside = [x for x in res["server_s"] if x == x]
+    outside = [lt - x for lt, x in zip(lat, res["server_s"]) if x == x]
+    print(f"{'  in the server p50 / p95 ms (Server-Timing)':<44} {pct(inside, 50) * 1e3:>12.1f} {pct(inside, 95) * 1e3:>8.1f}")
+    print(f"{'  outside it p50 / p95 ms (client, queue)':<44} {pct(outside, 50) * 1e3:>12.1f} {pct(outside, 95) * 1e3:>8.1f}")
+    n, cpu = max(1, res["pushes"]), res["cpu"]
+    print(f"{'CPU ms per push: servers':<44} {cpu['servers'] / n * 1e3:>12.1f}")
+    print(f"{'CPU ms per push: PostgreSQL':<44} {cpu['postgres'] / n * 1e3:>12.1f}")
+    print(f"{'CPU ms per push: this client (apart)':<44} {cpu['client'] / n * 1e3:>12.1f}")
+    print(f"{'cores busy: servers + PostgreSQL / client':<44} {(cpu['servers'] + cpu['postgres']) / res['wall_s']:>12.2f} {cpu['client'] / res['wall_s']:>8.2f}")
     print(f"{'throughput pushes/s':<44} {res['pushes'] / res['wall_s']:>12.1f}")
     print(f"{'push phase wall s':<44} {res['wall_s']:>12.1f}")
     why = ", ".join(f"{k} {v}" for k, v in sorted(res["retry_reasons"].items()))
@@ -316,6 +399,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"load average {os.getloadavg()[0]:.1f} at start; live scale: {match.format}, {n_stages} stages, {chars} characters per room, offline judge, PostgreSQL, "
           f"{os.cpu_count()} cores; LangGraph saver lock {'kept' if args.saver_lock else 'dropped'}")
     cluster = None if args.store else PgCluster(durable=True, max_connections=300).start()
+    pg_data = cluster.data if cluster is not None else None
     try:
         with tempfile.TemporaryDirectory(prefix="live-scale-") as tmp:
             work = Path(tmp)
@@ -329,8 +413,9 @@ def main(argv: list[str] | None = None) -> int:
 
             results = []
             if args.baseline and not args.store:
-                results.append(("one process", run_load(database(), 1, args.rooms, match, kill=False, keep_saver_lock=args.saver_lock, workdir=work, pace_s=args.pace_s)))
-            results.append((f"{args.processes} processes", run_load(database(), args.processes, args.rooms, match, kill=not args.no_kill,
+                results.append(("one process", run_load(database(), 1, args.rooms, match, kill=not args.no_kill, keep_saver_lock=args.saver_lock, workdir=work,
+                                                        pace_s=args.pace_s, pg_data=pg_data)))
+            results.append((f"{args.processes} processes", run_load(database(), args.processes, args.rooms, match, kill=not args.no_kill, pg_data=pg_data,
                                                                     keep_saver_lock=args.saver_lock, workdir=work, pace_s=args.pace_s)))
     finally:
         if cluster is not None:
@@ -347,6 +432,14 @@ def main(argv: list[str] | None = None) -> int:
     if len(results) == 2:
         ratio = (main_res["pushes"] / main_res["wall_s"]) / (results[0][1]["pushes"] / results[0][1]["wall_s"])
         print(f"throughput {args.processes} processes / 1 process: {ratio:.2f}x ({'meets' if ratio >= TARGET_SPEEDUP else 'misses'} the {TARGET_SPEEDUP:.0f}x target)")
+    cores = os.cpu_count() or 1
+    for label, res in results:  # what the measured CPU per push allows on this machine
+        n, cpu = max(1, res["pushes"]), res["cpu"]
+        service = (cpu["servers"] + cpu["postgres"]) / n
+        left = cores - cpu["client"] / res["wall_s"]
+        one_core = 1.0 / (cpu["servers"] / n / res["processes"]) if res["processes"] == 1 and cpu["servers"] else float("nan")
+        print(f"{label}: {service * 1e3:.0f} ms of server + PostgreSQL CPU per push; {cores} cores less the client's {cpu['client'] / res['wall_s']:.2f} "
+              f"allow at most {left / service if service else float('nan'):.1f} pushes/s" + (f"; one process, held to one core by the GIL, at most {one_core:.1f}" if one_core == one_core else ""))
     return 0 if ok else 1
 
 

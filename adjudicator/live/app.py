@@ -40,6 +40,7 @@ from adjudicator.live.storage import LiveStorage, SqliteStorage, open_storage
 from adjudicator.live.store import MAX_MATCHES, LiveStore
 from adjudicator.live.tabbycat.service import TabbycatPusher
 from adjudicator.live.tabroom import TabRoom
+from adjudicator.live.timing import ServerTiming
 from adjudicator.live.tournament_sqlite import DB_NAME as TOURNAMENT_DB_NAME
 from adjudicator.live.tournament_sqlite import SqliteTournamentStore
 from adjudicator.live.tournament_store import TournamentStore
@@ -147,6 +148,7 @@ def _mount(app: FastAPI) -> None:
 
     app.add_middleware(CapacityGuard, capacity=app.state.capacity, has_valid_token=has_valid_token)
     app.add_middleware(SecurityHeaders)
+    app.add_middleware(ServerTiming)  # outermost: the time in the server, for benchmarks/live_scale.py
     app.exception_handler(AdjudicatorError)(_adjudicator_error)
     app.include_router(routes.pages)
     app.include_router(tournament_routes.pages)
