@@ -1,6 +1,6 @@
 """Chaos run (issues 10 and 26): a benchmark against a faulty model server, killed twice and resumed.
 
-    .venv/bin/python benchmarks/chaos.py [--samples 24] [--rate 0.12] [--seed 7] [--json FILE]
+    .venv/bin/python benchmarks/chaos.py [--samples 24] [--rate 0.12] [--seed 7] [--quick] [--json FILE]
 
 The loopback OpenAI-compatible server of the test suite (``tests/fake_openai.py``, valid answers read
 off each request's JSON schema, a usage block of bytes / 4, 50 ms a reply) sits behind the chaos
@@ -20,6 +20,9 @@ exactly one update, so every stage a result counts as analysed must hold one, an
 event); the ledger's request count equals the request log's (``requests.jsonl``, every request on
 record before it was sent) and the requests the proxy received (429s and 500s it answered itself
 included). Exit code 0 when all hold.
+
+``--quick`` (CI, so the script cannot rot): 1 sample and one kill (a third of the way), then the
+resume to the end; the same checks.
 """
 
 from __future__ import annotations
@@ -100,8 +103,11 @@ def main() -> int:
     ap.add_argument("--samples", type=int, default=24)
     ap.add_argument("--rate", type=float, default=0.12, help="probability of each of the six fault kinds (default 0.12)")
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--quick", action="store_true", help="1 sample, one kill, then the resume (CI: the script still runs)")
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
+    if args.quick:
+        args.samples = 1
     tmp = Path(tempfile.mkdtemp(prefix="adjudicator-chaos-"))
     data = write_dataset(tmp / "data", [online(i) for i in range(1, args.samples + 1)])
     env = subprocess_env(tmp) | {"ADJUDICATOR_BACKOFF_BASE_S": "0.01"}
@@ -112,7 +118,8 @@ def main() -> int:
     sessions = []
     try:
         per_sample = 7  # 4 tracker stages + 3 judges, before retries
-        for kill_at in (args.samples * per_sample // 4, args.samples * per_sample * 2 // 3):
+        kills = (args.samples * per_sample // 3,) if args.quick else (args.samples * per_sample // 4, args.samples * per_sample * 2 // 3)
+        for kill_at in kills:
             code, _ = run_until(cmd + (["--resume"] if sessions else []), env, proxy, kill_at)
             sessions.append({"killed_at_requests": proxy.counts["received"], "exit": code})
         code, err = run_until(cmd + ["--resume"], env, proxy, None)
@@ -169,7 +176,7 @@ def main() -> int:
         "ledger == request log == requests the proxy received": ledger_requests == logged == proxy.counts["received"],
         "final session exit 0 or 1": sessions[-1]["exit"] in (0, 1),
     }
-    print(f"chaos run: {args.samples} samples, each fault at {args.rate:.0%}, seed {args.seed}, two SIGKILLs then resume")
+    print(f"chaos run: {args.samples} samples, each fault at {args.rate:.0%}, seed {args.seed}, {len(kills)} SIGKILL(s) then resume")
     for s_i, s in enumerate(sessions, 1):
         print(f"  session {s_i}: exit {s['exit']}" + (f", killed after {s['killed_at_requests']} requests at the proxy" if s["killed_at_requests"] else ", ran to the end"))
     print(f"  results: {dict(status)}; missing {figures['missing']}")

@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/live_attacks.py            # SQLite, about a minute on a loaded machine
     .venv/bin/python benchmarks/live_attacks.py --only 3 6  # some of them
+    .venv/bin/python benchmarks/live_attacks.py --quick     # CI: attacks 2 and 5, a second or two each
 
 Every attack runs against a fresh server on 127.0.0.1 (a free port, a temporary state folder, the
 offline judge: a deterministic baseline, not a judge) and is bounded in count (at most 120 connections,
@@ -345,14 +346,18 @@ ATTACKS: dict[int, tuple[str, Callable[[Path], tuple[bool, str]]]] = {
     6: ("board leak", board_leak), 7: ("identity", identity), 8: ("formula", formula), 9: ("correction", correction), 10: ("names and pages", names_and_pages),
 }
 
+#: ``--quick``: two cheap attacks on an in-process server (the script's server, client and report all run).
+QUICK = (2, 5)
+
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--only", type=int, nargs="*", choices=sorted(ATTACKS), help="attack numbers to run (default: all)")
+    ap.add_argument("--quick", action="store_true", help=f"CI: attacks {' and '.join(map(str, QUICK))} only (in-process servers, a second or two each)")
     args = ap.parse_args(argv)
     failed = 0
     print(f"{'#':>2}  {'attack':<16} {'result':<9} {'s':>5}  what happened")
-    for n in args.only or sorted(ATTACKS):
+    for n in args.only or (QUICK if args.quick else sorted(ATTACKS)):
         name, attack = ATTACKS[n]
         started = time.monotonic()
         with tempfile.TemporaryDirectory(prefix=f"live-attack-{n}-") as tmp:

@@ -3,6 +3,7 @@ one process killed with SIGKILL mid-run and restarted, and an exactly-once check
 
     .venv/bin/python benchmarks/live_scale.py [--rooms 50] [--processes 3] [--baseline] [--no-kill]
                                               [--pace-s 0] [--saver-lock] [--store postgresql://...] [--target-chars 20000]
+                                              [--quick]
 
 What it does (offline judge; every server is ``adjudicate live serve --store URL --model offline``):
 
@@ -47,6 +48,10 @@ each instead of sharing one clock (issue 32):
 
 Targets (issue 17): nothing lost or duplicated; push p95 at most 0.5 s; three processes at least 2x
 the throughput of one. The machine has 2 cores shared by the servers, PostgreSQL and this client.
+
+``--quick`` (CI, so the script cannot rot): 2 rooms of the match at its own length on 2 processes,
+the kill and restart included; give ``--store`` (the test suite passes a fresh database of its
+PostgreSQL cluster) or the script starts its own cluster. The exit code is the exactly-once check's.
 """
 
 from __future__ import annotations
@@ -392,7 +397,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--store", help="an empty PostgreSQL database to use instead of a throwaway cluster (one run only)")
     ap.add_argument("--match", type=Path, default=DEFAULT_MATCH)
     ap.add_argument("--target-chars", type=int, default=20000)
+    ap.add_argument("--quick", action="store_true", help="2 rooms at the match's own length on 2 processes, one killed (CI: the script still runs)")
     args = ap.parse_args(argv)
+    if args.quick:
+        args.rooms, args.processes, args.target_chars, args.baseline = 2, 2, 0, False
     match = full_length(load_match(args.match), args.target_chars)
     n_stages = len(match.stages)
     chars = sum(len(u.text) for s in match.stages for u in s.utterances)

@@ -1,6 +1,6 @@
 """Newest-versions check: does the suite still pass on the newest releases pyproject.toml's ranges allow?
 
-    .venv/bin/python benchmarks/newest_versions.py [--lowest] [--keep DIR] [--extras test,docs,audio] [PYTEST_ARGS ...]
+    .venv/bin/python benchmarks/newest_versions.py [--lowest] [--keep DIR] [--extras test,docs,audio] [--quick] [PYTEST_ARGS ...]
 
 The lock (``requirements/lock-py311.txt``) keeps every install on versions the suite passed with;
 this check looks ahead, so that drift is found before a lock refresh (or a user who installs without
@@ -21,6 +21,9 @@ The pip configuration of the machine (indexes, constraints) applies, as it would
 install. The suite takes 10-35 minutes on the shared 2-core machine (timing-sensitive tests may fail
 under heavy load: rerun those alone before blaming a version) and the install 3-10 more.
 ``--keep DIR`` builds in DIR and leaves it there (to rerun one test by hand).
+
+``--quick`` (CI, so the script cannot rot; the package index is not reached): no clone, install or
+pytest; the table compares the versions installed for this interpreter with the lock.
 """
 
 from __future__ import annotations
@@ -118,7 +121,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--lowest", action="store_true", help="direct dependencies at the lowest versions the ranges allow, instead of the newest")
     ap.add_argument("--keep", type=Path, help="build in this folder and keep it (default: a temporary folder, deleted)")
     ap.add_argument("--extras", default=lock_extras(), help="extras to install beside the library (comma-separated; default: the ones the lock covers, %(default)s)")
+    ap.add_argument("--quick", action="store_true", help="only the table of this interpreter's versions against the lock (no index, no install)")
     args, pytest_args = ap.parse_known_args(argv)
+    if args.quick:
+        print(version_table(installed_versions(Path(sys.executable)), locked_versions(), "installed"))
+        print("--quick: nothing cloned, installed or tested (the check itself needs the package index)")
+        return 0
     home = args.keep or Path(tempfile.mkdtemp(prefix="adjudicator-versions-"))
     src, venv = home / "src", home / "venv"
     try:

@@ -1,7 +1,7 @@
 """What the framework costs around the model: whole ``adjudicate`` processes against a loopback server.
 
     .venv/bin/python benchmarks/overhead.py [--repeats 3] [--bench-matches 12] [--bench-latency-s 0.3]
-                                           [--model openai/gpt-4o-mini] [--skip-bench] [--json FILE]
+                                           [--model openai/gpt-4o-mini] [--skip-bench] [--quick] [--json FILE]
 
 Every number is the wall time of a whole command-line process (``python -m adjudicator.cli ...``,
 start-up and exit included), the median of ``--repeats`` runs, against the loopback OpenAI-compatible
@@ -48,6 +48,11 @@ server runs in this process, so its work is in neither.
 
 Targets (issue 15): cached single match within 1.5x of the offline judge; framework cost per call at
 most 50 ms; cached bench at most 10% of the cold bench.
+
+``--quick`` (CI, so the script cannot rot): one run each of the offline, cold and cached processes on
+the smallest bundled match (``debateart_0020``, 4 speeches), no bench, and neither the judges-only run
+nor litellm's import measured (two more processes that import litellm): the columns that need them
+print ``nan``, and the exit code says only that every step ran.
 """
 
 from __future__ import annotations
@@ -74,6 +79,7 @@ MATCHES = {
     "DebateArt (debateart_4389, 8 speeches)": REPO / "adjudicator/data/matches/panelbench/debateart_4389.json",
     "CCDB 4v4 (synthetic_4v4_01, 14 stages)": REPO / "adjudicator/data/matches/synthetic/synthetic_4v4_01.json",
 }
+QUICK_MATCHES = {"DebateArt (debateart_0020, 4 speeches)": REPO / "adjudicator/data/matches/panelbench/debateart_0020.json"}
 PANELBENCH = REPO.parent / "shared" / "data" / "panelbench"
 #: A second name litellm knows for the same model (schema-capable, priced): requests under it miss the cache.
 JUDGE_ALIAS = "openai/gpt-4o-mini-2024-07-18"
@@ -123,8 +129,9 @@ def responder(body: dict) -> Reply:
     return Reply(content=text, usage=(len(json.dumps(body.get("messages", []))) // 4, len(text) // 4))
 
 
-def single_match(name: str, path: Path, server: FakeOpenAI, model: str, repeats: int, work: Path, env: dict[str, str]) -> dict:
-    """Offline, cold and cached wall and CPU times (medians of ``repeats``) and the calls of one match."""
+def single_match(name: str, path: Path, server: FakeOpenAI, model: str, repeats: int, work: Path, env: dict[str, str], judges: bool = True) -> dict:
+    """Offline, cold and cached wall and CPU times (medians of ``repeats``) and the calls of one match;
+    the judges-only run too unless ``judges`` is false (its times are then nan)."""
     llm = ["--model", model, "--api-base", server.base_url]
     runs: dict[str, list[float]] = {f"{k}{u}": [] for k in ("offline", "cold", "cached", "judges") for u in ("_s", "_cpu_s")}
     requests = calls = judges_requests = 0
@@ -146,11 +153,13 @@ def single_match(name: str, path: Path, server: FakeOpenAI, model: str, repeats:
         record("cached", adjudicate(path, *llm, "--cache-dir", cache))
         if server.count != before:
             raise SystemExit(f"the cached rerun of {path.name} sent {server.count - before} requests")
-        before = server.count
-        record("judges", adjudicate(path, *llm, "--judge-model", JUDGE_ALIAS, "--cache-dir", cache))
-        judges_requests = server.count - before
+        if judges:
+            before = server.count
+            record("judges", adjudicate(path, *llm, "--judge-model", JUDGE_ALIAS, "--cache-dir", cache))
+            judges_requests = server.count - before
         shutil.rmtree(cache, ignore_errors=True)
-    return {"match": name, "calls": calls, "requests": requests, "judges_requests": judges_requests, **{k: median(v) for k, v in runs.items()}, "runs": runs}
+    return {"match": name, "calls": calls, "requests": requests, "judges_requests": judges_requests,
+            **{k: median(v) if v else float("nan") for k, v in runs.items()}, "runs": runs}
 
 
 def litellm_import_s(repeats: int, env: dict[str, str], work: Path) -> tuple[float, float]:
@@ -209,8 +218,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--bench-matches", type=int, default=12, help="PanelBench debates in the bench measurement (default 12)")
     ap.add_argument("--bench-latency-s", type=float, default=0.3, help="the loopback server's latency per request in the bench (default 0.3 s)")
     ap.add_argument("--skip-bench", action="store_true", help="only the single-match table")
+    ap.add_argument("--quick", action="store_true", help="one small match, one run each of offline, cold and cached, no bench (CI: the script still runs)")
     ap.add_argument("--json", dest="json_out", type=Path, help="also write every number as JSON here")
     args = ap.parse_args(argv)
+    if args.quick:
+        args.repeats, args.skip_bench = 1, True
 
     work = Path(tempfile.mkdtemp(prefix="adjudicator-overhead-"))
     env = clean_env(work / "home")
@@ -219,8 +231,9 @@ def main(argv: list[str] | None = None) -> int:
     server = FakeOpenAI()
     server.respond_with(responder)
     try:
-        rows = [single_match(name, path, server, args.model, args.repeats, work, env) for name, path in MATCHES.items()]
-        lit, lit_cpu = litellm_import_s(args.repeats, env, work)
+        rows = [single_match(name, path, server, args.model, args.repeats, work, env, judges=not args.quick)
+                for name, path in (QUICK_MATCHES if args.quick else MATCHES).items()]
+        lit, lit_cpu = (float("nan"), float("nan")) if args.quick else litellm_import_s(args.repeats, env, work)
     finally:
         server.close()
     out["single"], out["litellm_import_s"], out["litellm_import_cpu_s"] = rows, lit, lit_cpu
@@ -246,6 +259,8 @@ def main(argv: list[str] | None = None) -> int:
               f"{r['cached_vs_offline']:>15.2f}x{r['framework_per_call_s'] * 1000:>19.1f}{r['marginal_per_call_s'] * 1000:>18.1f}"
               f"{r['offline_cpu_s']:>10.2f}/{r['cold_cpu_s']:.2f}/{r['cached_cpu_s']:.2f}{r['framework_per_call_cpu_s'] * 1000:>13.1f}"
               f"{r['marginal_per_call_cpu_s'] * 1000:>14.1f}")
+    if args.quick:
+        print("\n--quick: the judges-only run and litellm's import not measured (nan above); the targets below are not meaningful.")
     print(f"\nlitellm import in a fresh process: {lit:.2f} s wall, {lit_cpu:.2f} s CPU (paid once by a run that sends a request; never by a cached run).")
     print("framework ms/call = (cold - cached - litellm import) / requests: sending a request against serving it from the cache;")
     print("marginal ms/call = (cold - judges-only run) / (requests - judges-only requests): a further request over a cache hit, once-per-process costs left out;")

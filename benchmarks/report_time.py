@@ -1,6 +1,6 @@
 """Time to write a run's reports against the number of matches, with the bootstrap at 2,000 resamples.
 
-    .venv/bin/python benchmarks/report_time.py [--sizes 10 100 1000] [--bootstrap 2000] [--keep DIR]
+    .venv/bin/python benchmarks/report_time.py [--sizes 10 100 1000] [--bootstrap 2000] [--keep DIR] [--quick]
 
 For each size N it builds a run folder of N **synthetic** CCDB matches (not real data): copies of the
 four bundled synthetic matches (``adjudicator/data/matches/synthetic``, two ccdb-4v4 and two
@@ -20,6 +20,9 @@ the same), so its result file is the original's under the copy's id and file has
 It prints one row per size: matches, scored (stage, side) units, confidence intervals in report.json,
 and the two times in seconds. The times are wall-clock on a possibly shared machine; run it on a
 quiet one to compare.
+
+``--quick`` (CI, so the script cannot rot): one size of 6 matches (the four originals and two copies)
+with 50 resamples.
 """
 
 from __future__ import annotations
@@ -131,7 +134,10 @@ def main_(argv: list[str] | None = None) -> int:
     ap.add_argument("--sizes", type=int, nargs="+", default=[10, 100, 1000])
     ap.add_argument("--bootstrap", type=int, default=2000)
     ap.add_argument("--keep", type=Path, help="build the runs in this folder and keep them")
+    ap.add_argument("--quick", action="store_true", help="6 matches, 50 resamples (CI: the script still runs)")
     args = ap.parse_args(argv)
+    if args.quick:
+        args.sizes, args.bootstrap = [len(BASES) + 2], 50
     work = args.keep or Path(tempfile.mkdtemp(prefix="report-time-"))
     try:
         rows = [measure(work, n, args.bootstrap) for n in args.sizes]

@@ -60,6 +60,7 @@ Run from the repository root::
     .venv/bin/python benchmarks/tokens.py --ledger offline --repeats 1,2,3,4,6 --json tokens.json
     .venv/bin/python benchmarks/tokens.py --run runs/<run>   # also: completion tokens a real run spent
     .venv/bin/python benchmarks/tokens.py --track-window-chars 3000   # the tracker in stage windows
+    .venv/bin/python benchmarks/tokens.py --quick   # CI: debateart_0020 alone
 """
 
 from __future__ import annotations
@@ -463,8 +464,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--run", type=Path, default=None, help="a bench run folder: also print the completion tokens its calls spent")
     ap.add_argument("--track-window-chars", type=int, default=None, metavar="N",
                     help="the LLM tracker's stage-window budget in characters, as adjudicate --track-window-chars (default: the library's default; 0 = one stage per request)")
+    ap.add_argument("--quick", action="store_true", help="CI: one bundled debate (debateart_0020), no synthetic 4v4 match, no BP rounds")
     ap.add_argument("--json", dest="json_out", type=Path, help="also write every number as JSON here")
     args = ap.parse_args(argv)
+    if args.quick:  # the script still runs end to end, on its smallest inputs (the growth fit needs three lengths: skipped)
+        args.repeats, args.bp = "", Path("--quick: not read")
     repeats = [int(r) for r in args.repeats.split(",") if r.strip()]
     window = args.track_window_chars if args.track_window_chars is not None else int(ModelConfig.model_fields["track_window_chars"].default)
 
@@ -474,7 +478,7 @@ def main(argv: list[str] | None = None) -> int:
     backend = LLMBackend(client, store)
     count = Counter(args.tokenizer, client)
     rows = []
-    for path in sorted(REAL_MATCHES.glob("*.json")):
+    for path in sorted(REAL_MATCHES.glob("debateart_0020.json" if args.quick else "*.json")):
         view = load_match(path).view()
         rows.append(("real", view, len(view.stages)))
     for r in repeats:

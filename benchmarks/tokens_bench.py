@@ -1,6 +1,6 @@
 """Tokens per sample of both arms, from a real bench run through the loopback server.
 
-    .venv/bin/python benchmarks/tokens_bench.py [--dataset DIR] [--with-ccdb] [--track-window-chars N] [--json FILE]
+    .venv/bin/python benchmarks/tokens_bench.py [--dataset DIR] [--with-ccdb] [--track-window-chars N] [--quick] [--json FILE]
 
 Runs ``adjudicate bench DATASET --arm agentic --arm single-call`` (default settings otherwise; the
 dataset by default the bundled PanelBench debates, ``adjudicator/data/matches/panelbench``) against the
@@ -23,6 +23,9 @@ auto`` sends the JSON schema). ``--with-ccdb`` adds the 14-stage synthetic CCDB 
 placeholder winner, the tokens do not depend on it) to a copy of the dataset. Targets (issue 32): the
 agentic arm at most 90% of single-call, prompt plus completion, on every bundled debate, and at most
 35% on the 14-stage 4v4 match.
+
+``--quick`` (CI, so the script cannot rot): the dataset is the smallest bundled debate alone
+(:data:`QUICK_SAMPLE`, 4 speeches).
 """
 
 from __future__ import annotations
@@ -52,6 +55,8 @@ TARGET = 0.90
 #: The 14-stage 4v4 match's target and its sample name (its match id).
 CCDB_TARGET = 0.35
 CCDB_SAMPLE = "synthetic-ccdb-4v4-x1"
+#: ``--quick``: the one debate of the dataset.
+QUICK_SAMPLE = "debateart_0020"
 
 
 def with_ccdb(dataset: Path, work: Path) -> Path:
@@ -112,6 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--dataset", type=Path, default=DATASET, help="a folder of labelled match files (default: the bundled PanelBench debates)")
     ap.add_argument("--with-ccdb", action="store_true", help="also the 14-stage synthetic CCDB 4v4 match of benchmarks/tokens.py (target 35%%)")
     ap.add_argument("--track-window-chars", type=int, default=None, metavar="N", help="passed to the bench (default: the library's default)")
+    ap.add_argument("--quick", action="store_true", help=f"CI: {QUICK_SAMPLE} alone (the script still runs)")
     ap.add_argument("--json", dest="json_out", type=Path, help="also write every number as JSON here")
     args = ap.parse_args(argv)
     extra = ["--track-window-chars", str(args.track_window_chars)] if args.track_window_chars is not None else []
@@ -119,6 +125,10 @@ def main(argv: list[str] | None = None) -> int:
     server = FakeOpenAI()
     server.respond_with(counting_responder)
     dataset = with_ccdb(args.dataset.resolve(), work) if args.with_ccdb else args.dataset.resolve()
+    if args.quick:
+        (work / "quick").mkdir()
+        (work / "quick" / f"{QUICK_SAMPLE}.json").write_bytes((args.dataset / f"{QUICK_SAMPLE}.json").read_bytes())
+        dataset = work / "quick"
     try:
         run_dir = run_bench(dataset, work, server.base_url, extra)
     finally:
