@@ -233,18 +233,28 @@ def test_a_ballot_keeping_every_suggested_score_is_flagged_and_one_changed_unit_
     assert review_of(0.34, "3:0", [], ballots=[ballot("judge-1", p=0.34, scores=[6, 7])], analyses=two).reasons == []  # fewer than 3 units
 
 
-def test_a_summary_that_repeats_its_prompts_text_is_flagged():
+def test_a_summary_that_is_mostly_its_prompts_text_is_flagged():
+    from adjudicator.records import prompt_refs
+
     match = online_match(texts=["Homework takes sleep from teenagers, and sleep matters more for learning than drills.", "Homework builds discipline.", "Sleep wins.", "Teachers need feedback."]).view()
     units = {("s1", "affirmative"): 6, ("s2", "negative"): 7, ("s3", "affirmative"): 5, ("s4", "negative"): 8}
+    task = "Its task: open its case. Define the terms that matter, set the standard by which the motion should be decided."
     summaries = {
-        "s1": "The affirmative opened the sleep clash; nothing was answered yet.",  # its own words
-        "s2": "homework takes SLEEP from teenagers",  # a span of the stage before (the prompt shows it), case and spacing aside
-        "s3": "The affirmative opened the sleep clash; nothing was answered yet!",  # s1's summary again (the ledger shows it)
-        "s4": match.motion,  # the motion
+        # what the 0.5B model wrote on debateart_4739: the stage's task in the past tense; 12 of its 14 triples are the prompt's
+        "s1": "It defined the terms that matter, set the standard by which the motion should be decided.",
+        "s2": "Homework takes sleep from teenagers, and sleep matters more for learning",  # the stage before (the prompt shows it)
+        "s3": "The negative answered that discipline outweighs sleep, so the sleep clash is now contested.",  # its own words
+        "s4": "The negative answered that discipline outweighs sleep, so the sleep clash is contested.",  # s3's summary again
     }
-    r = review_of(0.34, "3:0", [], ballots=[], match=match, analyses=analyses_suggesting(units, summaries))
-    assert r.reasons == ["echoed_summary"] and r.facts == [{"stages": ["s2", "s3", "s4"]}]
-    assert r.detail == ["the tracker's summary of stage(s) s2, s3 and s4 repeats text its prompt held (the motion, a speech or an earlier summary) instead of saying how the battlefield changed"]
-    assert review_sentences(r, "zh")[0].startswith("战场追踪对环节 s2、s3、s4 的小结照搬了提示中已有的文字")
-    short = analyses_suggesting(units, {"s2": "Homework builds"})  # under 20 letters: can match by chance
+    calls = [CallRecord(node="track_stage", key="s1", model="m", template_hash="t", attempt=1, messages=prompt_refs([{"role": "system", "content": task}]))]
+    r = review_of(0.34, "3:0", [], ballots=[], match=match, analyses=analyses_suggesting(units, summaries), calls=calls)
+    assert r.reasons == ["echoed_summary"] and r.facts == [{"stages": ["s1", "s2", "s4"], "shares": [0.86, 1.0, 0.91]}]
+    assert r.detail == [
+        "the tracker's summary of s1 (86% of its word triples), s2 (100% of its word triples) and s4 (91% of its word triples) is mostly text its prompt held"
+        " (the stage's task, the motion, a speech, the ledger or an earlier summary), not how the battlefield changed"
+    ]
+    assert review_sentences(r, "zh")[0].startswith("战场追踪对 环节 s1（86% 的四字片段）、环节 s2（100% 的四字片段）、环节 s4（91% 的四字片段） 的小结")
+    # without the request's text, s1's summary is its own words (the task is not in the match)
+    assert review_of(0.34, "3:0", [], ballots=[], match=match, analyses=analyses_suggesting(units, summaries)).facts == [{"stages": ["s2", "s4"], "shares": [1.0, 0.91]}]
+    short = analyses_suggesting(units, {"s2": "Homework builds discipline"})  # 1 triple, under 4: can match by chance
     assert review_of(0.34, "3:0", [], ballots=[], match=match, analyses=short).reasons == []

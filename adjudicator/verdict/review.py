@@ -35,7 +35,7 @@ Whether judging happened (the quality gate; issue 25):
 - ``p_against_scores``: a ballot's p favours the side whose mean stage score on that ballot is lower
   by more than :data:`SCORE_MARGIN` points (on the 1-10 scale);
 - ``tracker_scores`` / ``echoed_summary``: an LLM judge's ballot gives every unit the tracker's
-  suggested score / a tracker stage summary is text its prompt held (:mod:`adjudicator.verdict.echoes`);
+  suggested score / a tracker stage summary is mostly its prompt's text (:mod:`adjudicator.verdict.echoes`);
 - ``repaired_fields``: the tracker or a judge needed repair turns on more than half of its answer's
   fields (:attr:`~adjudicator.records.CallRecord.repair_share`);
 - ``example_choice``: an accepted answer's closed choice (a rubric level, the winner, p, a score, the
@@ -51,10 +51,9 @@ rules and thresholds: :mod:`adjudicator.verdict.transcripts`):
 - ``long_silence``: a recording has 10 s or more without recognised speech;
 - ``unattributed_speech``: an interactive stage has utterances whose speaker nobody marked.
 
-Which checks fail the node instead (a repair turn asks again, :mod:`adjudicator.model.repair`): an empty
-required text (a reasoning, a rationale, a clash's title or note, a stage summary, a feedback point),
-a clash update without a clash id or with an unknown side or move, p against the ballot's own winner,
-free text copied from the example. Those are wrong on their face and one answer can put them right.
+Which checks fail the node instead (a repair turn asks again, :mod:`adjudicator.model.repair`): an empty required text (a reasoning, a rationale,
+a clash's title or note, a stage summary, a feedback point), a clash update without a clash id or with an unknown side or move, p against the
+ballot's own winner, free text copied from the example. Those are wrong on their face and one answer can put them right.
 The checks above only escalate: they concern the panel or the map as a whole (no single node can
 repair them), or they are judgements a legitimate answer can trip (a short reasoning that is right, two
 judges who agree, a judge who weighs one clash over the stage scores), so a person decides. The band and the thresholds are stated in each detail sentence.
@@ -383,6 +382,8 @@ def sentence(reason: str, facts: dict[str, Any], language: str = "en") -> str:
         f["groups"] = sep.join(L["review.identical.all"].format(n=len(g)) if len(g) == f.get("n") else _joined(g, language) for g in f.get("groups", []))
     elif reason == "short_reasoning":
         f["items"] = _joined([L["review.short_reasoning.item"].format(judge=j, n=n) for j, n in zip(f["judges"], f["lengths"])], language)
+    elif reason == "echoed_summary":
+        f["items"] = _joined([L["review.echoed_summary.item"].format(stage=st, share=x) for st, x in zip(f["stages"], f["shares"])], language)
     elif reason in ("equal_stage_scores", "tracker_scores"):
         f["items"] = _joined([L[f"review.{reason}.item"].format(judge=j, score=x, n=x) for j, x in zip(f["judges"], f.get("scores", f.get("units", [])))], language)
     elif reason == "p_against_scores":
@@ -428,7 +429,7 @@ def review_of(
     map ``battlefields`` (None: the arm keeps none, so the map is not checked) and the verdict's call
     records ``calls``; ``analyses`` the tracker's stage analyses (LLM judges only: :mod:`~adjudicator.verdict.echoes`).
     ``split_label`` names what was split (``winner``; ``first place`` for rankings)."""
-    found = _decision_findings(p, winner_split, failures, band, split_label) + cast(list[Finding], echo_findings(ballots, analyses, match))
+    found = _decision_findings(p, winner_split, failures, band, split_label) + cast(list[Finding], echo_findings(ballots, analyses, match, calls))
     if match is not None and battlefields is not None:
         found += _battlefield_findings(match, battlefields)
     found += _reasoning_findings(ballots, match, list(battlefields or []))
