@@ -9,6 +9,7 @@ reads ``sys.modules`` afterwards.
 
 from __future__ import annotations
 
+import ast
 import json
 import subprocess
 import sys
@@ -258,6 +259,24 @@ def test_a_bench_answered_by_the_result_cache_imports_no_graph_litellm_or_matplo
         run_dir = tmp_path / run_dir
     ledger = json.loads((run_dir / "status.json").read_text(encoding="utf-8"))["ledger"]["total"]
     assert ledger["requests"] == 0 and ledger["cache_hits"] == 2 * 7
+
+
+def test_the_command_line_process_tunes_the_collector_and_main_argv_does_not(tmp_path):
+    """``main()`` as the entry point sets :data:`adjudicator.cli.GC_THRESHOLDS` for its own process
+    (litellm's import is about a quarter cheaper); ``main(argv)`` called from Python leaves the caller's alone."""
+    code = ("import atexit, gc, pathlib, sys\n"
+            "mark = pathlib.Path(sys.argv[1])\n"
+            "from adjudicator.cli import GC_THRESHOLDS, main\n"
+            "main(['--version'])\n"
+            "before = gc.get_threshold()\n"
+            "atexit.register(lambda: mark.write_text(repr((before, gc.get_threshold(), GC_THRESHOLDS))))\n"
+            "sys.argv = ['adjudicate', '--version']\n"
+            "main()\n")
+    mark = tmp_path / "mark"
+    proc = subprocess.run([sys.executable, "-c", code, str(mark)], capture_output=True, text=True, timeout=180, env=subprocess_env(tmp_path), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    before, after, wanted = ast.literal_eval(mark.read_text(encoding="utf-8"))
+    assert before == (700, 10, 10) and after == wanted == (50_000, 10, 10)
 
 
 def test_the_command_line_still_waits_for_a_running_non_daemon_thread(tmp_path):
