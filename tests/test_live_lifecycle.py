@@ -191,6 +191,21 @@ def test_the_html_report_speaks_the_match_language_and_escapes_text():
     assert '<html lang="en">' in en and "Winner: affirmative" in en and "Clash momentum:" in en and "Like-for-like score gap:" in en
 
 
+
+def test_the_html_report_names_each_judges_perspective_in_the_match_language():
+    # before: the raw perspective id ("judge-1 (task)") in a Chinese page, where the Markdown report says 侧重环节任务
+    m = load_match("adjudicator/data/matches/synthetic/synthetic_2v2_01.json")
+    v = adjudicate_with_context(m, AdjudicationContext.single(RecordingBackend()))
+    ballots = [b.model_copy(update={"perspective": p}) for b, p in zip(v.ballots, ("task", "battlefield", "advancement"), strict=True)]
+    html = report_html(m.view(), v.model_copy(update={"ballots": ballots}), timeline=[])
+    ids = [b.judge_id for b in ballots]
+    assert f"<h3>{ids[0]} (侧重环节任务)</h3>" in html
+    assert f"<h3>{ids[1]} (侧重战场选择)</h3>" in html and f"<h3>{ids[2]} (侧重推进程度)</h3>" in html and "(task)" not in html
+    en_match = tiny_match(2)
+    en = adjudicate_with_context(en_match, AdjudicationContext.single(RecordingBackend()))
+    en = en.model_copy(update={"ballots": [en.ballots[0].model_copy(update={"perspective": "battlefield"}), *en.ballots[1:]]})
+    assert f"<h3>{en.ballots[0].judge_id} (battlefield judgement first)</h3>" in report_html(en_match.view(), en, timeline=[])
+
 # ---------------------------------------------------------------------------------------------
 # The tournament store contract (every implementation)
 

@@ -94,7 +94,7 @@ th{background:#f3f5f9} .aff{color:#1f6fd1;font-weight:600} .neg{color:#c8372d;fo
 {% for f in feedback %}<h3>{{ f.debater }}</h3><ul>{% for head, where, text in f.points %}<li><b>{{ head }}</b> <span class="muted">({{ plain(where) }})</span>: {{ plain(text) }}</li>{% endfor %}</ul>{% endfor %}{% endif %}
 
 <h2>{{ L["report.ballots"] }}</h2>
-{% for b in verdict.ballots %}<h3>{{ b.judge_id }}{% if b.perspective %} ({{ b.perspective }}){% endif %}</h3>
+{% for b in verdict.ballots %}<h3>{{ b.judge_id }}{% if b.perspective %} ({{ L.get("perspective." ~ b.perspective, b.perspective) }}){% endif %}</h3>
 <p>{{ fmt(L["verdict.winner"], side=L["side." ~ b.winner]) }}, p = {{ "%.2f"|format(b.p) }}; {{ L["report.votes"] }}: {{ ballot_votes(b) }}</p>
 {% if b.reasoning %}<p><b>{{ L["report.reasoning"] }}:</b> {{ plain(b.reasoning) }}</p>{% endif %}{% endfor %}
 {% if verdict.failures %}<h2>{{ L["report.failures"] }}</h2><ul>{% for f in verdict.failures %}<li>{{ f.node }} {{ f.key }}: {{ f.reason }}</li>{% endfor %}</ul>{% endif %}
