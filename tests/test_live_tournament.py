@@ -289,6 +289,17 @@ def test_chair_token_rotation_and_bad_bodies(cup):
     assert [s["room_id"] for s in skipped] == ["b", "c"]
 
 
+def test_a_body_that_is_no_object_points_at_the_page_that_has_the_bodies():
+    from pydantic import BaseModel
+
+    from adjudicator.live.errors import Unprocessable
+    from adjudicator.live.tournament import parse_body
+
+    with pytest.raises(Unprocessable) as err:
+        parse_body(BaseModel, [1], "room")
+    assert err.value.one_line() == "room: the body must be a JSON object; see docs/tournaments.md"  # before: README, which has no such section
+
+
 def test_a_room_without_tabbycat_ids_says_which_id_is_missing(cup):
     http = cup.http
     r = http.post("/api/tournaments/spring/rounds/r1/rooms", json={"room_id": "plain", "teams": {"affirmative": "X", "negative": "Y"}}, headers=ORG)
@@ -299,6 +310,7 @@ def test_a_room_without_tabbycat_ids_says_which_id_is_missing(cup):
     http.post("/api/matches/spring.r1.plain/close", headers=tok)
     r = http.get(f"{room_url('r1.plain')}/tabbycat", headers=tok)
     assert r.status_code == 409 and r.json()["detail"].startswith("room 'plain': no Tabbycat ids (tabbycat)")
+    assert "(see docs/tabbycat.md, 'Setting it up')" in r.json()["detail"]  # before: README's 'Running a tournament', which README has no more
     # the CSV does not need them
     rows = list(csv.DictReader(io.StringIO(http.get("/api/tournaments/spring/rounds/r1/results.csv", headers=ORG).text)))
     assert [(r["room_id"], r["state"]) for r in rows if r["room_id"] == "plain"] == [("plain", "draft"), ("plain", "draft")]

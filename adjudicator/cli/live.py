@@ -83,7 +83,7 @@ def live_group() -> None:
     adjudicate live replay match.json --speed 10  replay a finished match at 10x real speed
 
     \b
-    A tournament (see README, "Running a tournament"):
+    A tournament (see docs/tournaments.md, "Running a tournament"):
     adjudicate live tournament create T           a tournament (which verdicts the boards show)
     adjudicate live round create T R ...          a round: format, motion, positions
     adjudicate live room create T R ROOM ...      a room and its match; prints the chair token

@@ -321,7 +321,7 @@ def parse_body(model: type[M], data: object, what: str) -> M:
     """Validate a decoded JSON body as ``model``. Raises :class:`Unprocessable` (422) with the one-line
     message of :func:`~adjudicator.input.field_errors.describe_validation_error` and the dotted field path."""
     if not isinstance(data, dict):
-        raise Unprocessable(f"{what}: the body must be a JSON object", "see README, 'Running a tournament'", field="body")
+        raise Unprocessable(f"{what}: the body must be a JSON object", "see docs/tournaments.md", field="body")
     try:
         return model.model_validate(data)
     except ValidationError as exc:

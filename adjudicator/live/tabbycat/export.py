@@ -151,7 +151,7 @@ def team_outcomes(ranks: dict[str, int]) -> dict[str, dict[str, bool | int]]:
 def _links(tournament: Tournament, rnd: Round, room: Room, units: list[str], labels_by_side: dict[str, list[str]]) -> tuple[str, dict[str, str], dict[str, str], str | None]:
     """(endpoint path base, team URLs, speaker URLs, motion URL). Raises :class:`MissingTabbycatIds`
     naming the first missing id."""
-    hint = "give them when creating the tournament, round and room (see README, 'Running a tournament')"
+    hint = "give them when creating the tournament, round and room (see docs/tabbycat.md, 'Setting it up')"
     if not tournament.tabbycat_url:
         raise MissingTabbycatIds(f"tournament {tournament.tournament_id!r}: no Tabbycat API base (tabbycat_url)", hint)
     if rnd.tabbycat_round is None:
