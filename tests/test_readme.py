@@ -49,3 +49,25 @@ def test_the_match_readme_shows_is_valid_and_adjudicates_offline():
     assert verdict.winner in ("affirmative", "negative") and 0.0 <= verdict.p <= 1.0
     assert sum(verdict.best_debater_votes.values()) == 9 and verdict.provenance.is_llm is False
     assert ".venv/bin/adjudicate demo-match.json" in README
+
+
+# What README's and the manual's examples write inside the checkout (README: demo-match.json, verdict.json, the
+# coach's report, runs/; docs/tournaments.md: the room's Tabbycat ids, the chair's token file, exports/; docs/live.md:
+# the state folder): git must ignore every one, so `git status` stays clean after them and a token is never committed.
+WRITTEN_BY_EXAMPLES = ["demo-match.json", "verdict.json", "synthetic_4v4_01.report.html", "runs/20261202T145851Z_smoke/report.md",
+                       ".adjudicator-live/access.json", "room-a.tabbycat.json", "chair-a.token", "exports/spring.r1.results.csv",
+                       "panelbench/DebateArt/x", "card.json"]
+
+
+def test_git_ignores_what_the_examples_write_in_the_checkout():
+    import shutil
+    import subprocess
+
+    import pytest
+
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    assert "chair-a.token" in (ROOT / "docs" / "tournaments.md").read_text(encoding="utf-8")  # the example this list follows
+    r = subprocess.run(["git", "-C", str(ROOT), "check-ignore", "--no-index", "--stdin"], input="\n".join(WRITTEN_BY_EXAMPLES),
+                       capture_output=True, text=True, check=False)
+    assert sorted(r.stdout.split()) == sorted(WRITTEN_BY_EXAMPLES)  # before: chair-a.token was not ignored
