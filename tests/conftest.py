@@ -14,7 +14,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from env_isolation import isolate_process, temporary_home  # noqa: E402  (tests/ is on sys.path just above)
+from env_isolation import isolate_process, temporary_files_on_tmpfs, temporary_home  # noqa: E402  (tests/ is on sys.path just above)
 from pg_cluster import URL_ENV, PgCluster, find_bin_dir, new_database  # noqa: E402
 
 CI_POSTGRES_URL = os.environ.get(URL_ENV)  # a cluster .ci/run started (read before the isolation removes it)
@@ -26,6 +26,7 @@ ASR_MODEL = Path(
     or os.environ.get("ADJUDICATOR_ASR_MODEL")
     or Path(os.environ.get("LOCAL_ASR_DIR") or Path.home() / ".cache" / "local-asr") / "whisper-base"
 )
+temporary_files_on_tmpfs()  # tmp_path and every temporary file in memory where the machine has tmpfs
 isolate_process(temporary_home())  # one home per pytest process (xdist worker), removed when it exits
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
