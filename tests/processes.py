@@ -49,10 +49,22 @@ def started(args: Sequence[str | os.PathLike], *, stop_signal: int = signal.SIGT
         stop(proc, stop_signal, timeout_s)
 
 
+def _child_pids(pid: int) -> list[Path] | None:
+    """The /proc entries of ``pid``'s direct children, from each of its threads' ``children`` list
+    (Linux with CONFIG_PROC_CHILDREN), or None where that list cannot be read. Reading it costs a few
+    files, where scanning every process's ``stat`` cost 2.6 ms of CPU per test (7 ms wall) on a machine
+    running ~150 processes: conftest.py asks after every one of the suite's ~1,300 tests."""
+    try:
+        return [Path("/proc") / c for task in Path(f"/proc/{pid}/task").iterdir() for c in (task / "children").read_text().split()]
+    except (OSError, ValueError):
+        return None
+
+
 def _children(pid: int) -> list[tuple[int, str]]:
     """(pid, command line) of the running (not zombie) direct children of ``pid``, read from /proc."""
     out = []
-    for entry in Path("/proc").iterdir():
+    candidates = _child_pids(pid)
+    for entry in Path("/proc").iterdir() if candidates is None else candidates:
         if not entry.name.isdigit():
             continue
         try:
