@@ -18,6 +18,7 @@ from llm_helpers import online_match, side_debaters_of, tracker_json
 from test_bp_llm import bp_responder
 
 from adjudicator.api import adjudicate, adjudicate_with_context, build_context
+from adjudicator.cli import main
 from adjudicator.config import ModelConfig
 from adjudicator.errors import AdjudicationFailed, ConfigError
 from adjudicator.input.match_file import parse_match
@@ -208,11 +209,14 @@ def test_offline_pairwise_panel_on_bp_and_online(tmp_path):
     assert scoring.pairwise is None and "pairwise" not in scoring.model_dump_json()
 
 
-def test_cli_pairwise_and_bad_panel(tmp_path):
+def test_cli_pairwise_and_bad_panel(tmp_path, capsys):
     path = write_bp(tmp_path, bp_data())
-    run = subprocess.run([sys.executable, "-m", "adjudicator.cli", str(path), "--panel", "pairwise"], capture_output=True, text=True)
-    assert run.returncode == 0, run.stderr
-    out = json.loads(run.stdout)
+    # the run in this process (the click entry, as `adjudicate` calls it); the refused panel as a real
+    # process below, for its exit code and its stderr without a traceback
+    code = main([str(path), "--panel", "pairwise"])
+    run = capsys.readouterr()
+    assert code == 0, run.err
+    out = json.loads(run.out)
     assert out["pairwise"]["fits"]["unit"]["items"] == ["OG", "OO", "CG", "CO"] and len(out["ranking"]) == 4
     bad = subprocess.run([sys.executable, "-m", "adjudicator.cli", str(path), "--panel", "triple"], capture_output=True, text=True)
     assert bad.returncode == 2 and "--panel" in bad.stderr and "Traceback" not in bad.stderr
