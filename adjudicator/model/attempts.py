@@ -158,12 +158,8 @@ def run_attempts(
         turn: CallTurn = "repair" if pending else "answer"
         try:
             resp = client.complete(current, attempt)
-        except PromptTooLong as exc:  # refused before sending: no request, no call record, no parse failure
-            return NodeResult(value=None, calls=calls, failure=_failure(request, FailureKind.PROMPT_TOO_LONG, exc.message, raws))
-        except TransportError as exc:
-            calls.append(_record(client, request, attempt, transport_retries=exc.retries, parse="failed", error=exc.message, max_tokens=budget, turn=turn, messages=prompt_refs(current.messages)))
-            kind = FailureKind.TRANSPORT if exc.retryable else FailureKind.REFUSED
-            return NodeResult(value=None, calls=calls, failure=_failure(request, kind, exc.message, raws))
+        except (PromptTooLong, TransportError) as exc:
+            return _not_answered(client, request, current, attempt, exc, budget=budget, turn=turn, calls=calls, raws=raws)
         result, error, truncated, copied = _read_reply(resp, read, pending, request, examples, budget)
         responses.append(resp)
         raws.append(resp.text)
@@ -178,6 +174,18 @@ def run_attempts(
             return NodeResult(value=None, calls=calls, failure=_repeated(request, pending, attempt, copied, last_error, raws))
         current, pending, base = _next_turn(current, base, resp, result, pending, repairer, truncated, budget)
     return NodeResult(value=None, calls=calls, failure=_exhausted(request, truncated, copied, max_attempts, last_error, raws))
+
+
+def _not_answered(client: LLMClient, request: ChatRequest, current: ChatRequest, attempt: int, exc: PromptTooLong | TransportError, *,
+                  budget: int | None, turn: CallTurn, calls: list[CallRecord], raws: list[str]) -> NodeResult[Any]:
+    """The node's result when ``current`` got no reply: a prompt refused before sending (no request, so
+    no call record and no parse failure), or a transport failure (recorded as a call; ``transport:``
+    when it was retryable and the retries ran out, ``refused:`` when the server refused it)."""
+    if isinstance(exc, PromptTooLong):
+        return NodeResult(value=None, calls=calls, failure=_failure(request, FailureKind.PROMPT_TOO_LONG, exc.message, raws))
+    calls.append(_record(client, request, attempt, transport_retries=exc.retries, parse="failed", error=exc.message, max_tokens=budget, turn=turn, messages=prompt_refs(current.messages)))
+    kind = FailureKind.TRANSPORT if exc.retryable else FailureKind.REFUSED
+    return NodeResult(value=None, calls=calls, failure=_failure(request, kind, exc.message, raws))
 
 
 def _exhausted(request: ChatRequest, truncated: bool, copied: bool, attempts: int, last_error: str, raws: list[str]) -> NodeFailure:

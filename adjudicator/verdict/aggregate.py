@@ -116,13 +116,7 @@ def aggregate(
     ``analyses`` are the tracker's stage analyses; the review compares LLM judges' stage scores with
     their suggested scores (:mod:`adjudicator.verdict.echoes`).
     """
-    ballots = sorted(ballots, key=lambda b: b.judge_id)
-    if len(ballots) < MIN_BALLOTS:
-        reasons = "; ".join(f"{f.node} {f.key}: {f.reason}" for f in failures if f.node == "judge") or "no judge produced a ballot"
-        raise AdjudicationFailed(
-            f"the panel needs at least {MIN_BALLOTS} valid ballots, got {len(ballots)} ({reasons})",
-            "see the failures for each judge's raw outputs; retry or use another model",
-        )
+    ballots = _panel(ballots, failures)
     if match.spec().verdict == "ranking":
         return _ranking_verdict(match, ballots, clashes, failures, calls, provenance)
     stage_scores = panel_stage_scores(match, ballots)
@@ -161,6 +155,18 @@ def aggregate(
         calls=calls,
     )
 
+
+
+def _panel(ballots: list[Ballot], failures: list[NodeFailure]) -> list[Ballot]:
+    """``ballots`` ordered by judge id. Raises :class:`AdjudicationFailed` (naming each failed judge's
+    reason) with fewer than :data:`MIN_BALLOTS`."""
+    if len(ballots) < MIN_BALLOTS:
+        reasons = "; ".join(f"{f.node} {f.key}: {f.reason}" for f in failures if f.node == "judge") or "no judge produced a ballot"
+        raise AdjudicationFailed(
+            f"the panel needs at least {MIN_BALLOTS} valid ballots, got {len(ballots)} ({reasons})",
+            "see the failures for each judge's raw outputs; retry or use another model",
+        )
+    return sorted(ballots, key=lambda b: b.judge_id)
 
 
 def _ranking_verdict(match: MatchView, ballots: list[Ballot], clashes: dict[str, Clash], failures: list[NodeFailure], calls: list[CallRecord], provenance: Provenance) -> Verdict:

@@ -157,11 +157,6 @@ def identical_groups(ballots: Sequence[Any]) -> list[list[str]]:
     return [ids for _, ids in groups if len(ids) > 1]
 
 
-def identical_ballots(ballots: Sequence[Any]) -> bool:
-    """True when at least two of ``ballots`` give the same decision (:func:`identical_groups`)."""
-    return bool(identical_groups(ballots))
-
-
 def _join(items: Sequence[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
