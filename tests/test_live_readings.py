@@ -104,8 +104,10 @@ def test_a_room_pushed_across_a_restart_and_two_processes_gets_the_fresh_analyse
     a.create(header)
     for b in bodies[:4]:
         a.push(match.match_id, b)
-    assert dict(a.readings.counts) == {"fresh": 1, "memory": 3, "saved": 4}
     a.close()
+    # PostgreSQL saves every stage (the next may go to another process); SQLite, one process, saves
+    # the reading when the store closes
+    assert dict(a.readings.counts) == ({"fresh": 1, "memory": 3, "saved": 4} if live_store else {"fresh": 1, "memory": 3, "saved": 1})
     counts = []
     if live_store:  # two processes over one database
         stores = [_store(tmp_path / "b", live_store), _store(tmp_path / "c", live_store)]
@@ -123,14 +125,14 @@ def test_a_room_pushed_across_a_restart_and_two_processes_gets_the_fresh_analyse
         for b in bodies[4:]:
             s = _store(tmp_path / "a", None)
             s.push(match.match_id, b)
-            counts.append(dict(s.readings.counts))
             got = _analyses(s, match.match_id)
             if b is bodies[-1]:
                 assert len(s.storage.readings) == 1
                 s.close_match(match.match_id)  # the panel sits: the room's row goes
                 assert len(s.storage.readings) == 0
-            s.close()
-        assert counts == [{"stored": 1, "saved": 1}] * 4
+            s.close()  # saves the reading it holds (none after the close of the match)
+            counts.append(dict(s.readings.counts))
+        assert counts == [{"stored": 1, "saved": 1}] * 3 + [{"stored": 1}]
     assert got == expected
 
 
@@ -151,7 +153,9 @@ def test_rooms_beyond_the_memory_are_restored_not_reread(tmp_path, live_store):
                 store.push(mid, b)
                 assert len(store.readings) <= 2
         counts = dict(store.readings.counts)
-        assert counts == {"fresh": 3, "stored": 3 * 3, "saved": 3 * 4}
+        # saved: after every stage on PostgreSQL; on SQLite when a reading leaves memory (every push
+        # from the third on pushes one out)
+        assert counts == {"fresh": 3, "stored": 3 * 3, "saved": 3 * 4 if live_store else 3 * 4 - 2}
         assert all(_analyses(store, mid) == expected[:4] for mid in rooms)
         assert len(store.storage.readings) == 3
 

@@ -119,7 +119,7 @@ class LiveStore(BoardSnapshots):
         self.registry = self.storage.registry
         self.verdicts = self.storage.verdicts
         # the offline tracker keeps each room's reading with the room (adjudicator.live.readings)
-        self.context, self.readings = with_room_readings(self.context, self.storage.readings, cached_matches)
+        self.context, self.readings = with_room_readings(self.context, self.storage.readings, cached_matches, shared=self.shared)
         self.tracking = tracking_graph.build(checkpointer=self.saver)
         self.panel = panel_graph.build(checkpointer=self.saver)
         # keep-latest pruning needs every channel's full value in each checkpoint (see prune_thread)
@@ -488,4 +488,5 @@ class LiveStore(BoardSnapshots):
         """Stop the background analyses and close the storage."""
         self._closed = True
         self._executor.shutdown(wait=True, cancel_futures=True)  # queued analyses resume at the next start
+        self.readings.flush()
         self.storage.close()
