@@ -206,7 +206,10 @@ def test_the_token_commands(desk, tmp_path, capsys):
     assert main(["live", "token", "revoke", rec["token_id"], *common]) == 0
     assert capsys.readouterr().err.startswith(f"{rec['token_id']} (Dr Roe): revoked at ")
     assert main(["live", "token", "add", "--role", "board", "--person", "x", *common]) == 2  # a board token needs --tournament
-    assert "needs tournament_id" in capsys.readouterr().err
+    assert "needs tournament_id (--tournament)" in capsys.readouterr().err
+    # the option the person typed is named beside the field (before: only round_id)
+    assert main(["live", "token", "add", "--role", "chair", "--person", "x", "--tournament", t, *common]) == 2
+    assert capsys.readouterr().err.strip() == "adjudicate: error: token: a chair token needs round_id (--round)"
     out_file = tmp_path / "kim.token"
     assert main(["live", "token", "add", "--role", "tabroom", "--person", "Kim", "--token-out", str(out_file), *common]) == 0
     printed = capsys.readouterr().out

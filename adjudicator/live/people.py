@@ -102,7 +102,8 @@ class TokenBody(FrozenModel):
         for name in ("tournament_id", "round_id", "room_id"):
             given = getattr(self, name) is not None
             if given != (name in needs):
-                raise ValueError(f"a {self.role} token {'needs' if not given else 'takes no'} {name}"
+                option = {"tournament_id": "--tournament", "round_id": "--round", "room_id": "--room"}[name]  # `live token add`'s
+                raise ValueError(f"a {self.role} token {'needs' if not given else 'takes no'} {name} ({option})"
                                  + ("" if needs else " (a tab-room token is for every tournament)"))
         if not self.person.strip():
             raise ValueError("person: give the person's name")
