@@ -120,6 +120,25 @@ def open_store(state_dir: Path, store_url: str | None, meter: Meter, cached: int
     return store
 
 
+def print_table(args: argparse.Namespace, match: Match, n_stages: int, meter: Meter, push_cpu: list[float], push_wall: list[float], commits: int, counts: dict) -> None:
+    """The per-push table (module docstring)."""
+    n = len(push_cpu)
+    where = f"PostgreSQL, {args.processes} store(s) pushed in turn" if args.store else "SQLite state folder"
+    print(f"live rooms: {args.rooms} rooms x {n_stages} stages of {match.format} ({sum(len(u.text) for s in match.stages for u in s.utterances)} characters), "
+          f"offline judge, {where}, cached_matches {args.cached}; {n} pushes")
+    print(f"{'per push':<34} {'calls':>6} {'CPU ms':>8} {'wall ms':>8}")
+    print(f"{'push (mean)':<34} {1:>6} {np.mean(push_cpu) * 1e3:>8.1f} {np.mean(push_wall) * 1e3:>8.1f}")
+    print(f"{'push (p50)':<34} {1:>6} {np.median(push_cpu) * 1e3:>8.1f} {np.median(push_wall) * 1e3:>8.1f}")
+    for name in sorted(meter.calls, key=lambda x: (not x.startswith("tracker"), not x.startswith("reading"), x)):
+        print(f"{name:<34} {meter.calls[name] / n:>6.2f} {meter.cpu[name] / n * 1e3:>8.2f} {meter.wall[name] / n * 1e3:>8.2f}")
+    ck = [k for k in meter.calls if k.startswith("checkpoint")]
+    print(f"{'checkpointing (the four above)':<34} {sum(meter.calls[k] for k in ck) / n:>6.2f} {sum(meter.cpu[k] for k in ck) / n * 1e3:>8.2f} {sum(meter.wall[k] for k in ck) / n * 1e3:>8.2f}")
+    if not args.store:
+        print(f"{'commits (SQLite transactions)':<34} {commits / n:>6.2f}")
+    if counts:
+        print("readings used: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rooms", type=int, default=12)
@@ -165,21 +184,7 @@ def main(argv: list[str] | None = None) -> int:
             for key, v in (dict(readings.counts) if readings is not None else {}).items():
                 counts[key] = counts.get(key, 0) + v
             store.close()
-    n = len(push_cpu)
-    where = f"PostgreSQL, {args.processes} store(s) pushed in turn" if args.store else "SQLite state folder"
-    print(f"live rooms: {args.rooms} rooms x {len(bodies)} stages of {match.format} ({sum(len(u.text) for s in match.stages for u in s.utterances)} characters), "
-          f"offline judge, {where}, cached_matches {args.cached}; {n} pushes")
-    print(f"{'per push':<34} {'calls':>6} {'CPU ms':>8} {'wall ms':>8}")
-    print(f"{'push (mean)':<34} {1:>6} {np.mean(push_cpu) * 1e3:>8.1f} {np.mean(push_wall) * 1e3:>8.1f}")
-    print(f"{'push (p50)':<34} {1:>6} {np.median(push_cpu) * 1e3:>8.1f} {np.median(push_wall) * 1e3:>8.1f}")
-    for name in sorted(meter.calls, key=lambda x: (not x.startswith("tracker"), not x.startswith("reading"), x)):
-        print(f"{name:<34} {meter.calls[name] / n:>6.2f} {meter.cpu[name] / n * 1e3:>8.2f} {meter.wall[name] / n * 1e3:>8.2f}")
-    ck = [k for k in meter.calls if k.startswith("checkpoint")]
-    print(f"{'checkpointing (the four above)':<34} {sum(meter.calls[k] for k in ck) / n:>6.2f} {sum(meter.cpu[k] for k in ck) / n * 1e3:>8.2f} {sum(meter.wall[k] for k in ck) / n * 1e3:>8.2f}")
-    if not args.store:
-        print(f"{'commits (SQLite transactions)':<34} {commits[0] / n:>6.2f}")
-    if counts:
-        print("readings used: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+    print_table(args, match, len(bodies), meter, push_cpu, push_wall, commits[0], counts)
     return 0
 
 

@@ -209,8 +209,7 @@ def run_load(store_url: str, n_procs: int, n_rooms: int, match: Match, *, kill: 
     servers = [Server(store_url, port, workdir / f"state-{port}", keep_saver_lock) for port in _free_ports(n_procs)]
     for s in servers:
         s.start()
-    limits = httpx.Limits(max_connections=n_rooms + 8, max_keepalive_connections=n_rooms + 8)
-    clients = [httpx.Client(base_url=srv.url, timeout=120, trust_env=False, limits=limits) for srv in servers]
+    clients = [httpx.Client(base_url=srv.url, timeout=120, trust_env=False, limits=httpx.Limits(max_connections=n_rooms + 8)) for srv in servers]
     server_ms: list[float] = []
     header = match.view().model_dump(mode="json", exclude={"stages"})
     bodies = [s.model_dump(mode="json") for s in match.stages]
@@ -279,7 +278,7 @@ def run_load(store_url: str, n_procs: int, n_rooms: int, match: Match, *, kill: 
     for t in threads:
         t.start()
     time.sleep(1.0)  # let every room be created before the clock starts
-    cpu0 = (sum(s.cpu_s() for s in servers), postgres_cpu_s(pg_data), _client_cpu_s())
+    cpu0 = _cpu_sample(servers, pg_data)
     t_start = time.perf_counter()
     start.set()
     killed = None
@@ -295,8 +294,7 @@ def run_load(store_url: str, n_procs: int, n_rooms: int, match: Match, *, kill: 
     for t in threads:
         t.join()
     wall_s = time.perf_counter() - t_start
-    cpu1 = (sum(s.cpu_s() for s in servers), postgres_cpu_s(pg_data), _client_cpu_s())
-    cpu = {k: b - a for k, a, b in zip(("servers", "postgres", "client"), cpu0, cpu1)}
+    cpu = {k: b - a for k, a, b in zip(("servers", "postgres", "client"), cpu0, _cpu_sample(servers, pg_data))}
 
     t_close = time.perf_counter()
     for r in range(n_rooms):
@@ -312,6 +310,11 @@ def run_load(store_url: str, n_procs: int, n_rooms: int, match: Match, *, kill: 
     check = check_database(store_url, n_rooms, [b["stage_id"] for b in bodies])
     return {"pace_s": pace_s, "processes": n_procs, "latencies": latencies, "server_s": server_ms, "wall_s": wall_s, "pushes": len(latencies), "retries": retries[0],
             "retry_reasons": retry_reasons, "errors": errors, "killed": killed, "close_s": close_s, "check": check, "cpu": cpu}
+
+
+def _cpu_sample(servers: list[Server], pg_data: Path | None) -> tuple[float, float, float]:
+    """CPU seconds so far of the servers, the PostgreSQL cluster and this client."""
+    return sum(s.cpu_s() for s in servers), postgres_cpu_s(pg_data), _client_cpu_s()
 
 
 def _client_cpu_s() -> float:
@@ -386,6 +389,19 @@ def print_run(label: str, res: dict, n_stages: int) -> None:
         print(f"  ! {line}")
 
 
+def print_bounds(results: list[tuple[str, dict]]) -> None:
+    """What the measured CPU per push allows on this machine: the cores left after the client's share
+    over the servers' and PostgreSQL's CPU per push, and one process's one-core (GIL) bound."""
+    cores = os.cpu_count() or 1
+    for label, res in results:  # what the measured CPU per push allows on this machine
+        n, cpu = max(1, res["pushes"]), res["cpu"]
+        service = (cpu["servers"] + cpu["postgres"]) / n
+        left = cores - cpu["client"] / res["wall_s"]
+        one_core = 1.0 / (cpu["servers"] / n / res["processes"]) if res["processes"] == 1 and cpu["servers"] else float("nan")
+        print(f"{label}: {service * 1e3:.0f} ms of server + PostgreSQL CPU per push; {cores} cores less the client's {cpu['client'] / res['wall_s']:.2f} "
+              f"allow at most {left / service if service else float('nan'):.1f} pushes/s" + (f"; one process, held to one core by the GIL, at most {one_core:.1f}" if one_core == one_core else ""))
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rooms", type=int, default=50)
@@ -440,14 +456,7 @@ def main(argv: list[str] | None = None) -> int:
     if len(results) == 2:
         ratio = (main_res["pushes"] / main_res["wall_s"]) / (results[0][1]["pushes"] / results[0][1]["wall_s"])
         print(f"throughput {args.processes} processes / 1 process: {ratio:.2f}x ({'meets' if ratio >= TARGET_SPEEDUP else 'misses'} the {TARGET_SPEEDUP:.0f}x target)")
-    cores = os.cpu_count() or 1
-    for label, res in results:  # what the measured CPU per push allows on this machine
-        n, cpu = max(1, res["pushes"]), res["cpu"]
-        service = (cpu["servers"] + cpu["postgres"]) / n
-        left = cores - cpu["client"] / res["wall_s"]
-        one_core = 1.0 / (cpu["servers"] / n / res["processes"]) if res["processes"] == 1 and cpu["servers"] else float("nan")
-        print(f"{label}: {service * 1e3:.0f} ms of server + PostgreSQL CPU per push; {cores} cores less the client's {cpu['client'] / res['wall_s']:.2f} "
-              f"allow at most {left / service if service else float('nan'):.1f} pushes/s" + (f"; one process, held to one core by the GIL, at most {one_core:.1f}" if one_core == one_core else ""))
+    print_bounds(results)
     return 0 if ok else 1
 
 
