@@ -12,6 +12,8 @@ provider's key to any other host is not sent.
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from env_isolation import isolate_env
 from fake_openai import fake_openai  # noqa: F401 (fixture)
@@ -124,3 +126,24 @@ def test_a_stored_bench_result_is_keyed_on_the_base_url_the_environment_sets(mon
     first = sample_key(config, "agentic", "0" * 64)
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9002/v1")
     assert first is not None and sample_key(config, "agentic", "0" * 64) != first  # another server, another answer
+
+
+def test_litellm_loads_no_dotenv_file_into_the_environment(monkeypatch):
+    # litellm's default mode ("DEV") runs python-dotenv's load_dotenv() on import, and again whenever its
+    # process defaults are applied; the package sets LITELLM_MODE=PRODUCTION unless the user set it.
+    import dotenv
+
+    from adjudicator.model.litellm_setup import litellm_module
+
+    litellm_module()
+    import litellm._process_defaults as defaults
+
+    loaded: list[object] = []
+    monkeypatch.setattr(dotenv, "load_dotenv", lambda *a, **k: loaded.append(a) or True)
+    monkeypatch.setattr(defaults.dotenv, "load_dotenv", dotenv.load_dotenv)
+    assert os.environ["LITELLM_MODE"] == "PRODUCTION"
+    defaults.apply_process_defaults()
+    assert loaded == []
+    monkeypatch.setenv("LITELLM_MODE", "DEV")  # what it did before: the .env is read
+    defaults.apply_process_defaults()
+    assert len(loaded) == 1

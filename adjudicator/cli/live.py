@@ -91,6 +91,8 @@ def live_group() -> None:
     adjudicate live release T R [ROOM]            release confirmed verdicts to the boards
     adjudicate live reopen T R ROOM --reason WHY  a result back to a draft, to correct it (logged)
     adjudicate live void T R ROOM --reason WHY    a result that counts for nothing (logged)
+    adjudicate live repush T R ROOM stage.json    replace a stage of a closed room (logged)
+    adjudicate live token add --role R --person P a person's own token (tab room, chair, panellist, board)
     adjudicate live export T R --out DIR          Tabbycat ballots, the round's results CSV and its lifecycle log
     adjudicate live tabbycat push T R [ROOM]      post the confirmed results into Tabbycat
     """
