@@ -145,6 +145,8 @@ def test_every_organiser_command_has_help(command, capsys):
 def test_organiser_command_errors_are_one_line_with_exit_code_2(tmp_path, capsys):
     bad = [
         (["tournament", "create", "t", "--speaker-scale", "70-80"], "--speaker-scale: '70-80' is not LOW:HIGH or LOW:HIGH:STEP"),
+        # before: the server's "field speaker_scale.speaker_scale: low (80.0) must be below high (70.0)"
+        (["tournament", "settings", "t", "--speaker-scale", "80:70:0.5"], "--speaker-scale: '80:70:0.5': LOW (80) must be below HIGH (70)"),
         (["confirm", "t", "r", "a", "--score", "s2=8"], "--score: 's2=8' is not 'STAGE_ID:SIDE=SCORE'"),
         (["confirm", "t", "r", "a", "--vote", "Ann=9"], "--vote: 'Ann=9' is not 'POSITION LABEL=VOTES'"),
         (["room", "create", "t", "r", "a", "--affirmative-team", "A", "--negative-team", "N", "--debater", "Ann"], "--debater: 'Ann' is not 'SIDE POSITION=NAME'"),

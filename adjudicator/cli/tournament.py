@@ -35,6 +35,8 @@ def parse_scale(text: str | None) -> dict | None:
     if not m:
         raise InputError(f"--speaker-scale: {text!r} is not LOW:HIGH or LOW:HIGH:STEP", "e.g. 70:80:1 for Tabbycat scores 70-80 in whole points")
     out = {"low": float(m.group(1)), "high": float(m.group(2))}
+    if not out["low"] < out["high"]:  # named here, as typed; the server's check names the body's field
+        raise InputError(f"--speaker-scale: {text!r}: LOW ({m.group(1)}) must be below HIGH ({m.group(2)})", "e.g. 70:80:1 for Tabbycat scores 70-80 in whole points")
     if m.group(3):
         out["step"] = float(m.group(3))
     return out

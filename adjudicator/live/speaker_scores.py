@@ -123,7 +123,7 @@ class SpeakerScale(FrozenModel):
     @model_validator(mode="after")
     def _ordered(self) -> SpeakerScale:
         if not self.low < self.high:
-            raise ValueError(f"speaker_scale: low ({self.low}) must be below high ({self.high})")
+            raise ValueError(f"low ({self.low}) must be below high ({self.high})")  # the error names the field (speaker_scale)
         return self
 
     def method(self) -> Literal["calibrated", "linear"]:
