@@ -112,9 +112,19 @@ def test_the_offline_feedback_comes_from_the_features():
     assert (aff.missed.stage_id, aff.missed.clash_id) == ("s3", "c1")
     assert aff.missed.text == "After the negative pushed forward the clash “sleep against discipline” in Speech 2, your side never came back to it, starting with Speech 3."
     assert (aff.work_on.stage_id, aff.work_on.clash_id) == ("s3", "")  # no clash moved in s3
-    assert aff.work_on.text.startswith("Work on moving your clashes forward") and aff.work_on.text.endswith("(the tracker's rating in Speech 3: no advancement).")
+    # "none" is the 6th of the 7 advancement levels (decisive, major, substantial, effective, attempt, none, counterproductive)
+    assert aff.work_on.text.startswith("Work on moving your clashes forward") and aff.work_on.text.endswith("(the tracker's rating in Speech 3: no advancement, level 6 of 7 from the top).")
     # the negative answered everything after its moves: no unanswered attack, so its weakest advancement
     assert (neg.worked.stage_id, neg.worked.clash_id) == ("s2", "c1") and neg.missed.clash_id == ""
+    # its weakest unit s4: well (1 of 3 steps down the task scale), correct_important (top), effective (3 of 6 steps
+    # down): advancement, whose middle level reads as praise without its place on the scale
+    assert neg.work_on.stage_id == "s4" and neg.work_on.text.endswith("level 4 of 7 from the top).")
+    # a debater whose weakest unit is at the top of every scale is told to keep it, not to work on it
+    top = by_unit | {("s3", "affirmative"): rated("s3", "affirmative", "perfect", "correct_important", "decisive", "Affirmative Speaker 1"),
+                     ("s1", "affirmative"): rated("s1", "affirmative", "perfect", "correct_important", "decisive", "Affirmative Speaker 1")}
+    aff, _ = debater_feedback(judge_request(), top, values)
+    assert aff.work_on.stage_id == "s3"
+    assert aff.work_on.text == "Keep the standard of Speech 3 in every stage: the tracker rated each of its measures at the top of its scale."
 
 
 def ballot(judge_id: str, p: float, feedback_stage: str) -> Ballot:

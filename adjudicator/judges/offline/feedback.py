@@ -14,8 +14,9 @@ their side):
   that their side never came back to afterwards (the latest such: the one left standing); tied to
   the debater's next stage after the attack. Without one, their unit of the weakest advancement;
 - ``work_on``: their unit of the lowest value and its weakest rubric measure (of task performance,
-  battlefield judgement and advancement, the one whose level lies lowest on its own scale), tied to
-  the clash with the most moves in that stage.
+  battlefield judgement and advancement, the one whose level lies lowest on its own scale), with that
+  level's place on its scale ("level 4 of 7 from the top"), tied to the clash with the most moves in
+  that stage; when even that measure is at the top of its scale, the advice is to keep that standard.
 """
 
 from __future__ import annotations
@@ -108,7 +109,12 @@ def _work_on(say: _Say, unit: Unit, a: SideAnalysis, clashes: dict[str, Clash]) 
     measure = max(_SCALES, key=lambda m: _low(a, m))
     busiest = max(clashes.values(), key=lambda c: sum(e.stage_id == sid for e in c.events), default=None)
     cid = busiest.clash_id if busiest is not None and any(e.stage_id == sid for e in busiest.events) else ""
-    text = say(f"work_on_{measure}", stage=say.stages[sid], type=say.types[sid], level=say.level(getattr(a, measure)))
+    if _low(a, measure) == 0.0:  # every measure at the top of its scale: nothing there to work on
+        return FeedbackPoint(text=say("work_on_keep", stage=say.stages[sid]), stage_id=sid, clash_id=cid)
+    # the level with its place on the scale: a middle level ("effective" advancement, 4 of 7) reads as praise alone
+    scale = _SCALES[measure]
+    level = say.words.t("feedback.level_rank", level=say.level(getattr(a, measure)), n=str(scale.index(getattr(a, measure)) + 1), of=str(len(scale)))
+    text = say(f"work_on_{measure}", stage=say.stages[sid], type=say.types[sid], level=level)
     return FeedbackPoint(text=text, stage_id=sid, clash_id=cid)
 
 

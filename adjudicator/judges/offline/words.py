@@ -88,6 +88,8 @@ EN: dict[str, str] = {
     "feedback.work_on_task_performance": "work on doing the whole job of the {type} (the tracker's rating in {stage}: {level}).",
     "feedback.work_on_battlefield_judgement": "work on fighting on the clashes that decide the motion (the tracker's rating in {stage}: {level}).",
     "feedback.work_on_advancement": "work on moving your clashes forward, not only restating them (the tracker's rating in {stage}: {level}).",
+    "feedback.level_rank": "{level}, level {n} of {of} from the top",
+    "feedback.work_on_keep": "keep the standard of {stage} in every stage: the tracker rated each of its measures at the top of its scale.",
     # ranking and pairwise ballots
     "reason.ranking": "On team points ({points}) this ballot ranks {order}.",
     "reason.ranking.place": "{house} {ordinal}",
@@ -155,6 +157,8 @@ ZH: dict[str, str] = {
     "feedback.work_on_task_performance": "需要改进：完整完成{type}的任务（战场追踪对{stage}的评定：{level}）。",
     "feedback.work_on_battlefield_judgement": "需要改进：在真正决定辩题胜负的争议点上作战（战场追踪对{stage}的评定：{level}）。",
     "feedback.work_on_advancement": "需要改进：把争议点向己方推进，而不只是重复立场（战场追踪对{stage}的评定：{level}）。",
+    "feedback.level_rank": "{level}，{of}级中自上而下第{n}级",
+    "feedback.work_on_keep": "在每个环节保持{stage}的水准：战场追踪对该环节各项的评定都是最高一级。",
     "reason.ranking": "按队伍总分（{points}），本票的排名是{order}。",
     "reason.ranking.place": "{house}第{ordinal}",
     "ordinal.1": "一", "ordinal.2": "二", "ordinal.3": "三", "ordinal.4": "四",
