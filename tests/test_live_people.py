@@ -97,6 +97,25 @@ def test_a_token_is_shown_once_kept_as_a_digest_listed_and_revoked(desk):
     assert kinds == [("token_issued", "Dr Roe")]  # a tournament's token changes are in its log; a tab-room token's record is in the list
 
 
+def test_a_wrong_or_revoked_token_on_a_read_is_refused_not_read_as_public(desk, tmp_path, capsys):
+    # before: a read with a token the server does not know answered as for the public (200), so
+    # `live status --token-file` with a made-up or revoked token exited 0 and a person learned nothing
+    server, http = desk
+    t, _ = cup(http)
+    mid = f"{t}.r1.a"
+    assert http.get(f"/api/matches/{mid}").status_code == 200  # no token: the public view
+    kim = issue(http, "tabroom", "Kim")
+    assert http.get(f"/api/matches/{mid}", headers=bearer(kim["token"])).status_code == 200
+    assert http.post(f"/api/tokens/{kim['token_id']}/revoke", headers=ORG).status_code == 200
+    for given in (kim["token"], "made-up"):
+        for path in (f"/api/matches/{mid}", f"/api/tournaments/{t}", "/api/matches"):
+            r = http.get(path, headers=bearer(given))
+            assert r.status_code == 401 and r.json()["detail"].startswith("the access token is wrong (or revoked)"), path
+    assert main(["live", "status", mid, "--url", server.url, "--token-file", token_file("made-up")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("adjudicate: error: the access token is wrong (or revoked)") and err.count("\n") == 1
+
+
 def test_by_is_the_tokens_person_on_the_result_the_csv_and_the_log(desk):
     _, http = desk
     t, _ = cup(http)

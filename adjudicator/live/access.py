@@ -91,8 +91,15 @@ class Gate:
         return actor
 
     def optional(self, headers: Mapping[str, str]) -> Actor | None:
-        """The actor of a read request, or None for a public read (an unknown token reads as public)."""
-        return self.actor(presented_token(headers))
+        """The actor of a read request, or None for a public read (no token). Raises
+        :class:`Unauthorized` (401) for a token the server does not know (wrong, or revoked): a person
+        checking their token learns it is wrong instead of silently getting the public view."""
+        given = presented_token(headers)
+        actor = self.actor(given)
+        if given and actor is None:
+            raise Unauthorized("the access token is wrong (or revoked)",
+                               "send no token for the public view, or the token `live token add` or `live serve` gave you", field=None)
+        return actor
 
 
 def require_organiser(actor: Actor, what: str) -> None:

@@ -103,7 +103,8 @@ def require_actor(request: Request) -> Actor:
 
 
 def reader(request: Request) -> Actor | None:
-    """The actor of a read, or None for the public (no token, or one the server does not know)."""
+    """The actor of a read, or None for the public (no token). A token the server does not know is 401
+    (:meth:`~adjudicator.live.access.Gate.optional`)."""
     gate: Gate = request.app.state.gate
     return gate.optional(request.headers)
 
