@@ -34,6 +34,24 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 PANELBENCH_DIR = Path(__file__).resolve().parents[2] / "shared" / "data" / "panelbench"
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--benchmark-runs", action="store_true",
+                     help="also run every benchmark's --quick mode (tests/test_benchmarks_run.py, marker benchmark_runs); .ci/run does, in a step of its own")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Without ``--benchmark-runs``, a test marked ``benchmark_runs`` is skipped, saying how to run it.
+    The quick runs are whole processes (about 90 s of CPU together) that check the scripts in
+    benchmarks/ still run, not the library: .ci/run runs them after README's test command, so every
+    CI run still runs every benchmark and the suite a developer runs stays quick."""
+    if config.getoption("--benchmark-runs"):
+        return
+    skip = pytest.mark.skip(reason="a benchmark's quick run: pass --benchmark-runs (.ci/run does, after the suite)")
+    for item in items:
+        if "benchmark_runs" in item.keywords:
+            item.add_marker(skip)
+
+
 @pytest.fixture(scope="session")
 def bundled_matches_dir() -> Path:
     """``adjudicator/data/matches`` (subfolders ``panelbench/`` real, ``synthetic/`` synthetic)."""

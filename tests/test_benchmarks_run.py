@@ -12,6 +12,10 @@ the audio extra or a model) skips its test with that reason; live_scale.py needs
 a fresh database of the session's cluster (skipped where the binaries are absent, as every PostgreSQL
 test is); tabbycat_round.py and newest_versions.py run what needs no Tabbycat and no package index.
 
+The quick runs are marked ``benchmark_runs`` and run with ``--benchmark-runs`` only (tests/conftest.py):
+``.ci/run`` runs them in a step of its own after README's test command, so CI runs every benchmark
+every time while the suite stays quick.
+
 Cost: the quick runs are whole processes (several import litellm, the live ones start servers), so the
 module runs them :data:`AT_ONCE` at a time in one module-scoped fixture, and all ``--help`` calls in one
 interpreter (a script's module-level imports are then shared with the scripts run before it; each still
@@ -139,6 +143,7 @@ def quick_runs(request, tmp_path_factory) -> dict[str, subprocess.CompletedProce
 
 @pytest.mark.parametrize("script", SCRIPTS)
 @pytest.mark.timeout(1800)
+@pytest.mark.benchmark_runs
 def test_a_benchmark_runs_its_quick_mode(quick_runs, script):
     proc = quick_runs[script]
     if isinstance(proc, str):
