@@ -128,6 +128,28 @@ def tracker_json(sides: list[str], debaters: dict[str, str] | None = None, clash
     )
 
 
+def loopback_backend(server: Any, cache: Any = None) -> Any:
+    """An :class:`~adjudicator.judges.llm.backend.LLMBackend` on the loopback ``server`` (a
+    ``fake_openai`` FakeOpenAI): model ``openai/test-model``, JSON mode ``object``, ``cache`` if given."""
+    from adjudicator.judges.llm.backend import LLMBackend
+    from adjudicator.model.llm import LLMClient
+    from adjudicator.model.prompts import PromptStore
+
+    client = LLMClient("openai/test-model", api_base=server.base_url, api_key="sk-test-0123456789", json_mode="object", cache=cache)
+    return LLMBackend(client, PromptStore())
+
+
+def judge_request_over(view: Any) -> Any:
+    """judge-1's :class:`~adjudicator.judges.base.JudgeRequest` (perspective ``task``, no clashes) over
+    ``view``'s stages, each analysed from :func:`tracker_json` by the tracker's reader."""
+    from adjudicator.judges.base import JudgeRequest, StageRequest
+    from adjudicator.judges.llm.recovery import read_stage_analysis
+
+    analyses = [parse_output(tracker_json(st.evaluated_sides()), validate=partial(read_stage_analysis, request=StageRequest(match=view, stage=st, index=i))).value
+                for i, st in enumerate(view.stages)]
+    return JudgeRequest(judge_id="judge-1", perspective="task", match=view, clashes={}, analyses=analyses)
+
+
 def feedback_for(labels: list[str], stage_id: str = "s1", clash_id: str = "") -> dict[str, Any]:
     """A coach's feedback to each debater of ``labels``: three points, each on ``stage_id`` and ``clash_id``."""
     return {label: {kind: {"text": f"{label}: {kind} in {stage_id}", "stage_id": stage_id, "clash_id": clash_id} for kind in ("worked", "missed", "work_on")} for label in labels}

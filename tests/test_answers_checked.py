@@ -11,27 +11,25 @@ from functools import partial
 
 import pytest
 from fake_openai import FakeOpenAI, Reply, fake_openai  # noqa: F401 (fixture)
-from llm_helpers import ccdb_2v2_match, feedback_for, online_match, schema_responder, tracker_json
+from llm_helpers import ccdb_2v2_match, feedback_for, judge_request_over, loopback_backend, online_match, schema_responder, tracker_json
 
 from adjudicator.api import adjudicate, adjudicate_single_call
 from adjudicator.config import ModelConfig
 from adjudicator.judges.base import JudgeRequest, StageRequest
 from adjudicator.judges.llm.backend import LLMBackend
-from adjudicator.judges.llm.recovery import read_stage_analysis
 from adjudicator.model.attempts import TRUNCATION_PENALTY, run_attempts
+from adjudicator.model.cache import ResponseCache
 from adjudicator.model.chat import ChatRequest
 from adjudicator.model.examples import copied_choices, example_choices
 from adjudicator.model.llm import LLMClient
 from adjudicator.model.parsing import parse_output
-from adjudicator.model.prompts import PromptStore
 from adjudicator.model.schema import field_share
 
 VIEW = online_match().view()
 
 
-def backend_for(server: FakeOpenAI) -> LLMBackend:
-    client = LLMClient("openai/test-model", api_base=server.base_url, api_key="sk-test-0123456789", json_mode="object")
-    return LLMBackend(client, PromptStore())
+def backend_for(server: FakeOpenAI, cache: ResponseCache | None = None) -> LLMBackend:
+    return loopback_backend(server, cache)
 
 
 def stage_request(index: int = 0) -> StageRequest:
@@ -39,11 +37,7 @@ def stage_request(index: int = 0) -> StageRequest:
 
 
 def judge_request() -> JudgeRequest:
-    analyses = [
-        parse_output(tracker_json(st.evaluated_sides()), validate=partial(read_stage_analysis, request=StageRequest(match=VIEW, stage=st, index=i))).value
-        for i, st in enumerate(VIEW.stages)
-    ]
-    return JudgeRequest(judge_id="judge-1", perspective="task", match=VIEW, clashes={}, analyses=analyses)
+    return judge_request_over(VIEW)
 
 
 def ballot(**fields) -> str:

@@ -9,19 +9,14 @@ already refused, and a reply that leaves the answer as it was fails the node at 
 from __future__ import annotations
 
 import json
-from functools import partial
 
 from fake_openai import FakeOpenAI, fake_openai  # noqa: F401 (fixture)
-from llm_helpers import feedback_for, online_match, schema_responder, tracker_json
+from llm_helpers import feedback_for, judge_request_over, loopback_backend, online_match, schema_responder, tracker_json
 
 from adjudicator.api import adjudicate_with_context
 from adjudicator.judges.base import JudgeRequest, StageRequest
 from adjudicator.judges.llm.backend import LLMBackend
-from adjudicator.judges.llm.recovery import read_stage_analysis
 from adjudicator.model.cache import ResponseCache
-from adjudicator.model.llm import LLMClient
-from adjudicator.model.parsing import parse_output
-from adjudicator.model.prompts import PromptStore
 from adjudicator.records import FailureKind
 from adjudicator.workflow.context import AdjudicationContext
 
@@ -29,16 +24,11 @@ VIEW = online_match().view()
 
 
 def backend_for(server: FakeOpenAI, cache: ResponseCache | None = None) -> LLMBackend:
-    client = LLMClient("openai/test-model", api_base=server.base_url, api_key="sk-test-0123456789", json_mode="object", cache=cache)
-    return LLMBackend(client, PromptStore())
+    return loopback_backend(server, cache)
 
 
 def judge_request() -> JudgeRequest:
-    analyses = [
-        parse_output(tracker_json(st.evaluated_sides()), validate=partial(read_stage_analysis, request=StageRequest(match=VIEW, stage=st, index=i))).value
-        for i, st in enumerate(VIEW.stages)
-    ]
-    return JudgeRequest(judge_id="judge-1", perspective="task", match=VIEW, clashes={}, analyses=analyses)
+    return judge_request_over(VIEW)
 
 
 def ballot(**fields) -> str:
