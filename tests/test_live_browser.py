@@ -153,6 +153,12 @@ def test_organiser_page_pushes_with_the_token_from_its_url(tmp_path):
                 msg = page.wait_for(f"({_text('#push-msg')}.startsWith('stage: field') ? {_text('#push-msg')} : '')")
                 assert msg.startswith("stage: field stages.1.name is missing")
             assert http.get("/api/matches/org").json()["analysed"] == 1
+            # a token the server does not know (revoked, or another server's) is 401 on every read: the page
+            # forgets it and shows what the public sees, instead of failing every read
+            with Chromium(f"{server.url}/board/org?token=made-up", root=tmp_path / "chromium-stale") as page:
+                page.wait_for("document.body.dataset.analysed === '1'")
+                assert page.eval("sessionStorage.getItem('adjudicator-live-token')") is None
+                assert page.eval("document.getElementById('push-panel').hidden") is True
     finally:
         server.stop()
 

@@ -79,12 +79,22 @@
     c.textContent = t(key);
   }
 
+  // A 401 to a tab that sends a token: the server does not know it (revoked, or another server's).
+  // Forget it and show the page as the public sees it, instead of failing every read.
+  function forgetStaleToken(resp) {
+    if (resp.status === 401 && token) {
+      sessionStorage.removeItem(TOKEN_KEY);
+      location.reload();
+    }
+  }
+
   async function api(method, url, body) {
     const headers = { "Content-Type": "application/json" };
     if (token) headers["Authorization"] = "Bearer " + token;
     const resp = await fetch(url, { method, headers, body: body === undefined ? undefined : body });
     let data = null;
     try { data = await resp.json(); } catch (e) { data = null; }
+    forgetStaleToken(resp);
     if (!resp.ok) {
       const err = new Error((data && data.detail) || ("HTTP " + resp.status));
       err.status = resp.status;
@@ -183,7 +193,7 @@
           tendencyCell(room), verdictCell(room)));
         $("round-table").querySelector("tbody").replaceChildren(...rows);
         $("round-empty").hidden = data.rooms.length > 0;
-        // the server says who the token is: a spectator, a chair or a stale token sees no organiser control
+        // the server says who the token is: a spectator or a chair sees no organiser control (a stale token is forgotten: api())
         $("round-actions").hidden = data.viewer !== "organiser";
         $("release-round-btn").textContent = t("round.release");
         document.body.dataset.rooms = String(data.rooms.length);
@@ -646,6 +656,7 @@
         const headers = { Accept: "text/event-stream" };
         if (token) headers["Authorization"] = "Bearer " + token;
         const r = await fetch(`/api/matches/${encodeURIComponent(id)}/events`, { headers, cache: "no-store" });
+        forgetStaleToken(r);
         if (r.status === 404) {
           setConn("down", "conn.no_match");
           $("error").hidden = false;
