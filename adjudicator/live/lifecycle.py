@@ -375,10 +375,23 @@ def snapshot_of(d: Decision) -> dict[str, Any]:
             "confirmed_by": d.confirmed_by.name if d.confirmed_by else None, "released_at": d.released_at}
 
 
-def _correction(d: Decision, new: Decision, kind: LogKind, actor: Actor, reason: str, at: str) -> tuple[Decision, LogEntry]:
+def correction(d: Decision, new: Decision, kind: LogKind, actor: Actor, reason: str, at: str, *,
+               before: dict[str, Any] | None = None, after: dict[str, Any] | None = None, **detail: Any) -> tuple[Decision, LogEntry]:
+    """``new`` (the next version of ``d``) and the log entry of the correction ``kind`` that made it:
+    ``detail`` holds the ``reason``, any further ``detail`` keys, and :func:`snapshot_of` each
+    decision under ``before`` / ``after``, with the ``before`` / ``after`` extras added (a re-push's
+    stage hashes and automated results, :mod:`adjudicator.live.repush`)."""
     entry = LogEntry(at=at, tournament_id=d.tournament_id, round_id=d.round_id, room_id=d.room_id, kind=kind, actor=actor, from_state=d.shown_state,
-                     to_state=new.shown_state, version=new.version, detail={"reason": reason, "before": snapshot_of(d), "after": snapshot_of(new)})
+                     to_state=new.shown_state, version=new.version,
+                     detail={"reason": reason, **detail, "before": snapshot_of(d) | (before or {}), "after": snapshot_of(new) | (after or {})})
     return new, entry
+
+
+def fresh_draft(d: Decision, **update: Any) -> Decision:
+    """The next version of ``d`` as an unconfirmed draft that counts (reopen, re-push): its override
+    and who entered, confirmed and released it dropped; ``update`` sets further fields."""
+    return d.model_copy(update={"state": "draft", "void": False, "version": d.version + 1, "override": None, "entered_by": None, "confirmed_by": None,
+                                "confirmed_at": None, "released_by": None, "released_at": None} | update)
 
 
 def reopen(d: Decision, actor: Actor, reason: str, at: str) -> tuple[Decision, LogEntry]:
@@ -387,9 +400,7 @@ def reopen(d: Decision, actor: Actor, reason: str, at: str) -> tuple[Decision, L
     for a draft (nothing to reopen)."""
     if d.state == "draft" and not d.void:
         raise Conflict(f"room {d.room_id!r}: the verdict is an unconfirmed draft already", "confirm it, with an override if it needs one")
-    new = d.model_copy(update={"state": "draft", "void": False, "version": d.version + 1, "override": None, "entered_by": None, "confirmed_by": None, "confirmed_at": None,
-                               "released_by": None, "released_at": None})
-    return _correction(d, new, "reopened", actor, reason, at)
+    return correction(d, fresh_draft(d), "reopened", actor, reason, at)
 
 
 def void(d: Decision, actor: Actor, reason: str, at: str) -> tuple[Decision, LogEntry]:
@@ -397,7 +408,7 @@ def void(d: Decision, actor: Actor, reason: str, at: str) -> tuple[Decision, Log
     release) until reopened. Raises :class:`Conflict` (409) when it is void already."""
     if d.void:
         raise Conflict(f"room {d.room_id!r}: the verdict is void already", "reopen it to count it again")
-    return _correction(d, d.model_copy(update={"void": True, "version": d.version + 1}), "voided", actor, reason, at)
+    return correction(d, d.model_copy(update={"void": True, "version": d.version + 1}), "voided", actor, reason, at)
 
 
 def visible(d: Decision | None, board_shows: str) -> bool:

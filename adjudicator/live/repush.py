@@ -38,7 +38,7 @@ from adjudicator.input.match import Stage
 from adjudicator.live.access import require_organiser
 from adjudicator.live.checkpoints import thread_config
 from adjudicator.live.errors import Conflict, NotFound
-from adjudicator.live.lifecycle import Actor, Decision, LogEntry, automated_result, snapshot_of
+from adjudicator.live.lifecycle import Actor, Decision, LogEntry, automated_result, correction, fresh_draft
 from adjudicator.live.tabroom import Key, TabRoom
 from adjudicator.live.tournament import now_utc, parse_body
 from adjudicator.live.tournament_store import StaleDecision
@@ -148,15 +148,10 @@ def _rewind(live: Any, match_id: str, vals: dict[str, Any], stages: list[Stage],
 
 
 def _new_draft(d: Decision, verdict: Verdict, actor: Actor, reason: str, old: Stage, new: Stage) -> tuple[Decision, LogEntry]:
-    """The next version of ``d``: a draft of the new verdict (override, confirmation and release
-    dropped), and its ``stage_repushed`` log entry with the stage and the result before and after."""
-    auto = automated_result(verdict)
-    nd = d.model_copy(update={"state": "draft", "void": False, "version": d.version + 1, "automated": auto, "override": None, "entered_by": None,
-                              "confirmed_by": None, "confirmed_at": None, "released_by": None, "released_at": None, "recorded_at": now_utc()})
-    detail = {"reason": reason, "stage_id": new.stage_id,
-              "before": snapshot_of(d) | {"stage_sha256": stage_sha256(old), "automated_winner": d.automated.winner, "p": d.automated.p},
-              "after": snapshot_of(nd) | {"stage_sha256": stage_sha256(new), "automated_winner": auto.winner, "p": auto.p}}
-    entry = LogEntry(at=nd.recorded_at, tournament_id=d.tournament_id, round_id=d.round_id, room_id=d.room_id, kind="stage_repushed", actor=actor,
-                     from_state=d.shown_state, to_state="draft", version=nd.version, detail=detail)
-    return nd, entry
-
+    """The next version of ``d``: a draft of the new verdict (:func:`~adjudicator.live.lifecycle.fresh_draft`:
+    override, confirmation and release dropped), and its ``stage_repushed`` log entry with the stage and
+    the result before and after."""
+    auto, at = automated_result(verdict), now_utc()
+    return correction(d, fresh_draft(d, automated=auto, recorded_at=at), "stage_repushed", actor, reason, at, stage_id=new.stage_id,
+                      before={"stage_sha256": stage_sha256(old), "automated_winner": d.automated.winner, "p": d.automated.p},
+                      after={"stage_sha256": stage_sha256(new), "automated_winner": auto.winner, "p": auto.p})
