@@ -31,7 +31,7 @@ then says only that every step ran (the target is printed, not enforced).
 It also reports the SQLite state left by the runs: the database file, the WAL (whose file keeps its
 high-water mark, about 4 MB with SQLite's default auto-checkpoint of 1000 pages, whatever the number
 of matches), and the checkpoints and pending writes it holds. The store keeps only each thread's latest
-checkpoint (:func:`adjudicator.live.checkpoints.prune_thread`), so the state grows by about one final
+checkpoint (:func:`adjudicator.live.store.checkpoints.prune_thread`), so the state grows by about one final
 tracking checkpoint and one final panel checkpoint per match.
 """
 
@@ -55,8 +55,8 @@ sys.path.insert(0, str(REPO))
 
 from adjudicator.input.match import Match  # noqa: E402
 from adjudicator.input.match_file import load_match  # noqa: E402
-from adjudicator.live.app import create_app  # noqa: E402
-from adjudicator.live.server import LiveServer  # noqa: E402
+from adjudicator.live.server.app import create_app  # noqa: E402
+from adjudicator.live.server.serving import LiveServer  # noqa: E402
 from adjudicator.workflow.context import AdjudicationContext  # noqa: E402
 
 DEFAULT_MATCH = REPO / "adjudicator/data/matches/synthetic/synthetic_4v4_01.json"
@@ -86,7 +86,7 @@ class TimedBackend:
         return getattr(self.inner, name)
 
     def with_readings(self, readings):
-        """The inner tracker over the live store's reading shelf (:mod:`adjudicator.live.readings`),
+        """The inner tracker over the live store's reading shelf (:mod:`adjudicator.live.store.readings`),
         still timed into this wrapper's list."""
         timed = TimedBackend(self.inner.with_readings(readings))
         timed.tracker_s = self.tracker_s

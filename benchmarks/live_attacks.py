@@ -8,7 +8,7 @@ Every attack runs against a fresh server on 127.0.0.1 (a free port, a temporary 
 offline judge: a deterministic baseline, not a judge) and is bounded in count (at most 120 connections,
 a handful of rooms) and in time (each request times out within 15 s; a hang is "not held"). Attacks 3
 and 4 run a real ``adjudicate live serve`` process; the others an in-process server
-(:class:`adjudicator.live.server.LiveServer`), because attack 1 needs a close that stores no draft,
+(:class:`adjudicator.live.server.serving.LiveServer`), because attack 1 needs a close that stores no draft,
 as when a process is killed between the two. Exit code 1 when any attack is not held.
 
 1 deadlock: a room closed without its draft, then confirm and release (before: every confirm hung);
@@ -59,8 +59,8 @@ class Desk:
     def __init__(self, folder: Path, **app_kw) -> None:
         from adjudicator.input.match_file import load_match
         from adjudicator.judges.offline.backend import OfflineBackend
-        from adjudicator.live.app import create_app
-        from adjudicator.live.server import LiveServer
+        from adjudicator.live.server.app import create_app
+        from adjudicator.live.server.serving import LiveServer
         from adjudicator.workflow.context import AdjudicationContext
 
         self.match = load_match(MATCH)

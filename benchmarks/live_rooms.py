@@ -46,7 +46,7 @@ sys.path.insert(0, str(REPO))
 
 from adjudicator.input.match import Match  # noqa: E402
 from adjudicator.input.match_file import load_match  # noqa: E402
-from adjudicator.live.store import LiveStore  # noqa: E402
+from adjudicator.live.rooms.tracking import LiveStore  # noqa: E402
 from adjudicator.workflow.context import AdjudicationContext  # noqa: E402
 
 DEFAULT_MATCH = REPO / "adjudicator/data/matches/synthetic/synthetic_4v4_01.json"
@@ -102,7 +102,7 @@ class TimedTracker:
 def open_store(state_dir: Path, store_url: str | None, meter: Meter, cached: int) -> LiveStore:
     from adjudicator.api import build_context
     from adjudicator.config import resolve_config
-    from adjudicator.live.storage import open_storage
+    from adjudicator.live.store.storage import open_storage
 
     base = build_context(resolve_config(model="offline"))
     context = AdjudicationContext(tracker=TimedTracker(base.tracker, meter), judges=dict(base.judges))

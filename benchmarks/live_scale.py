@@ -33,7 +33,7 @@ treatment) and prints the throughput ratio.
 Queueing and service time are told apart, and the client is kept off the servers' budget, by measuring
 each instead of sharing one clock (issue 32):
 
-- *in the server*: every answer carries ``Server-Timing: app;dur=...`` (:mod:`adjudicator.live.timing`),
+- *in the server*: every answer carries ``Server-Timing: app;dur=...`` (:mod:`adjudicator.live.server.timing`),
   the server's own wall time for the push (its room's lock, worker thread and interpreter lock
   included); the client's latency minus it is the time outside the server (the client, loopback and
   the accept queue);
@@ -44,7 +44,7 @@ each instead of sharing one clock (issue 32):
   HTTP connection pool per server (a new client per request cost about 29 ms of CPU a push). The
   throughput bounds printed after the table divide the cores left after the client's share by the
   servers' and PostgreSQL's CPU per push. ``--saver-lock`` keeps LangGraph's per-saver lock
-(``--keep-saver-lock``, see :mod:`adjudicator.live.postgres`) to measure what dropping it buys.
+(``--keep-saver-lock``, see :mod:`adjudicator.live.store.postgres`) to measure what dropping it buys.
 
 Targets (issue 17): nothing lost or duplicated; push p95 at most 0.5 s; three processes at least 2x
 the throughput of one. The machine has 2 cores shared by the servers, PostgreSQL and this client.
@@ -329,9 +329,9 @@ def check_database(store_url: str, n_rooms: int, stage_ids: list[str]) -> dict:
     import psycopg
 
     from adjudicator.judges.offline import OfflineBackend
-    from adjudicator.live.checkpoints import thread_config
-    from adjudicator.live.postgres import PostgresStorage
-    from adjudicator.live.store import LiveStore
+    from adjudicator.live.rooms.tracking import LiveStore
+    from adjudicator.live.store.checkpoints import thread_config
+    from adjudicator.live.store.postgres import PostgresStorage
     from adjudicator.workflow.context import AdjudicationContext
 
     with psycopg.connect(store_url) as conn:

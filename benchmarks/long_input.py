@@ -16,7 +16,7 @@ The second table (issue 26): online-1v1 matches of ``--stages`` short speeches (
 cap, :data:`~adjudicator.input.formats.ONLINE_MAX_STAGES`), each ``point <k> on uniforms <word>``. For
 each it gives the CPU time per stage of ``adjudicate(match)`` (the fastest of ``--repeat`` runs) with the offline judge (parsing and
 validation included), and the CPU time of validating one live push at that position
-(:func:`~adjudicator.live.validation.validate_push`, the median of 20), each with its ratio to the first
+(:func:`~adjudicator.live.rooms.validation.validate_push`, the median of 20), each with its ratio to the first
 row. Target: the time per stage flat from 100 stages to the cap (a stage's work does not grow with the
 stages before it). A push validates only the new stage; it still reads the earlier stages' ids and
 lengths (the id must be new, the transcript within its cap), well under a microsecond a stage, so
@@ -90,7 +90,7 @@ def stage_rows(counts: list[int], repeat: int = 5) -> list[dict]:
     from adjudicator.api import adjudicate
     from adjudicator.input.match import Stage
     from adjudicator.input.match_file import parse_match
-    from adjudicator.live.validation import validate_header, validate_push
+    from adjudicator.live.rooms.validation import validate_header, validate_push
 
     adjudicate(parse_match(online(20)))  # imports and first-use caches out of the times
     runs: dict[int, list[float]] = {n: [] for n in counts}

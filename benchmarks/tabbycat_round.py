@@ -295,7 +295,7 @@ def spread() -> None:
     from adjudicator.input.formats import SIDES as UNITS
     from adjudicator.input.formats import get_format, position_label
     from adjudicator.input.match_file import load_match
-    from adjudicator.live.speaker_scores import HUMAN_SD_FRACTION, SpeakerScale, debater_scores
+    from adjudicator.live.tournament.speaker_scores import HUMAN_SD_FRACTION, SpeakerScale, debater_scores
 
     rooms = []
     for f in sorted(MATCHES.glob("*.json")):

@@ -15,8 +15,8 @@ from pathlib import Path
 from graph_fakes import RecordingBackend, tiny_match
 
 from adjudicator.input.formats import CCDB_4V4, other_side
-from adjudicator.live.app import create_app
-from adjudicator.live.server import LiveServer
+from adjudicator.live.server.app import create_app
+from adjudicator.live.server.serving import LiveServer
 from adjudicator.workflow.context import AdjudicationContext
 
 TOKEN = "test-token-0123456789abcdef"

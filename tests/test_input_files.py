@@ -23,8 +23,8 @@ from live_fakes import TOKEN, header_body, online_match
 from adjudicator.cli import main
 from adjudicator.input.jsontext import MAX_JSON_DEPTH
 from adjudicator.input.yamltext import MAX_YAML_NODES
-from adjudicator.live.app import create_app
-from adjudicator.live.server import LiveServer
+from adjudicator.live.server.app import create_app
+from adjudicator.live.server.serving import LiveServer
 from adjudicator.workflow.context import AdjudicationContext
 
 MATCH = "adjudicator/data/matches/panelbench/debateart_4389.json"

@@ -9,9 +9,9 @@ from live_fakes import ccdb_header, ccdb_stage, online_match
 
 from adjudicator.errors import InputError
 from adjudicator.input.match import Match, MatchView, Stage
-from adjudicator.live.board import board_snapshot, next_slot
-from adjudicator.live.replay import nominal_duration_s, replay_delays_s
-from adjudicator.live.tendency import clashes_before, like_for_like_gap, pooled_momentum, provisional_tendency
+from adjudicator.live.client.replay import nominal_duration_s, replay_delays_s
+from adjudicator.live.rooms.board import board_snapshot, next_slot
+from adjudicator.live.rooms.tendency import clashes_before, like_for_like_gap, pooled_momentum, provisional_tendency
 from adjudicator.verdict.battlefield import Clash, ClashEvent, SideAnalysis, StageAnalysis
 
 

@@ -10,9 +10,9 @@ from graph_fakes import RecordingBackend
 from live_fakes import TOKEN, header_body, online_match, stage_body, start_server
 
 from adjudicator.input.match import MAX_INFO_CHARS, MAX_MOTION_CHARS
-from adjudicator.live.app import create_app
-from adjudicator.live.server import LiveServer
-from adjudicator.live.store import LiveStore
+from adjudicator.live.rooms.tracking import LiveStore
+from adjudicator.live.server.app import create_app
+from adjudicator.live.server.serving import LiveServer
 from adjudicator.workflow.context import AdjudicationContext
 
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
@@ -87,7 +87,7 @@ def test_the_store_keeps_only_recently_used_matches_in_memory(tmp_path):
 
 
 def test_the_cache_bound_is_at_least_one():
-    from adjudicator.live.cache import BoundedCache
+    from adjudicator.live.rooms.cache import BoundedCache
 
     with pytest.raises(ValueError):
         BoundedCache(0)

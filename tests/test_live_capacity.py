@@ -2,7 +2,7 @@
 
 With the usual 1,024 open files, 1,100 idle board event streams once made the server refuse every
 request, the chairs' pushes included. Now a server caps its open event streams and connections
-(adjudicator/live/capacity.py): the newest anonymous stream or request past a cap gets 503 with
+(adjudicator/live/server/capacity.py): the newest anonymous stream or request past a cap gets 503 with
 Retry-After, while a request with a valid token (a chair's push) always goes through. The floods here
 are bounded (at most 300 connections, each answered within seconds) and stay on loopback.
 """
@@ -24,7 +24,7 @@ from graph_fakes import RecordingBackend
 from live_fakes import TOKEN, online_match, stage_body, start_server, wait_until
 from processes import stop
 
-from adjudicator.live.capacity import RESERVED_FILES, default_limits
+from adjudicator.live.server.capacity import RESERVED_FILES, default_limits
 from adjudicator.workflow.context import AdjudicationContext
 
 ORG = {"Authorization": f"Bearer {TOKEN}"}

@@ -1,7 +1,7 @@
 """Half-open connections cannot exhaust the live server (issue 26, item 7).
 
 uvicorn waits for a request's head for ever, so ~20,000 connections that sent nothing held ~20,000 file
-descriptors without a token. The server's protocol (``adjudicator.live.server.deadline_protocol``) now
+descriptors without a token. The server's protocol (``adjudicator.live.server.serving.deadline_protocol``) now
 closes a connection whose head has not arrived in time, or whose body has not, and closes the oldest
 waiting connection when too many wait at once; a request read whole (an event stream) is left alone.
 The deadlines are shortened here so the test runs in seconds; the defaults are 10 s (head), 60 s (body)
@@ -17,8 +17,8 @@ import httpx
 from graph_fakes import RecordingBackend
 from live_fakes import TOKEN, header_body, online_match, stage_body
 
-from adjudicator.live.app import create_app
-from adjudicator.live.server import BODY_TIMEOUT_S, HEAD_TIMEOUT_S, MAX_PENDING_HEADS, LiveServer, deadline_protocol
+from adjudicator.live.server.app import create_app
+from adjudicator.live.server.serving import BODY_TIMEOUT_S, HEAD_TIMEOUT_S, MAX_PENDING_HEADS, LiveServer, deadline_protocol
 from adjudicator.workflow.context import AdjudicationContext
 
 AUTH = {"Authorization": f"Bearer {TOKEN}"}

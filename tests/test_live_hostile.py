@@ -20,7 +20,7 @@ import pytest
 from graph_fakes import RecordingBackend
 from live_fakes import TOKEN, online_match, stage_body, start_server
 
-from adjudicator.live.results_csv import cell
+from adjudicator.live.tournament.results_csv import cell
 from adjudicator.workflow.context import AdjudicationContext
 
 ORG = {"Authorization": f"Bearer {TOKEN}"}
@@ -134,7 +134,7 @@ def test_a_stored_unreadable_setting_is_recoverable_and_infinity_is_refused(desk
     for raw in (b'{"speaker_scale": {"low": 1, "high": 1e309}}', b'{"speaker_scale": {"low": -Infinity, "high": 10}}', b'{"speaker_scale": {"low": 1, "high": NaN}}'):
         r = http.post("/api/tournaments/cup/settings", content=raw, headers=ORG | {"Content-Type": "application/json"})
         assert r.status_code == 400 and r.json()["field"].startswith("speaker_scale."), raw
-    from adjudicator.live.tournament import SettingsBody
+    from adjudicator.live.tournament.model import SettingsBody
 
     with pytest.raises(ValueError, match="finite"):
         SettingsBody.model_validate({"speaker_scale": {"low": 1.0, "high": float("inf")}})

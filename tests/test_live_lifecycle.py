@@ -13,16 +13,16 @@ from adjudicator.api import adjudicate_with_context
 from adjudicator.input.formats import STAGE_TYPES
 from adjudicator.input.match import Debater
 from adjudicator.input.match_file import load_match
-from adjudicator.live import lifecycle
 from adjudicator.live.errors import Conflict, Unprocessable
-from adjudicator.live.lifecycle import SYSTEM, Actor, Automated, Decision, LogEntry, Override, check_override, visible
-from adjudicator.live.report_html import report_html
-from adjudicator.live.speaker_scores import debater_scores
+from adjudicator.live.rooms.turning_points import turning_points
+from adjudicator.live.store.tournament_sqlite import SqliteTournamentStore
+from adjudicator.live.store.tournament_store import DuplicateId, StaleDecision
 from adjudicator.live.tabbycat.export import team_outcomes
-from adjudicator.live.tournament import Room, Round, SpeakerScale, Tournament
-from adjudicator.live.tournament_sqlite import SqliteTournamentStore
-from adjudicator.live.tournament_store import DuplicateId, StaleDecision
-from adjudicator.live.turning_points import turning_points
+from adjudicator.live.tournament import lifecycle
+from adjudicator.live.tournament.lifecycle import SYSTEM, Actor, Automated, Decision, LogEntry, Override, check_override, visible
+from adjudicator.live.tournament.model import Room, Round, SpeakerScale, Tournament
+from adjudicator.live.tournament.report_html import report_html
+from adjudicator.live.tournament.speaker_scores import debater_scores
 from adjudicator.verdict.battlefield import Clash, ClashEvent, SideAnalysis, StageAnalysis
 from adjudicator.verdict.labels import TABLES, debater_name, stage_name
 from adjudicator.workflow.context import AdjudicationContext
@@ -215,7 +215,7 @@ def make(request):
     """A factory of tournament stores over one place (calling it again reconnects to the same data)."""
     if request.param == "sqlite":
         return lambda tmp_path: SqliteTournamentStore(tmp_path / "tournaments.sqlite")
-    from adjudicator.live.tournament_postgres import PostgresTournamentStore
+    from adjudicator.live.store.tournament_postgres import PostgresTournamentStore
 
     url = request.getfixturevalue("pg_url")
     return lambda tmp_path: PostgresTournamentStore.open(url)

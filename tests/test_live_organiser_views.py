@@ -98,7 +98,7 @@ def test_a_client_without_a_server_says_which_url_it_tried_and_where_it_looked(t
 
 
 def test_a_server_that_is_not_ours_is_named_as_such(tmp_path, capsys):
-    from adjudicator.live.client import LiveClient
+    from adjudicator.live.client.connection import LiveClient
     from adjudicator.live.errors import NotFound
 
     transport = httpx.MockTransport(lambda request: httpx.Response(404, json={"detail": "Not Found"}))
@@ -112,7 +112,7 @@ def test_a_server_that_is_not_ours_is_named_as_such(tmp_path, capsys):
 
 def test_live_serve_listens_on_a_port_no_common_model_server_uses():
     from adjudicator.cli.live import serve_cmd
-    from adjudicator.live.server import DEFAULT_PORT
+    from adjudicator.live.server.serving import DEFAULT_PORT
 
     assert DEFAULT_PORT == 8421 and DEFAULT_PORT not in (8765, 8000, 8080, 11434, 1234)
     assert next(p.default for p in serve_cmd.params if p.name == "port") == DEFAULT_PORT  # the command spells it out (startup: no server import)

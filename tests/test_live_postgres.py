@@ -32,10 +32,10 @@ import pytest
 from graph_fakes import RecordingBackend
 from live_fakes import TOKEN, header_body, online_match, stage_body, start_server, wait_until
 
-from adjudicator.live.pgconn import lock_key
-from adjudicator.live.postgres import MIGRATIONS, PostgresStorage
-from adjudicator.live.store import LiveStore
-from adjudicator.live.tournament_postgres import MIGRATIONS as TOURNAMENT_MIGRATIONS
+from adjudicator.live.rooms.tracking import LiveStore
+from adjudicator.live.store.pgconn import lock_key
+from adjudicator.live.store.postgres import MIGRATIONS, PostgresStorage
+from adjudicator.live.store.tournament_postgres import MIGRATIONS as TOURNAMENT_MIGRATIONS
 from adjudicator.workflow.context import AdjudicationContext
 
 pytestmark = pytest.mark.postgres

@@ -16,8 +16,8 @@ from live_fakes import PanelFault, header_body, online_match, stage_body
 
 from adjudicator.api import adjudicate_with_context
 from adjudicator.errors import AdjudicationFailed
-from adjudicator.live.checkpoints import DB_NAME, prune_thread, thread_config
-from adjudicator.live.store import LiveStore
+from adjudicator.live.rooms.tracking import LiveStore
+from adjudicator.live.store.checkpoints import DB_NAME, prune_thread, thread_config
 from adjudicator.workflow.context import AdjudicationContext
 
 

@@ -1,4 +1,4 @@
-"""The offline tracker's reading kept with each live room (adjudicator/live/readings.py): a saved reading
+"""The offline tracker's reading kept with each live room (adjudicator/live/store/readings.py): a saved reading
 restores equal in every count; a room analysed through its saved reading (after a restart, on another
 process, or after it left this process's memory) gets exactly the analyses a fresh reading gives; the
 memory holds at most its fixed count and a room's row goes when its panel sits. On SQLite and on
@@ -15,9 +15,9 @@ from adjudicator.input.match import Match
 from adjudicator.input.match_file import load_match
 from adjudicator.judges.offline import OfflineBackend
 from adjudicator.judges.offline.reading import DebateReading, StageMark
-from adjudicator.live.readings import RoomReadings, pack, unpack
-from adjudicator.live.storage import open_storage
-from adjudicator.live.store import LiveStore
+from adjudicator.live.rooms.tracking import LiveStore
+from adjudicator.live.store.readings import RoomReadings, pack, unpack
+from adjudicator.live.store.storage import open_storage
 from adjudicator.workflow.context import AdjudicationContext
 
 REPO = Path(__file__).resolve().parents[1]

@@ -22,7 +22,7 @@ from processes import stop
 
 from adjudicator.api import adjudicate_with_context
 from adjudicator.input.match_file import load_match
-from adjudicator.live.store import LiveStore
+from adjudicator.live.rooms.tracking import LiveStore
 from adjudicator.workflow.context import AdjudicationContext
 
 AUTH = {"Authorization": f"Bearer {TOKEN}"}

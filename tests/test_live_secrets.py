@@ -23,8 +23,8 @@ from live_fakes import TOKEN, token_file, wait_until
 from processes import stop
 
 from adjudicator.cli import main
-from adjudicator.live.app import create_app
-from adjudicator.live.server import LiveServer, redact_query
+from adjudicator.live.server.app import create_app
+from adjudicator.live.server.serving import LiveServer, redact_query
 from adjudicator.workflow.context import AdjudicationContext
 
 HERE = Path(__file__).parent

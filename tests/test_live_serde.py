@@ -1,4 +1,4 @@
-"""The live server's checkpoint serializer (adjudicator/live/checkpoints.py ``live_serde``): the
+"""The live server's checkpoint serializer (adjudicator/live/store/checkpoints.py ``live_serde``): the
 state's models read back as themselves, also from a checkpoint an older version wrote before a model
 moved module."""
 
@@ -9,7 +9,7 @@ from pathlib import Path
 from adjudicator.input import stages
 from adjudicator.input.match import MatchView
 from adjudicator.input.match_file import load_match
-from adjudicator.live.checkpoints import live_serde
+from adjudicator.live.store.checkpoints import live_serde
 
 MATCH = Path(__file__).resolve().parents[1] / "adjudicator" / "data" / "matches" / "panelbench" / "debateart_0020.json"
 

@@ -12,10 +12,10 @@ from graph_fakes import RecordingBackend
 from live_fakes import TOKEN, header_body, online_match, stage_body, start_server, token_file
 
 from adjudicator.cli import main
-from adjudicator.live.client import LiveClient, ServerLost
+from adjudicator.live.client.connection import LiveClient, ServerLost
+from adjudicator.live.client.replay import replay
 from adjudicator.live.errors import StateFolderBusy
-from adjudicator.live.replay import replay
-from adjudicator.live.store import LiveStore
+from adjudicator.live.rooms.tracking import LiveStore
 from adjudicator.workflow.context import AdjudicationContext
 
 

@@ -1,4 +1,4 @@
-"""The live server's ``Server-Timing`` header (adjudicator/live/timing.py): every HTTP answer carries the
+"""The live server's ``Server-Timing`` header (adjudicator/live/server/timing.py): every HTTP answer carries the
 time the app took, which benchmarks/live_scale.py subtracts from the client's latency."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import time
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from adjudicator.live.timing import ServerTiming
+from adjudicator.live.server.timing import ServerTiming
 
 
 def test_every_answer_carries_the_time_the_app_took():

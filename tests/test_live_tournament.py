@@ -293,7 +293,7 @@ def test_a_body_that_is_no_object_points_at_the_page_that_has_the_bodies():
     from pydantic import BaseModel
 
     from adjudicator.live.errors import Unprocessable
-    from adjudicator.live.tournament import parse_body
+    from adjudicator.live.tournament.model import parse_body
 
     with pytest.raises(Unprocessable) as err:
         parse_body(BaseModel, [1], "room")

@@ -175,8 +175,8 @@ def test_the_board_the_live_report_and_the_bench_viewer_show_the_review():
     from adjudicator.api import adjudicate
     from adjudicator.bench.report_samples import _review
     from adjudicator.input.match_file import load_match
-    from adjudicator.live.board import board_snapshot
-    from adjudicator.live.report_html import report_html
+    from adjudicator.live.rooms.board import board_snapshot
+    from adjudicator.live.tournament.report_html import report_html
 
     match = load_match(Path(__file__).resolve().parents[1] / "adjudicator/data/matches/synthetic/synthetic_2v2_01.json")  # a Chinese match
     view = match.view()

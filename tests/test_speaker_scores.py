@@ -1,11 +1,11 @@
-"""Speaker scores on a tournament's scale (adjudicator/live/speaker_scores.py): the calibrated map, the
+"""Speaker scores on a tournament's scale (adjudicator/live/tournament/speaker_scores.py): the calibrated map, the
 linear one, and the rounding of a team's speeches together. Every number is worked by hand below."""
 
 from __future__ import annotations
 
 import pytest
 
-from adjudicator.live.speaker_scores import HUMAN_SD_FRACTION, SpeakerScale, calibrated, linear, round_team
+from adjudicator.live.tournament.speaker_scores import HUMAN_SD_FRACTION, SpeakerScale, calibrated, linear, round_team
 
 
 def test_the_human_spread_is_debatebenchs():

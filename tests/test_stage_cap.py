@@ -24,9 +24,9 @@ from adjudicator.cli import main
 from adjudicator.input.formats import FORMATS, MAX_STAGES, ONLINE_MAX_STAGES
 from adjudicator.input.match import Stage
 from adjudicator.input.match_file import parse_match
-from adjudicator.live.app import create_app
-from adjudicator.live.server import LiveServer
-from adjudicator.live.validation import validate_header, validate_push
+from adjudicator.live.rooms.validation import validate_header, validate_push
+from adjudicator.live.server.app import create_app
+from adjudicator.live.server.serving import LiveServer
 from adjudicator.workflow.context import AdjudicationContext
 
 

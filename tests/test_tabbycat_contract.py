@@ -283,7 +283,7 @@ def test_the_tournaments_own_range_and_step_are_used():
 def test_rooms_map_by_name_ignoring_case_and_spacing_and_by_ids_without_names():
     tb = fake(FORMAT_SET)
     assert push(tb, source(teams=("  fudan ", "WUHAN"), names=([n.lower() for n in AFF_NAMES], NEG_NAMES))).status == "posted"
-    from adjudicator.live.tournament import TabbycatIds
+    from adjudicator.live.tournament.model import TabbycatIds
 
     d = tb.debates[11]
     ids = TabbycatIds(debate=11, teams={"affirmative": d.teams[0], "negative": d.teams[1]},

@@ -220,7 +220,7 @@ def test_llm_backend_windows_and_the_pressure_wrapper_delegates() -> None:
 
 
 def test_live_tracking_stays_one_stage_per_request(tmp_path) -> None:
-    from adjudicator.live.store import LiveStore
+    from adjudicator.live.rooms.tracking import LiveStore
 
     ctx = AdjudicationContext.single(OfflineJudge())
     store = LiveStore(tmp_path / "live", AdjudicationContext(tracker=ctx.tracker, judges=ctx.judges, track_window_chars=1000))

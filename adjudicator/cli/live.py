@@ -35,7 +35,7 @@ DEFAULT_STATE_DIR = ".adjudicator-live"
 def client_options(f):
     """--url, --token-file, --state-dir for the commands that talk to a running server. The command
     receives ``token``: the token read from ``--token-file`` (None: ``$ADJUDICATOR_LIVE_TOKEN_FILE``,
-    ``$ADJUDICATOR_LIVE_TOKEN`` or the access file, :func:`~adjudicator.live.client.resolve_endpoint`).
+    ``$ADJUDICATOR_LIVE_TOKEN`` or the access file, :func:`~adjudicator.live.client.connection.resolve_endpoint`).
     A token given on the command line (``--token``, hidden) is refused: it would show in ``ps``."""
 
     @functools.wraps(f)
@@ -62,7 +62,7 @@ def refuse_token_argument() -> None:
 
 
 def _client(url, token, state_dir):
-    from adjudicator.live.client import LiveClient, resolve_endpoint, trusted_certificate
+    from adjudicator.live.client.connection import LiveClient, resolve_endpoint, trusted_certificate
 
     base, tok, origin = resolve_endpoint(url, token, state_dir)
     return LiveClient(base, tok, origin=origin, verify=trusted_certificate(base, state_dir))
@@ -133,9 +133,9 @@ def serve_cmd(host: str, port: int, state_dir: Path, store: str, pool_size: int 
               tabbycat_token_file: Path | None, context_factory: str | None, keep_saver_lock: bool, **opts) -> None:
     """Start the live server and print the organiser URL and access token."""
     from adjudicator.environment import live_token, tabbycat_token
-    from adjudicator.live.app import create_app
-    from adjudicator.live.server import base_url_of, check_tls, load_or_create_token, serve_forever, urls, warn_if_exposed, write_access
-    from adjudicator.live.storage import redacted
+    from adjudicator.live.server.app import create_app
+    from adjudicator.live.server.serving import base_url_of, check_tls, load_or_create_token, serve_forever, urls, warn_if_exposed, write_access
+    from adjudicator.live.store.storage import redacted
 
     _default_stop_signals()
     if serve_token is not None:
@@ -170,7 +170,7 @@ def _refuse_password_argument(store: str) -> None:
     ctx = click.get_current_context(silent=True)
     source = ctx.get_parameter_source("store") if ctx is not None else None
     if source == click.core.ParameterSource.COMMANDLINE and re.search(r"://[^/@]*:[^/@]*@", store or ""):
-        from adjudicator.live.storage import redacted
+        from adjudicator.live.store.storage import redacted
 
         raise InputError(f"--store {redacted(store)}: a password in the URL on the command line shows in the process list (ps)",
                          "leave it out and give it in $PGPASSWORD or a ~/.pgpass file, or put the whole URL in $ADJUDICATOR_LIVE_STORE")
@@ -227,7 +227,7 @@ def _make_state_dir(state_dir: Path) -> None:
 
 
 def _listen(host: str, port: int) -> socket.socket:
-    from adjudicator.live.server import bind_socket
+    from adjudicator.live.server.serving import bind_socket
 
     try:
         return bind_socket(host, port)
@@ -386,7 +386,7 @@ def replay_cmd(match_file: Path, speed: float, match_id: str | None, no_close: b
     """Feed a finished match in at N times real speed (stage durations from text length), then close
     it and print the verdict JSON."""
     from adjudicator.input.match_file import load_match
-    from adjudicator.live.replay import replay
+    from adjudicator.live.client.replay import replay
 
     match = load_match(match_file)
     with _client(url, token, state_dir) as c:

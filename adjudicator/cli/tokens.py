@@ -1,6 +1,6 @@
 """``adjudicate live token add|list|revoke``: one token per person and role (issue 27, item 7;
-:mod:`adjudicator.live.people`); and ``adjudicate live repush``, the organiser's correction of a
-closed room's stage (item 9, :mod:`adjudicator.live.repush`).
+:mod:`adjudicator.live.tournament.people`); and ``adjudicate live repush``, the organiser's correction of a
+closed room's stage (item 9, :mod:`adjudicator.live.tournament.repush`).
 
 The organiser (or a tab-room person) issues a token for a tab-room person (``--role tabroom``, the
 organiser's rights under the person's name), a room's chair or panellist (``--role chair|panellist``

@@ -41,7 +41,7 @@ def slot_of(stage_id: str, match: Any) -> dict[str, Any]:
     known = [s for s in match.stages if s.stage_id == stage_id]
     if known:
         return known[0].model_dump(mode="json", include=set(TEMPLATE_FIELDS), exclude_none=True)
-    from adjudicator.live.board import next_slot
+    from adjudicator.live.rooms.board import next_slot
 
     slot = next_slot(match.view(), list(match.stages))
     if slot is None:

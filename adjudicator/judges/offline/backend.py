@@ -28,7 +28,7 @@ from adjudicator.verdict.battlefield import StageAnalysis
 class ReadingShelf(Protocol):
     """Where an :class:`OfflineBackend` keeps each match's
     :class:`~adjudicator.judges.offline.reading.DebateReading` between its stages: :class:`MemoryShelf`
-    by default, a live room's own store in live mode (:class:`adjudicator.live.readings.RoomReadings`).
+    by default, a live room's own store in live mode (:class:`adjudicator.live.store.readings.RoomReadings`).
     Every method may be called from several threads at once, for different matches."""
 
     def reading(self, request: StageRequest) -> DebateReading:

@@ -20,7 +20,7 @@ hold exactly the stages of a request: it reads one more stage when the request c
 read (compared by identity, else by value), and reads from the start otherwise, so a reading can
 never answer for a different transcript. :meth:`DebateReading.state` gives the counts as plain data
 and :meth:`DebateReading.from_state` builds the reading back (a live room keeps its reading with the
-room, :mod:`adjudicator.live.readings`); the stages a restored reading holds are :class:`StageMark` objects
+room, :mod:`adjudicator.live.store.readings`); the stages a restored reading holds are :class:`StageMark` objects
 (id and content digest), compared with a request's stages as stages are. Not thread-safe: one caller at a time
 (:class:`~adjudicator.judges.offline.backend.OfflineBackend` keeps one per match, each with its lock).
 """

@@ -16,5 +16,5 @@ In data-flow order:
 - :mod:`.push` -- read, map, build, refuse or post, check what Tabbycat stored, once per ballot;
 - :mod:`.export` -- the file export for offline use (the settings it assumes are stated in it).
 
-Speaker scores come from :mod:`adjudicator.live.speaker_scores` (the tournament's scale).
+Speaker scores come from :mod:`adjudicator.live.tournament.speaker_scores` (the tournament's scale).
 """

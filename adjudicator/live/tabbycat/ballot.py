@@ -19,7 +19,7 @@ The body (Tabbycat v2.9.3 ``api/serializers.py`` ``BallotSerializer``)::
 - **Consensus ballot**: one sheet without an adjudicator (with one and speaker scores, v2.9.3 fails the
   same way).
 - Speeches only where the tournament asks for speaker scores, one per substantive position in speaking
-  order, on Tabbycat's range and step (:class:`~adjudicator.live.tournament.SpeakerScale` on
+  order, on Tabbycat's range and step (:class:`~adjudicator.live.tournament.model.SpeakerScale` on
   ``score_min``-``score_max``, ``score_step``); ``win`` on every team (Tabbycat uses it only where
   the winner is declared). Sides in Tabbycat's order (affirmative, then negative: ``validate_teams``).
 """
@@ -29,11 +29,11 @@ from __future__ import annotations
 from typing import Any
 
 from adjudicator.input.formats import SIDES
-from adjudicator.live.speaker_scores import SpeakerScale
 from adjudicator.live.tabbycat.mapping import RoomMapping
 from adjudicator.live.tabbycat.reading import TabbycatRound
 from adjudicator.live.tabbycat.rules import Refusal, outcome_refusals
 from adjudicator.live.tabbycat.source import RoomSource
+from adjudicator.live.tournament.speaker_scores import SpeakerScale
 
 SIDE_CODE = {"affirmative": "aff", "negative": "neg"}
 

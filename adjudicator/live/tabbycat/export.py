@@ -27,10 +27,10 @@ it. A draft is exported with ``confirmed: false``; a confirmed or released room 
 The file cannot know the Tabbycat tournament's settings, so it assumes the ones :func:`assumed_settings`
 lists (each export's ``notes`` repeats them, with the room's numbers): a **consensus sheet** (Tabbycat's
 "Consensus ballot (one ballot per debate)"), one speech per debater of the format and no reply speech,
-speaker scores within the tournament's :class:`~adjudicator.live.speaker_scores.SpeakerScale`, and, when
+speaker scores within the tournament's :class:`~adjudicator.live.tournament.speaker_scores.SpeakerScale`, and, when
 the counted winner does not have the higher total, a winner declaration that lets the declared winner
 stand. The counted winner is the confirmed override, if any; each debater's speaker score comes from the
-mean counted 1-10 score of the units they spoke in (:func:`~adjudicator.live.speaker_scores.debater_scores`),
+mean counted 1-10 score of the units they spoke in (:func:`~adjudicator.live.tournament.speaker_scores.debater_scores`),
 each team's speeches rounded together. Two-team formats give each team ``win``; a four-team room gives
 ``points`` 3/2/1/0 by rank instead (:func:`team_outcomes`).
 """
@@ -43,10 +43,10 @@ from adjudicator.frozen import FrozenModel
 from adjudicator.input.formats import SIDES, get_format, position_label
 from adjudicator.input.match import Stage
 from adjudicator.live.errors import Conflict
-from adjudicator.live.lifecycle import Decision, VerdictState
-from adjudicator.live.speaker_scores import SpeakerScale
 from adjudicator.live.tabbycat.source import room_source
-from adjudicator.live.tournament import Room, Round, Tournament
+from adjudicator.live.tournament.lifecycle import Decision, VerdictState
+from adjudicator.live.tournament.model import Room, Round, Tournament
+from adjudicator.live.tournament.speaker_scores import SpeakerScale
 
 #: Our unit names -> Tabbycat's side codes (``DebateSide``): the two-team sides, and BP's four houses
 #: under the names the BP format is to declare (issue 12).

@@ -25,13 +25,13 @@ import httpx
 
 from adjudicator.errors import AdjudicationFailed
 from adjudicator.frozen import FrozenModel
-from adjudicator.live.access import require_organiser
 from adjudicator.live.errors import Conflict
-from adjudicator.live.lifecycle import Actor, LogEntry
 from adjudicator.live.tabbycat.client import TabbycatClient, TabbycatError
 from adjudicator.live.tabbycat.push import PushOutcome, push_round
 from adjudicator.live.tabbycat.source import RoomSource, room_source
-from adjudicator.live.tournament import Room, now_utc
+from adjudicator.live.tournament.access import require_organiser
+from adjudicator.live.tournament.lifecycle import Actor, LogEntry
+from adjudicator.live.tournament.model import Room, now_utc
 
 log = logging.getLogger("adjudicator.live")
 
@@ -49,7 +49,7 @@ class TabbycatUnavailable(AdjudicationFailed):
 
 
 class TabbycatPusher:
-    """Pushes rooms of ``tabroom`` (a :class:`~adjudicator.live.tabroom.TabRoom`) with ``token`` (the
+    """Pushes rooms of ``tabroom`` (a :class:`~adjudicator.live.tournament.tabroom.TabRoom`) with ``token`` (the
     server's, or None); ``transport`` replaces the network (tests)."""
 
     def __init__(self, tabroom: Any, token: str | None = None, transport: httpx.BaseTransport | None = None) -> None:

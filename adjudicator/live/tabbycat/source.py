@@ -1,7 +1,7 @@
 """What the live server hands a Tabbycat push: one room's counted result, and its identities.
 
 :class:`RoomSource` is plain data (no store, no network), built by the tab room from the room, its
-round and its current :class:`~adjudicator.live.lifecycle.Decision`: the teams' and debaters' names,
+round and its current :class:`~adjudicator.live.tournament.lifecycle.Decision`: the teams' and debaters' names,
 the Tabbycat ids the organiser gave (if any), the counted winner (the override applied) and each
 debater's raw score (the mean counted 1-10 score of the units they spoke in,
 :func:`~adjudicator.live.tabbycat.speaker_scores.debater_scores`).
@@ -14,9 +14,9 @@ from pydantic import Field
 from adjudicator.frozen import FrozenModel
 from adjudicator.input.formats import SIDES, Side, get_format, position_label
 from adjudicator.input.match import Stage
-from adjudicator.live.lifecycle import Decision, ShownState
-from adjudicator.live.speaker_scores import debater_scores
-from adjudicator.live.tournament import Room, Round, SpeakerScale, TabbycatIds, Tournament
+from adjudicator.live.tournament.lifecycle import Decision, ShownState
+from adjudicator.live.tournament.model import Room, Round, SpeakerScale, TabbycatIds, Tournament
+from adjudicator.live.tournament.speaker_scores import debater_scores
 
 
 class RoomSource(FrozenModel):

@@ -6,14 +6,14 @@ before and after (the stage's SHA-256, the automated winner and p, the counted r
 
 How (:func:`repush`), under the match's lock (the live store's, across processes on PostgreSQL):
 
-1. the stage is validated as the one pushed at its place (:func:`~adjudicator.live.validation.validate_push`
+1. the stage is validated as the one pushed at its place (:func:`~adjudicator.live.rooms.validation.validate_push`
    against the stages before it; same ``stage_id``, other content);
 2. the tracking thread's state is rewritten to what it was before that stage: its stages with the new
    one in place, the analyses and track failures of the earlier stages, the clash map folded again from
    those analyses (in the order they were made, as the reducers made it), ``next_stage`` at the stage
    (LangGraph's ``Overwrite`` sets a channel past its reducer); call records stay;
 3. the match goes to ``closing`` (a new panel attempt; the boards keep withholding the result), the
-   stage and the ones after it are analysed again, and :meth:`~adjudicator.live.store.LiveStore.close_match`
+   stage and the ones after it are analysed again, and :meth:`~adjudicator.live.rooms.tracking.LiveStore.close_match`
    runs the panel and stores the new verdict;
 4. the room's decision moves to a new draft version (the override, confirmation and release dropped;
    the log keeps them under ``before``) in one compare-and-set transaction with its log entry.
@@ -35,14 +35,14 @@ from pydantic import Field
 
 from adjudicator.frozen import FrozenModel
 from adjudicator.input.match import Stage
-from adjudicator.live.access import require_organiser
-from adjudicator.live.checkpoints import thread_config
 from adjudicator.live.errors import Conflict, NotFound
-from adjudicator.live.lifecycle import Actor, Decision, LogEntry, automated_result, correction, fresh_draft
-from adjudicator.live.tabroom import Key, TabRoom
-from adjudicator.live.tournament import now_utc, parse_body
-from adjudicator.live.tournament_store import StaleDecision
-from adjudicator.live.validation import validate_push
+from adjudicator.live.rooms.validation import validate_push
+from adjudicator.live.store.checkpoints import thread_config
+from adjudicator.live.store.tournament_store import StaleDecision
+from adjudicator.live.tournament.access import require_organiser
+from adjudicator.live.tournament.lifecycle import Actor, Decision, LogEntry, automated_result, correction, fresh_draft
+from adjudicator.live.tournament.model import now_utc, parse_body
+from adjudicator.live.tournament.tabroom import Key, TabRoom
 from adjudicator.verdict.ballots import Verdict
 from adjudicator.verdict.battlefield import apply_clash_updates, merge_clashes
 
@@ -148,7 +148,7 @@ def _rewind(live: Any, match_id: str, vals: dict[str, Any], stages: list[Stage],
 
 
 def _new_draft(d: Decision, verdict: Verdict, actor: Actor, reason: str, old: Stage, new: Stage) -> tuple[Decision, LogEntry]:
-    """The next version of ``d``: a draft of the new verdict (:func:`~adjudicator.live.lifecycle.fresh_draft`:
+    """The next version of ``d``: a draft of the new verdict (:func:`~adjudicator.live.tournament.lifecycle.fresh_draft`:
     override, confirmation and release dropped), and its ``stage_repushed`` log entry with the stage and
     the result before and after."""
     auto, at = automated_result(verdict), now_utc()

@@ -1,6 +1,6 @@
 """Where the live store keeps its state: the storage interface and its embedded SQLite implementation.
 
-:class:`LiveStorage` is everything :class:`~adjudicator.live.store.LiveStore` needs from a database:
+:class:`LiveStorage` is everything :class:`~adjudicator.live.rooms.tracking.LiveStore` needs from a database:
 the LangGraph checkpointer, the match registry, the verdicts of closed matches, the offline tracker's
 reading of each open match (:mod:`.readings`), a lock per match, a revision counter per match (the
 board's event id) and the pruning of superseded checkpoints.
@@ -8,7 +8,7 @@ board's event id) and the pruning of superseded checkpoints.
 - :class:`SqliteStorage` (the default, zero set-up): ``STATE_DIR/live.sqlite`` and the verdict files
   of :mod:`.verdicts`, for one server process (held with ``live.lock``, an OS lock: a second
   process on the folder is refused); a match's lock is a ``threading.RLock``.
-- :class:`~adjudicator.live.postgres.PostgresStorage`: one PostgreSQL database shared by any number of
+- :class:`~adjudicator.live.store.postgres.PostgresStorage`: one PostgreSQL database shared by any number of
   server processes (``shared = True``); a match's lock is a PostgreSQL advisory lock, revisions live in
   the registry table and every change is announced with ``NOTIFY``.
 
@@ -26,16 +26,16 @@ from typing import Any, Protocol
 
 from adjudicator.errors import InputError
 from adjudicator.files import FolderLock, lock_folder, private_file, private_folder
-from adjudicator.live.checkpoints import DB_NAME, open_checkpointer, prune_threads
 from adjudicator.live.errors import StateFolderBusy
-from adjudicator.live.readings import SqliteReadings
-from adjudicator.live.registry import MatchRegistry
-from adjudicator.live.verdicts import VerdictFiles
+from adjudicator.live.store.checkpoints import DB_NAME, open_checkpointer, prune_threads
+from adjudicator.live.store.readings import SqliteReadings
+from adjudicator.live.store.registry import MatchRegistry
+from adjudicator.live.store.verdicts import VerdictFiles
 
 
 class MatchLock(Protocol):
     """A re-entrant lock over one match (``with lock:`` or ``acquire(timeout=...)``/``release()``):
-    ``threading.RLock`` or :class:`~adjudicator.live.postgres.AdvisoryLock`."""
+    ``threading.RLock`` or :class:`~adjudicator.live.store.postgres.AdvisoryLock`."""
 
     def acquire(self, blocking: bool = ..., timeout: float = ...) -> bool: ...
 
@@ -54,7 +54,7 @@ class LiveStorage(Protocol):
     saver: Any  # a LangGraph BaseCheckpointSaver
     registry: Any  # MatchRegistry or its PostgreSQL twin
     verdicts: Any  # VerdictFiles or its PostgreSQL twin
-    readings: Any  # the offline tracker's reading of each room (adjudicator.live.readings.ReadingTable)
+    readings: Any  # the offline tracker's reading of each room (adjudicator.live.store.readings.ReadingTable)
 
     def lock(self, match_id: str, on_acquire: Callable[[], None] | None = None) -> MatchLock:
         """The lock that serialises every change to ``match_id``; ``on_acquire`` runs each time the
@@ -164,12 +164,12 @@ def redacted(url: str) -> str:
 def open_storage(store: str | None, state_dir: Path, *, pool_size: int | None = None, lock_pool_size: int | None = None, keep_saver_lock: bool = False) -> LiveStorage:
     """The storage named by ``store``: None, ``""`` or ``"sqlite"`` -> :class:`SqliteStorage` in
     ``state_dir``; ``postgresql://...`` (or ``postgres://``) -> :class:`PostgresStorage` with those
-    pool sizes (None: its defaults; ``keep_saver_lock``: see :class:`~adjudicator.live.postgres.PooledPostgresSaver`). Raises :class:`InputError` for anything else or a database
+    pool sizes (None: its defaults; ``keep_saver_lock``: see :class:`~adjudicator.live.store.postgres.PooledPostgresSaver`). Raises :class:`InputError` for anything else or a database
     that cannot be reached."""
     if not store or store == "sqlite":
         return SqliteStorage(state_dir)
     if store.startswith(("postgresql://", "postgres://")):
-        from adjudicator.live.postgres import LOCK_POOL_SIZE, POOL_SIZE, PostgresStorage  # psycopg only where PostgreSQL is used
+        from adjudicator.live.store.postgres import LOCK_POOL_SIZE, POOL_SIZE, PostgresStorage  # psycopg only where PostgreSQL is used
 
         return PostgresStorage(store, pool_size=pool_size or POOL_SIZE, lock_pool_size=lock_pool_size or LOCK_POOL_SIZE, keep_saver_lock=keep_saver_lock)
     raise InputError(f"--store: {redacted(store)!r} is neither 'sqlite' nor a postgresql:// URL", "use --store sqlite (the default) or --store postgresql://user@host/db")

@@ -14,7 +14,7 @@ within :data:`HEAD_TIMEOUT_S` (counted from the connection, or from the first by
 connection's next request) or whose body has not within :data:`BODY_TIMEOUT_S`, and at most
 :data:`MAX_PENDING_HEADS` connections may wait for their head at once (the oldest is closed first), so
 half-open connections hold a bounded number of descriptors. The protocol also counts the open
-connections for the app's caps on connections and event streams (:mod:`adjudicator.live.capacity`).
+connections for the app's caps on connections and event streams (:mod:`adjudicator.live.server.capacity`).
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
 from adjudicator.errors import InputError
 from adjudicator.files import atomic_write_text
-from adjudicator.live.capacity import Capacity
+from adjudicator.live.server.capacity import Capacity
 
 ACCESS_FILE = "access.json"
 DEFAULT_HOST = "127.0.0.1"
@@ -189,7 +189,7 @@ def deadline_protocol(head_timeout_s: float = HEAD_TIMEOUT_S, body_timeout_s: fl
     ``max_pending`` connections wait for their head the one that has waited longest is closed. A
     request that has been read whole (an event stream included) is never timed out here. Each call
     makes a class with its own count of waiting connections (one per server). ``capacity``, when given,
-    has its ``connections`` kept up to date (the app's :class:`~adjudicator.live.capacity.CapacityGuard`
+    has its ``connections`` kept up to date (the app's :class:`~adjudicator.live.server.capacity.CapacityGuard`
     reads it)."""
     waiting: OrderedDict[Any, None] = OrderedDict()  # connections waiting for their head, oldest first
     base: Any = AutoHTTPProtocol  # httptools' protocol when installed, else h11's (uvicorn's choice)

@@ -1,6 +1,6 @@
 """The live server's tournament routes: pages, public reads, and the organiser's and chairs' writes and
-exports. The :class:`~adjudicator.live.tabroom.TabRoom` behind them says who may do what
-(:mod:`adjudicator.live.access`).
+exports. The :class:`~adjudicator.live.tournament.tabroom.TabRoom` behind them says who may do what
+(:mod:`adjudicator.live.tournament.access`).
 
 ``{t}``, ``{r}``, ``{room}`` are tournament, round and room ids. "org" needs the organiser's token,
 "room" the organiser's or that room's chair token (another room's: 403), "public" none (a token, if
@@ -40,12 +40,12 @@ A push (:mod:`adjudicator.live.tabbycat.service`) takes ``{"dry_run": true}`` to
 posting, and the Tabbycat token in an ``X-Tabbycat-Token`` header when the server has none.
 
 The room's stages are pushed, and its match closed, through ``/api/matches/<t>.<r>.<room>/stages`` and
-``/close`` (:mod:`adjudicator.live.routes`), with the room's chair token or the organiser's.
+``/close`` (:mod:`adjudicator.live.server.routes`), with the room's chair token or the organiser's.
 
 A tournament with ``board_private`` answers its public reads (the tournament, round and room views,
 and its rooms' boards, streams, verdicts and reports) only to a token that may read it, 401 without
-one (:func:`~adjudicator.live.people.check_board_access`). "org" is any organiser-level token: the
-shared one or a tab-room person's (:mod:`adjudicator.live.people`).
+one (:func:`~adjudicator.live.tournament.people.check_board_access`). "org" is any organiser-level token: the
+shared one or a tab-room person's (:mod:`adjudicator.live.tournament.people`).
 """
 
 from __future__ import annotations
@@ -56,12 +56,12 @@ from fastapi import APIRouter, Request
 from fastapi.responses import FileResponse, JSONResponse, Response
 from starlette.concurrency import run_in_threadpool
 
-from adjudicator.live.corrections import correct, log_csv
-from adjudicator.live.lifecycle import LogEntry
-from adjudicator.live.people import People, check_tournament_board, may_read_tournament
-from adjudicator.live.repush import repush
-from adjudicator.live.routes import STATIC_DIR, Tabs, read_json_body, reader, require_actor
-from adjudicator.live.tournament import parse_body
+from adjudicator.live.server.routes import STATIC_DIR, Tabs, read_json_body, reader, require_actor
+from adjudicator.live.tournament.corrections import correct, log_csv
+from adjudicator.live.tournament.lifecycle import LogEntry
+from adjudicator.live.tournament.model import parse_body
+from adjudicator.live.tournament.people import People, check_tournament_board, may_read_tournament
+from adjudicator.live.tournament.repush import repush
 from adjudicator.verdict.labels import TABLES
 
 pages = APIRouter()

@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 from adjudicator.errors import InputError
 from adjudicator.input.match import Match, Stage
-from adjudicator.live.client import LiveClient
+from adjudicator.live.client.connection import LiveClient
 
 ZH_CHARS_PER_S = 5.0
 EN_WORDS_PER_S = 2.5
@@ -60,7 +60,7 @@ def replay(
     """Create ``match`` on the server (or continue it if a match with that id and the same motion and
     format exists: stages already received are skipped without waiting), push its stages one at a time
     at ``speed`` times real speed, and close it. Returns the verdict JSON (None when ``close`` is
-    False). Raises InputError / AdjudicationFailed from the server (see :mod:`.client`)."""
+    False). Raises InputError / AdjudicationFailed from the server (see :mod:`.connection`)."""
     delays = replay_delays_s(match, speed)
     header = header_of(match, match_id)
     mid = header["match_id"]

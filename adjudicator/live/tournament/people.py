@@ -4,7 +4,7 @@ the token's person, never a name typed beside it.
 Roles of a person token (:class:`PersonToken`, issued by the organiser, ``POST /api/tokens``):
 
 - ``tabroom``: a named person of the tab room, with the organiser's rights on every tournament of the
-  server (its :class:`~adjudicator.live.lifecycle.Actor` has role "organiser"). Two tab-room people
+  server (its :class:`~adjudicator.live.tournament.lifecycle.Actor` has role "organiser"). Two tab-room people
   are told apart by their tokens (``person_id``), even under one name.
 - ``chair``: the chair of one room -- what the room's own chair token may do (push, close, confirm,
   export its ballot), under the person's name.
@@ -17,11 +17,11 @@ Roles of a person token (:class:`PersonToken`, issued by the organiser, ``POST /
 The organiser's shared token (``STATE_DIR/access.json``) keeps working as the person "organiser"; a
 ``by`` sent with it is still taken as a label of which tab-room member acted (older scripts pass one),
 but for identity -- Tabbycat's rule -- every use of the shared token is one person. A person token's
-``by``, if given, must be its person (422 otherwise; :func:`~adjudicator.live.lifecycle.confirmer`,
-:func:`~adjudicator.live.lifecycle.person_key`).
+``by``, if given, must be its person (422 otherwise; :func:`~adjudicator.live.tournament.lifecycle.confirmer`,
+:func:`~adjudicator.live.tournament.lifecycle.person_key`).
 
 A token is printed once, when issued; the stores keep only its SHA-256 digest
-(:func:`~adjudicator.live.access.token_digest`) and the :class:`PersonToken` record (no secret).
+(:func:`~adjudicator.live.tournament.access.token_digest`) and the :class:`PersonToken` record (no secret).
 Revoking (``POST /api/tokens/{token_id}/revoke``) stops it at once, on every server process. Issues
 and revocations of a tournament's tokens are lines of its lifecycle log; a tab-room token (of no one
 tournament) is recorded in the token list itself (issued and revoked by whom, when).
@@ -42,10 +42,10 @@ from pydantic import Field, model_validator
 
 from adjudicator.frozen import FrozenModel
 from adjudicator.input.match import MAX_NAME_CHARS
-from adjudicator.live.access import Forbidden, new_chair_token, require_organiser, token_digest
 from adjudicator.live.errors import NotFound, Unauthorized
-from adjudicator.live.lifecycle import Actor, LogEntry
-from adjudicator.live.tournament import SLUG_PATTERN, Tournament, now_utc, parse_body, room_match_id
+from adjudicator.live.tournament.access import Forbidden, new_chair_token, require_organiser, token_digest
+from adjudicator.live.tournament.lifecycle import Actor, LogEntry
+from adjudicator.live.tournament.model import SLUG_PATTERN, Tournament, now_utc, parse_body, room_match_id
 
 TokenRole = Literal["tabroom", "chair", "panellist", "board"]
 
@@ -137,7 +137,7 @@ def check_board_access(t: Tournament | None, actor: Actor | None) -> None:
 
 class People:
     """Issues, lists and revokes person tokens in ``tabs.store`` (a
-    :class:`~adjudicator.live.tournament_store.TournamentStore`), the organiser's (any
+    :class:`~adjudicator.live.store.tournament_store.TournamentStore`), the organiser's (any
     organiser-level token)."""
 
     def __init__(self, tabs: Any) -> None:
@@ -194,8 +194,8 @@ class People:
 
 
 def actor_lookup(store: Any) -> Any:
-    """The :class:`~adjudicator.live.access.Gate`'s person-token lookup over a tournament store:
-    digest -> the token's :class:`~adjudicator.live.lifecycle.Actor`, or None (unknown or revoked)."""
+    """The :class:`~adjudicator.live.tournament.access.Gate`'s person-token lookup over a tournament store:
+    digest -> the token's :class:`~adjudicator.live.tournament.lifecycle.Actor`, or None (unknown or revoked)."""
 
     def actor_of_token(digest: str) -> Actor | None:
         rec = store.token_of_digest(digest)

@@ -2,9 +2,9 @@
 rebuilt from the last committed checkpoint while an analysis holds the match, and published to the
 subscribers once per revision.
 
-:class:`BoardSnapshots` is a part of :class:`~adjudicator.live.store.LiveStore` (its base class): it
+:class:`BoardSnapshots` is a part of :class:`~adjudicator.live.rooms.tracking.LiveStore` (its base class): it
 reads the store's storage, caches and tracking graph, and the store calls :meth:`BoardSnapshots._changed`
-after every committed change. A snapshot is :func:`adjudicator.live.board.board_snapshot`'s dict; over a
+after every committed change. A snapshot is :func:`adjudicator.live.rooms.board.board_snapshot`'s dict; over a
 shared (PostgreSQL) storage one is reused only while the match's stored revision is unchanged.
 """
 
@@ -14,14 +14,14 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
-from adjudicator.live.board import board_snapshot, match_summary
-from adjudicator.live.cache import BoundedCache
-from adjudicator.live.checkpoints import thread_config
+from adjudicator.live.rooms.board import board_snapshot, match_summary
+from adjudicator.live.rooms.cache import BoundedCache
+from adjudicator.live.store.checkpoints import thread_config
 from adjudicator.verdict.battlefield import BattlefieldState, failed_stage_ids
 
 if TYPE_CHECKING:
-    from adjudicator.live.registry import MatchRow
-    from adjudicator.live.storage import LiveStorage, MatchLock
+    from adjudicator.live.store.registry import MatchRow
+    from adjudicator.live.store.storage import LiveStorage, MatchLock
     from adjudicator.verdict.ballots import Verdict
     from adjudicator.workflow.context import AdjudicationContext
 
@@ -33,7 +33,7 @@ LIST_PAGE_MAX = 500
 
 
 class BoardSnapshots:
-    """The snapshot half of the live store (module docstring); :class:`~adjudicator.live.store.LiveStore`
+    """The snapshot half of the live store (module docstring); :class:`~adjudicator.live.rooms.tracking.LiveStore`
     sets the attributes below and defines the methods named under ``TYPE_CHECKING``."""
 
     storage: LiveStorage
@@ -106,7 +106,7 @@ class BoardSnapshots:
             return self._changed(match_id)
 
     def snapshot(self, match_id: str) -> dict[str, Any]:
-        """The board snapshot of ``match_id`` (see :func:`adjudicator.live.board.board_snapshot`).
+        """The board snapshot of ``match_id`` (see :func:`adjudicator.live.rooms.board.board_snapshot`).
         Never waits for a long analysis: while one holds the match, the snapshot is built from the
         last committed checkpoint. Raises :class:`NotFound`."""
         self.row(match_id)
@@ -144,7 +144,7 @@ class BoardSnapshots:
         """One page of match summaries in creation order: ``{"matches": [summary, ...], "total",
         "offset", "limit", "next_offset"}`` (``next_offset`` None on the last page). A summary is id,
         motion, format, status, stages received, analysed and failed, creation time and board URL
-        (:func:`~adjudicator.live.board.match_summary`), read from the cached board or the match's
+        (:func:`~adjudicator.live.rooms.board.match_summary`), read from the cached board or the match's
         checkpoint without building its board. ``offset`` >= 0, 1 <= ``limit`` <= :data:`LIST_PAGE_MAX`."""
         ids = self.match_ids()
         page = ids[offset : offset + limit]

@@ -19,7 +19,7 @@ import httpx
 from adjudicator.environment import live_ca_file, live_endpoint, live_token
 from adjudicator.errors import AdjudicationFailed, AdjudicatorError, InputError
 from adjudicator.live.errors import STATUS_ERRORS, LiveRequestError
-from adjudicator.live.server import DEFAULT_HOST, DEFAULT_PORT, access_path, read_access
+from adjudicator.live.server.serving import DEFAULT_HOST, DEFAULT_PORT, access_path, read_access
 
 
 def resolve_endpoint(url: str | None, token: str | None, state_dir: str | Path | None) -> tuple[str, str | None, str]:
@@ -123,7 +123,7 @@ class LiveClient:
         return self.request("POST", "/api/matches", header).json()
 
     def push(self, match_id: str, stage: dict, wait: bool = True) -> dict:
-        """POST /api/matches/{id}/stages (see :meth:`adjudicator.live.store.LiveStore.push`)."""
+        """POST /api/matches/{id}/stages (see :meth:`adjudicator.live.rooms.tracking.LiveStore.push`)."""
         return self.request("POST", f"/api/matches/{match_id}/stages", stage, params=None if wait else {"wait": "false"}).json()
 
     def retry(self, match_id: str, stage_id: str | None = None) -> dict:
@@ -151,7 +151,7 @@ class LiveClient:
             raise
         return True
 
-    # ---- tournaments (see adjudicator.live.tournament_routes)
+    # ---- tournaments (see adjudicator.live.server.tournament_routes)
 
     def create_tournament(self, body: dict) -> dict:
         """POST /api/tournaments. Returns the tournament's view."""
@@ -219,7 +219,7 @@ class LiveClient:
         """POST .../rooms/{room}/repush (``{"stage", "reason"}``). Returns the room's view."""
         return self.request("POST", self.room_path(tournament_id, round_id, room_id) + "/repush", body).json()
 
-    # ---- person tokens (see adjudicator.live.people)
+    # ---- person tokens (see adjudicator.live.tournament.people)
 
     def issue_token(self, body: dict) -> dict:
         """POST /api/tokens. Returns the token's record with ``token`` (shown this once) and ``url``."""

@@ -5,7 +5,7 @@ the next stage for the organiser's push form.
 Everything here is a pure function of the clash-tracking state (the trackers' analyses and the clash
 map), so it works the same with the offline judge and with any LLM. Nothing in the snapshot is the
 panel's verdict until the match is closed; the provisional numbers (suggested scores, the provisional
-tendency of :mod:`adjudicator.live.tendency`) are labelled as such on the page.
+tendency of :mod:`adjudicator.live.rooms.tendency`) are labelled as such on the page.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from typing import Any, cast
 from adjudicator.input.formats import SIDES, Side, get_format, other_side
 from adjudicator.input.match import MatchView, Stage
 from adjudicator.input.rubric import band
-from adjudicator.live.tendency import Tendency, clashes_before, provisional_tendency
-from adjudicator.live.turning_points import turning_points
+from adjudicator.live.rooms.tendency import Tendency, clashes_before, provisional_tendency
+from adjudicator.live.rooms.turning_points import turning_points
 from adjudicator.records import NodeFailure
 from adjudicator.verdict.ballots import Verdict
 from adjudicator.verdict.battlefield import BattlefieldState, Clash, StageAnalysis, failed_stage_ids
@@ -249,7 +249,7 @@ def _latest_change(progress: Progress, tendency: Tendency, language: str) -> dic
 
 
 def _timeline(progress: Progress, language: str) -> list[dict[str, Any]]:
-    """The turning points so far (:mod:`adjudicator.live.turning_points`), each with its stage's name in
+    """The turning points so far (:mod:`adjudicator.live.rooms.turning_points`), each with its stage's name in
     the match's language."""
     return [
         asdict(tp) | {"clash_events": list(tp.clash_events), "stage_display_name": stage_name(tp.stage_name, language)}
@@ -277,8 +277,8 @@ def board_snapshot(
     ``received``, ``analysed`` (stages the tracker has visited), ``pending`` (not visited yet),
     ``failed`` (visited, analysis failed, not retried successfully), ``next_slot``, ``clashes`` (the battlefield map),
     ``scores`` (provisional suggested scores per stage and side), ``tendency`` (see
-    :mod:`adjudicator.live.tendency`), ``latest`` (what changed in the latest analysed stage),
-    ``timeline`` (the turning points, :mod:`adjudicator.live.turning_points`),
+    :mod:`adjudicator.live.rooms.tendency`), ``latest`` (what changed in the latest analysed stage),
+    ``timeline`` (the turning points, :mod:`adjudicator.live.rooms.turning_points`),
     ``failures``, ``error``, ``verdict`` (after close) and ``panel_error``.
     """
     progress = Progress.of(values)

@@ -1,4 +1,4 @@
-"""The SQLite :class:`~adjudicator.live.tournament_store.TournamentStore`: ``STATE_DIR/tournaments.sqlite``.
+"""The SQLite :class:`~adjudicator.live.store.tournament_store.TournamentStore`: ``STATE_DIR/tournaments.sqlite``.
 
 One connection shared by the server's threads under a lock; each write is one ``BEGIN IMMEDIATE`` ...
 ``COMMIT`` transaction (rolled back on any error), in SQLite's default rollback-journal mode with
@@ -24,10 +24,10 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from adjudicator.files import private_file
-from adjudicator.live.lifecycle import Decision, LogEntry
-from adjudicator.live.people import PersonToken
-from adjudicator.live.tournament import Room, Round, Tournament, stored_tournament
-from adjudicator.live.tournament_store import DuplicateId, StaleDecision
+from adjudicator.live.store.tournament_store import DuplicateId, StaleDecision
+from adjudicator.live.tournament.lifecycle import Decision, LogEntry
+from adjudicator.live.tournament.model import Room, Round, Tournament, stored_tournament
+from adjudicator.live.tournament.people import PersonToken
 
 DB_NAME = "tournaments.sqlite"
 
@@ -86,7 +86,7 @@ CREATE TABLE IF NOT EXISTS person_tokens (
 
 
 class SqliteTournamentStore:
-    """:class:`~adjudicator.live.tournament_store.TournamentStore` on the SQLite file ``db_path``
+    """:class:`~adjudicator.live.store.tournament_store.TournamentStore` on the SQLite file ``db_path``
     (created with its tables if missing)."""
 
     def __init__(self, db_path: str | Path) -> None:

@@ -1,5 +1,5 @@
-"""The PostgreSQL :class:`~adjudicator.live.tournament_store.TournamentStore`: the tables of
-:mod:`.tournament_sqlite` in the live database (:class:`~adjudicator.live.postgres.PostgresStorage`),
+"""The PostgreSQL :class:`~adjudicator.live.store.tournament_store.TournamentStore`: the tables of
+:mod:`.tournament_sqlite` in the live database (:class:`~adjudicator.live.store.postgres.PostgresStorage`),
 with each row's model as ``jsonb`` beside its key columns.
 
 Every write is one transaction on a pool connection. Creation order comes from identity columns.
@@ -20,11 +20,11 @@ import psycopg
 from psycopg.types.json import Jsonb
 from psycopg_pool import ConnectionPool
 
-from adjudicator.live.lifecycle import Decision, LogEntry
-from adjudicator.live.people import PersonToken
-from adjudicator.live.pgconn import connect_pool, migrate
-from adjudicator.live.tournament import Room, Round, Tournament, stored_tournament
-from adjudicator.live.tournament_store import DuplicateId, StaleDecision
+from adjudicator.live.store.pgconn import connect_pool, migrate
+from adjudicator.live.store.tournament_store import DuplicateId, StaleDecision
+from adjudicator.live.tournament.lifecycle import Decision, LogEntry
+from adjudicator.live.tournament.model import Room, Round, Tournament, stored_tournament
+from adjudicator.live.tournament.people import PersonToken
 
 MIGRATIONS: list[tuple[str, int, str]] = [
     ("tournaments", 1, """
@@ -87,8 +87,8 @@ LOG_KEY = 0x61646A6C6F67  # the advisory lock that orders lifecycle log appends 
 
 
 class PostgresTournamentStore:
-    """:class:`~adjudicator.live.tournament_store.TournamentStore` over ``pool`` (the tables exist:
-    :class:`~adjudicator.live.postgres.PostgresStorage` migrates them). ``close`` closes the pool only
+    """:class:`~adjudicator.live.store.tournament_store.TournamentStore` over ``pool`` (the tables exist:
+    :class:`~adjudicator.live.store.postgres.PostgresStorage` migrates them). ``close`` closes the pool only
     when the store opened it (:meth:`open`)."""
 
     def __init__(self, pool: ConnectionPool[Any], *, owns_pool: bool = False) -> None:

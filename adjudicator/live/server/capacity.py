@@ -8,17 +8,17 @@ request, the chairs' pushes included: the kernel hands out no descriptor for a n
 - at most :attr:`Capacity.max_streams` event streams are open at once; the newest past the cap gets
   ``503`` with ``Retry-After`` (the board page waits that long and tries again);
 - while more than :attr:`Capacity.max_connections` connections are open (counted by the server's
-  protocol, :func:`adjudicator.live.server.deadline_protocol`), a request without a valid token gets
+  protocol, :func:`adjudicator.live.server.serving.deadline_protocol`), a request without a valid token gets
   the same ``503`` and its connection is closed;
 - a request carrying a valid token of a person (the organiser's, a tab-room person's, a chair's or a
   panellist's) is never refused by either cap: the chairs' writes and pages go through however full
   the hall is. A private board's board token is the hall's (every phone may hold it), so it counts as
-  no token here (:func:`adjudicator.live.app.create_app` decides which tokens pass).
+  no token here (:func:`adjudicator.live.server.app.create_app` decides which tokens pass).
 
 The defaults follow the process's limit on open files (:func:`default_limits`): the connections cap
 leaves :data:`RESERVED_FILES` descriptors for the stores, the pools and the token holders' requests,
 and the streams cap is half of it, so refused connections and waiting heads
-(:data:`~adjudicator.live.server.MAX_PENDING_HEADS`) always find a descriptor.
+(:data:`~adjudicator.live.server.serving.MAX_PENDING_HEADS`) always find a descriptor.
 
 Why our own middleware: uvicorn's ``limit_concurrency`` refuses the newest request whoever sends it,
 the chairs' included, and counts no streams apart.

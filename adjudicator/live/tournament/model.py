@@ -14,7 +14,7 @@ Tabbycat: a tournament may name its Tabbycat API base (``https://host/api/v1/tou
 round its Tabbycat round sequence number, and a room the Tabbycat ids of its debate, teams, speakers
 and motion; :mod:`adjudicator.live.tabbycat` turns them into the hyperlinks Tabbycat's API expects.
 Speaker scores go to Tabbycat on the tournament's ``speaker_scale``
-(:class:`~adjudicator.live.speaker_scores.SpeakerScale`; a push uses the Tabbycat tournament's own range).
+(:class:`~adjudicator.live.tournament.speaker_scores.SpeakerScale`; a push uses the Tabbycat tournament's own range).
 ``tabbycat_push``: ``manual`` (``adjudicate live tabbycat push``) or ``on_release`` (the server pushes a
 room's result when it is released, with the Tabbycat token it was started with).
 """
@@ -34,7 +34,7 @@ from adjudicator.input.field_errors import describe_validation_error
 from adjudicator.input.formats import FORMATS, SIDES, FormatName, Side, get_format, position_label
 from adjudicator.input.match import MAX_INFO_CHARS, MAX_MOTION_CHARS, MAX_NAME_CHARS, MAX_POSITION_CHARS, Debater
 from adjudicator.live.errors import Unprocessable
-from adjudicator.live.speaker_scores import SpeakerScale
+from adjudicator.live.tournament.speaker_scores import SpeakerScale
 
 log = logging.getLogger("adjudicator.live")
 
@@ -75,8 +75,8 @@ class Tournament(FrozenModel):
     """A tournament: id, display name, what the public boards show (:data:`Visibility`), the Tabbycat
     API base (or None), speaker scale and when to push to Tabbycat, whether the person who entered or
     overrode a ballot may not confirm it (``second_person_confirms``, Tabbycat's rule:
-    :func:`~adjudicator.live.lifecycle.confirm`), whether its boards need a token
-    (``board_private``: :func:`~adjudicator.live.people.check_board_access`), and its creation time
+    :func:`~adjudicator.live.tournament.lifecycle.confirm`), whether its boards need a token
+    (``board_private``: :func:`~adjudicator.live.tournament.people.check_board_access`), and its creation time
     (UTC ISO 8601)."""
 
     tournament_id: str = Field(pattern=SLUG_PATTERN)

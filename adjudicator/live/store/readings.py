@@ -40,11 +40,11 @@ from typing import Any, Protocol
 from adjudicator.input.match import MatchView
 from adjudicator.judges.base import StageRequest
 from adjudicator.judges.offline.reading import DebateReading
-from adjudicator.live.checkpoints import live_serde
+from adjudicator.live.store.checkpoints import live_serde
 
 log = logging.getLogger("adjudicator.live")
 
-#: The SQLite table (the PostgreSQL one is migration ("live", 2) of :mod:`adjudicator.live.postgres`).
+#: The SQLite table (the PostgreSQL one is migration ("live", 2) of :mod:`adjudicator.live.store.postgres`).
 SQLITE_SCHEMA = "CREATE TABLE IF NOT EXISTS live_readings (match_id TEXT PRIMARY KEY, state BLOB NOT NULL)"
 
 
@@ -59,7 +59,7 @@ class ReadingTable(Protocol):
 
 
 def pack(state: dict[str, Any]) -> bytes:
-    """A reading's state as msgpack bytes (the checkpoints' serializer, :func:`~adjudicator.live.checkpoints.live_serde`)."""
+    """A reading's state as msgpack bytes (the checkpoints' serializer, :func:`~adjudicator.live.store.checkpoints.live_serde`)."""
     kind, data = live_serde().dumps_typed(state)
     if kind != "msgpack":
         raise ValueError(f"a reading's state serialised as {kind!r}, not msgpack")

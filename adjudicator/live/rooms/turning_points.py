@@ -1,5 +1,5 @@
 """Turning points of a match in progress: the stages after which the provisional tendency
-(:mod:`adjudicator.live.tendency`) crossed 0.5, and what moved it.
+(:mod:`adjudicator.live.rooms.tendency`) crossed 0.5, and what moved it.
 
 Replaying the trackers' analyses stage by stage (stage ``k`` sees the analyses of stages 1..k and the
 clash map as it stood after stage ``k``), the tendency's side is "affirmative" above 0.5 and
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from adjudicator.input.formats import Side
 from adjudicator.input.match import Stage
-from adjudicator.live.tendency import Tendency, provisional_tendency
+from adjudicator.live.rooms.tendency import Tendency, provisional_tendency
 from adjudicator.verdict.battlefield import Clash, ClashEvent, StageAnalysis
 
 

@@ -4,7 +4,7 @@
 Routes (``{id}`` is a match id; writes need a token as ``Authorization: Bearer <token>`` or
 ``X-Adjudicator-Token: <token>``, else 401: the organiser's, or for a tournament room's match that
 room's chair token (another room's chair token: 403). The tournament routes are in
-:mod:`adjudicator.live.tournament_routes`):
+:mod:`adjudicator.live.server.tournament_routes`):
 
 =======  ==============================  ======================================================
 GET      /                               redirect to /board
@@ -27,14 +27,14 @@ GET      /api/matches/{id}/report.html   the verdict report as HTML, in the matc
 =======  ==============================  ======================================================
 
 A tournament room's snapshot, verdict and reports are what its tournament shows the public
-(:meth:`~adjudicator.live.tabroom.TabRoom.board_view`): until its verdict may be shown, the snapshot has
+(:meth:`~adjudicator.live.tournament.tabroom.TabRoom.board_view`): until its verdict may be shown, the snapshot has
 no verdict and the verdict and report routes answer 403, except to the organiser and the room's chair.
 A tournament that keeps its boards private (``board_private``) answers its rooms' snapshot, stream,
-verdict and reports only to a token of it (401 without one; :func:`~adjudicator.live.people.check_match_board`),
+verdict and reports only to a token of it (401 without one; :func:`~adjudicator.live.tournament.people.check_match_board`),
 and ``GET /api/matches`` leaves its rooms out for other readers.
 
-The routes find the app's :class:`~adjudicator.live.store.LiveStore`, :class:`~adjudicator.live.events.Hub`,
-token and body limit on ``request.app.state`` (set by :func:`adjudicator.live.app.create_app`).
+The routes find the app's :class:`~adjudicator.live.rooms.tracking.LiveStore`, :class:`~adjudicator.live.server.events.Hub`,
+token and body limit on ``request.app.state`` (set by :func:`adjudicator.live.server.app.create_app`).
 A write checks the token first, then (for a push or a close) that the match exists, then reads the body.
 
 Body limit: :data:`MAX_BODY_BYTES` (1 MiB) by default. A real stage is far smaller (an eight-minute
@@ -53,22 +53,22 @@ from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, PlainTex
 from starlette.concurrency import run_in_threadpool
 
 from adjudicator.input.jsontext import JsonInputError, read_json
-from adjudicator.live.access import Forbidden, Gate, require_organiser, require_room
-from adjudicator.live.corrections import record_match_event
 from adjudicator.live.errors import BadRequest, NotFound, PayloadTooLarge
-from adjudicator.live.events import board_stream
-from adjudicator.live.lifecycle import Actor
-from adjudicator.live.people import check_match_board, readable_matches
-from adjudicator.live.snapshots import LIST_PAGE, LIST_PAGE_MAX
-from adjudicator.live.store import LiveStore
-from adjudicator.live.tabroom import TabRoom
+from adjudicator.live.rooms.snapshots import LIST_PAGE, LIST_PAGE_MAX
+from adjudicator.live.rooms.tracking import LiveStore
+from adjudicator.live.server.events import board_stream
+from adjudicator.live.tournament.access import Forbidden, Gate, require_organiser, require_room
+from adjudicator.live.tournament.corrections import record_match_event
+from adjudicator.live.tournament.lifecycle import Actor
+from adjudicator.live.tournament.people import check_match_board, readable_matches
+from adjudicator.live.tournament.tabroom import TabRoom
 
 MAX_BODY_BYTES = 1024 * 1024
 """Default request-body limit in bytes (1 MiB); larger bodies get 413."""
 
 DRAIN_LIMIT_BYTES = 64 * 1024 * 1024  # read and discard an oversized body up to this size before 413
 
-STATIC_DIR = Path(__file__).resolve().parent / "static"
+STATIC_DIR = Path(__file__).resolve().parents[1] / "static"
 
 pages = APIRouter()
 reads = APIRouter()
@@ -96,7 +96,7 @@ Tabs = Annotated[TabRoom, Depends(tabroom_of)]
 
 
 def require_actor(request: Request) -> Actor:
-    """The actor of a write: the organiser, or a room's chair (:class:`~adjudicator.live.access.Gate`).
+    """The actor of a write: the organiser, or a room's chair (:class:`~adjudicator.live.tournament.access.Gate`).
     Raises :class:`~adjudicator.live.errors.Unauthorized` (401) without a valid token."""
     gate: Gate = request.app.state.gate
     return gate.require(request.headers)
@@ -104,14 +104,14 @@ def require_actor(request: Request) -> Actor:
 
 def reader(request: Request) -> Actor | None:
     """The actor of a read, or None for the public (no token). A token the server does not know is 401
-    (:meth:`~adjudicator.live.access.Gate.optional`)."""
+    (:meth:`~adjudicator.live.tournament.access.Gate.optional`)."""
     gate: Gate = request.app.state.gate
     return gate.optional(request.headers)
 
 
 def require_match_writer(request: Request, match_id: str, what: str) -> Actor:
     """The actor of a write to match ``match_id``: the organiser, or the chair of the room that
-    ``match_id`` is. Raises 401, or :class:`~adjudicator.live.access.Forbidden` (403)."""
+    ``match_id`` is. Raises 401, or :class:`~adjudicator.live.tournament.access.Forbidden` (403)."""
     actor = require_actor(request)
     if actor.role != "organiser":
         require_room(actor, match_id, what)
@@ -119,9 +119,9 @@ def require_match_writer(request: Request, match_id: str, what: str) -> Actor:
 
 
 def check_verdict_access(tabs: TabRoom, match_id: str, actor: Actor | None) -> None:
-    """Raises :class:`~adjudicator.live.access.Forbidden` (403) when ``actor`` may not yet read the
+    """Raises :class:`~adjudicator.live.tournament.access.Forbidden` (403) when ``actor`` may not yet read the
     verdict of ``match_id`` (a tournament room whose verdict is not shown on the boards), and 401/403
-    when its tournament keeps its boards private (:func:`~adjudicator.live.people.check_match_board`)."""
+    when its tournament keeps its boards private (:func:`~adjudicator.live.tournament.people.check_match_board`)."""
     check_match_board(tabs, match_id, actor)
     if not tabs.may_see_verdict(match_id, actor):
         raise Forbidden(f"match {match_id!r}: the verdict of this room is not released yet", "the organiser releases it (`adjudicate live release`)", field=None)

@@ -1,5 +1,5 @@
 """The storage interface of live tournaments: the registry (tournaments, rounds, rooms, chair tokens),
-the verdict states (one :class:`~adjudicator.live.lifecycle.Decision` per room) and the lifecycle log.
+the verdict states (one :class:`~adjudicator.live.tournament.lifecycle.Decision` per room) and the lifecycle log.
 
 :class:`TournamentStore` is what the rest of the live server uses; :mod:`.tournament_sqlite` implements
 it on SQLite in the state folder. Another implementation (PostgreSQL, for several stateless server
@@ -15,8 +15,8 @@ processes) needs only these methods, with these guarantees:
   process may have written in between);
 - log entries get increasing ``seq`` numbers in commit order.
 
-Chair tokens and person tokens (:mod:`adjudicator.live.people`) are stored only as their SHA-256 hex
-digest (:func:`adjudicator.live.access.token_digest`).
+Chair tokens and person tokens (:mod:`adjudicator.live.tournament.people`) are stored only as their SHA-256 hex
+digest (:func:`adjudicator.live.tournament.access.token_digest`).
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ from __future__ import annotations
 from typing import Protocol
 
 from adjudicator.live.errors import Conflict
-from adjudicator.live.lifecycle import Decision, LogEntry
-from adjudicator.live.people import PersonToken
-from adjudicator.live.tournament import Room, Round, Tournament
+from adjudicator.live.tournament.lifecycle import Decision, LogEntry
+from adjudicator.live.tournament.model import Room, Round, Tournament
+from adjudicator.live.tournament.people import PersonToken
 
 
 class DuplicateId(Conflict):
@@ -102,7 +102,7 @@ class TournamentStore(Protocol):
         """The room whose chair token has this digest, or None."""
         ...
 
-    # ---- person tokens (adjudicator.live.people)
+    # ---- person tokens (adjudicator.live.tournament.people)
 
     def add_token(self, token: PersonToken, token_digest: str, entries: list[LogEntry]) -> None:
         """Insert an issued token's record under its digest, with its log entries."""

@@ -1,8 +1,8 @@
-"""The live server's FastAPI app: a :class:`~adjudicator.live.store.LiveStore` (the live matches), a
-:class:`~adjudicator.live.tabroom.TabRoom` over a tournament store (tournaments, rounds, rooms, verdict
-states), the token :class:`~adjudicator.live.access.Gate` and an event
-:class:`~adjudicator.live.events.Hub`, behind the routes of :mod:`adjudicator.live.routes` and
-:mod:`adjudicator.live.tournament_routes` (the route tables are there).
+"""The live server's FastAPI app: a :class:`~adjudicator.live.rooms.tracking.LiveStore` (the live matches), a
+:class:`~adjudicator.live.tournament.tabroom.TabRoom` over a tournament store (tournaments, rounds, rooms, verdict
+states), the token :class:`~adjudicator.live.tournament.access.Gate` and an event
+:class:`~adjudicator.live.server.events.Hub`, behind the routes of :mod:`adjudicator.live.server.routes` and
+:mod:`adjudicator.live.server.tournament_routes` (the route tables are there).
 
 Every board snapshot a reader receives (``GET /api/matches/{id}`` and its event stream) passes through
 :meth:`TabRoom.board_view`, so a room's verdict reaches the public boards only as its tournament allows.
@@ -28,22 +28,22 @@ from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
 
 from adjudicator.errors import AdjudicatorError, InputError
-from adjudicator.live import routes, tournament_routes
-from adjudicator.live.access import Gate, presented_token
-from adjudicator.live.capacity import Capacity, CapacityGuard
 from adjudicator.live.errors import LiveRequestError
-from adjudicator.live.events import Hub
-from adjudicator.live.headers import SecurityHeaders
-from adjudicator.live.people import actor_lookup
-from adjudicator.live.routes import MAX_BODY_BYTES, STATIC_DIR
-from adjudicator.live.storage import LiveStorage, SqliteStorage, open_storage
-from adjudicator.live.store import MAX_MATCHES, LiveStore
+from adjudicator.live.rooms.tracking import MAX_MATCHES, LiveStore
+from adjudicator.live.server import routes, tournament_routes
+from adjudicator.live.server.capacity import Capacity, CapacityGuard
+from adjudicator.live.server.events import Hub
+from adjudicator.live.server.headers import SecurityHeaders
+from adjudicator.live.server.routes import MAX_BODY_BYTES, STATIC_DIR
+from adjudicator.live.server.timing import ServerTiming
+from adjudicator.live.store.storage import LiveStorage, SqliteStorage, open_storage
+from adjudicator.live.store.tournament_sqlite import DB_NAME as TOURNAMENT_DB_NAME
+from adjudicator.live.store.tournament_sqlite import SqliteTournamentStore
+from adjudicator.live.store.tournament_store import TournamentStore
 from adjudicator.live.tabbycat.service import TabbycatPusher
-from adjudicator.live.tabroom import TabRoom
-from adjudicator.live.timing import ServerTiming
-from adjudicator.live.tournament_sqlite import DB_NAME as TOURNAMENT_DB_NAME
-from adjudicator.live.tournament_sqlite import SqliteTournamentStore
-from adjudicator.live.tournament_store import TournamentStore
+from adjudicator.live.tournament.access import Gate, presented_token
+from adjudicator.live.tournament.people import actor_lookup
+from adjudicator.live.tournament.tabroom import TabRoom
 from adjudicator.verdict.ballots import Verdict
 from adjudicator.workflow.context import AdjudicationContext
 
@@ -66,7 +66,7 @@ def create_app(
 ) -> FastAPI:
     """The live app over the state directory ``state_dir``, adjudicating with ``context``.
 
-    ``max_matches`` bounds the matches the server keeps (:data:`~adjudicator.live.store.MAX_MATCHES`).
+    ``max_matches`` bounds the matches the server keeps (:data:`~adjudicator.live.rooms.tracking.MAX_MATCHES`).
     ``token`` is the organiser's access token (required for every write but a chair's in its room).
     The app owns its :class:`LiveStore` (``app.state.store``), its :class:`TabRoom`
     (``app.state.tabroom``, over ``STATE_DIR/tournaments.sqlite``), its :class:`Gate`
@@ -74,7 +74,7 @@ def create_app(
     resumes interrupted work in a background thread (``recover_on_start``); at shutdown it ends the
     event streams and closes both stores.
 
-    ``store`` picks the storage (:func:`adjudicator.live.storage.open_storage`; InputError for a bad
+    ``store`` picks the storage (:func:`adjudicator.live.store.storage.open_storage`; InputError for a bad
     one): None or ``"sqlite"`` for ``STATE_DIR/live.sqlite`` and ``tournaments.sqlite``, or a
     ``postgresql://`` URL of one database several server processes share (the state folder then holds
     only ``access.json``); ``pool_size`` bounds its data pool (the lock pool gets twice as many);
@@ -82,7 +82,7 @@ def create_app(
     of the Tabbycat pushes (``app.state.tabbycat``, :class:`~adjudicator.live.tabbycat.service.TabbycatPusher`,
     also on release where a tournament asks); ``tabbycat_transport`` replaces its network (tests).
     ``max_connections`` and ``max_streams`` cap open connections and board event streams
-    (``app.state.capacity``, :class:`~adjudicator.live.capacity.Capacity`; default: from the process's
+    (``app.state.capacity``, :class:`~adjudicator.live.server.capacity.Capacity`; default: from the process's
     open-files limit).
     """
     if not token:
@@ -118,7 +118,7 @@ def _tournament_store(storage: LiveStorage, state: Path) -> TournamentStore:
     same database (its pool) beside PostgreSQL."""
     if isinstance(storage, SqliteStorage):
         return SqliteTournamentStore(state / TOURNAMENT_DB_NAME)
-    from adjudicator.live.tournament_postgres import PostgresTournamentStore
+    from adjudicator.live.store.tournament_postgres import PostgresTournamentStore
 
     return PostgresTournamentStore(storage.pool)  # type: ignore[attr-defined]
 

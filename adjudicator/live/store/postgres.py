@@ -18,7 +18,7 @@ from the match id, held on a connection of its own pool for the length of the op
 receiving pushes for the same room queue on the lock; the second reads the checkpoint the first
 committed and sees its own stage as already received (a duplicate by ``stage_id``: no-op) or appends
 after it. A process that dies while holding a lock loses its connection, and PostgreSQL releases the
-lock; what it committed stays, what it did not is absent (see :mod:`adjudicator.live.store`). Different
+lock; what it committed stays, what it did not is absent (see :mod:`adjudicator.live.rooms.tracking`). Different
 rooms share no lock: each operation borrows its own connections.
 
 LangGraph's ``PostgresSaver`` guards every database call with one ``threading.Lock`` per saver, which
@@ -51,12 +51,12 @@ from langgraph.checkpoint.postgres import PostgresSaver
 from psycopg_pool import ConnectionPool
 
 from adjudicator.input.match import MatchView
-from adjudicator.live.checkpoints import live_serde
 from adjudicator.live.errors import Conflict, NotFound
-from adjudicator.live.pgconn import connect_pool, lock_key, migrate
-from adjudicator.live.readings import PgReadings
-from adjudicator.live.registry import MatchRow
-from adjudicator.live.verdicts import verdict_texts
+from adjudicator.live.store.checkpoints import live_serde
+from adjudicator.live.store.pgconn import connect_pool, lock_key, migrate
+from adjudicator.live.store.readings import PgReadings
+from adjudicator.live.store.registry import MatchRow
+from adjudicator.live.store.verdicts import verdict_texts
 from adjudicator.verdict.ballots import Verdict
 
 log = logging.getLogger("adjudicator.live")
@@ -188,7 +188,7 @@ class AdvisoryLock:
 
 
 class PgMatchRegistry:
-    """The ``live_matches`` table (the same rows and moves as :class:`~adjudicator.live.registry.MatchRegistry`),
+    """The ``live_matches`` table (the same rows and moves as :class:`~adjudicator.live.store.registry.MatchRegistry`),
     read from the database on every call (other processes move the status); headers, which never
     change, are cached."""
 
@@ -239,7 +239,7 @@ class PgMatchRegistry:
 
 
 class PgVerdicts:
-    """The ``live_verdicts`` table: the same reads and write as :class:`~adjudicator.live.verdicts.VerdictFiles`."""
+    """The ``live_verdicts`` table: the same reads and write as :class:`~adjudicator.live.store.verdicts.VerdictFiles`."""
 
     def __init__(self, pool: ConnectionPool[Any]) -> None:
         self._pool = pool
@@ -281,13 +281,13 @@ class PgVerdicts:
 
 
 class PostgresStorage:
-    """:class:`~adjudicator.live.storage.LiveStorage` on the PostgreSQL database at ``url`` (module
+    """:class:`~adjudicator.live.store.storage.LiveStorage` on the PostgreSQL database at ``url`` (module
     docstring). Migrates on start. Raises :class:`InputError` when the database cannot be reached."""
 
     shared = True
 
     def __init__(self, url: str, *, pool_size: int = POOL_SIZE, lock_pool_size: int = LOCK_POOL_SIZE, keep_saver_lock: bool = False) -> None:
-        from adjudicator.live.tournament_postgres import MIGRATIONS as TOURNAMENT_MIGRATIONS
+        from adjudicator.live.store.tournament_postgres import MIGRATIONS as TOURNAMENT_MIGRATIONS
 
         self.url = url
         self.pool = connect_pool(url, pool_size, "adjudicator-live")

@@ -7,8 +7,8 @@
   any other room (403).
 - **Precedence** (:func:`check_precedence`): before release the organiser's confirmation stands over a
   chair's; a chair's confirmation is recorded under the room's chair name, whatever ``by`` says
-  (:func:`~adjudicator.live.lifecycle.confirmer`).
-- **Person tokens** (:mod:`adjudicator.live.people`): a tab-room person (the organiser's rights, under
+  (:func:`~adjudicator.live.tournament.lifecycle.confirmer`).
+- **Person tokens** (:mod:`adjudicator.live.tournament.people`): a tab-room person (the organiser's rights, under
   the person's name), a room's chair or panellist, or a private board's reader. A panellist and a
   board token write nothing (403).
 - **Board links** carry no token: they read what the public boards show and cannot write (401).
@@ -25,8 +25,8 @@ import secrets
 from collections.abc import Callable, Mapping
 
 from adjudicator.live.errors import LiveRequestError, Unauthorized
-from adjudicator.live.lifecycle import Actor, Decision
-from adjudicator.live.tournament import Room
+from adjudicator.live.tournament.lifecycle import Actor, Decision
+from adjudicator.live.tournament.model import Room
 
 
 class Forbidden(LiveRequestError):
@@ -55,7 +55,7 @@ def presented_token(headers: Mapping[str, str]) -> str:
 
 
 class Gate:
-    """Resolves tokens to :class:`~adjudicator.live.lifecycle.Actor` s: the organiser's ``token``, a
+    """Resolves tokens to :class:`~adjudicator.live.tournament.lifecycle.Actor` s: the organiser's ``token``, a
     room's chair token found by its digest through ``room_of_token``, or a person token found by its
     digest through ``actor_of_token`` (store lookups; a revoked token finds nothing)."""
 

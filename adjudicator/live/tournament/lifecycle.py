@@ -18,8 +18,8 @@ new version of the room's :class:`Decision` and one :class:`LogEntry`.
 
 This mirrors how Tabbycat treats ballots: an automated submission counts only once a person has
 confirmed it, and results reach the public when the tab releases them. The functions here are pure
-(no storage): :mod:`adjudicator.live.tabroom` applies them and hands the new version and its log entry
-to the store in one transaction (:mod:`adjudicator.live.tournament_store`).
+(no storage): :mod:`adjudicator.live.tournament.tabroom` applies them and hands the new version and its log entry
+to the store in one transaction (:mod:`adjudicator.live.store.tournament_store`).
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ class Actor(FrozenModel):
     """Who made a change or reads: the organiser (or a tab-room person), the chair or a panellist of
     one room (``room`` = its live match id), a private board's reader (``board``, of
     ``tournament_id``), or the server itself (``system``: a draft recorded when a match closed).
-    ``name`` is the person's name: a person token's (:mod:`adjudicator.live.people`), else the room's
+    ``name`` is the person's name: a person token's (:mod:`adjudicator.live.tournament.people`), else the room's
     chair name, else the shared organiser token's ``by`` label or the role. ``person_id`` is the
     person token's id (None for the shared organiser token and a room's own chair token)."""
 
@@ -380,7 +380,7 @@ def correction(d: Decision, new: Decision, kind: LogKind, actor: Actor, reason: 
     """``new`` (the next version of ``d``) and the log entry of the correction ``kind`` that made it:
     ``detail`` holds the ``reason``, any further ``detail`` keys, and :func:`snapshot_of` each
     decision under ``before`` / ``after``, with the ``before`` / ``after`` extras added (a re-push's
-    stage hashes and automated results, :mod:`adjudicator.live.repush`)."""
+    stage hashes and automated results, :mod:`adjudicator.live.tournament.repush`)."""
     entry = LogEntry(at=at, tournament_id=d.tournament_id, round_id=d.round_id, room_id=d.room_id, kind=kind, actor=actor, from_state=d.shown_state,
                      to_state=new.shown_state, version=new.version,
                      detail={"reason": reason, **detail, "before": snapshot_of(d) | (before or {}), "after": snapshot_of(new) | (after or {})})

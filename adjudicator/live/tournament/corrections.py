@@ -1,14 +1,14 @@
 """Corrections with a trail (issue 27, item 9): the organiser reopens or voids a room's result, and every
 stage pushed and every close of a room's match is a line of the tournament's lifecycle log.
 
-- :func:`correct` applies :func:`~adjudicator.live.lifecycle.reopen` or
-  :func:`~adjudicator.live.lifecycle.void` to a room's current decision under the tab room's
+- :func:`correct` applies :func:`~adjudicator.live.tournament.lifecycle.reopen` or
+  :func:`~adjudicator.live.tournament.lifecycle.void` to a room's current decision under the tab room's
   transition lock, in one compare-and-set transaction with its log entry (person, time, reason, the
   result before and after), then republishes the room's board.
 - :func:`record_match_event` appends ``stage_pushed`` (stage id, whether it was a duplicate, its
   characters) or ``match_closed`` (winner, p, forced) for a room's match, with the token's actor.
 - :func:`log_csv` is the round's lifecycle log as CSV, the trail exported with the round's results
-  (cells that would start a spreadsheet formula are neutralised, :func:`~adjudicator.live.results_csv.cell`).
+  (cells that would start a spreadsheet formula are neutralised, :func:`~adjudicator.live.tournament.results_csv.cell`).
 
 The log is append-only: entries are only ever added (the stores have no update or delete of a log row).
 """
@@ -21,13 +21,13 @@ import json
 import logging
 from typing import Any, Literal
 
-from adjudicator.live import lifecycle
-from adjudicator.live.access import require_organiser
-from adjudicator.live.lifecycle import Actor, CorrectionBody, LogEntry, LogKind
-from adjudicator.live.results_csv import cell
-from adjudicator.live.tabroom import Key, TabRoom
-from adjudicator.live.tournament import now_utc, parse_body
-from adjudicator.live.tournament_store import StaleDecision
+from adjudicator.live.store.tournament_store import StaleDecision
+from adjudicator.live.tournament import lifecycle
+from adjudicator.live.tournament.access import require_organiser
+from adjudicator.live.tournament.lifecycle import Actor, CorrectionBody, LogEntry, LogKind
+from adjudicator.live.tournament.model import now_utc, parse_body
+from adjudicator.live.tournament.results_csv import cell
+from adjudicator.live.tournament.tabroom import Key, TabRoom
 
 log = logging.getLogger("adjudicator.live")
 
@@ -35,7 +35,7 @@ LOG_COLUMNS = ("seq", "at", "round_id", "room_id", "kind", "role", "person", "fr
 
 
 def correct(tabs: TabRoom, key: Key, data: object, actor: Actor, what: Literal["reopen", "void"]) -> dict[str, Any]:
-    """Reopen or void room ``key``'s result (:class:`~adjudicator.live.lifecycle.CorrectionBody`) as
+    """Reopen or void room ``key``'s result (:class:`~adjudicator.live.tournament.lifecycle.CorrectionBody`) as
     the organiser. Returns the room's view. Raises 403 (not the organiser), 404, 409 (no decision yet,
     nothing to reopen, void already, or changed since ``expected_version``), 422 (no reason)."""
     require_organiser(actor, f"{'reopening' if what == 'reopen' else 'voiding'} a result")

@@ -24,10 +24,10 @@ import re
 
 from adjudicator.input.formats import SIDES, get_format, position_label
 from adjudicator.input.match import Stage
-from adjudicator.live.lifecycle import Decision
-from adjudicator.live.speaker_scores import debater_scores
 from adjudicator.live.tabbycat.export import team_outcomes
-from adjudicator.live.tournament import Room, Round, Tournament
+from adjudicator.live.tournament.lifecycle import Decision
+from adjudicator.live.tournament.model import Room, Round, Tournament
+from adjudicator.live.tournament.speaker_scores import debater_scores
 
 COLUMNS = (
     "tournament_id", "round_id", "room_id", "match_id", "state", "side", "team", "rank", "points", "won",

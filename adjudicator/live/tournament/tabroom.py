@@ -1,9 +1,9 @@
 """The tab room of the live server: tournaments, rounds and rooms over the live matches, the human gate
 on every automated verdict, what each reader may see, and the exports.
 
-It joins three parts: the :class:`~adjudicator.live.store.LiveStore` (one live match per room: stages,
-analyses, the panel, the verdict files), a :class:`~adjudicator.live.tournament_store.TournamentStore`
-(registry, verdict states, lifecycle log) and the pure rules of :mod:`adjudicator.live.lifecycle`.
+It joins three parts: the :class:`~adjudicator.live.rooms.tracking.LiveStore` (one live match per room: stages,
+analyses, the panel, the verdict files), a :class:`~adjudicator.live.store.tournament_store.TournamentStore`
+(registry, verdict states, lifecycle log) and the pure rules of :mod:`adjudicator.live.tournament.lifecycle`.
 
 - Creating a room validates its match header, stores the room with its chair token's digest, then
   creates its live match. :meth:`TabRoom.recover` (run at start-up) creates a match a crash left
@@ -17,10 +17,10 @@ analyses, the panel, the verdict files), a :class:`~adjudicator.live.tournament_
   and then as the counted result (the override applied), with the automated original beside it.
   Until then a closing or closed room's board (and its round overview row) tells nothing of which way
   it went: no provisional tendency, suggested score, turning point or clash event
-  (:func:`~adjudicator.live.board.withheld`).
+  (:func:`~adjudicator.live.rooms.board.withheld`).
 
 Methods raise :class:`~adjudicator.live.errors.LiveRequestError` subclasses: 401/403 from
-:mod:`adjudicator.live.access`, 404 unknown ids, 409 conflicting states, 422 invalid bodies.
+:mod:`adjudicator.live.tournament.access`, 404 unknown ids, 409 conflicting states, 422 invalid bodies.
 """
 
 from __future__ import annotations
@@ -30,18 +30,18 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from adjudicator.live import lifecycle
-from adjudicator.live.access import check_precedence, may_read_room, new_chair_token, require_organiser, require_room, token_digest
-from adjudicator.live.board import withheld
 from adjudicator.live.errors import Conflict, NotFound
-from adjudicator.live.lifecycle import Actor, ConfirmBody, Decision, LogEntry, ReleaseBody, check_override, confirmer, visible
-from adjudicator.live.report_html import report_html
-from adjudicator.live.results_csv import results_csv, room_rows
-from adjudicator.live.store import LiveStore
+from adjudicator.live.rooms.board import withheld
+from adjudicator.live.rooms.tracking import LiveStore
+from adjudicator.live.rooms.validation import validate_header
+from adjudicator.live.store.tournament_store import StaleDecision, TournamentStore
 from adjudicator.live.tabbycat.export import MissingTabbycatIds, ballot_export, export_json
-from adjudicator.live.tournament import Room, RoomBody, Round, RoundBody, SettingsBody, Tournament, TournamentBody, now_utc, parse_body
-from adjudicator.live.tournament_store import StaleDecision, TournamentStore
-from adjudicator.live.validation import validate_header
+from adjudicator.live.tournament import lifecycle
+from adjudicator.live.tournament.access import check_precedence, may_read_room, new_chair_token, require_organiser, require_room, token_digest
+from adjudicator.live.tournament.lifecycle import Actor, ConfirmBody, Decision, LogEntry, ReleaseBody, check_override, confirmer, visible
+from adjudicator.live.tournament.model import Room, RoomBody, Round, RoundBody, SettingsBody, Tournament, TournamentBody, now_utc, parse_body
+from adjudicator.live.tournament.report_html import report_html
+from adjudicator.live.tournament.results_csv import results_csv, room_rows
 from adjudicator.verdict.ballots import Verdict
 
 log = logging.getLogger("adjudicator.live")
@@ -411,7 +411,7 @@ class TabRoom:
         return t is not None and visible(self.store.decision(room.key), t.board_shows)
 
     def report(self, match_id: str) -> str:
-        """The HTML verdict report of a closed match (:func:`~adjudicator.live.report_html.report_html`);
+        """The HTML verdict report of a closed match (:func:`~adjudicator.live.tournament.report_html.report_html`);
         for a room, with its counted result. Raises :class:`NotFound` before the match is closed."""
         row = self.live.row(match_id)
         verdict = self.live.verdict(match_id)
@@ -458,7 +458,7 @@ class TabRoom:
         return {"tournament_id": tournament_id, "round_id": round_id, "ballots": ballots, "skipped": skipped}
 
     def round_results_csv(self, tournament_id: str, round_id: str, actor: Actor) -> str:
-        """The round's results CSV (:mod:`adjudicator.live.results_csv`). The organiser's."""
+        """The round's results CSV (:mod:`adjudicator.live.tournament.results_csv`). The organiser's."""
         require_organiser(actor, "exporting a round")
         t = self.tournament(tournament_id)
         rnd = self.round(tournament_id, round_id)

@@ -1,7 +1,7 @@
 """The live store: one clash-tracking thread per live match and, at close, its panel, orchestrated over
-a :class:`~adjudicator.live.storage.LiveStorage` (checkpointer, match registry, verdicts, a lock and a
+a :class:`~adjudicator.live.store.storage.LiveStorage` (checkpointer, match registry, verdicts, a lock and a
 board revision per match: SQLite in the state folder by default, or PostgreSQL shared by several server
-processes, :mod:`.postgres`) and the validation of what is pushed (:mod:`.validation`).
+processes, :mod:`adjudicator.live.store.postgres`) and the validation of what is pushed (:mod:`.validation`).
 
 State directory layout (``STATE_DIR``)::
 
@@ -28,7 +28,7 @@ recognised by its ``stage_id`` (same content: accepted as a duplicate; other con
 crash during the panel resumes the judges that had not finished.
 
 Checkpoint history is pruned: each thread keeps only its latest checkpoint and that checkpoint's pending
-writes (:mod:`adjudicator.live.checkpoints` says why that is enough and when it happens).
+writes (:mod:`adjudicator.live.store.checkpoints` says why that is enough and when it happens).
 
 Pushes to one match are serialised (the storage's per-match lock: a ``threading.RLock`` on SQLite, a
 PostgreSQL advisory lock across processes); different matches share nothing but the compiled graphs,
@@ -36,7 +36,7 @@ the database and the backends, which are stateless or thread-safe. Over a shared
 the store caches a match's state only while it holds the match's lock (the cache is dropped at every
 acquisition, since another process may have changed the match in between), and a board snapshot is
 reused only while the match's stored revision is unchanged. Building, caching and publishing the
-board snapshots is :class:`~adjudicator.live.snapshots.BoardSnapshots`, the store's base class.
+board snapshots is :class:`~adjudicator.live.rooms.snapshots.BoardSnapshots`, the store's base class.
 """
 
 from __future__ import annotations
@@ -51,15 +51,15 @@ from typing import Any, cast
 
 from adjudicator.errors import AdjudicationFailed
 from adjudicator.input.match import Stage
-from adjudicator.live.board import missing_speeches, push_reply
-from adjudicator.live.cache import BoundedCache
-from adjudicator.live.checkpoints import DB_NAME, keeps_full_values, panel_thread_id, thread_config
 from adjudicator.live.errors import Conflict, NotFound
-from adjudicator.live.readings import with_room_readings
-from adjudicator.live.registry import MatchRow
-from adjudicator.live.snapshots import BoardSnapshots
-from adjudicator.live.storage import LiveStorage, MatchLock, SqliteStorage
-from adjudicator.live.validation import resent_stage, validate_complete, validate_header, validate_push
+from adjudicator.live.rooms.board import missing_speeches, push_reply
+from adjudicator.live.rooms.cache import BoundedCache
+from adjudicator.live.rooms.snapshots import BoardSnapshots
+from adjudicator.live.rooms.validation import resent_stage, validate_complete, validate_header, validate_push
+from adjudicator.live.store.checkpoints import DB_NAME, keeps_full_values, panel_thread_id, thread_config
+from adjudicator.live.store.readings import with_room_readings
+from adjudicator.live.store.registry import MatchRow
+from adjudicator.live.store.storage import LiveStorage, MatchLock, SqliteStorage
 from adjudicator.verdict.ballots import Verdict
 from adjudicator.verdict.battlefield import BattlefieldState, append_stages, failed_stage_ids
 from adjudicator.workflow.context import AdjudicationContext
@@ -86,7 +86,7 @@ class LiveStore(BoardSnapshots):
     :class:`~adjudicator.errors.AdjudicationFailed` when a backend fault stops an analysis or the panel
     (finished work stays in the checkpoints).
 
-    ``storage`` is where the state lives (default: :class:`~adjudicator.live.storage.SqliteStorage`
+    ``storage`` is where the state lives (default: :class:`~adjudicator.live.store.storage.SqliteStorage`
     in ``state_dir``); the store closes it in :meth:`close`.
     """
 
@@ -118,7 +118,7 @@ class LiveStore(BoardSnapshots):
         self.saver = self.storage.saver
         self.registry = self.storage.registry
         self.verdicts = self.storage.verdicts
-        # the offline tracker keeps each room's reading with the room (adjudicator.live.readings)
+        # the offline tracker keeps each room's reading with the room (adjudicator.live.store.readings)
         self.context, self.readings = with_room_readings(self.context, self.storage.readings, cached_matches, shared=self.shared)
         self.tracking = tracking_graph.build(checkpointer=self.saver)
         self.panel = panel_graph.build(checkpointer=self.saver)
@@ -201,7 +201,7 @@ class LiveStore(BoardSnapshots):
         return vals
 
     def _prune(self, *thread_ids: str) -> None:
-        """Drop the superseded checkpoints of these threads (see :mod:`adjudicator.live.checkpoints`)."""
+        """Drop the superseded checkpoints of these threads (see :mod:`adjudicator.live.store.checkpoints`)."""
         if self.prune_history:
             self.storage.prune(thread_ids)
 
@@ -387,7 +387,7 @@ class LiveStore(BoardSnapshots):
         Stages whose analysis failed are retried first; if any is still failed the match is not closed
         (:class:`Conflict`, naming them: a verdict would silently miss their units).
         Idempotent: closing a closed match returns its verdict. Raises :class:`Conflict` with no stage, or
-        (unless ``force``) when a speech seems missing (:func:`~adjudicator.live.board.missing_speeches`),
+        (unless ``force``) when a speech seems missing (:func:`~adjudicator.live.rooms.board.missing_speeches`),
         :class:`Unprocessable` when a fixed-order match is incomplete, :class:`AdjudicationFailed` when
         the panel produced no verdict (the match stays open and can be closed again)."""
         self.row(match_id)

@@ -24,7 +24,7 @@ import jinja2
 from adjudicator import __version__
 from adjudicator.input.match import MatchView
 from adjudicator.input.rubric import band
-from adjudicator.live.lifecycle import Decision
+from adjudicator.live.tournament.lifecycle import Decision
 from adjudicator.verdict.ballots import Verdict
 from adjudicator.verdict.battlefield import Clash
 from adjudicator.verdict.feedback import feedback_views
