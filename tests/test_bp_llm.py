@@ -118,7 +118,7 @@ def test_a_low_point_win_ballot_is_retried(fake_openai, tmp_path):
 
 def _single_call_answer(body) -> str:
     text = "\n".join(m["content"] for m in body["messages"])
-    if "Output the ranking of the four houses" in text:
+    if "rank the four houses" in text:
         return "First: OO\nSecond: OG\nThird: CO\nFourth: CG"
     abbrs = ["PM", "LO", "DPM", "DLO", "MG", "MO", "GW", "OW"]
     if "assign speaker scores" in text:
@@ -135,8 +135,9 @@ def test_single_call_arm_on_bp(fake_openai):
         user = next(m["content"] for m in body["messages"] if m["role"] == "user")
         system = next(m["content"] for m in body["messages"] if m["role"] == "system")
         assert all(text in user for _, _, _, text in SPEECHES)  # the whole transcript in each call
-        assert "Judging manual (British Parliamentary)" in system and "No additional explanation should be provided." in system
+        assert "Judging manual (British Parliamentary)" in system and "No additional explanation should be provided." in user
         assert body.get("temperature") == 0
+    assert len({r["messages"][0]["content"] for r in fake_openai.requests}) == 1  # one system message for the three tasks (docs/cost.md)
     assert [(r.unit, r.rank) for r in verdict.ranking] == [("OO", 1), ("OG", 2), ("CO", 3), ("CG", 4)]
     assert [s.mean for s in verdict.speaker_scores] == [80.0, 79.0, 78.0, 77.0, 76.0, 75.0, 74.0, 73.0]
     assert [s.rank for s in verdict.speaker_scores] == list(range(1, 9))

@@ -100,12 +100,18 @@ def online_match() -> Match:
     })
 
 
+def instructions(body: dict) -> str:
+    """A request's task instructions: its user message after the transcript (every task shares the
+    system message and the transcript before them)."""
+    return body["messages"][1]["content"].rsplit("<<<END TRANSCRIPT-", 1)[-1]
+
+
 def task_of(body: dict) -> str:
-    """Which task a request is, read from its system message (both languages)."""
-    system = body["messages"][0]["content"]
-    if "最佳辩手" in system or "best-debater votes" in system:
+    """Which task a request is, read from its instructions (both languages)."""
+    task = instructions(body)
+    if "最佳辩手" in task or "best-debater votes" in task:
         return "task3"
-    if '"score"' in system:
+    if '"score"' in task:
         return "task2"
     return "task1"
 
@@ -130,7 +136,7 @@ def good_reply(body: dict) -> Reply:
         return Reply(content=json.dumps({"basis": OUTPUT_MARKERS["task1"], "p": 0.64}))
     if task == "task2":
         return Reply(content=json.dumps({"basis": OUTPUT_MARKERS["task2"], "score": stage_number(body) % 10 + 1}))
-    four = "Negative Speaker 3" in body["messages"][0]["content"]  # a 4v4 match lists all eight labels
+    four = "Negative Speaker 3" in instructions(body)  # a 4v4 match lists all eight labels
     votes = {"Negative Speaker 3": 5, "Affirmative Speaker 4": 4} if four else {"Negative Speaker 1": 5, "Affirmative Speaker 1": 4}
     return Reply(content=json.dumps({"basis": OUTPUT_MARKERS["task3"], "votes": votes}))
 
@@ -162,8 +168,11 @@ def test_each_task_request_contains_what_it_should_and_nothing_else(fake_openai)
         user = body["messages"][1]["content"]
         assert "4v4" in user and "大学生在校期间做兼职利大于弊" in user
         assert all(stage_marker(i) in user for i in range(1, 15))
-    assert "0.5" in t1["messages"][0]["content"] and "9 票" in t3["messages"][0]["content"]
-    assert "Negative Speaker 3" in t3["messages"][0]["content"]  # the position labels to vote over
+    assert "0.5" in instructions(t1) and "9 票" in instructions(t3)
+    assert "Negative Speaker 3" in instructions(t3)  # the position labels to vote over
+    # one system message for every task, and the same text up to the end of the transcript (docs/cost.md)
+    assert len({b["messages"][0]["content"] for b in bodies}) == 1
+    assert t1["messages"][1]["content"].split("<<<END TRANSCRIPT-")[0] == t3["messages"][1]["content"].split("<<<END TRANSCRIPT-")[0]
 
     seen_units = set()
     for body in bodies:
@@ -171,10 +180,12 @@ def test_each_task_request_contains_what_it_should_and_nothing_else(fake_openai)
             continue
         k = stage_number(body)
         user = body["messages"][1]["content"]
-        system = body["messages"][0]["content"]
         present = [i for i in range(1, 15) if stage_marker(i) in user]
         assert present == list(range(1, k + 1)), f"stage {k}: preceding transcript and target only"
-        assert "| 完美完成 | 正确且重要的战场 | 决定性推进 | 10 |" in system  # the judges' rubric
+        assert "| 完美完成 | 正确且重要的战场 | 决定性推进 | 10 |" in instructions(body)  # the judges' rubric
+        # stage k's request begins with the whole text of Task 1's up to the end of stage k
+        head = user.split("<<<END TRANSCRIPT-")[0]
+        assert t1["messages"][1]["content"].startswith(head.rstrip("\n"))
         side = "affirmative" if "被评的一方：正方" in user else "negative"
         seen_units.add((f"s{k:02d}", side))
         if k == 2:  # negative questions the affirmative: each side gets its role's rule

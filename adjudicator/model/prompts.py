@@ -13,11 +13,14 @@ is recorded with every call and in the verdict's provenance, and enters the cach
 partial changes the hash of every template that uses it.
 
 Untrusted text (transcripts, and anything derived from them) is put inside a fence by the
-``fence`` filter: a pair of marker lines ``<<<NAME-xxxxxxxx>>>`` / ``<<<END NAME-xxxxxxxx>>>``
-whose code is derived from a hash of the fenced text (deterministic, so cache keys are stable).
-Before fencing, every run of three or more ``<`` or ``>`` in the text is replaced by the look-alike
-``‹``/``›``, so the text cannot contain any marker line at all and therefore cannot close the fence,
-whatever code it guesses. Utterances are written one per line as ``speaker: text`` with continuation
+``fence`` filter: a pair of marker lines ``<<<NAME-xxxxxxxx>>>`` / ``<<<END NAME-xxxxxxxx>>>``.
+The code is the render's ``fence_code`` variable when the caller gives one -- the match's
+(:func:`match_fence_code`), so every request of a match opens its fences with the same line and a
+provider's prompt cache can serve a fenced prefix that two requests share (docs/cost.md) -- else a
+hash of the fenced text; either way deterministic, so cache keys are stable. Before fencing, every
+run of three or more ``<`` or ``>`` in the text is replaced by the look-alike ``‹``/``›``, so the
+text cannot contain any marker line at all and therefore cannot close the fence, whatever code it
+guesses: the code is a label, not a secret. Utterances are written one per line as ``speaker: text`` with continuation
 lines indented, so a line break inside an utterance cannot fake another speaker's turn.
 
 Parsing and compiling a template is the costly part of a store (a bench builds one per sample), so
@@ -80,15 +83,28 @@ def fence_code(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:8]
 
 
-def fence(text: str, name: str = "TRANSCRIPT") -> str:
+def match_fence_code(view: Any) -> str:
+    """The fence code of every fence in a match's prompts: 8 hex digits of the SHA-256 of what the
+    match's header says (format, motion, both positions, debater labels), which every request of
+    the match shows and which stays the same while a live match grows stage by stage. ``view``: a
+    :class:`~adjudicator.input.match.MatchView`."""
+    head = "\x1f".join([view.format, view.motion, view.affirmative_position, view.negative_position, *view.debater_labels()])
+    return fence_code(head)
+
+
+def fence(text: str, name: str = "TRANSCRIPT", code: str | None = None) -> str:
     """``text`` neutralised and wrapped in ``<<<NAME-code>>>`` ... ``<<<END NAME-code>>>`` lines.
 
-    ``name`` is upper-cased and reduced to ``A-Z0-9_``. The text inside can contain no ``<<<``
-    or ``>>>`` (see :func:`neutralise`), so no marker inside it can end the fence.
+    ``name`` is upper-cased and reduced to ``A-Z0-9_``; ``code`` is the given one (8 hex digits,
+    :func:`match_fence_code`), else :func:`fence_code` of the neutralised text. The text inside
+    can contain no ``<<<`` or ``>>>`` (see :func:`neutralise`), so no marker inside it can end the
+    fence. Raises ValueError for a code that is not 8 lowercase hex digits.
     """
     label = re.sub(r"[^A-Z0-9_]", "_", name.upper()) or "TEXT"
     body = neutralise(text if text is not None else "")
-    tag = f"{label}-{fence_code(body)}"
+    if code is not None and not re.fullmatch(r"[0-9a-f]{8}", code):
+        raise ValueError(f"a fence code is 8 lowercase hex digits, got {code!r}")
+    tag = f"{label}-{code or fence_code(body)}"
     return f"<<<{tag}>>>\n{body}\n<<<END {tag}>>>"
 
 
@@ -209,6 +225,22 @@ def _strict_filter(fn: Any) -> Any:
     return wrapped
 
 
+def _fence_filter() -> Any:
+    """The templates' ``fence`` filter: :func:`fence` with the render's ``fence_code`` variable as
+    its code when the caller gave one (a template imported "with context" sees it too), strict on
+    an undefined input as every filter here."""
+    import jinja2
+
+    @jinja2.pass_context
+    def fence_filter(ctx: Any, value: Any, name: str = "TRANSCRIPT") -> str:
+        if isinstance(value, jinja2.Undefined):
+            str(value)  # StrictUndefined raises UndefinedError here
+        code = ctx.get("fence_code")
+        return fence(value, name, code if isinstance(code, str) and code else None)
+
+    return fence_filter
+
+
 @dataclass(frozen=True)
 class RenderedPrompt:
     """A rendered template: its file name, content hash and the two chat messages' text."""
@@ -250,7 +282,7 @@ class PromptStore:
             auto_reload=False,
             bytecode_cache=_bytecode_cache(),
         )
-        self._env.filters["fence"] = _strict_filter(fence)
+        self._env.filters["fence"] = _fence_filter()
         self._env.filters["neutral"] = _strict_filter(neutralise)
         self._hashes: dict[str, str] = {}
         self._extends_cache: dict[str, bool] = {}

@@ -24,7 +24,7 @@ from typing import Any
 from adjudicator.input.match import MatchView
 from adjudicator.model.chat import ChatRequest
 from adjudicator.model.parsing import ParseResult, parse_output
-from adjudicator.model.prompts import PromptStore, utterance_lines
+from adjudicator.model.prompts import PromptStore, match_fence_code, utterance_lines
 from adjudicator.model.validators import OutputInvalid, as_int
 
 HOUSE_ORDER = "bp_house_order"
@@ -61,7 +61,7 @@ def speech_blocks(view: MatchView) -> list[dict[str, Any]]:
 
 def ranking_request(view: MatchView, task: str, store: PromptStore) -> ChatRequest:
     """The request of one BP task (module docstring): manual, motion, info slide and all speeches."""
-    variables = {"motion": view.motion, "info": view.info or "", "houses": view.units(), "speeches": speech_blocks(view)}
+    variables = {"motion": view.motion, "info": view.info or "", "houses": view.units(), "speeches": speech_blocks(view), "fence_code": match_fence_code(view)}
     rendered = store.render(f"{RANKING_TEMPLATES[task]}.{view.spec().language}.j2", variables)
     return ChatRequest(messages=rendered.messages(), node=task, key=MATCH_KEY, template_hash=rendered.template_hash, schema=None, schema_name=task)
 

@@ -1,8 +1,10 @@
 """The single-call protocol's instances: the template variables and the request of each task.
 
 Task 1 and Task 3 read the match header and the whole transcript; Task 2 reads the header, the
-rubric, the stages before the scored one (context, not scored) and the scored stage, for one side
-(the package docstring). The words and layout -- format lines, stage headings, side names, the
+transcript up to and including the scored stage (the stages before it are context, not scored) and
+the rubric, for one side (the package docstring). Every task's request has the same system message
+and begins with the same header and transcript text, the task's instructions after it, so a
+provider's prompt cache can serve the part two requests share (docs/cost.md). The words and layout -- format lines, stage headings, side names, the
 speaker legend, how stages are laid out -- are in ``prompts/_transcript.<lang>.j2``; here the stages
 are prepared as data (:func:`transcript_stages`). :func:`task_instances` lists every instance of a
 match with the reader of its answer. Pure: builds requests, sends nothing.
@@ -20,7 +22,7 @@ from adjudicator.input.match import MatchView, Stage
 from adjudicator.input.rubric import Rubric, rubric_rows
 from adjudicator.model.chat import ChatRequest
 from adjudicator.model.parsing import ParseResult, parse_output
-from adjudicator.model.prompts import PromptStore, prompt_language, utterance_lines
+from adjudicator.model.prompts import PromptStore, match_fence_code, prompt_language, utterance_lines
 from adjudicator.model.schema import response_schema
 from adjudicator.single_call.outputs import StageScoreAnswer, WinnerTendencyAnswer, best_debater_answer
 from adjudicator.single_call.recovery import read_task1, read_task2, read_task3, recover_task1, recover_task2, recover_task3
@@ -79,10 +81,12 @@ def transcript_stages(stages: list[Stage], first_number: int = 1) -> list[dict[s
 
 def match_variables(view: MatchView) -> dict[str, Any]:
     """Template variables shared by the three tasks: format name, motion, positions, the debaters'
-    position labels (``labels``; ``speakers`` with each label's Chinese name for the legend) and the
-    stage count. Built from the label-free view only."""
+    position labels (``labels``; ``speakers`` with each label's Chinese name for the legend), the
+    stage count and the match's fence code (:func:`~adjudicator.model.prompts.match_fence_code`).
+    Built from the label-free view only."""
     labels = view.debater_labels()
     return {
+        "fence_code": match_fence_code(view),
         "format": view.format,
         "motion": view.motion,
         "affirmative_position": view.affirmative_position,
@@ -126,9 +130,11 @@ def task1_request(view: MatchView, store: PromptStore) -> ChatRequest:
 
 
 def task2_request(view: MatchView, stage_index: int, side: Side, store: PromptStore) -> ChatRequest:
-    """Task 2's request for ``side`` in stage ``stage_index`` (0-based): the stages before it as
-    context, the stage itself, the side, its role and the applicable rule. Raises ValueError when
-    ``side`` is not an evaluated side of that stage."""
+    """Task 2's request for ``side`` in stage ``stage_index`` (0-based): the transcript from the
+    first stage to this one (the stages before it are context, the last one is scored), then the
+    rubric, the stage, the side, its role and the applicable rule; so stage k's request begins with
+    the text of stage k-1's up to that stage's end (docs/cost.md). Raises ValueError when ``side`` is
+    not an evaluated side of that stage."""
     lang = prompt_language(view.format)
     stage = view.stages[stage_index]
     if side not in stage.evaluated_sides():
@@ -142,8 +148,7 @@ def task2_request(view: MatchView, stage_index: int, side: Side, store: PromptSt
         "side": side,
         "other_side": other_side(side),
         "rule": stage_rule(stage, side),
-        "preceding": transcript_stages(view.stages[:stage_index]),
-        "scored": transcript_stages([stage], first_number=stage_index + 1),
+        "stages": transcript_stages(view.stages[: stage_index + 1]),
     }
     rendered = store.render(template_name(TASK2_NODE, lang), variables)
     return ChatRequest(

@@ -31,7 +31,7 @@ from adjudicator.input.match import MatchView, Stage
 from adjudicator.input.rubric import ADVANCEMENT_LEVELS, BATTLEFIELD_LEVELS, LEVEL_TEXT, RUBRIC_TABLE, TASK_LEVELS, rubric_rows
 from adjudicator.judges.base import JudgeRequest, StageRequest
 from adjudicator.judges.llm.ledger import Ledger, ledger_view
-from adjudicator.model.prompts import prompt_language, utterance_lines
+from adjudicator.model.prompts import match_fence_code, prompt_language, utterance_lines
 from adjudicator.verdict.ballots import BALLOT_VOTES
 from adjudicator.verdict.battlefield import CLASH_KINDS, SideAnalysis
 from adjudicator.verdict.feedback import carries_feedback
@@ -49,10 +49,13 @@ TRACKER_LEDGER_EVENTS = 1
 
 def header(match: MatchView) -> dict[str, Any]:
     """The match header both nodes share: format (name and description), motion, both positions,
-    background info ("" when none) and the labels that may speak (the debaters' position labels;
-    BP also its houses' names, for team-level speakers)."""
+    background info ("" when none), the labels that may speak (the debaters' position labels;
+    BP also its houses' names, for team-level speakers) and the match's fence code
+    (:func:`~adjudicator.model.prompts.match_fence_code`: every fence of the match's prompts opens
+    with the same line)."""
     spec = get_format(match.format)
     return {
+        "fence_code": match_fence_code(match),
         "format": match.format,
         "format_description": spec.description,
         "motion": match.motion,
