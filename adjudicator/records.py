@@ -49,6 +49,31 @@ def prompt_refs(messages: Iterable[Mapping[str, str]]) -> list[PromptRef]:
     return out
 
 
+#: The named rules of :mod:`adjudicator.model.normalise`, each applied to an answer before validation
+#: where what the model meant is unambiguous (issue 38).
+NormalisationRule = Literal["stage_by_name", "stage_id_case", "stage_id_with_title", "p_on_1_10", "p_on_0_100", "votes_by_name"]
+
+
+class Normalised(FrozenModel):
+    """One field of an answer a normalisation rule rewrote before validation: the ``rule``
+    (:data:`NormalisationRule`), the field's dotted path in the answer (``p``,
+    ``feedback.Affirmative Speaker 1.worked.stage_id``, ``stage_scores``), and the value as the model
+    wrote it (``before``) and as it was read (``after``), each as compact JSON text."""
+
+    rule: NormalisationRule
+    field: str
+    before: str
+    after: str
+
+
+class Dropped(FrozenModel):
+    """One field of an accepted answer that was left out because it was still invalid after its repair
+    turn (a coach's feedback point, issue 38): its dotted ``field`` path and the validator's ``reason``."""
+
+    field: str
+    reason: str
+
+
 class CallRecord(FrozenModel):
     """One model request and its outcome.
 
@@ -67,6 +92,9 @@ class CallRecord(FrozenModel):
     for a whole answer). ``example_choices``: the closed fields of an accepted answer equal to a value
     the prompt's example showed (:func:`~adjudicator.model.examples.copied_choices`). The review reads
     both (:mod:`adjudicator.verdict.review`). The three are left out of the JSON when unset.
+    ``normalised``: the fields of the answer a normalisation rule rewrote before validation
+    (:class:`Normalised`, :mod:`adjudicator.model.normalise`); ``dropped``: the fields an accepted answer
+    was taken without, still invalid after their repair (:class:`Dropped`). Both left out when empty.
     ``messages``: the messages the call sent, in order (:class:`PromptRef`: role and content hash; the
     texts are stored apart, once per run); empty for the offline judge, which sends none, and in
     records written before they were kept.
@@ -104,6 +132,8 @@ class CallRecord(FrozenModel):
     repair_share: float | None = Field(default=None, ge=0.0, le=1.0, exclude_if=lambda v: v is None)
     example_choices: list[str] = Field(default_factory=list, exclude_if=lambda v: not v)
     messages: list[PromptRef] = Field(default_factory=list, exclude_if=lambda v: not v)
+    normalised: list[Normalised] = Field(default_factory=list, exclude_if=lambda v: not v)
+    dropped: list[Dropped] = Field(default_factory=list, exclude_if=lambda v: not v)
 
     def prompt_texts(self) -> dict[str, str]:
         """The message texts this record carries in memory, by SHA-256 (empty once read back from JSON)."""
@@ -126,6 +156,9 @@ class FailureKind(StrEnum):
     - ``repeated_repair``: answers came, but a repair turn gave back the answer it was asked to correct
       unchanged, so the node stopped rather than send the same request again
       (:func:`~adjudicator.model.attempts.run_attempts`);
+    - ``dropped_field``: the node's answer was accepted, but without fields that were still invalid
+      after their repair turn (a judge's feedback points): the value stands, the failure lists what
+      was dropped (:attr:`CallRecord.dropped`);
     - ``no_evidence``: nothing to work from (a judge whose every stage analysis failed), so no request
       was sent;
     - ``error``: the backend itself raised (an offline judge fault).
@@ -137,6 +170,7 @@ class FailureKind(StrEnum):
     TRUNCATED = "truncated"
     COPIED_EXAMPLE = "copied_example"
     REPEATED_REPAIR = "repeated_repair"
+    DROPPED_FIELD = "dropped_field"
     PROMPT_TOO_LONG = "prompt_too_long"
     NO_EVIDENCE = "no_evidence"
     ERROR = "error"
@@ -166,13 +200,20 @@ _LEGACY_PREFIXES = {"transport:": FailureKind.TRANSPORT, "refused:": FailureKind
 
 class NodeFailure(FrozenModel):
     """A node that produced no valid output after all attempts: its typed ``kind``, a readable
-    ``reason`` (which starts with the kind's word), and every raw output received."""
+    ``reason`` (which starts with the kind's word), and every raw output received. Kind
+    ``dropped_field`` is the one failure beside a value: the node's answer stands without the fields
+    it names (:attr:`partial`)."""
 
     node: str
     key: str = ""
     kind: FailureKind
     reason: str
     raw_outputs: list[str] = Field(default_factory=list)
+
+    @property
+    def partial(self) -> bool:
+        """True when the node still produced its value (kind ``dropped_field``): not a failed node."""
+        return self.kind == FailureKind.DROPPED_FIELD
 
     @model_validator(mode="before")
     @classmethod

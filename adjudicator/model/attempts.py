@@ -164,16 +164,35 @@ def run_attempts(
         responses.append(resp)
         raws.append(resp.text)
         repair = _repair_fields(request, pending, repaired)  # before the record: it gathers the fields asked for
-        calls.append(_reply_record(client, request, attempt, resp, result, error=error, truncated=truncated, budget=budget, turn=turn, shown=shown, repair=repair, sent=current))
-        if not truncated and result.ok:
+        take = not truncated and _takes_fallback(result, request, examples, repaired=pending is not None, last=attempt == max_attempts)
+        calls.append(_reply_record(client, request, attempt, resp, result, error=error, truncated=truncated, budget=budget, turn=turn, shown=shown, repair=repair, sent=current, fallback=take))
+        if take or (not truncated and result.ok):
             for i, r in enumerate(responses):
                 client.remember(r, parsed=(i == len(responses) - 1))
+            if take:
+                return NodeResult(value=result.fallback, calls=calls, response=resp, failure=_dropped(request, result, raws) if result.dropped else None)
             return NodeResult(value=result.value, calls=calls, response=resp)
         last_error = error or "no valid value"
         if pending is not None and not truncated and pending.changed_nothing(result):
             return NodeResult(value=None, calls=calls, failure=_repeated(request, pending, attempt, copied, last_error, raws))
         current, pending, base = _next_turn(current, base, resp, result, pending, repairer, truncated, budget)
     return NodeResult(value=None, calls=calls, failure=_exhausted(request, truncated, copied, max_attempts, last_error, raws))
+
+
+def _takes_fallback(result: ParseResult[Any], request: ChatRequest, examples: frozenset[str], *, repaired: bool, last: bool) -> bool:
+    """True when a failed reading's :attr:`~adjudicator.model.parsing.ParseResult.fallback` (the value
+    without its faulty side fields, or with a decision that does not decide) is taken (issue 38): the
+    reply came from a repair turn that asked for those fields again (``repaired``), or no attempt is
+    left (``last``), and no free text of the answer is the prompt's example (a copy is never taken)."""
+    if result.ok or result.fallback is None or not (repaired or last):
+        return False
+    return not copied_fields(result.decoded, request.schema, examples)
+
+
+def _dropped(request: ChatRequest, result: ParseResult[Any], raws: list[str]) -> NodeFailure:
+    """The ``dropped_field`` failure beside a value taken without ``result.dropped``: each field and why."""
+    fields = "; ".join(f"{d.field} ({d.reason})" for d in result.dropped)
+    return _failure(request, FailureKind.DROPPED_FIELD, f"answer taken without {len(result.dropped)} field(s) still invalid after their repair: {fields}", raws)
 
 
 def _not_answered(client: LLMClient, request: ChatRequest, current: ChatRequest, attempt: int, exc: PromptTooLong | TransportError, *,
@@ -250,10 +269,13 @@ def _read_reply(
 def _reply_record(
     client: LLMClient, request: ChatRequest, attempt: int, resp: ChatResponse, result: ParseResult[Any], *,
     error: str | None, truncated: bool, budget: int | None, turn: CallTurn, shown: Mapping[FieldPath, Any], repair: dict[str, Any], sent: ChatRequest,
+    fallback: bool = False,
 ) -> CallRecord:  # fmt: skip
     """The call record of an attempt of ``request`` that got a reply: the messages ``sent`` (a repair
     turn's own), usage, cost, how it parsed, its reasoning, the closed choices equal to a value the
-    prompt shows (``shown``), and its repair fields."""
+    prompt shows (``shown``), its repair fields, the fields its normalisation rewrote, and, when its
+    ``fallback`` value was taken, the stage it was read at and the fields it was taken without."""
+    ok = result.ok or fallback
     return _record(
         client,
         request,
@@ -265,7 +287,7 @@ def _reply_record(
         completion_tokens=resp.completion_tokens,
         cost_usd=resp.cost_usd,
         cache_hit=resp.cache_hit,
-        parse="failed" if truncated else result.stage,
+        parse="failed" if truncated else result.fallback_stage if fallback else result.stage,
         raw_output=resp.text,
         error=error,
         truncated=truncated,
@@ -274,7 +296,9 @@ def _reply_record(
         reasoning_content=resp.reasoning_content,
         reasoning_blocks=list(result.reasoning),
         reasoning_tokens=resp.reasoning_tokens,
-        example_choices=copied_choices(result.decoded, request.schema, shown) if result.ok and not truncated else [],
+        example_choices=copied_choices(result.decoded, request.schema, shown) if ok and not truncated else [],
+        normalised=list(result.normalised),
+        dropped=list(result.dropped) if fallback else [],
         **repair,
     )
 

@@ -31,7 +31,7 @@ from adjudicator.input.formats import position_label_zh
 from adjudicator.model.near_json import normalised_candidates, strict_object
 from adjudicator.model.reasoning import split_reasoning
 from adjudicator.model.validators import OutputInvalid, Ranges, canonical_label
-from adjudicator.records import ParseStage
+from adjudicator.records import Dropped, Normalised, ParseStage
 
 T = TypeVar("T")
 
@@ -43,7 +43,11 @@ class ParseResult(Generic[T]):
     blocks set aside before reading (:func:`split_reasoning`), the object decoded (on success the one
     the value was read from; on a failure the one whose error is reported, or None), and on failure
     the fields the validator named (for a repair turn, :mod:`adjudicator.model.repair`) and the
-    number ranges its rule accepts for some of them (:attr:`OutputInvalid.ranges`)."""
+    number ranges its rule accepts for some of them (:attr:`OutputInvalid.ranges`). ``normalised``:
+    the fields the node's normalisation rewrote in the object read (:mod:`adjudicator.model.normalise`).
+    On a failure, ``fallback`` is the value the answer gives without its faulty fields
+    (:attr:`OutputInvalid.fallback`), read at stage ``fallback_stage``, ``dropped`` the fields it leaves
+    out; the attempts runner takes it after a repair turn (:func:`~adjudicator.model.attempts.run_attempts`)."""
 
     value: T | None
     stage: ParseStage
@@ -52,6 +56,10 @@ class ParseResult(Generic[T]):
     decoded: dict[str, Any] | None = None
     invalid_fields: tuple[tuple[str, ...], ...] = ()
     invalid_ranges: Mapping[tuple[str, ...], Ranges] = field(default_factory=dict)
+    normalised: tuple[Normalised, ...] = ()
+    fallback: T | None = None
+    fallback_stage: ParseStage = "failed"
+    dropped: tuple[Dropped, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -63,6 +71,7 @@ def parse_output(
     text: str,
     validate: Callable[[dict[str, Any]], T],
     recover: Callable[[str], dict[str, Any] | None] | None = None,
+    normalise: Callable[[dict[str, Any]], tuple[dict[str, Any], list[Normalised]]] | None = None,
 ) -> ParseResult[T]:
     """Read ``text`` in the protocol's three stages (module docstring), after setting its reasoning
     blocks aside (:func:`split_reasoning`; they are returned in ``reasoning``, never read).
@@ -72,23 +81,24 @@ def parse_output(
     when it finds nothing. Returns the first stage's valid value; on failure ``error`` holds the
     most informative reason (the validation error of the most literal object found, else
     "no JSON object found"), ``decoded`` that object and ``invalid_fields`` the fields its error
-    named. Never raises for bad text.
+    named. ``normalise`` (a node's normalisation rules, :mod:`adjudicator.model.normalise`) rewrites
+    each decoded object before ``validate`` reads it and returns its notes (``normalised``); ``decoded``
+    stays the object as the model wrote it. Never raises for bad text.
     """
-    first_error: str | None = None
-    first_obj: dict[str, Any] | None = None
-    first_fields: tuple[tuple[str, ...], ...] = ()
-    first_ranges: Mapping[tuple[str, ...], Ranges] = {}
+    first: dict[str, Any] = {"error": None, "obj": None, "fields": (), "ranges": {}, "fallback": None, "stage": "failed", "dropped": (), "notes": ()}
+    notes: list[Normalised] = []
 
-    def attempt(obj: dict[str, Any]) -> T | None:
-        nonlocal first_error, first_obj, first_fields, first_ranges
+    def attempt(obj: dict[str, Any], stage: ParseStage) -> T | None:
+        nonlocal notes
+        read, notes = normalise(obj) if normalise is not None else (obj, [])
         try:
-            return validate(obj)
+            return validate(read)
         except (OutputInvalid, ValueError, TypeError, KeyError) as exc:
-            if first_error is None:
-                first_error = _short(str(exc) or type(exc).__name__)
-                first_obj = obj
-                first_fields = exc.fields if isinstance(exc, OutputInvalid) else ()
-                first_ranges = exc.ranges if isinstance(exc, OutputInvalid) else {}
+            if first["error"] is None:
+                invalid = exc if isinstance(exc, OutputInvalid) else None
+                first.update(error=_short(str(exc) or type(exc).__name__), obj=obj, fields=invalid.fields if invalid else (), ranges=invalid.ranges if invalid else {})
+                if invalid is not None and invalid.fallback is not None:
+                    first.update(fallback=invalid.fallback, stage=stage, dropped=invalid.dropped, notes=tuple(notes))
             return None
 
     answer, reasoning = split_reasoning(text or "")
@@ -96,23 +106,26 @@ def parse_output(
         return ParseResult(None, "failed", "no answer after the reasoning" if reasoning else "empty output", reasoning)
     obj = strict_object(answer)
     if obj is not None:
-        value = attempt(obj)
+        value = attempt(obj, "strict")
         if value is not None:
-            return ParseResult(value, "strict", reasoning=reasoning, decoded=obj)
+            return ParseResult(value, "strict", reasoning=reasoning, decoded=obj, normalised=tuple(notes))
     for obj in normalised_candidates(answer):
-        value = attempt(obj)
+        value = attempt(obj, "normalised")
         if value is not None:
-            return ParseResult(value, "normalised", reasoning=reasoning, decoded=obj)
+            return ParseResult(value, "normalised", reasoning=reasoning, decoded=obj, normalised=tuple(notes))
     if recover is not None:
         try:
             obj = recover(answer)
         except (ValueError, TypeError, re.error):
             obj = None
         if obj:
-            value = attempt(obj)
+            value = attempt(obj, "regex")
             if value is not None:
-                return ParseResult(value, "regex", reasoning=reasoning, decoded=obj)
-    return ParseResult(None, "failed", first_error or "no JSON object found", reasoning, first_obj, first_fields, first_ranges)
+                return ParseResult(value, "regex", reasoning=reasoning, decoded=obj, normalised=tuple(notes))
+    return ParseResult(
+        None, "failed", first["error"] or "no JSON object found", reasoning, first["obj"], first["fields"], first["ranges"],
+        normalised=first["notes"], fallback=first["fallback"], fallback_stage=first["stage"], dropped=first["dropped"],
+    )  # fmt: skip
 
 
 def _short(text: str, limit: int = 200) -> str:

@@ -202,8 +202,11 @@ class RepairTurn:
         merged = merge(self.base, patch.value, self.fields)
         result = read(json.dumps(merged, ensure_ascii=False))
         if result.ok:
-            return ParseResult(result.value, patch.stage, reasoning=patch.reasoning, decoded=merged)
-        return ParseResult(None, "failed", result.error, patch.reasoning, result.decoded or merged, result.invalid_fields, result.invalid_ranges)
+            return ParseResult(result.value, patch.stage, reasoning=patch.reasoning, decoded=merged, normalised=result.normalised)
+        return ParseResult(
+            None, "failed", result.error, patch.reasoning, result.decoded or merged, result.invalid_fields, result.invalid_ranges,
+            normalised=result.normalised, fallback=result.fallback, fallback_stage=patch.stage if result.fallback is not None else "failed", dropped=result.dropped,
+        )  # fmt: skip
 
     def changed_nothing(self, result: ParseResult[Any]) -> bool:
         """True when ``result``, this turn's failed reading, holds the answer the turn was asked to

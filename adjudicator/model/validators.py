@@ -35,12 +35,22 @@ class OutputInvalid(ValueError):
     for those fields only (:mod:`adjudicator.model.repair`). Empty when the whole answer is at fault.
     ``ranges`` maps a field path to the :data:`Ranges` its rule accepts where they are narrower than
     the schema's, so the repair turn states the rule itself, not only the schema's range (issue 25:
-    told "a number from 0.0 to 1.0", a 0.5B judge answered p = 0.5 twice, which no judge may give)."""
+    told "a number from 0.0 to 1.0", a 0.5B judge answered p = 0.5 twice, which no judge may give).
 
-    def __init__(self, message: str, fields: Iterable[Sequence[str]] = (), ranges: Mapping[tuple[str, ...], Ranges] | None = None) -> None:
+    ``fallback`` (issue 38): the value the answer gives without the fields at fault, where the node can
+    stand on it (a ballot whose decision fields are valid, without its bad feedback points; a ballot
+    whose only fault is p = 0.5, kept as one that does not decide), and ``dropped`` the fields it
+    leaves out (:class:`~adjudicator.records.Dropped`). The attempts runner takes it only once a repair
+    turn has asked for those fields and still got them wrong (:func:`~adjudicator.model.attempts.run_attempts`)."""
+
+    def __init__(
+        self, message: str, fields: Iterable[Sequence[str]] = (), ranges: Mapping[tuple[str, ...], Ranges] | None = None, *, fallback: Any = None, dropped: Sequence[Any] = ()
+    ) -> None:
         super().__init__(message)
         self.fields: tuple[tuple[str, ...], ...] = tuple(tuple(f) for f in fields)
         self.ranges: dict[tuple[str, ...], Ranges] = dict(ranges or {})
+        self.fallback = fallback
+        self.dropped: tuple[Any, ...] = tuple(dropped)
 
 
 class FieldChecks:

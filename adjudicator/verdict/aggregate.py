@@ -14,7 +14,9 @@ Rules (a three-judge CCDB panel, paper 2.2.1 and 2.3):
   tied for the maximum.
 - Feedback per debater: one judge's, the majority judge whose p is nearest the panel's
   (:func:`~adjudicator.verdict.feedback.panel_feedback`): a coach's words are not averaged.
-- At least two valid ballots are required; fewer raises :class:`AdjudicationFailed`.
+- At least two valid ballots that decide are required; fewer raises :class:`AdjudicationFailed`. A
+  ballot that does not decide (its judge still answered p = 0.5 after a repair turn, issue 38) is
+  kept and shown and counts in the stage scores and votes, not in the winner, p or the split.
 
 Ranking formats (BP; :func:`panel_ranking`), where each ballot ranks the units and scores every speech:
 
@@ -120,11 +122,12 @@ def aggregate(
     if match.spec().verdict == "ranking":
         return _ranking_verdict(match, ballots, clashes, failures, calls, provenance)
     stage_scores = panel_stage_scores(match, ballots)
-    winner = panel_winner(ballots, {(s.stage_id, s.side): s.mean for s in stage_scores})
+    deciding = [b for b in ballots if b.deciding]  # a ballot that did not decide (p = 0.5 after its repair) counts in scores and votes only
+    winner = panel_winner(deciding, {(s.stage_id, s.side): s.mean for s in stage_scores})
     votes, best = panel_votes(match, ballots)
     dims = panel_dimensions(rubric, {b.judge_id: b.dimensions for b in ballots}) if rubric is not None and rubric.dimensional else []
-    p = panel_p(ballots, winner)
-    dissent = panel_dissent(ballots, stage_scores, winner)
+    p = panel_p(deciding, winner)
+    dissent = panel_dissent(deciding, stage_scores, winner)
     feedback_from, feedback = panel_feedback(ballots, winner, p)
     if provenance.p_source == "logprob":  # how many ballots the log-prob reading could not support
         provenance = provenance.model_copy(update={"p_logprob_missing": sum(1 for b in ballots if b.p_logprob is None)})
@@ -160,10 +163,10 @@ def aggregate(
 def _panel(ballots: list[Ballot], failures: list[NodeFailure]) -> list[Ballot]:
     """``ballots`` ordered by judge id. Raises :class:`AdjudicationFailed` (naming each failed judge's
     reason) with fewer than :data:`MIN_BALLOTS`."""
-    if len(ballots) < MIN_BALLOTS:
+    if sum(1 for b in ballots if b.deciding) < MIN_BALLOTS:
         reasons = "; ".join(f"{f.node} {f.key}: {f.reason}" for f in failures if f.node == "judge") or "no judge produced a ballot"
         raise AdjudicationFailed(
-            f"the panel needs at least {MIN_BALLOTS} valid ballots, got {len(ballots)} ({reasons})",
+            f"the panel needs at least {MIN_BALLOTS} valid ballots that decide, got {sum(1 for b in ballots if b.deciding)} ({reasons})",
             "see the failures for each judge's raw outputs; retry or use another model",
         )
     return sorted(ballots, key=lambda b: b.judge_id)

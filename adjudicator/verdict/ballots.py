@@ -23,7 +23,7 @@ from adjudicator.frozen import FrozenModel
 from adjudicator.input.formats import Role, Side
 from adjudicator.input.gold import check_no_low_point_wins, check_ranks
 from adjudicator.pairwise.record import PairwiseRecord
-from adjudicator.records import CallRecord, NodeFailure
+from adjudicator.records import CallRecord, Dropped, NodeFailure, Normalised
 from adjudicator.verdict.battlefield import Clash
 from adjudicator.verdict.dimensions import DimensionDecision, DimensionResult, DimensionVote
 from adjudicator.verdict.feedback import DebaterFeedback
@@ -92,6 +92,14 @@ class Ballot(FrozenModel):
     disagree with ``winner``, which follows the stated answer. ``feedback``: the judge's feedback to
     each debater, as a coach gives it (:mod:`adjudicator.verdict.feedback`; two-sided scoring
     ballots of the LLM and offline judges; left out of the JSON when empty).
+
+    Issue 38 (each left out of the JSON at its default): ``normalised``, the fields of the judge's
+    answer a normalisation rule read other than as written (:mod:`adjudicator.model.normalise`: a
+    rescaled p, a stage named by its name, votes by a debater's name); ``dropped``, the fields the
+    ballot was taken without, still invalid after their repair (feedback points; the node's
+    ``dropped_field`` failure lists them too); ``deciding`` False for a ballot whose judge still
+    answered p = 0.5 after a repair turn: it is kept and shown, its stage scores and votes count, but
+    it has no winner (``winner`` None, ``p`` 0.5) and takes no part in the panel's winner or p.
     """
 
     judge_id: str
@@ -107,6 +115,9 @@ class Ballot(FrozenModel):
     dimensions: list[DimensionVote] = Field(default_factory=list, exclude_if=_empty)
     p_logprob: float | None = Field(default=None, ge=0.0, le=1.0, exclude_if=_none)
     feedback: list[DebaterFeedback] = Field(default_factory=list, exclude_if=_empty)
+    normalised: list[Normalised] = Field(default_factory=list, exclude_if=_empty)
+    dropped: list[Dropped] = Field(default_factory=list, exclude_if=_empty)
+    deciding: bool = Field(default=True, exclude_if=lambda v: v is True)
 
     @field_validator("best_debater_votes")
     @classmethod
@@ -121,6 +132,10 @@ class Ballot(FrozenModel):
             return self._check_ranking()
         if sum(self.best_debater_votes.values()) != BALLOT_VOTES:
             raise ValueError(f"best_debater_votes: a judge gives exactly {BALLOT_VOTES} votes, got {sum(self.best_debater_votes.values())}")
+        if not self.deciding:
+            if self.winner is not None or self.p != 0.5:
+                raise ValueError("deciding: a ballot that does not decide has no winner and p = 0.5")
+            return self
         if self.winner is None or self.p is None:
             raise ValueError("winner: a ballot without a ranking needs a winner and p")
         if self.p == 0.5:

@@ -38,16 +38,18 @@ class FeedbackPoint(FrozenModel):
 class DebaterFeedback(FrozenModel):
     """A coach's feedback to one debater (``debater``: the position label): what ``worked``, the
     response they ``missed`` (an attack left unanswered, or an answer that fell short) and one thing to
-    ``work_on``."""
+    ``work_on``. A point is None when an LLM judge's point was still invalid after its repair turn and
+    was dropped (issue 38; the ballot's ``dropped`` and the node's ``dropped_field`` failure name it);
+    left out of the JSON then."""
 
     debater: str
-    worked: FeedbackPoint
-    missed: FeedbackPoint
-    work_on: FeedbackPoint
+    worked: FeedbackPoint | None = Field(exclude_if=lambda v: v is None)
+    missed: FeedbackPoint | None = Field(exclude_if=lambda v: v is None)
+    work_on: FeedbackPoint | None = Field(exclude_if=lambda v: v is None)
 
     def points(self) -> list[tuple[FeedbackKind, FeedbackPoint]]:
-        """(kind, point) in :data:`FEEDBACK_KINDS` order."""
-        return [(k, getattr(self, k)) for k in FEEDBACK_KINDS]
+        """(kind, point) in :data:`FEEDBACK_KINDS` order, the dropped ones left out."""
+        return [(k, p) for k in FEEDBACK_KINDS if (p := getattr(self, k)) is not None]
 
 
 def carries_feedback(match: Any) -> bool:

@@ -41,7 +41,11 @@ Whether judging happened (the quality gate; issue 25):
 - ``example_choice``: an accepted answer's closed choice (a rubric level, the winner, p, a score, the
   votes) equals the value the prompt's example showed for it
   (:attr:`~adjudicator.records.CallRecord.example_choices`); the bundled prompts show none, so this
-  fires only for a prompt folder that still does.
+  fires only for a prompt folder that still does;
+- ``normalised_fields`` / ``dropped_feedback`` / ``non_deciding_ballot`` (issue 38,
+  :func:`~adjudicator.verdict.read_notes.read_findings`): a ballot's fields were read by a
+  normalisation rule, a ballot was taken without feedback points still invalid after their repair, a
+  judge still answered p = 0.5 after a repair turn (kept, not deciding).
 
 Whether the text is what was said, for stages a machine transcribed from a recording (issue 33; the
 rules and thresholds: :mod:`adjudicator.verdict.transcripts`):
@@ -73,6 +77,7 @@ from adjudicator.records import CallRecord, NodeFailure
 from adjudicator.verdict.battlefield import Clash
 from adjudicator.verdict.echoes import echo_findings
 from adjudicator.verdict.labels import stage_name
+from adjudicator.verdict.read_notes import read_findings
 from adjudicator.verdict.transcripts import transcript_findings
 
 #: A winner tendency this close to 0.5 (inclusive) is a close call.
@@ -106,6 +111,9 @@ ReviewReason = Literal[
     "echoed_summary",
     "repaired_fields",
     "example_choice",
+    "normalised_fields",
+    "dropped_feedback",
+    "non_deciding_ballot",
     "low_transcript_confidence",
     "long_silence",
     "unattributed_speech",
@@ -429,7 +437,7 @@ def review_of(
         found += _battlefield_findings(match, battlefields)
     found += _reasoning_findings(ballots, match, list(battlefields or []))
     found += _ballot_findings(ballots)
-    found += _call_findings(calls)
+    found += _call_findings(calls) + cast(list[Finding], read_findings(ballots))
     if match is not None:
         found += [(cast(ReviewReason, r), f) for r, f in transcript_findings(match.stages)]  # reasons of ReviewReason
     order = {r: i for i, r in enumerate(get_args(ReviewReason))}

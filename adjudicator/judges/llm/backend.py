@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import partial
+from typing import Any
 
 from adjudicator.input.formats import get_format
 from adjudicator.judges.base import CompareRequest, JudgeRequest, NodeResult, StageRequest, WindowResult
@@ -33,16 +34,18 @@ from adjudicator.model.attempts import MAX_ATTEMPTS, run_attempts
 from adjudicator.model.chat import FEEDBACK_TOKENS_PER_DEBATER, NODE_MAX_TOKENS, ChatRequest
 from adjudicator.model.llm import LLMClient
 from adjudicator.model.logprobs import expected_score, logprob_p
+from adjudicator.model.normalise import normalise_ballot
 from adjudicator.model.parsing import ParseResult, parse_output
 from adjudicator.model.prompts import PromptStore, prompt_language
 from adjudicator.model.reasoning import split_reasoning
 from adjudicator.model.repair import Repairer
 from adjudicator.model.repair import template_name as repair_template
 from adjudicator.pairwise.comparisons import PairChoice
-from adjudicator.records import FailureKind, NodeFailure
+from adjudicator.records import FailureKind, NodeFailure, Normalised
 from adjudicator.verdict.ballots import Ballot
 from adjudicator.verdict.battlefield import StageAnalysis
 from adjudicator.verdict.feedback import carries_feedback
+from adjudicator.verdict.labels import stage_name
 
 TRACK_NODE = "track_stage"
 #: Template stem of the tracker's window of several stages (``prompts/track_window.<lang>.j2``).
@@ -97,6 +100,31 @@ def with_logprob_readings(result: NodeResult[Ballot]) -> NodeResult[Ballot]:
     scores = [s.model_copy(update={"expected": expected_score(text, tokens, unit_key(s.stage_id, s.side))}) for s in ballot.stage_scores]
     ballot = ballot.model_copy(update={"p_logprob": logprob_p(text, tokens), "stage_scores": scores})
     return NodeResult(value=ballot, calls=result.calls, failure=result.failure, response=resp)
+
+
+def ballot_normaliser(request: JudgeRequest) -> Callable[[dict[str, Any]], tuple[dict[str, Any], list[Normalised]]]:
+    """The normalisation rules for a judge's answer on ``request``'s match
+    (:func:`~adjudicator.model.normalise.normalise_ballot`): its stages by id with their names (the
+    match's, and the format's English and Chinese slot names), its debaters' labels and names."""
+    match = request.match
+    stages: dict[str, list[str]] = {}
+    for st in match.stages:
+        slot = match.slot_of(st.stage_id)
+        stages[st.stage_id] = [n for n in (st.name, stage_name(st.name, "zh"), slot.name if slot else None, slot.name_zh if slot else None) if n]
+    names = {d.name: match.label_of(d) for d in match.debaters if d.name}
+    return partial(normalise_ballot, stages=stages, labels=match.debater_labels(), names=names)
+
+
+def with_read_notes(result: NodeResult[Ballot]) -> NodeResult[Ballot]:
+    """``result`` with its ballot carrying what the accepted attempt's record says of its reading: the
+    fields normalised and the fields dropped (issue 38), so the verdict shows them."""
+    if result.value is None or not result.calls:
+        return result
+    last = result.calls[-1]
+    if not last.normalised and not last.dropped:
+        return result
+    ballot = result.value.model_copy(update={"normalised": list(last.normalised), "dropped": list(last.dropped)})
+    return NodeResult(value=ballot, calls=result.calls, failure=result.failure, response=result.response)
 
 
 class LLMBackend:
@@ -257,6 +285,7 @@ class LLMBackend:
             return NodeResult(value=None, calls=[], failure=NodeFailure(node=JUDGE_NODE, key=request.judge_id, kind=FailureKind.NO_EVIDENCE, reason=reason))
         ranking = request.match.spec().verdict == "ranking"  # ranking ballots are resent, not repaired
         result = run_attempts(self.client, self.judge_prompt(request), self._ballot_reader(request), max_attempts=self.max_attempts, repairer=None if ranking else self.repairer(request.match.format))
+        result = with_read_notes(result)
         return with_logprob_readings(result) if self.client.logprobs and not ranking else result
 
     def _ballot_reader(self, request: JudgeRequest) -> Callable[[str], ParseResult[Ballot]]:
@@ -270,6 +299,7 @@ class LLMBackend:
             parse_output,
             validate=partial(read_ballot, request=request, model=self.client.model),
             recover=partial(recover_ballot, labels=labels, unit_keys=[unit_key(sid, side) for sid, side in judge_units(request)]),
+            normalise=ballot_normaliser(request),
         )
 
     def reconsider(self, request: JudgeRequest, answered: NodeResult[Ballot]) -> NodeResult[Ballot]:

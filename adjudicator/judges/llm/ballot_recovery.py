@@ -20,6 +20,7 @@ from adjudicator.judges.llm.dimensions import read_ballot_dimensions
 from adjudicator.judges.llm.variables import judge_units, unit_key
 from adjudicator.model.parsing import find_labels, find_number, find_string, find_votes, find_word, small_objects
 from adjudicator.model.validators import FieldChecks, OutputInvalid, Ranges, as_probability, as_score, as_side, as_votes, canonical_label, one_line, required_text
+from adjudicator.records import Dropped
 from adjudicator.verdict.ballots import BALLOT_VOTES, Ballot, BallotScore
 from adjudicator.verdict.feedback import FEEDBACK_KINDS, DebaterFeedback, FeedbackPoint, carries_feedback
 
@@ -126,38 +127,73 @@ def _point(raw: Any, field: str, stages: Mapping[str, str], clashes: Mapping[str
     return FeedbackPoint(text=text, stage_id=stage, clash_id=clash)
 
 
-def _debater_feedback(raw: Any, label: str, stages: Mapping[str, str], clashes: Mapping[str, str]) -> DebaterFeedback:
+def _debater_points(raw: Any, label: str, stages: Mapping[str, str], clashes: Mapping[str, str]) -> tuple[DebaterFeedback | None, list[Dropped]]:
+    """One debater's feedback with the points that are valid (:func:`_point`), and each invalid point
+    as a :class:`Dropped` (``feedback.<label>.<kind>``); None when no point is valid."""
     if not isinstance(raw, Mapping):
-        raise OutputInvalid(f"feedback.{label}: expected an object with worked, missed and work_on")
-    points = {kind: _point(raw.get(kind), f"feedback.{label}.{kind}", stages, clashes) for kind in FEEDBACK_KINDS}
-    return DebaterFeedback(debater=label, **points)
+        return None, [Dropped(field=f"feedback.{label}", reason=f"feedback.{label}: expected an object with worked, missed and work_on")]
+    points: dict[str, FeedbackPoint | None] = {}
+    dropped: list[Dropped] = []
+    for kind in FEEDBACK_KINDS:
+        try:
+            points[kind] = _point(raw.get(kind), f"feedback.{label}.{kind}", stages, clashes)
+        except OutputInvalid as exc:
+            points[kind] = None
+            dropped.append(Dropped(field=f"feedback.{label}.{kind}", reason=str(exc)))
+    entry = DebaterFeedback(debater=label, **points) if any(points.values()) else None
+    return entry, dropped
 
 
-def read_feedback(raw: Any, request: JudgeRequest) -> list[DebaterFeedback]:
-    """The coach's feedback of a ballot (:mod:`adjudicator.verdict.feedback`): an object keyed by
-    position label (the response schema's shape; a label's Chinese form is understood) or a list of
-    objects carrying ``debater``; every debater of the match needs an entry with its three points
-    (:func:`_point`). Every entry is checked; the OutputInvalid raised names each failed debater
-    (``("feedback", "<label>")``), so a repair turn asks for those only. Raises OutputInvalid."""
+def feedback_parts(raw: Any, request: JudgeRequest) -> tuple[list[DebaterFeedback], list[Dropped]]:
+    """The coach's feedback of a ballot read point by point: every debater's valid points
+    (:func:`_point`), and each point, entry or whole field that is invalid as a :class:`Dropped`
+    (``feedback``, ``feedback.<label>``, ``feedback.<label>.<kind>``). The shape: an object keyed by
+    position label (a label's Chinese form is understood) or a list of objects carrying ``debater``."""
     labels = request.match.debater_labels()
     if isinstance(raw, list):
         raw = {str(i.get("debater")): i for i in raw if isinstance(i, Mapping)}
     if not isinstance(raw, Mapping):
-        raise OutputInvalid("feedback: expected an object with one entry per debater", [("feedback",)])
+        return [], [Dropped(field="feedback", reason="feedback: expected an object with one entry per debater")]
     given = {canonical_label(k, labels): v for k, v in raw.items()}
     stages = {s.stage_id.lower(): s.stage_id for s in request.match.stages}
     clashes = {c.lower(): c for c in request.clashes}
-    checks = FieldChecks()
-    out = []
+    out: list[DebaterFeedback] = []
+    dropped: list[Dropped] = []
     for label in labels:
         if label not in given:
-            checks.errors.append(OutputInvalid(f"feedback: no entry for {label}", [("feedback", label)]))
+            dropped.append(Dropped(field=f"feedback.{label}", reason=f"feedback: no entry for {label}"))
             continue
-        entry = checks.run(("feedback", label), _debater_feedback, given[label], label, stages, clashes)
+        entry, bad = _debater_points(given[label], label, stages, clashes)
+        dropped += bad
         if entry is not None:
             out.append(entry)
-    checks.raise_if_failed()
+    return out, dropped
+
+
+def read_feedback(raw: Any, request: JudgeRequest) -> list[DebaterFeedback]:
+    """The coach's feedback of a ballot (:mod:`adjudicator.verdict.feedback`; :func:`feedback_parts`):
+    every debater of the match needs an entry with its three points (:func:`_point`). Every entry is
+    checked; the OutputInvalid raised names each failed debater (``("feedback", "<label>")``), so a
+    repair turn asks for those only. Raises OutputInvalid."""
+    out, dropped = feedback_parts(raw, request)
+    if dropped:
+        raise _feedback_invalid(dropped)
     return out
+
+
+def _feedback_invalid(dropped: list[Dropped]) -> OutputInvalid:
+    """The OutputInvalid of feedback with these invalid parts: every message, and each debater's entry
+    as the field (the whole feedback when it was not an object)."""
+    fields = list(dict.fromkeys(tuple(d.field.split(".")[:2]) for d in dropped))
+    return OutputInvalid("; ".join(d.reason for d in dropped), fields)
+
+
+def _is_tie(obj: Mapping[str, Any]) -> bool:
+    """True when the answer's p reads as exactly 0.5 (a tie, which no deciding judge may give)."""
+    try:
+        return as_probability(obj.get("p"), "p") == 0.5
+    except OutputInvalid:
+        return False
 
 
 def read_ballot(obj: Mapping[str, Any], request: JudgeRequest, model: str) -> Ballot:
@@ -172,6 +208,12 @@ def read_ballot(obj: Mapping[str, Any], request: JudgeRequest, model: str) -> Ba
     the coach's feedback to every debater (:func:`read_feedback`). Every part is checked; the :class:`OutputInvalid` raised
     names every failed field (``stage_scores.<unit>``, ``p``, ``winner``, ``best_debater_votes``), so a
     repair turn can ask for those only.
+
+    The decision fields (stage scores, p and winner, votes, reasoning) stand on their own (issue 38):
+    when they are valid and only feedback points are not, the error carries a ``fallback`` ballot with
+    the valid points and the invalid ones as ``dropped``; when their only fault is p = 0.5, the
+    fallback is a ballot that does not decide (``deciding`` False, no winner). The attempts runner takes
+    a fallback only after a repair turn asked for those fields again.
     """
     units = judge_units(request)
     checks = FieldChecks()
@@ -179,10 +221,29 @@ def read_ballot(obj: Mapping[str, Any], request: JudgeRequest, model: str) -> Ba
     pw = checks.run(("p",), _ballot_p, obj)
     votes = checks.run(("best_debater_votes",), as_votes, obj.get("best_debater_votes"), request.match.debater_labels(), BALLOT_VOTES)
     reasoning = checks.run(("reasoning",), required_text, obj.get("reasoning"), 2000, "reasoning")
-    feedback = checks.run(("feedback",), read_feedback, obj.get("feedback"), request) if carries_feedback(request.match) else []
-    checks.raise_if_failed()
+    feedback, dropped = feedback_parts(obj.get("feedback"), request) if carries_feedback(request.match) else ([], [])
+    tie = pw is None and _is_tie(obj) and all(e.fields == (("p",),) for e in checks.errors if ("p",) in e.fields)
+    decided = scores is not None and votes is not None and reasoning is not None and (pw is not None or tie)
+    if dropped:
+        checks.errors.append(_feedback_invalid(dropped))
+    if checks.errors:
+        fallback = None
+        if decided:
+            p, winner = pw if pw is not None else (0.5, None)
+            fallback = _ballot(request, model, obj, units, scores or {}, p, winner, votes or {}, reasoning or "", feedback, deciding=pw is not None)
+        try:
+            checks.raise_if_failed()
+        except OutputInvalid as exc:
+            raise OutputInvalid(str(exc), exc.fields, exc.ranges, fallback=fallback, dropped=dropped if fallback is not None else ()) from None
     assert scores is not None and pw is not None and votes is not None
-    p, winner = pw
+    return _ballot(request, model, obj, units, scores, pw[0], pw[1], votes, reasoning or "", feedback)
+
+
+def _ballot(
+    request: JudgeRequest, model: str, obj: Mapping[str, Any], units: list[tuple[str, Side]], scores: Mapping[tuple[str, Side], int],
+    p: float, winner: Side | None, votes: dict[str, int], reasoning: str, feedback: list[DebaterFeedback], deciding: bool = True,
+) -> Ballot:  # fmt: skip
+    """The :class:`Ballot` of a judge's validated parts."""
     return Ballot(
         judge_id=request.judge_id,
         perspective=request.perspective,
@@ -191,9 +252,10 @@ def read_ballot(obj: Mapping[str, Any], request: JudgeRequest, model: str) -> Ba
         p=p,
         stage_scores=[BallotScore(stage_id=sid, side=side, score=scores[(sid, side)]) for sid, side in units],
         best_debater_votes=votes,
-        reasoning=reasoning or "",
+        reasoning=reasoning,
         dimensions=read_ballot_dimensions(obj, request),
-        feedback=feedback or [],
+        feedback=feedback,
+        deciding=deciding,
     )
 
 
