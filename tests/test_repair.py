@@ -86,15 +86,16 @@ def test_a_missing_unit_is_asked_for_alone_and_merged(fake_openai):
 
 
 def test_p_out_of_range_and_wrong_vote_total_are_asked_for_together(fake_openai):
-    # llama.cpp's grammar does not enforce number ranges: the 0.5B model answered p = 4
-    fake_openai.push(ballot(FULL, p=4, votes=["Negative Speaker 1"]), '{"p": 0.41, "best_debater_votes": ["Negative Speaker 1", "Negative Speaker 1", "Negative Speaker 1"]}')
+    # llama.cpp's grammar does not enforce number ranges: the 0.5B model answered p = 4 (now read as
+    # 0.4 on a 1-10 scale, issue 38); -4 is on no scale, so it is asked for again
+    fake_openai.push(ballot(FULL, p=-4, votes=["Negative Speaker 1"]), '{"p": 0.41, "best_debater_votes": ["Negative Speaker 1", "Negative Speaker 1", "Negative Speaker 1"]}')
     result = backend_for(fake_openai).judge(judge_request())
     assert result.value.p == 0.41 and result.value.best_debater_votes == {"Negative Speaker 1": 3}
     assert {f"{s.stage_id}|{s.side}": s.score for s in result.value.stage_scores} == FULL  # kept from the answer
     ask = fake_openai.requests[1]["messages"][3]["content"]
-    assert "p: 4.0 is outside [0, 1]" in ask and "the counts sum to 1, not 3" in ask
+    assert "p: -4.0 is outside [0, 1]" in ask and "the counts sum to 1, not 3" in ask
     # p is said as the validator's rule, the stated winner's side of 0.5 (the schema's range is 0-1)
-    assert "- p: a number from 0.0 to 0.49 (so far you gave 4)" in ask and "- best_debater_votes: a list of exactly 3 entries" in ask
+    assert "- p: a number from 0.0 to 0.49 (so far you gave -4)" in ask and "- best_debater_votes: a list of exactly 3 entries" in ask
     assert list(schema_of(fake_openai.requests[1])["properties"]) == ["p", "best_debater_votes"]
 
 

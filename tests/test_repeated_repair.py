@@ -50,11 +50,12 @@ def ask(body: dict) -> str:
 
 def test_the_repair_turn_states_the_range_of_p_a_ballot_accepts(fake_openai):
     # the stated winner is negative: p must be under 0.5, and the schema's "0.0 to 1.0" is not what is said
-    fake_openai.push(ballot(p=6.0), '{"p": 0.3}')
+    # (a p above 100 is on no scale the normalisation reads, issue 38; 6.0 would be read as 0.6)
+    fake_openai.push(ballot(p=600.0), '{"p": 0.3}')
     result = backend_for(fake_openai).judge(judge_request())
     assert result.value is not None and result.value.p == 0.3
     words = ask(fake_openai.requests[1])
-    assert "- p: a number from 0.0 to 0.49 (so far you gave 6.0)" in words
+    assert "- p: a number from 0.0 to 0.49 (so far you gave 600.0)" in words
     assert '{"p": "<a number from 0.0 to 0.49>"}' in words and "0.0 to 1.0" not in words
 
 
@@ -66,24 +67,25 @@ def test_with_no_winner_stated_either_side_of_a_tie_is_offered(fake_openai):
 
 
 def test_a_second_repair_turn_quotes_what_was_refused_so_it_is_not_the_first_again(fake_openai):
-    # the 4395 run: p = 6.0, then 0.5; the second turn says both, so it is a new request
-    fake_openai.push(ballot(p=6.0, winner=None), '{"p": 0.5}', '{"p": 0.41}')
+    # the 4395 run: p = 6.0, then 0.5; the second turn says both, so it is a new request (600: a p
+    # above 100, which no normalisation rule reads; 6.0 is now read as 0.6, issue 38)
+    fake_openai.push(ballot(p=600.0, winner=None), '{"p": 0.5}', '{"p": 0.41}')
     result = backend_for(fake_openai).judge(judge_request())
     assert result.value is not None and result.value.p == 0.41
     assert [c.turn for c in result.calls] == ["answer", "repair", "repair"]
     first, second = ask(fake_openai.requests[1]), ask(fake_openai.requests[2])
-    assert "(so far you gave 6.0)" in first
-    assert "p: a judge may not tie" in second and "- p: a number from 0.0 to 0.49 or from 0.51 to 1.0 (so far you gave 6.0, then 0.5)" in second
+    assert "(so far you gave 600.0)" in first
+    assert "p: a judge may not tie" in second and "- p: a number from 0.0 to 0.49 or from 0.51 to 1.0 (so far you gave 600.0, then 0.5)" in second
 
 
 def test_a_repair_reply_that_repeats_the_refused_value_fails_the_node_at_once(fake_openai):
-    fake_openai.push(ballot(p=0.5, winner=None), '{"p": 0.5}', ballot())  # the third reply is never asked for
+    fake_openai.push(ballot(p=-3, winner=None), '{"p": -3}', ballot())  # the third reply is never asked for
     result = backend_for(fake_openai).judge(judge_request())
     assert result.value is None and fake_openai.count == 2
     assert result.failure.kind == FailureKind.REPEATED_REPAIR
-    assert result.failure.reason.startswith("repeated_repair: attempt 2, a repair turn, left the answer as it was (p = 0.5)")
-    assert "p: a judge may not tie" in result.failure.reason
-    assert result.failure.raw_outputs == [ballot(p=0.5, winner=None), '{"p": 0.5}']  # every output kept
+    assert result.failure.reason.startswith("repeated_repair: attempt 2, a repair turn, left the answer as it was (p = -3)")
+    assert "p: -3.0 is outside [0, 1]" in result.failure.reason
+    assert result.failure.raw_outputs == [ballot(p=-3, winner=None), '{"p": -3}']  # every output kept
     assert [c.parse for c in result.calls] == ["failed", "failed"]
 
 
@@ -99,9 +101,9 @@ def test_a_repair_reply_that_leaves_the_field_out_fails_the_tracker_stage_at_onc
 def test_the_verdict_lists_the_failed_judge_and_counts_no_ballot_of_it(fake_openai, tmp_path):
     def responder(body):
         if "judge-1" in body["messages"][1]["content"] and "stage_scores" in body["response_format"]["schema"]["properties"]:
-            return ballot(p=0.5, winner=None)
+            return ballot(p=-3, winner=None)
         if "judge-1" in body["messages"][1]["content"] and list(body["response_format"]["schema"]["properties"]) == ["p"]:
-            return '{"p": 0.5}'
+            return '{"p": -3}'
         return schema_responder(body)
 
     fake_openai.respond_with(responder)

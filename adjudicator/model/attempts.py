@@ -164,7 +164,8 @@ def run_attempts(
         responses.append(resp)
         raws.append(resp.text)
         repair = _repair_fields(request, pending, repaired)  # before the record: it gathers the fields asked for
-        take = not truncated and _takes_fallback(result, request, examples, repaired=pending is not None, last=attempt == max_attempts)
+        repeated = pending is not None and not truncated and pending.changed_nothing(result)
+        take = not truncated and _takes_fallback(result, request, examples, repaired=pending is not None, repeated=repeated, last=attempt == max_attempts)
         calls.append(_reply_record(client, request, attempt, resp, result, error=error, truncated=truncated, budget=budget, turn=turn, shown=shown, repair=repair, sent=current, fallback=take))
         if take or (not truncated and result.ok):
             for i, r in enumerate(responses):
@@ -173,18 +174,19 @@ def run_attempts(
                 return NodeResult(value=result.fallback, calls=calls, response=resp, failure=_dropped(request, result, raws) if result.dropped else None)
             return NodeResult(value=result.value, calls=calls, response=resp)
         last_error = error or "no valid value"
-        if pending is not None and not truncated and pending.changed_nothing(result):
+        if repeated:
             return NodeResult(value=None, calls=calls, failure=_repeated(request, pending, attempt, copied, last_error, raws))
         current, pending, base = _next_turn(current, base, resp, result, pending, repairer, truncated, budget)
     return NodeResult(value=None, calls=calls, failure=_exhausted(request, truncated, copied, max_attempts, last_error, raws))
 
 
-def _takes_fallback(result: ParseResult[Any], request: ChatRequest, examples: frozenset[str], *, repaired: bool, last: bool) -> bool:
-    """True when a failed reading's :attr:`~adjudicator.model.parsing.ParseResult.fallback` (the value
-    without its faulty side fields, or with a decision that does not decide) is taken (issue 38): the
-    reply came from a repair turn that asked for those fields again (``repaired``), or no attempt is
-    left (``last``), and no free text of the answer is the prompt's example (a copy is never taken)."""
-    if result.ok or result.fallback is None or not (repaired or last):
+def _takes_fallback(result: ParseResult[Any], request: ChatRequest, examples: frozenset[str], *, repaired: bool, repeated: bool, last: bool) -> bool:
+    """True when a failed reading's :attr:`~adjudicator.model.parsing.ParseResult.fallback` is taken
+    (issue 38), and no free text of the answer is the prompt's example (a copy is never taken): a value
+    without side fields (``dropped``) once a repair turn asked for them again (``repaired``); a value
+    whose decision does not decide (p = 0.5) once a repair turn gave the same answer back
+    (``repeated``: the judge still says 0.5); either when no attempt is left (``last``)."""
+    if result.ok or result.fallback is None or not (last or repeated or (repaired and result.dropped)):
         return False
     return not copied_fields(result.decoded, request.schema, examples)
 

@@ -166,7 +166,7 @@ def _panel(ballots: list[Ballot], failures: list[NodeFailure]) -> list[Ballot]:
     if sum(1 for b in ballots if b.deciding) < MIN_BALLOTS:
         reasons = "; ".join(f"{f.node} {f.key}: {f.reason}" for f in failures if f.node == "judge") or "no judge produced a ballot"
         raise AdjudicationFailed(
-            f"the panel needs at least {MIN_BALLOTS} valid ballots that decide, got {sum(1 for b in ballots if b.deciding)} ({reasons})",
+            f"the panel needs at least {MIN_BALLOTS} valid ballots, got {sum(1 for b in ballots if b.deciding)} ({reasons})",
             "see the failures for each judge's raw outputs; retry or use another model",
         )
     return sorted(ballots, key=lambda b: b.judge_id)
