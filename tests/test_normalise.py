@@ -132,3 +132,13 @@ def test_an_empty_reasoning_still_fails_the_ballot(fake_openai):
     fake_openai.push(answer, json.dumps({"reasoning": ""}))
     result = loopback_backend(fake_openai).judge(judge_request_over(VIEW))
     assert result.value is None and result.failure.kind == FailureKind.REPEATED_REPAIR and "reasoning: empty" in result.failure.reason
+
+
+def test_a_dropped_feedback_failure_is_no_failed_judge_in_the_review():
+    from adjudicator.records import NodeFailure
+    from adjudicator.verdict.review import review_of
+
+    dropped = NodeFailure(node="judge", key="judge-2", kind=FailureKind.DROPPED_FIELD, reason="dropped_field: answer taken without 1 field(s)")
+    assert "failed_judge" not in review_of(0.8, "3:0", [dropped]).reasons
+    failed = dropped.model_copy(update={"kind": FailureKind.REPEATED_REPAIR})
+    assert "failed_judge" in review_of(0.8, "2:0", [failed]).reasons

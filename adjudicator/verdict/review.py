@@ -263,7 +263,7 @@ def _decision_findings(p: float | None, winner_split: str | None, failures: Sequ
         _, _, b = winner_split.partition(":")
         if b.isdigit() and int(b) > 0:
             out.append(("split_panel", {"split": winner_split, "what": "first_place" if split_label == "first place" else "winner"}))
-    judges = sorted({f.key for f in failures if f.node == "judge"})
+    judges = sorted({f.key for f in failures if f.node == "judge" and not f.partial})  # a dropped field is not a failed judge
     tasks = sorted({f.key or f.node for f in failures if f.node.startswith("task")})
     if judges:
         out.append(("failed_judge", {"judges": judges}))
