@@ -174,7 +174,7 @@ def run_attempts(
                 return NodeResult(value=result.fallback, calls=calls, response=resp, failure=_dropped(request, result, raws) if result.dropped else None)
             return NodeResult(value=result.value, calls=calls, response=resp)
         last_error = error or "no valid value"
-        if repeated:
+        if repeated and pending is not None:
             return NodeResult(value=None, calls=calls, failure=_repeated(request, pending, attempt, copied, last_error, raws))
         current, pending, base = _next_turn(current, base, resp, result, pending, repairer, truncated, budget)
     return NodeResult(value=None, calls=calls, failure=_exhausted(request, truncated, copied, max_attempts, last_error, raws))
