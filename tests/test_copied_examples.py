@@ -36,7 +36,7 @@ def system_of(body: dict) -> str:
 
 def example_value(body: dict, key: str) -> str:
     """The example answer's value for ``key`` in the request's system message (as the model read it)."""
-    m = re.search(rf'"{key}"\s*[:：]\s*"([^"]*)"', system_of(body))
+    m = re.search(rf'"{key}"\s*[:：]\s*"([^"]*)"', system_of(body)) or re.search(rf'^\s*-\s*"{key}"\s*[(（][^)）]*[)）]\s*[:：]\s*(.+?)\s*$', system_of(body), re.M)
     assert m, f"the prompt shows no example value for {key}"
     return m.group(1)
 

@@ -11,7 +11,8 @@ those fields (a repair turn asks for them again; an answer that keeps copying fa
 The placeholder texts are never written here: they are read from the rendered request
 (:func:`example_texts`), so a changed prompt changes them. They are the string values that follow a
 JSON key (``"key": "value"``) in the request's system messages, where every prompt shows its example,
-normalised (:func:`normalise`) and kept when they are prose -- at least two words, or at least three
+and the descriptions of a key list (``- "title" (text): the clash in a few words``, the shape the
+tracker's prompt gives instead of an example answer), normalised (:func:`normalise`) and kept when they are prose -- at least two words, or at least three
 letters outside ASCII (a Chinese phrase) -- and do not occur in the request's other messages. That last
 rule keeps what the user message legitimately supplies: a debater's label, a clash id from the ledger,
 and any sentence of the transcript that a note may quote.
@@ -43,6 +44,9 @@ from adjudicator.model.schema import FieldPath
 
 #: ``"key": "value"`` in a prompt's example answer (ASCII or full-width colon; escapes inside the value).
 _PAIR_RE = re.compile(r'"[^"\n]{1,80}"\s*[:：]\s*"((?:[^"\\\n]|\\.)*)"')
+#: ``- "key" (kind): description`` in a prompt's key list (the tracker's answer shape, issue 38): a line
+#: naming one key, its kind in brackets (ASCII or full-width) and what to write there.
+_LIST_RE = re.compile(r'^\s*-\s*"[^"\n]{1,80}"\s*[(（][^)）\n]*[)）]\s*[:：]\s*(.+?)\s*$', re.M)
 
 
 def normalise(text: str) -> str:
@@ -69,7 +73,7 @@ def example_texts(messages: Sequence[Mapping[str, Any]]) -> frozenset[str]:
     compact = others.replace(" ", "")
     found: set[str] = set()
     for content in system:
-        for match in _PAIR_RE.finditer(content):
+        for match in [*_PAIR_RE.finditer(content), *_LIST_RE.finditer(content)]:
             value = normalise(match.group(1))
             if not value or not _prose(value) or f" {value} " in others:
                 continue
