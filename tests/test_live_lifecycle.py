@@ -15,7 +15,7 @@ from adjudicator.input.match import Debater
 from adjudicator.input.match_file import load_match
 from adjudicator.live.errors import Conflict, Unprocessable
 from adjudicator.live.rooms.turning_points import turning_points
-from adjudicator.live.store.tournament_sqlite import SqliteTournamentStore
+from adjudicator.live.store.tournament_sql import SqliteTournamentStore, SqlTournamentStore
 from adjudicator.live.store.tournament_store import DuplicateId, StaleDecision
 from adjudicator.live.tabbycat.export import team_outcomes
 from adjudicator.live.tournament import lifecycle
@@ -215,10 +215,8 @@ def make(request):
     """A factory of tournament stores over one place (calling it again reconnects to the same data)."""
     if request.param == "sqlite":
         return lambda tmp_path: SqliteTournamentStore(tmp_path / "tournaments.sqlite")
-    from adjudicator.live.store.tournament_postgres import PostgresTournamentStore
-
     url = request.getfixturevalue("pg_url")
-    return lambda tmp_path: PostgresTournamentStore.open(url)
+    return lambda tmp_path: SqlTournamentStore.open_postgres(url)
 
 
 def entry(kind, **kw) -> LogEntry:

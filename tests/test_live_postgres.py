@@ -34,8 +34,8 @@ from live_fakes import TOKEN, header_body, online_match, stage_body, start_serve
 
 from adjudicator.live.rooms.tracking import LiveStore
 from adjudicator.live.store.pgconn import lock_key
-from adjudicator.live.store.postgres import MIGRATIONS, PostgresStorage
-from adjudicator.live.store.tournament_postgres import MIGRATIONS as TOURNAMENT_MIGRATIONS
+from adjudicator.live.store.postgres import PostgresStorage
+from adjudicator.live.store.schema import migrations_for
 from adjudicator.workflow.context import AdjudicationContext
 
 pytestmark = pytest.mark.postgres
@@ -161,7 +161,7 @@ def test_three_processes_starting_at_once_migrate_once(pg_url):
     with psycopg.connect(pg_url) as conn:
         rows = conn.execute("SELECT component, version FROM adjudicator_migrations ORDER BY component, version").fetchall()
         tables = {r[0] for r in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = 'public'").fetchall()}
-    assert rows == sorted((c, v) for c, v, _ in MIGRATIONS + TOURNAMENT_MIGRATIONS)
+    assert rows == sorted((m.component, m.version) for m in migrations_for("postgresql"))
     assert {"live_matches", "live_verdicts", "tournaments", "rooms", "decisions", "lifecycle_log", "checkpoints", "checkpoint_blobs", "checkpoint_writes"} <= tables
 
 

@@ -90,7 +90,7 @@ def _store(state_dir: Path, url: str | None, cached: int = 64) -> LiveStore:
 def _analyses(store: LiveStore, match_id: str) -> list[str]:
     """The room's committed analyses (JSON), read under its lock (a shared store's cache is dropped then)."""
     with store.lock(match_id):
-        return [a.model_dump_json() for a in store._tracking_values(match_id).get("analyses") or []]
+        return [a.model_dump_json() for a in store.tracking_values(match_id).get("analyses") or []]
 
 
 def test_a_room_pushed_across_a_restart_and_two_processes_gets_the_fresh_analyses(tmp_path, live_store):

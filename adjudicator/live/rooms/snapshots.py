@@ -52,7 +52,7 @@ class BoardSnapshots:
         def lock(self, match_id: str) -> MatchLock: ...
         def match_ids(self) -> list[str]: ...
         def verdict(self, match_id: str) -> Verdict | None: ...
-        def _tracking_values(self, match_id: str) -> dict[str, Any]: ...
+        def tracking_values(self, match_id: str) -> dict[str, Any]: ...
 
     def _model(self) -> tuple[str, bool]:
         ctx = self.context
@@ -63,7 +63,7 @@ class BoardSnapshots:
         model, is_llm = self._model()
         return board_snapshot(
             row.header,
-            self._tracking_values(match_id) if values is None else values,
+            self.tracking_values(match_id) if values is None else values,
             status=row.status,
             model=model,
             is_llm=is_llm,

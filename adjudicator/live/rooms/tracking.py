@@ -27,16 +27,14 @@ recognised by its ``stage_id`` (same content: accepted as a duplicate; other con
 ``close`` runs the panel graph in its own thread (``<id>:panel:<attempt>``, same checkpointer), so a
 crash during the panel resumes the judges that had not finished.
 
-Checkpoint history is pruned: each thread keeps only its latest checkpoint and that checkpoint's pending
-writes (:mod:`adjudicator.live.store.checkpoints` says why that is enough and when it happens).
+Checkpoint history is pruned to each thread's latest checkpoint and its pending writes
+(:mod:`adjudicator.live.store.checkpoints` says why that is enough).
 
-Pushes to one match are serialised (the storage's per-match lock: a ``threading.RLock`` on SQLite, a
-PostgreSQL advisory lock across processes); different matches share nothing but the compiled graphs,
-the database and the backends, which are stateless or thread-safe. Over a shared (PostgreSQL) storage
-the store caches a match's state only while it holds the match's lock (the cache is dropped at every
-acquisition, since another process may have changed the match in between), and a board snapshot is
-reused only while the match's stored revision is unchanged. Building, caching and publishing the
-board snapshots is :class:`~adjudicator.live.rooms.snapshots.BoardSnapshots`, the store's base class.
+Pushes to one match are serialised by the storage's per-match lock (a ``threading.RLock`` on SQLite, a
+PostgreSQL advisory lock across processes); matches share only the compiled graphs, the database and
+the (stateless or thread-safe) backends. Over a shared storage a match's state is cached only while
+its lock is held (dropped at each acquisition) and a board snapshot only while its stored revision is
+unchanged (:class:`~adjudicator.live.rooms.snapshots.BoardSnapshots`, the store's base class).
 """
 
 from __future__ import annotations
@@ -106,18 +104,14 @@ class LiveStore(BoardSnapshots):
 
         self.state_dir = Path(state_dir)
         self.state_dir.mkdir(parents=True, exist_ok=True)
-        # live tracking stays one stage per request whatever --track-window-chars says: stages arrive one
-        # at a time and each is analysed as it is pushed, so a window would depend on how many stages
-        # happened to be waiting, and a push's board update would wait for the stages after it
+        # one stage per request whatever --track-window-chars says: stages are analysed as pushed, so a
+        # window would depend on how many happened to wait, and a board update on the stages after it
         self.context = replace(context, track_window_chars=0) if isinstance(context, AdjudicationContext) else context
-        self.on_change = on_change
-        self.on_closed = on_closed
+        self.on_change, self.on_closed = on_change, on_closed
         self.db_path = self.state_dir / DB_NAME
         self.storage: LiveStorage = storage if storage is not None else SqliteStorage(self.state_dir)
         self.shared = self.storage.shared
-        self.saver = self.storage.saver
-        self.registry = self.storage.registry
-        self.verdicts = self.storage.verdicts
+        self.saver, self.registry, self.verdicts = self.storage.saver, self.storage.registry, self.storage.verdicts
         # the offline tracker keeps each room's reading with the room (adjudicator.live.store.readings)
         self.context, self.readings = with_room_readings(self.context, self.storage.readings, cached_matches, shared=self.shared)
         self.tracking = tracking_graph.build(checkpointer=self.saver)
@@ -160,11 +154,11 @@ class LiveStore(BoardSnapshots):
         self.row(match_id)
         if self.shared:
             return list(self.tracking.get_state(thread_config(match_id)).values.get("stages") or [])
-        return list(self._tracking_values(match_id).get("stages") or [])
+        return list(self.tracking_values(match_id).get("stages") or [])
 
     # ---- the tracking thread of a match (thread id = match id)
 
-    def _tracking_values(self, match_id: str) -> dict[str, Any]:
+    def tracking_values(self, match_id: str) -> dict[str, Any]:
         """The match's tracking state as last committed: cached, else read from its checkpoint, else
         (a crash left the thread without one) the state of a newly started thread."""
         vals = self._values.get(match_id)
@@ -188,7 +182,7 @@ class LiveStore(BoardSnapshots):
         """Run the tracking graph on the match's thread with ``payload`` (None resumes a paused run);
         each step is committed before the next (``durability="sync"``) and superseded checkpoints
         are pruned. Returns the new state."""
-        n = len(self._tracking_values(match_id).get("stages") or []) + 1
+        n = len(self.tracking_values(match_id).get("stages") or []) + 1
         out = self.tracking.invoke(
             payload,
             thread_config(match_id, n),
@@ -199,6 +193,12 @@ class LiveStore(BoardSnapshots):
         self._values[match_id] = vals
         self._prune(match_id)
         return vals
+
+    def commit_tracking(self, match_id: str, update: dict[str, Any]) -> None:
+        """Commit ``update`` to the match's tracking thread as a ``track_stage`` step (a re-push's rewind)."""
+        self.tracking.update_state(thread_config(match_id), update, as_node="track_stage")
+        self._values.pop(match_id, None)
+        self._prune(match_id)
 
     def _prune(self, *thread_ids: str) -> None:
         """Drop the superseded checkpoints of these threads (see :mod:`adjudicator.live.store.checkpoints`)."""
@@ -243,19 +243,19 @@ class LiveStore(BoardSnapshots):
             row = self.row(match_id)
             if row.status != "open":
                 raise Conflict(f"match {match_id!r} is {row.status}; it takes no more stages", "create a new match for another debate")
-            stages: list[Stage] = list(self._tracking_values(match_id).get("stages") or [])
+            stages: list[Stage] = list(self.tracking_values(match_id).get("stages") or [])
             resent = resent_stage(stages, data)
             if resent is not None:
                 return resent.stage_id, True
             stage = validate_push(row.header, stages, data)
             self.tracking.update_state(thread_config(match_id), {"stages": [stage]}, as_node="track_stage")  # pruned after the analysis
-            self._values[match_id] = self._tracking_values(match_id) | {"stages": append_stages(stages, [stage])}
+            self._values[match_id] = self.tracking_values(match_id) | {"stages": append_stages(stages, [stage])}
             self._changed(match_id)
             return stage.stage_id, False
 
     def pending(self, match_id: str) -> list[str]:
         """Ids of received stages whose analysis has not completed."""
-        vals = self._tracking_values(match_id)
+        vals = self.tracking_values(match_id)
         stages = vals.get("stages") or []
         return [s.stage_id for s in stages[int(vals.get("next_stage") or 0) :]]
 
@@ -287,7 +287,7 @@ class LiveStore(BoardSnapshots):
 
     def failed(self, match_id: str) -> list[str]:
         """Ids of the stages whose analysis failed and has not succeeded since, in stage order."""
-        return failed_stage_ids(cast(BattlefieldState, self._tracking_values(match_id)))
+        return failed_stage_ids(cast(BattlefieldState, self.tracking_values(match_id)))
 
     def retry(self, match_id: str, stage_id: str | None = None) -> dict[str, Any]:
         """Analyse again the failed stage ``stage_id`` (every failed stage when None), in stage order,
@@ -304,13 +304,13 @@ class LiveStore(BoardSnapshots):
                 raise Conflict(f"match {match_id!r} is {row.status}; its stages are final", "retry stages before closing the match")
             failed = self.failed(match_id)
             if stage_id is not None:
-                known = [s.stage_id for s in self._tracking_values(match_id).get("stages") or []]
+                known = [s.stage_id for s in self.tracking_values(match_id).get("stages") or []]
                 if stage_id not in known:
                     raise NotFound(f"match {match_id!r} has no stage {stage_id!r}", "give the id of a received stage", field="stage_id")
                 if stage_id not in failed:
                     state = "is still pending" if stage_id in self.pending(match_id) else "was analysed"
                     raise Conflict(f"stage {stage_id!r} of match {match_id!r} {state}; only a failed stage is retried", field="stage_id")
-            still = self._retry(match_id, failed if stage_id is None else [stage_id])
+            still = self.retry_stages(match_id, failed if stage_id is None else [stage_id])
             snap = self._changed(match_id)
             if still:
                 raise AdjudicationFailed(
@@ -326,16 +326,16 @@ class LiveStore(BoardSnapshots):
             failed = self.failed(match_id)
             if not failed or self.row(match_id).status != "open":
                 return failed
-            still = self._retry(match_id, failed)
+            still = self.retry_stages(match_id, failed)
             self._changed(match_id)
             return still
 
-    def _retry(self, match_id: str, stage_ids: list[str]) -> list[str]:
+    def retry_stages(self, match_id: str, stage_ids: list[str]) -> list[str]:
         """Run the tracker on each of ``stage_ids`` and commit each result to the match's thread as a
         ``track_stage`` update (durably, before the next). Returns the ids that failed again."""
         still: list[str] = []
         for sid in stage_ids:
-            vals = self._tracking_values(match_id)
+            vals = self.tracking_values(match_id)
             i = next(k for k, s in enumerate(vals.get("stages") or []) if s.stage_id == sid)
             try:
                 update = stage_update(cast(BattlefieldState, vals), i, self.context)
@@ -398,7 +398,7 @@ class LiveStore(BoardSnapshots):
                 if v is not None:
                     return v
             self.analyse(match_id)
-            vals = self._tracking_values(match_id)
+            vals = self.tracking_values(match_id)
             stages = list(vals.get("stages") or [])
             if not stages:
                 raise Conflict(f"match {match_id!r} has no stages yet", "push at least one stage before closing")
@@ -413,7 +413,7 @@ class LiveStore(BoardSnapshots):
                     f"retry them (`adjudicate live retry {match_id} {failed[0]}`) and close again",
                     field="stages",
                 )
-            vals = self._tracking_values(match_id)
+            vals = self.tracking_values(match_id)
             if row.status != "closing":
                 row = row.closing()
                 self.registry.update(row)

@@ -37,8 +37,8 @@ from adjudicator.live.server.headers import SecurityHeaders
 from adjudicator.live.server.routes import MAX_BODY_BYTES, STATIC_DIR
 from adjudicator.live.server.timing import ServerTiming
 from adjudicator.live.store.storage import LiveStorage, SqliteStorage, open_storage
-from adjudicator.live.store.tournament_sqlite import DB_NAME as TOURNAMENT_DB_NAME
-from adjudicator.live.store.tournament_sqlite import SqliteTournamentStore
+from adjudicator.live.store.tournament_sql import DB_NAME as TOURNAMENT_DB_NAME
+from adjudicator.live.store.tournament_sql import SqliteTournamentStore, SqlTournamentStore
 from adjudicator.live.store.tournament_store import TournamentStore
 from adjudicator.live.tabbycat.service import TabbycatPusher
 from adjudicator.live.tournament.access import Gate, presented_token
@@ -118,9 +118,7 @@ def _tournament_store(storage: LiveStorage, state: Path) -> TournamentStore:
     same database (its pool) beside PostgreSQL."""
     if isinstance(storage, SqliteStorage):
         return SqliteTournamentStore(state / TOURNAMENT_DB_NAME)
-    from adjudicator.live.store.tournament_postgres import PostgresTournamentStore
-
-    return PostgresTournamentStore(storage.pool)  # type: ignore[attr-defined]
+    return SqlTournamentStore(storage.db)  # type: ignore[attr-defined]
 
 
 def _follow_other_processes(storage: LiveStorage, hub: Hub, live: LiveStore) -> None:

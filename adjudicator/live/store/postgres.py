@@ -7,10 +7,14 @@ What lives where (one database; ``--store postgresql://...`` or ``ADJUDICATOR_LI
 - ``live_matches``: the registry (header, status, panel attempt and error) and each match's board
   ``revision``; ``live_verdicts``: the verdict JSON and Markdown report of each closed match;
   ``live_readings``: the offline tracker's reading of each open match (:mod:`.readings`);
-- the tournament tables of :mod:`.tournament_postgres`;
-- ``adjudicator_migrations``: which of :data:`MIGRATIONS` ran. :func:`migrate` runs the missing ones
-  and LangGraph's set-up at every start under one advisory lock, so processes starting together
-  migrate once.
+- the tournament tables (:mod:`.tournament_sql`);
+- ``adjudicator_migrations``: which of :data:`~adjudicator.live.store.schema.MIGRATIONS` ran.
+  :func:`~adjudicator.live.store.schema.migrate` runs the missing ones and LangGraph's set-up at every
+  start under one advisory lock, so processes starting together migrate once.
+
+The registry, readings and tournament tables are the same SQL as SQLite's (:mod:`.sql`'s dialect
+says what differs); this module holds what only a shared store does: the checkpointer over a pool,
+match locks across processes, board revisions with ``NOTIFY``, and the verdicts in a table.
 
 How a room is serialised across processes: every change to a match (create, push, analyse, close,
 recovery) runs under :class:`AdvisoryLock`, a session-level ``pg_advisory_lock`` on a key derived
@@ -50,12 +54,12 @@ import psycopg
 from langgraph.checkpoint.postgres import PostgresSaver
 from psycopg_pool import ConnectionPool
 
-from adjudicator.input.match import MatchView
-from adjudicator.live.errors import Conflict, NotFound
 from adjudicator.live.store.checkpoints import live_serde
-from adjudicator.live.store.pgconn import connect_pool, lock_key, migrate
-from adjudicator.live.store.readings import PgReadings
-from adjudicator.live.store.registry import MatchRow
+from adjudicator.live.store.pgconn import connect_pool, lock_key
+from adjudicator.live.store.readings import SqlReadings
+from adjudicator.live.store.registry import MatchRegistry
+from adjudicator.live.store.schema import migrate
+from adjudicator.live.store.sql import PostgresDatabase
 from adjudicator.live.store.verdicts import verdict_texts
 from adjudicator.verdict.ballots import Verdict
 
@@ -66,35 +70,6 @@ POOL_SIZE = 8
 LOCK_POOL_SIZE = 16
 LOCK_CONNECTION_WAIT_S = 600.0  # how long an operation waits for a free lock connection (backpressure, not an error)
 PRUNE_EVERY = 4  # prune a tracking thread at every 4th committed step (and every thread at close)
-
-#: (component, version, SQL), applied in order, each once (``adjudicator_migrations``).
-MIGRATIONS: list[tuple[str, int, str]] = [
-    ("live", 1, """
-CREATE TABLE live_matches (
-    match_id      TEXT PRIMARY KEY,
-    created_seq   BIGINT GENERATED ALWAYS AS IDENTITY,
-    created_at    TEXT NOT NULL,
-    header        JSONB NOT NULL,
-    status        TEXT NOT NULL CHECK (status IN ('open', 'closing', 'closed')),
-    panel_attempt INTEGER NOT NULL DEFAULT 0,
-    panel_error   TEXT,
-    revision      BIGINT NOT NULL DEFAULT 0
-);
-CREATE TABLE live_verdicts (
-    match_id  TEXT PRIMARY KEY REFERENCES live_matches(match_id),
-    verdict   TEXT NOT NULL,
-    report    TEXT NOT NULL,
-    stored_at TEXT NOT NULL
-);
-"""),
-    ("live", 2, """
-CREATE TABLE live_readings (
-    match_id TEXT PRIMARY KEY,
-    state    BYTEA NOT NULL
-);
-"""),
-]
-
 
 class PooledPostgresSaver(PostgresSaver):
     """LangGraph's ``PostgresSaver`` without its per-saver lock when it runs over a connection pool
@@ -187,57 +162,6 @@ class AdvisoryLock:
         self.release()
 
 
-class PgMatchRegistry:
-    """The ``live_matches`` table (the same rows and moves as :class:`~adjudicator.live.store.registry.MatchRegistry`),
-    read from the database on every call (other processes move the status); headers, which never
-    change, are cached."""
-
-    def __init__(self, pool: ConnectionPool[Any]) -> None:
-        self._pool = pool
-        self._headers: dict[str, MatchView] = {}
-
-    def _row(self, r: dict) -> MatchRow:
-        header = self._headers.get(r["match_id"])
-        if header is None:
-            header = self._headers.setdefault(r["match_id"], MatchView.model_validate(r["header"]))
-        return MatchRow(r["match_id"], header, r["status"], r["created_at"], r["panel_attempt"], r["panel_error"])
-
-    def __contains__(self, match_id: object) -> bool:
-        with self._pool.connection() as conn:
-            return conn.execute("SELECT 1 FROM live_matches WHERE match_id = %s", (match_id,)).fetchone() is not None
-
-    def get(self, match_id: str) -> MatchRow:
-        """The row of ``match_id``. Raises :class:`NotFound` (404)."""
-        with self._pool.connection() as conn:
-            r = conn.execute("SELECT * FROM live_matches WHERE match_id = %s", (match_id,)).fetchone()
-        if r is None:
-            raise NotFound(f"match {match_id!r}: no such live match", "create it first (POST /api/matches or `adjudicate live create`)")
-        return self._row(r)
-
-    def ids(self) -> list[str]:
-        """Every live match id, in creation order."""
-        with self._pool.connection() as conn:
-            return [r["match_id"] for r in conn.execute("SELECT match_id FROM live_matches ORDER BY created_seq").fetchall()]
-
-    def insert(self, row: MatchRow) -> None:
-        """Add the row of a new match. Raises :class:`Conflict` when another process took the id first."""
-        try:
-            with self._pool.connection() as conn:
-                conn.execute(
-                    "INSERT INTO live_matches (match_id, created_at, header, status, panel_attempt, panel_error) VALUES (%s, %s, %s, %s, %s, %s)",
-                    (row.match_id, row.created_at, row.header.model_dump_json(), row.status, row.panel_attempt, row.panel_error),
-                )
-        except psycopg.errors.UniqueViolation:
-            raise Conflict(f"match {row.match_id!r} already exists", "choose another match_id, or push to the existing match", field="match_id") from None
-        self._headers[row.match_id] = row.header
-
-    def update(self, row: MatchRow) -> None:
-        """Store a row's new status, panel attempt and panel error."""
-        with self._pool.connection() as conn:
-            conn.execute("UPDATE live_matches SET status = %s, panel_attempt = %s, panel_error = %s WHERE match_id = %s",
-                         (row.status, row.panel_attempt, row.panel_error, row.match_id))
-
-
 class PgVerdicts:
     """The ``live_verdicts`` table: the same reads and write as :class:`~adjudicator.live.store.verdicts.VerdictFiles`."""
 
@@ -287,16 +211,15 @@ class PostgresStorage:
     shared = True
 
     def __init__(self, url: str, *, pool_size: int = POOL_SIZE, lock_pool_size: int = LOCK_POOL_SIZE, keep_saver_lock: bool = False) -> None:
-        from adjudicator.live.store.tournament_postgres import MIGRATIONS as TOURNAMENT_MIGRATIONS
-
         self.url = url
         self.pool = connect_pool(url, pool_size, "adjudicator-live")
         self.lock_pool = connect_pool(url, lock_pool_size, "adjudicator-live-locks")
         self.saver = PooledPostgresSaver(self.pool, serde=live_serde(), keep_saver_lock=keep_saver_lock)
-        migrate(self.pool, self.saver, MIGRATIONS + TOURNAMENT_MIGRATIONS)
-        self.registry = PgMatchRegistry(self.pool)
+        self.db = PostgresDatabase(self.pool)
+        migrate(self.db, ["live", "tournaments"], setup=self.saver.setup)
+        self.registry = MatchRegistry(self.db, shared=True)
         self.verdicts = PgVerdicts(self.pool)
-        self.readings = PgReadings(self.pool)
+        self.readings = SqlReadings(self.db)
         self._guard = threading.Lock()
         self._locks: dict[str, AdvisoryLock] = {}
         self._prune_calls: dict[str, int] = {}

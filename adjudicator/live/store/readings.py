@@ -13,8 +13,7 @@ reading the debate again from the motion on at every such stage (73 ms a stage i
   and at the store's close: :class:`RoomReadings`) it saves the reading (:meth:`DebateReading.state
   <adjudicator.judges.offline.reading.DebateReading.state>`: plain data, msgpack-encoded with the
   checkpoints' serializer; nothing in it names a class to load) to one row per room, ``live_readings``
-  (the SQLite file of the state folder, or the PostgreSQL database: :class:`SqliteReadings`,
-  :class:`PgReadings`);
+  (the SQLite file of the state folder, or the PostgreSQL database: :class:`SqlReadings`);
 - for a stage it uses, in order: the reading in this process's memory if it holds exactly the stages
   before (the last ``cached`` rooms, least recently used dropped), else the saved row if *it* holds
   them (another process, or this one before a restart, read the last stage), else a fresh reading.
@@ -31,7 +30,6 @@ room's row has one writer at a time. A failed save or load is logged and never f
 from __future__ import annotations
 
 import logging
-import sqlite3
 import threading
 import time
 from collections import Counter, OrderedDict
@@ -41,12 +39,9 @@ from adjudicator.input.match import MatchView
 from adjudicator.judges.base import StageRequest
 from adjudicator.judges.offline.reading import DebateReading
 from adjudicator.live.store.checkpoints import live_serde
+from adjudicator.live.store.sql import Database
 
 log = logging.getLogger("adjudicator.live")
-
-#: The SQLite table (the PostgreSQL one is migration ("live", 2) of :mod:`adjudicator.live.store.postgres`).
-SQLITE_SCHEMA = "CREATE TABLE IF NOT EXISTS live_readings (match_id TEXT PRIMARY KEY, state BLOB NOT NULL)"
-
 
 class ReadingTable(Protocol):
     """One row per room: the saved reading's bytes (:func:`pack`)."""
@@ -189,69 +184,32 @@ class RoomReadings:
             return len(self._memory)
 
 
-class SqliteReadings:
-    """``live_readings`` in the state folder's SQLite file, on the checkpointer's connection and lock."""
+class SqlReadings:
+    """``live_readings`` (:mod:`.schema`) on the live database: the SQLite file of the state folder (on
+    the checkpointer's connection and lock) or the PostgreSQL database (its data pool)."""
 
-    def __init__(self, conn: sqlite3.Connection, lock: threading.Lock) -> None:
-        self._conn, self._lock = conn, lock
-        with self._lock:
-            self._conn.execute(SQLITE_SCHEMA)
-            self._conn.commit()
+    def __init__(self, db: Database) -> None:
+        self.db = db
 
     def load(self, match_id: str) -> bytes | None:
-        with self._lock:
-            row = self._conn.execute("SELECT state FROM live_readings WHERE match_id = ?", (match_id,)).fetchone()
+        row = self.db.one("SELECT state FROM live_readings WHERE match_id = ?", (match_id,))
         return None if row is None else bytes(row[0])
 
     def save(self, match_id: str, data: bytes) -> None:
-        """Upsert the row, committed without waiting for the disk (``synchronous = OFF`` for this one
-        commit; the next checkpoint's commit syncs the log with it): the row is derived data, and one
-        lost in a power cut costs a fresh read, where waiting for the disk cost a push one more fsync
-        (7 ms here)."""
-        with self._lock:
-            level = self._conn.execute("PRAGMA synchronous").fetchone()[0]
-            self._conn.execute("PRAGMA synchronous = OFF")
-            try:
-                self._conn.execute("INSERT INTO live_readings (match_id, state) VALUES (?, ?) ON CONFLICT (match_id) DO UPDATE SET state = excluded.state", (match_id, data))
-                self._conn.commit()
-            finally:
-                self._conn.execute(f"PRAGMA synchronous = {int(level)}")
+        """Upsert the row, committed without waiting for the disk (SQLite: ``synchronous = OFF`` for this
+        one commit, the next checkpoint's commit syncs the log with it; PostgreSQL: an asynchronous
+        commit): the row is derived data, and one lost in a crash costs a fresh read, where waiting for
+        the disk cost a push one more fsync (7 ms here)."""
+        with self.db.tx(durable=False) as tx:
+            tx.execute("INSERT INTO live_readings (match_id, state) VALUES (?, ?) ON CONFLICT (match_id) DO UPDATE SET state = excluded.state", (match_id, data))
 
     def delete(self, match_id: str) -> None:
-        with self._lock:
-            self._conn.execute("DELETE FROM live_readings WHERE match_id = ?", (match_id,))
-            self._conn.commit()
+        with self.db.tx() as tx:
+            tx.execute("DELETE FROM live_readings WHERE match_id = ?", (match_id,))
 
     def __len__(self) -> int:
-        with self._lock:
-            return int(self._conn.execute("SELECT COUNT(*) FROM live_readings").fetchone()[0])
-
-
-class PgReadings:
-    """``live_readings`` in the PostgreSQL database, over the storage's data pool (autocommit)."""
-
-    def __init__(self, pool: Any) -> None:
-        self._pool = pool
-
-    def load(self, match_id: str) -> bytes | None:
-        with self._pool.connection() as conn:
-            row = conn.execute("SELECT state FROM live_readings WHERE match_id = %s", (match_id,)).fetchone()
-        return None if row is None else bytes(row["state"])
-
-    def save(self, match_id: str, data: bytes) -> None:
-        """Upsert the row as an asynchronous commit (``synchronous_commit = off`` for this transaction):
-        derived data, so a row lost in a database crash costs a fresh read, not a wait for the WAL flush."""
-        with self._pool.connection() as conn, conn.transaction():
-            conn.execute("SET LOCAL synchronous_commit TO OFF")
-            conn.execute("INSERT INTO live_readings (match_id, state) VALUES (%s, %s) ON CONFLICT (match_id) DO UPDATE SET state = EXCLUDED.state", (match_id, data))
-
-    def delete(self, match_id: str) -> None:
-        with self._pool.connection() as conn:
-            conn.execute("DELETE FROM live_readings WHERE match_id = %s", (match_id,))
-
-    def __len__(self) -> int:
-        with self._pool.connection() as conn:
-            return int(conn.execute("SELECT COUNT(*) AS n FROM live_readings").fetchone()["n"])
+        row = self.db.one("SELECT COUNT(*) FROM live_readings")
+        return 0 if row is None else int(row[0])
 
 
 def with_room_readings(context: Any, table: ReadingTable, cached: int, *, shared: bool) -> tuple[Any, RoomReadings]:

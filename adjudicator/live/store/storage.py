@@ -28,8 +28,10 @@ from adjudicator.errors import InputError
 from adjudicator.files import FolderLock, lock_folder, private_file, private_folder
 from adjudicator.live.errors import StateFolderBusy
 from adjudicator.live.store.checkpoints import DB_NAME, open_checkpointer, prune_threads
-from adjudicator.live.store.readings import SqliteReadings
+from adjudicator.live.store.readings import SqlReadings
 from adjudicator.live.store.registry import MatchRegistry
+from adjudicator.live.store.schema import migrate
+from adjudicator.live.store.sql import SqliteDatabase
 from adjudicator.live.store.verdicts import VerdictFiles
 
 
@@ -52,7 +54,7 @@ class LiveStorage(Protocol):
 
     shared: bool
     saver: Any  # a LangGraph BaseCheckpointSaver
-    registry: Any  # MatchRegistry or its PostgreSQL twin
+    registry: Any  # adjudicator.live.store.registry.MatchRegistry
     verdicts: Any  # VerdictFiles or its PostgreSQL twin
     readings: Any  # the offline tracker's reading of each room (adjudicator.live.store.readings.ReadingTable)
 
@@ -92,12 +94,14 @@ class SqliteStorage:
         try:
             private_file(state_dir / DB_NAME)  # it holds transcripts: 0600, and SQLite's journals follow
             self.saver = open_checkpointer(state_dir / DB_NAME)
+            self.db = SqliteDatabase(self.saver.conn, self.saver.lock)  # the registry and readings share the checkpointer's connection
+            migrate(self.db, ["live"])
         except BaseException:
             self.folder_lock.release()
             raise
-        self.registry = MatchRegistry(self.saver.conn, self.saver.lock)
+        self.registry = MatchRegistry(self.db)
         self.verdicts = VerdictFiles(state_dir)
-        self.readings = SqliteReadings(self.saver.conn, self.saver.lock)
+        self.readings = SqlReadings(self.db)
         self._guard = threading.Lock()
         self._locks: dict[str, threading.RLock] = {}
         self._revision: dict[str, int] = {}

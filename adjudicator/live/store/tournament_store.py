@@ -1,9 +1,9 @@
 """The storage interface of live tournaments: the registry (tournaments, rounds, rooms, chair tokens),
 the verdict states (one :class:`~adjudicator.live.tournament.lifecycle.Decision` per room) and the lifecycle log.
 
-:class:`TournamentStore` is what the rest of the live server uses; :mod:`.tournament_sqlite` implements
-it on SQLite in the state folder. Another implementation (PostgreSQL, for several stateless server
-processes) needs only these methods, with these guarantees:
+:class:`TournamentStore` is what the rest of the live server uses; :mod:`.tournament_sql` implements
+it once for SQLite (the state folder) and PostgreSQL (several stateless server processes). Any
+implementation needs only these methods, with these guarantees:
 
 - every write method is **one transaction**: the row(s) it adds or changes and the log entries it is
   given are committed together or not at all, and are durable when the method returns;

@@ -42,16 +42,16 @@ def correct(tabs: TabRoom, key: Key, data: object, actor: Actor, what: Literal["
     room = tabs.room(key)
     body = parse_body(CorrectionBody, data, what)
     tabs.current_decision(room)  # records a draft a close missed, before the lock is taken
-    with tabs._lock:
+    with tabs.transition_lock:
         d = tabs.store.decision(room.key)
         if d is None:
-            raise tabs._no_decision(room)
+            raise tabs.no_decision(room)
         if body.expected_version is not None and body.expected_version != d.version:
             raise StaleDecision(f"room {room.room_id!r}: the verdict is at version {d.version}, not {body.expected_version}", "reload the room and act again")
         step = lifecycle.reopen if what == "reopen" else lifecycle.void
         new, entry = step(d, actor, body.reason.strip(), now_utc())
         tabs.store.save_decisions([(new, d.version)], [entry])
-    tabs._republish(room)
+    tabs.republish(room)
     return tabs.room_view(key, actor)
 
 

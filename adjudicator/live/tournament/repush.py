@@ -37,7 +37,6 @@ from adjudicator.frozen import FrozenModel
 from adjudicator.input.match import Stage
 from adjudicator.live.errors import Conflict, NotFound
 from adjudicator.live.rooms.validation import validate_push
-from adjudicator.live.store.checkpoints import thread_config
 from adjudicator.live.store.tournament_store import StaleDecision
 from adjudicator.live.tournament.access import require_organiser
 from adjudicator.live.tournament.lifecycle import Actor, Decision, LogEntry, automated_result, correction, fresh_draft
@@ -76,14 +75,14 @@ def repush(tabs: TabRoom, key: Key, data: object, actor: Actor) -> dict[str, Any
         raise Conflict(f"room {room.room_id!r}: its match has no verdict after the panel", "send the re-push again")
     if before_stage == after_stage and automated_result(verdict) == d.automated:
         raise Conflict(f"room {room.room_id!r}: stage {after_stage.stage_id!r} is already this text, and its verdict is the draft", "nothing to re-push")
-    with tabs._lock:
+    with tabs.transition_lock:
         current = tabs.store.decision(room.key)
         if current is None or current.version != d.version:
             raise StaleDecision(f"room {room.room_id!r}: its verdict changed meanwhile (version {current.version if current else None}, expected {d.version})",
                                 "reload the room and send the re-push again")
         new, entry = _new_draft(d, verdict, actor, body.reason.strip(), before_stage, after_stage)
         tabs.store.save_decisions([(new, d.version)], [entry])
-    tabs._republish(room)
+    tabs.republish(room)
     return tabs.room_view(key, actor)
 
 
@@ -91,7 +90,7 @@ def _correctable(tabs: TabRoom, room: Any, expected: int | None) -> Decision:
     """The room's decision, if a stage of it may be re-pushed. Raises 409."""
     d = tabs.current_decision(room)
     if d is None:
-        raise tabs._no_decision(room)
+        raise tabs.no_decision(room)
     if expected is not None and expected != d.version:
         raise StaleDecision(f"room {room.room_id!r}: the verdict is at version {d.version}, not {expected}", "reload the room and act again")
     if d.state == "released":
@@ -108,7 +107,7 @@ def _replace_and_judge(tabs: TabRoom, match_id: str, data: dict[str, Any]) -> tu
     live = tabs.live
     with live.lock(match_id):
         row = live.row(match_id)
-        vals = live._tracking_values(match_id)
+        vals = live.tracking_values(match_id)
         stages: list[Stage] = list(vals.get("stages") or [])
         k = next((i for i, s in enumerate(stages) if s.stage_id == data.get("stage_id")), None)
         if k is None:
@@ -124,7 +123,7 @@ def _replace_and_judge(tabs: TabRoom, match_id: str, data: dict[str, Any]) -> tu
         if row.status == "closed":
             live.registry.update(row.closing())  # a new panel attempt; the boards keep the result held back
         live.analyse(match_id)
-        live._retry(match_id, live.failed(match_id))
+        live.retry_stages(match_id, live.failed(match_id))
         failed = live.failed(match_id)
         if failed:
             raise Conflict(f"match {match_id!r}: the analysis of {', '.join(failed)} failed again", "send the same re-push again to retry it")
@@ -142,9 +141,7 @@ def _rewind(live: Any, match_id: str, vals: dict[str, Any], stages: list[Stage],
         clashes = merge_clashes(clashes, apply_clash_updates(clashes, a.stage_id, a.clash_updates))
     failures = [f for f in vals.get("failures") or [] if f.node != "track_stage" or f.key in kept]
     update = {"stages": Overwrite(stages), "analyses": Overwrite(analyses), "clashes": Overwrite(clashes), "failures": Overwrite(failures), "next_stage": k}
-    live.tracking.update_state(thread_config(match_id), update, as_node="track_stage")
-    live._values.pop(match_id, None)
-    live._prune(match_id)
+    live.commit_tracking(match_id, update)
 
 
 def _new_draft(d: Decision, verdict: Verdict, actor: Actor, reason: str, old: Stage, new: Stage) -> tuple[Decision, LogEntry]:

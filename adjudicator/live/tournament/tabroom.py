@@ -55,7 +55,7 @@ class TabRoom:
     def __init__(self, store: TournamentStore, live: LiveStore) -> None:
         self.store = store
         self.live = live
-        self._lock = threading.Lock()  # serialises this process's transitions; the store's compare-and-set guards across processes
+        self.transition_lock = threading.Lock()  # serialises this process's transitions; the store's compare-and-set guards across processes
         self.after_release: Callable[[list[Room]], list[dict[str, Any]]] | None = None  # the Tabbycat push on release (adjudicator.live.tabbycat.service)
 
     # ---------------------------------------------------------------------------------------------
@@ -110,7 +110,7 @@ class TabRoom:
             new = t.model_copy(update={k: getattr(body, k) for k in changes})
             self.store.update_tournament(new, LogEntry(at=now_utc(), tournament_id=tournament_id, kind="settings_changed", actor=actor, detail=body.model_dump(mode="json", exclude_none=True)))
             for room in self.store.rooms(tournament_id):
-                self._republish(room)
+                self.republish(room)
         return self.tournament_view(tournament_id, actor)
 
     def create_round(self, tournament_id: str, data: object, actor: Actor) -> dict[str, Any]:
@@ -170,7 +170,7 @@ class TabRoom:
         room = self.room_of_match(match_id)
         if room is None:
             return None
-        with self._lock:
+        with self.transition_lock:
             current = self.store.decision(room.key)
             if current is not None:
                 return current
@@ -201,7 +201,7 @@ class TabRoom:
         while its match is open."""
         return self._decision(room)
 
-    def _no_decision(self, room: Room) -> Conflict:
+    def no_decision(self, room: Room) -> Conflict:
         """Why a room has no decision to act on: its match is still open, or its verdict has no
         two-team winner."""
         if room.match_id in self.live.registry and self.live.row(room.match_id).status == "closed":
@@ -217,10 +217,10 @@ class TabRoom:
         require_room(actor, room.match_id, "confirming a verdict")
         body = parse_body(ConfirmBody, data, "confirm")
         self._decision(room)  # records a draft the match's close missed, before the lock is taken
-        with self._lock:
+        with self.transition_lock:
             d = self.store.decision(room.key)
             if d is None:
-                raise self._no_decision(room)
+                raise self.no_decision(room)
             if body.expected_version is not None and body.expected_version != d.version:
                 raise StaleDecision(f"room {room.room_id!r}: the verdict is at version {d.version}, not {body.expected_version}", "reload the room and confirm again")
             check_precedence(d, actor)
@@ -229,7 +229,7 @@ class TabRoom:
             rule = self.tournament(room.tournament_id).second_person_confirms
             new, entry = lifecycle.confirm(d, override, confirmer(actor, body.by), now_utc(), second_person=rule)
             self.store.save_decisions([(new, d.version)], [entry])
-        self._republish(room)
+        self.republish(room)
         return self.room_view(key, actor)
 
     def release(self, tournament_id: str, round_id: str, room_id: str | None, data: object, actor: Actor) -> dict[str, Any]:
@@ -246,7 +246,7 @@ class TabRoom:
         at = now_utc()
         for room in rooms:
             self._decision(room)  # records a draft a close missed, before the lock is taken
-        with self._lock:
+        with self.transition_lock:
             changes: list[tuple[Decision, int | None]] = []
             entries: list[LogEntry] = []
             not_ready: list[str] = []
@@ -269,14 +269,14 @@ class TabRoom:
             if changes:
                 self.store.save_decisions(changes, entries)
         for room in rooms:
-            self._republish(room)
+            self.republish(room)
         view = self.round_view(tournament_id, round_id, actor)
         released = [room for room in rooms if any(d.room_id == room.room_id for d, _ in changes)]
         if self.after_release is not None and released:
             view["tabbycat_push"] = self.after_release(released)
         return view
 
-    def _republish(self, room: Room) -> None:
+    def republish(self, room: Room) -> None:
         """Publish the room's board again (its verdict state or visibility changed)."""
         if room.match_id in self.live.registry:
             try:
