@@ -225,3 +225,17 @@ def test_an_unwritable_out_path_is_refused_before_any_request(fake_openai, tmp_p
     code = main([*args, "--report", "md", "--report-out", str(blocker / "r.md")])
     _, err = capsys.readouterr()
     assert code == 2 and fake_openai.requests == [] and err.startswith(f"adjudicate: error: --report-out {blocker / 'r.md'}: cannot write there")
+
+
+def test_no_number_option_shows_a_range_of_none_in_its_help():
+    # issue 38: --timeout-s showed '[x<=None]' (click's description of a range with no bounds)
+    import click
+
+    from adjudicator.cli import main_group
+
+    shown = []
+    for path, cmd in _commands(main_group, "adjudicate"):
+        with click.Context(cmd, info_name=path) as ctx:
+            shown += [f"{path} {rec[0]}: {rec[1]}" for p in cmd.params if isinstance(p, click.Option) and (rec := p.get_help_record(ctx))]
+    assert not [line for line in shown if "None" in line.split(": ", 1)[1]]
+    assert any("--timeout-s" in line and "0<x<=86400" in line for line in shown)

@@ -15,6 +15,10 @@ class FiniteFloat(click.FloatRange):
 
     name = "number"
 
+    def _describe_range(self) -> str:
+        """The range ``--help`` shows: none for an unbounded number (click's own says ``x<=None``)."""
+        return "" if self.min is None and self.max is None else super()._describe_range()
+
     def convert(self, value, param, ctx):
         number = super().convert(value, param, ctx)
         if not math.isfinite(number):
@@ -38,7 +42,7 @@ def model_options(f):
         click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path), help="YAML or TOML config file"),
         click.option("--no-cache", is_flag=True, default=None, help="do not read or write the response cache"),
         click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), help="response cache folder"),
-        click.option("--timeout-s", type=FiniteFloat(), help="per-request timeout in seconds"),
+        click.option("--timeout-s", type=FiniteFloat(min=0, min_open=True, max=86_400), help="per-request timeout in seconds (at most a day)"),
         click.option("--json-mode", type=click.Choice(["auto", "schema", "object", "none"]), help="structured-output mode"),
         click.option("--rubric", help="rubric preset (ccdb, debateart, inspire) or a rubric file (YAML/JSON/TOML); default ccdb"),
         click.option("--evidence", help="evidence source for the fact-authenticity dimension: a folder of documents (info pack), or 'transcript' (the passages the debaters quoted); default: not assessed"),
