@@ -11,16 +11,13 @@ from graph_fakes import RecordingBackend, tiny_match
 
 from adjudicator.api import adjudicate_with_context
 from adjudicator.input.formats import STAGE_TYPES
-from adjudicator.input.match import Debater
 from adjudicator.input.match_file import load_match
 from adjudicator.live.errors import Conflict, Unprocessable
 from adjudicator.live.rooms.turning_points import turning_points
-from adjudicator.live.store.tournament_sql import SqliteTournamentStore, SqlTournamentStore
-from adjudicator.live.store.tournament_store import DuplicateId, StaleDecision
 from adjudicator.live.tabbycat.export import team_outcomes
 from adjudicator.live.tournament import lifecycle
-from adjudicator.live.tournament.lifecycle import SYSTEM, Actor, Automated, Decision, LogEntry, Override, check_override, visible
-from adjudicator.live.tournament.model import Room, Round, SpeakerScale, Tournament
+from adjudicator.live.tournament.lifecycle import SYSTEM, Actor, Automated, Decision, Override, check_override, visible
+from adjudicator.live.tournament.model import SpeakerScale
 from adjudicator.live.tournament.report_html import report_html
 from adjudicator.live.tournament.speaker_scores import debater_scores
 from adjudicator.verdict.battlefield import Clash, ClashEvent, SideAnalysis, StageAnalysis
@@ -205,81 +202,6 @@ def test_the_html_report_names_each_judges_perspective_in_the_match_language():
     en = adjudicate_with_context(en_match, AdjudicationContext.single(RecordingBackend()))
     en = en.model_copy(update={"ballots": [en.ballots[0].model_copy(update={"perspective": "battlefield"}), *en.ballots[1:]]})
     assert f"<h3>{en.ballots[0].judge_id} (battlefield judgement first)</h3>" in report_html(en_match.view(), en, timeline=[])
-
-# ---------------------------------------------------------------------------------------------
-# The tournament store contract (every implementation)
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def make(request):
-    """A factory of tournament stores over one place (calling it again reconnects to the same data)."""
-    if request.param == "sqlite":
-        return lambda tmp_path: SqliteTournamentStore(tmp_path / "tournaments.sqlite")
-    url = request.getfixturevalue("pg_url")
-    return lambda tmp_path: SqlTournamentStore.open_postgres(url)
-
-
-def entry(kind, **kw) -> LogEntry:
-    return LogEntry(at="2025-01-01T10:00:00+00:00", tournament_id="t", kind=kind, actor=ORGANISER, **kw)
-
-
-def seeded(store):
-    store.add_tournament(Tournament(tournament_id="t", name="T"), entry("tournament_created"))
-    store.add_round(Round(tournament_id="t", round_id="r1", name="R1", format="online-1v1", language="en", motion="m", affirmative_position="a", negative_position="n"),
-                    entry("round_created", round_id="r1"))
-    for room_id in ("a", "b"):
-        room = Room(tournament_id="t", round_id="r1", room_id=room_id, teams={"affirmative": "X", "negative": "Y"},
-                    debaters=[Debater(side="affirmative", position=1), Debater(side="negative", position=1)])
-        store.add_room(room, f"digest-{room_id}", [entry("room_created", round_id="r1", room_id=room_id)])
-    return store
-
-
-def test_store_registry_reads_what_it_wrote_and_refuses_duplicates(tmp_path, make):
-    store = seeded(make(tmp_path))
-    try:
-        assert [r.room_id for r in store.rooms("t", "r1")] == ["a", "b"] and store.room_of_match("t.r1.b").room_id == "b"
-        assert store.room_of_token("digest-a").room_id == "a" and store.room_of_token("nope") is None
-        with pytest.raises(DuplicateId):
-            store.add_tournament(Tournament(tournament_id="t", name="again"), entry("tournament_created"))
-        with pytest.raises(DuplicateId):
-            store.add_room(store.room(("t", "r1", "a")), "digest-new", [entry("room_created", round_id="r1", room_id="a")])
-        store.set_chair_token(("t", "r1", "a"), "digest-rotated", entry("chair_token_issued", round_id="r1", room_id="a"))
-        assert store.room_of_token("digest-a") is None and store.room_of_token("digest-rotated").room_id == "a"
-        # refused writes left no log entry behind
-        assert [e.kind for e in store.log("t")] == ["tournament_created", "round_created", "room_created", "room_created", "chair_token_issued"]
-    finally:
-        store.close()
-
-
-def test_store_decisions_are_compare_and_set_and_all_or_nothing(tmp_path, make):
-    store = seeded(make(tmp_path))
-    try:
-        da = draft()
-        db = da.model_copy(update={"room_id": "b"})
-        store.save_decisions([(da, None), (db, None)], [entry("draft_recorded", round_id="r1", room_id="a"), entry("draft_recorded", round_id="r1", room_id="b")])
-        ca, ea = lifecycle.confirm(da, Override(winner="negative"), CHAIR, "x")
-        cb, eb = lifecycle.confirm(db, Override(), ORGANISER, "x")
-        n_log = len(store.log("t"))
-        # room b's expected version is stale: neither room changes, no log entry is added
-        with pytest.raises(StaleDecision):
-            store.save_decisions([(ca, 1), (cb, 2)], [ea, eb])
-        assert store.decision(KEY) == da and store.decision(("t", "r1", "b")) == db and len(store.log("t")) == n_log
-        with pytest.raises(StaleDecision):
-            store.save_decisions([(da, None)], [])  # a second draft of the same room
-        store.save_decisions([(ca, 1), (cb, 1)], [ea, eb])
-        assert store.decisions("t", "r1") == {"a": ca, "b": cb}
-        log = store.log("t", "r1", "a")
-        assert [e.kind for e in log] == ["room_created", "draft_recorded", "confirmed"] and log[-1].actor == CHAIR
-        assert [e.seq for e in store.log("t")] == sorted(e.seq for e in store.log("t"))
-    finally:
-        store.close()
-    # durable: a new connection to the same file reads the same
-    again = make(tmp_path)
-    try:
-        assert again.decision(KEY).effective().winner == "negative" and again.decision(KEY).automated.winner == "affirmative"
-    finally:
-        again.close()
-
 
 def test_draft_of_a_verdict():
     v = adjudicate_with_context(tiny_match(4), AdjudicationContext.single(RecordingBackend()))
