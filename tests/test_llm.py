@@ -257,22 +257,45 @@ def test_client_repr_hides_the_key(fake_openai):
     assert KEY not in repr(client(fake_openai))
 
 
-def test_auto_mode_falls_back_to_prompted_json_when_the_server_rejects_the_schema(fake_openai, tmp_path):
+def test_auto_mode_falls_back_to_the_json_object_form_when_the_server_rejects_the_schema(fake_openai, tmp_path):
     fake_openai.push(error(400, "response_format json_schema is not supported by this server"), '{"p": 0.7}')
     c = client(fake_openai, model="openai/gpt-4o-mini", cache=ResponseCache(tmp_path))
     resp = c.complete(request())
     assert fake_openai.requests[0]["response_format"]["type"] == "json_schema"
-    assert "response_format" not in fake_openai.requests[1]  # same attempt, prompted JSON
+    assert fake_openai.requests[1]["response_format"]["type"] == "json_object"  # same attempt, the schema in llama-cpp-python's form
     assert resp.text == '{"p": 0.7}' and resp.transport_retries == 1  # the rejected request was sent: the ledger counts it
     c.remember(resp, parsed=True)
     again = client(fake_openai, model="openai/gpt-4o-mini", cache=ResponseCache(tmp_path)).complete(request())
     assert again.cache_hit and fake_openai.count == 2  # the rejection was remembered: no probe on rerun
 
 
-def test_schema_mode_does_not_fall_back(fake_openai):
-    fake_openai.push(error(400, "response_format json_schema is not supported"))
+def test_schema_mode_recognises_llama_cpp_pythons_500_once_and_sends_json_object_for_the_rest(fake_openai, caplog):
+    # issue 38: llama-cpp-python's server answers json_schema with a 500 validation error naming
+    # response_format; before, each of 60 requests was retried 4 times and every node failed
+    refusal = error(500, "1 validation error for CreateChatCompletionRequest\nresponse_format\n  Input should be a valid dictionary")
+    fake_openai.push(refusal, '{"p": 0.7}', '{"p": 0.6}')
+    c = client(fake_openai, json_mode="schema")
+    with caplog.at_level("WARNING"):
+        first = c.complete(request())
+        second = c.complete(request(key="other"))
+    assert fake_openai.count == 3  # one refused request, no transport retries of it
+    assert [b["response_format"]["type"] for b in fake_openai.requests] == ["json_schema", "json_object", "json_object"]
+    assert "properties" in fake_openai.requests[1]["response_format"]["schema"]
+    assert (first.text, first.transport_retries, second.transport_retries) == ('{"p": 0.7}', 1, 0)
+    assert sum("refused response_format json_schema" in r.getMessage() for r in caplog.records) == 1
+
+
+def test_a_server_refusing_the_json_object_form_too_gets_prompted_json(fake_openai):
+    fake_openai.push(error(400, "response_format json_schema is not supported"), error(400, "response_format: unknown field schema"), '{"p": 0.7}')
+    resp = client(fake_openai, json_mode="schema").complete(request())
+    assert [b.get("response_format", {}).get("type") for b in fake_openai.requests] == ["json_schema", "json_object", None]
+    assert resp.text == '{"p": 0.7}'
+
+
+def test_object_mode_does_not_fall_back(fake_openai):
+    fake_openai.push(error(400, "response_format json_object is not supported"))
     with pytest.raises(TransportError, match="request refused"):
-        client(fake_openai, json_mode="schema").complete(request())
+        client(fake_openai, json_mode="object").complete(request())
     assert fake_openai.count == 1
 
 

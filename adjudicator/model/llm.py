@@ -227,7 +227,7 @@ class LLMClient:
             try:
                 sent = self._send(lit, kwargs, request, attempt, retries)
                 break
-            except SchemaRejected as exc:  # auto mode only: fall back to prompted JSON, same attempt
+            except SchemaRejected as exc:  # auto and schema modes: fall back (json_object, then none), same attempt
                 self.structured.drop_schema(exc.reason)
                 retries = exc.retries + 1  # the rejected request was sent: it counts as a re-send
         resp, retries, request_id = sent
@@ -342,7 +342,7 @@ class LLMClient:
                     # request from the request hook, which litellm reports as a server error): not a
                     # fault to retry or to log
                     raise TransportError(f"{self.model}: request not sent: the session was stopped", retryable=False, retries=retries) from None
-                if not retryable and self.structured.is_rejection(exc, status, kwargs):
+                if self.structured.is_rejection(exc, status, kwargs):  # a 500 naming response_format too: never retried
                     raise SchemaRejected(reason, retries) from None
                 if not retryable:
                     raise TransportError(f"{self.model}: request refused ({reason})", status=status, retryable=False, retries=retries) from None

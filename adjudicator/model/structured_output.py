@@ -6,11 +6,13 @@ into the ``response_format`` of each request:
 - ``"auto"`` sends a strict JSON schema (``{"type": "json_schema", ...}``) where
   ``litellm.supports_response_schema`` says the model takes one, and prompted JSON (no format)
   otherwise. litellm's answer is kept in the response cache as
-  :class:`~adjudicator.model.cache.ModelFacts`, so a cached rerun imports no litellm. A server that
-  refuses the schema with a 4xx naming it (:meth:`StructuredOutput.is_rejection`) turns the client
-  to prompted JSON within the same attempt; the refusal is remembered in the cache under
-  :func:`schema_rejection_key`, so later runs do not probe again;
-- ``"schema"`` always sends the JSON schema;
+  :class:`~adjudicator.model.cache.ModelFacts`, so a cached rerun imports no litellm;
+- ``"schema"`` sends the JSON schema. Under it and ``auto``, a server that refuses the schema (a 4xx
+  naming it, or llama-cpp-python's 500 naming ``response_format``; :meth:`StructuredOutput.is_rejection`)
+  is recognised once and the client sends ``{"type": "json_object", "schema": ...}`` instead, within
+  the same attempt and for the rest of the run (and prompted JSON if that form is refused too); the
+  refusal is said on stderr and remembered in the cache under :func:`schema_rejection_key`, so later
+  runs do not probe again (issue 38);
 - ``"object"`` sends llama.cpp's ``{"type": "json_object", "schema": ...}`` (its server refuses
   ``json_schema``);
 - ``"none"`` never sends a response format.
@@ -66,15 +68,15 @@ class StructuredOutput:
         self.cache = cache
         self._lock = threading.Lock()
         self._schema_support: bool | None = None
+        #: The mode this client fell back to after a refusal (issue 38): ``object`` once the server
+        #: refused ``json_schema``, ``none`` once it refused the ``json_object`` form too; None before.
+        self.fallback: JsonMode | None = None
 
     def supports_schema(self) -> bool:
-        """Whether ``auto`` mode sends a JSON schema: litellm says the model accepts one and the
-        server has not refused one (the refusal is remembered in the cache)."""
+        """Whether ``auto`` mode asks for a JSON schema: litellm says the model accepts one (a server
+        that refused one gets the ``json_object`` form instead, :meth:`response_format`)."""
         if self._schema_support is None:
-            ok = self._facts().supports_schema
-            if ok and self.cache.get(schema_rejection_key(self.model, self.api_base)) is not None:
-                ok = False
-            self._schema_support = ok
+            self._schema_support = self._facts().supports_schema
         return self._schema_support
 
     def _facts(self) -> ModelFacts:
@@ -98,27 +100,46 @@ class StructuredOutput:
         mode: JsonMode = self.json_mode
         if mode == "auto":
             mode = "schema" if self.supports_schema() else "none"
+        if mode == "schema" and self._schema_refused():
+            mode = self.fallback or "object"
         if mode == "schema":
             return {"type": "json_schema", "json_schema": {"name": name, "schema": dict(schema), "strict": True}}
         if mode == "object":
             return {"type": "json_object", "schema": dict(schema)}
         return None
 
+    def _schema_refused(self) -> bool:
+        """Whether this server refused ``json_schema`` (in this run, or in an earlier one on the same cache)."""
+        if self.fallback is None and self.cache.get(schema_rejection_key(self.model, self.api_base)) is not None:
+            with self._lock:
+                self.fallback = self.fallback or "object"
+        return self.fallback is not None
+
     def is_rejection(self, exc: Exception, status: int | None, sent: Mapping[str, Any]) -> bool:
         """Whether the error ``exc`` (HTTP ``status``) refusing the request ``sent`` (its litellm
-        keyword arguments) is the server refusing the JSON schema that ``auto`` mode chose: a 400,
-        415 or 422 whose message names the response format or the schema."""
+        keyword arguments) is the server refusing its response format, under ``auto`` or ``schema``
+        mode: a 400, 415 or 422 whose message names the response format or the schema, or a 500 whose
+        message names ``response_format`` (llama-cpp-python's server answers a ``json_schema`` it
+        cannot take with a 500 validation error; issue 38); the format refused is ``json_schema``, or
+        the ``json_object`` form this client fell back to."""
+        kind = (sent.get("response_format") or {}).get("type")
+        message = str(exc).lower()
+        named = status in REJECTION_STATUSES and any(w in message for w in ("response_format", "json_schema", "schema"))
         return (
-            status in REJECTION_STATUSES
-            and self.json_mode == "auto"
-            and (sent.get("response_format") or {}).get("type") == "json_schema"
-            and any(w in str(exc).lower() for w in ("response_format", "json_schema", "schema"))
+            self.json_mode in ("auto", "schema")
+            and (kind == "json_schema" or (kind == "json_object" and self.fallback == "object"))
+            and (named or (status == 500 and "response_format" in message))
         )
 
     def drop_schema(self, reason: str) -> None:
-        """Remember that the server refused ``json_schema`` (``reason``: its error): this client and
-        later runs on the same cache send prompted JSON."""
+        """Remember that the server refused the response format last sent (``reason``: its error):
+        after ``json_schema``, this client and later runs on the same cache send llama-cpp-python's
+        ``{"type": "json_object", "schema": ...}``; after that form too, prompted JSON (no format)
+        for the rest of the run. Said once on stderr (a warning) and in the cache's marker."""
         with self._lock:
-            self._schema_support = False
-        self.cache.set(schema_rejection_key(self.model, self.api_base), CachedResponse(text=reason, parsed=False))
-        log.warning("%s rejected a JSON schema in response_format (%s); using prompted JSON", self.model, reason)
+            first = self.fallback is None
+            self.fallback = "object" if first else "none"
+        if first:
+            self.cache.set(schema_rejection_key(self.model, self.api_base), CachedResponse(text=reason, parsed=False))
+        sent, now = ("json_schema", '{"type": "json_object", "schema": ...}') if first else ("json_object", "prompted JSON (no response_format)")
+        log.warning("%s: the server refused response_format %s (%s); sending %s for the rest of the run", self.model, sent, reason, now)
