@@ -24,8 +24,16 @@ written by ``benchmarks/tabbycat_round.py --record``), with this fake's objects 
   only with a speaker and score in every position; the winner is the higher total under 'none' and
   'high-points' (a tie is invalid), the declared winner with an equal or higher total under
   'tied-points', the declared winner under 'low-points'; without speaker scores, the declared winner.
-- The API sets nothing on the debate (``result_status`` stays as it was); ``GET`` of a debate's ballots
-  is a server error (``BallotViewSet.get_queryset``).
+- The API sets nothing on the debate (``result_status`` stays as it was); ``GET`` of a debate's ballots,
+  and ``PATCH`` / ``DELETE`` of one ballot, are server errors (``BallotViewSet.get_queryset`` reads
+  ``participant_requester``); ``ballot_api=True`` makes a Tabbycat where the update works.
+- ``GET /teams/standings/rounds`` and ``/speakers/standings/rounds``: what the standings count per team
+  and speaker per round, from the debate's newest confirmed ballot (shapes of ``TeamRoundScoresSerializer``,
+  ``SpeakerRoundScoresSerializer``).
+
+Fault injection and the tab room: ``fail_mid_post = n`` makes the next n ballot posts fail with HTTP 500
+after the team scores are stored and before the speeches (the ballot stays confirmed, as seen on the real
+v2.9.3, issue 41); :meth:`FakeTabbycat.enter` is a confirmed ballot entered in Tabbycat's own form.
 
 What it keeps of a stored ballot is what standings read: per team the win, the total and the speeches
 (position -> speaker, score), from the newest confirmed ballot (:meth:`FakeTabbycat.result`).
@@ -90,7 +98,9 @@ class FakeTabbycat:
     defaults (names as in options/preferences.py). ``requests`` records every request."""
 
     def __init__(self, prefs: dict[str, Any] | None = None, *, rooms: int = 2, speakers: int = 4, panel: int = 2, stage: str = "P",
-                 team_names: list[tuple[str, str]] | None = None, speaker_names: dict[str, list[str]] | None = None, criteria: bool = False) -> None:
+                 team_names: list[tuple[str, str]] | None = None, speaker_names: dict[str, list[str]] | None = None, criteria: bool = False,
+                 ballot_api: bool = False, slug: str = SLUG) -> None:
+        self.base = f"{ROOT}/api/v1/tournaments/{slug}"
         self.prefs = {p["name"]: p["value"] for p in ANSWERS["preferences"]} | {
             "teams_in_debate": 2, "ballots_per_debate_prelim": "per-adj", "ballots_per_debate_elim": "per-adj", "winners_in_ballots": "none",
             "speakers_in_ballots": "always", "substantive_speakers": 3, "reply_scores_enabled": True, "speaker_ranks": "none",
@@ -119,6 +129,8 @@ class FakeTabbycat:
             self.debates[10 + k] = Debate(id=10 + k, teams=ids, chair=adjs[0] if adjs else None, panellists=adjs[1:])
         self.ballots: list[Ballot] = []
         self.requests: list[httpx.Request] = []
+        self.ballot_api = ballot_api  # True: a Tabbycat whose ballot detail endpoint works (v2.9.3's answers 500)
+        self.fail_mid_post = 0  # > 0: that many ballot posts fail with HTTP 500 after the team scores are stored, before the speeches
         self.transport = httpx.MockTransport(self.handle)
 
     # ------------------------------------------------------------------ lookups
@@ -127,7 +139,7 @@ class FakeTabbycat:
         return [sid for sid, (_, t) in self.speakers.items() if t == team]
 
     def _id(self, url: Any, kind: str) -> int:
-        prefix = f"{BASE}/{kind}/"
+        prefix = f"{self.base}/{kind}/"
         if not isinstance(url, str) or not url.startswith(prefix) or not url[len(prefix):].isdigit():
             raise Invalid({"detail": f"Invalid hyperlink - No URL match. ({url})"})
         return int(url[len(prefix):])
@@ -145,14 +157,16 @@ class FakeTabbycat:
         if request.headers.get("authorization") != f"Token {TOKEN}":
             return httpx.Response(401, json={"detail": "Invalid token."})
         path = str(request.url).split("?")[0]
-        if not path.startswith(BASE):
+        if not path.startswith(self.base + "/") or path == self.base:
             return httpx.Response(404, text="<h1>Not Found</h1>")
-        rest = path[len(BASE):]
+        rest = path[len(self.base):]
         try:
             if request.method == "GET":
                 return self._get(rest)
             if request.method == "POST" and rest.startswith("/rounds/1/pairings/") and rest.endswith("/ballots"):
                 return self._post_ballot(int(rest.split("/")[4]), json.loads(request.content))
+            if request.method in ("PATCH", "DELETE") and rest.startswith("/rounds/1/pairings/") and "/ballots/" in rest:
+                return self._edit_ballot(int(rest.split("/")[-1]), json.loads(request.content) if request.content else {"discarded": True})
             if request.method == "PATCH" and rest.startswith("/rounds/1/pairings/"):
                 d = self.debates[int(rest.split("/")[4])]
                 d.result_status = json.loads(request.content).get("result_status", d.result_status)
@@ -170,32 +184,88 @@ class FakeTabbycat:
                 p["value"] = self.prefs.get(p["name"], p["value"])
             return httpx.Response(200, json=prefs)
         if rest == "/rounds/1":
-            return httpx.Response(200, json=ANSWERS["round"] | {"url": f"{BASE}/rounds/1", "stage": self.stage})
+            return httpx.Response(200, json=ANSWERS["round"] | {"url": f"{self.base}/rounds/1", "stage": self.stage})
         if rest == "/rounds/1/pairings":
             return httpx.Response(200, json=[self._pairing(d) for d in self.debates.values()])
         if rest == "/teams":
             shape = ANSWERS["teams"][0]
-            return httpx.Response(200, json=[shape | {"id": tid, "url": f"{BASE}/teams/{tid}", "short_name": t["name"], "long_name": t["name"], "reference": t["name"],
-                                                     "speakers": [ANSWERS["teams"][0]["speakers"][0] | {"id": sid, "url": f"{BASE}/speakers/{sid}", "name": self.speakers[sid][0]}
+            return httpx.Response(200, json=[shape | {"id": tid, "url": f"{self.base}/teams/{tid}", "short_name": t["name"], "long_name": t["name"], "reference": t["name"],
+                                                     "speakers": [ANSWERS["teams"][0]["speakers"][0] | {"id": sid, "url": f"{self.base}/speakers/{sid}", "name": self.speakers[sid][0]}
                                                                   for sid in self.speakers_of(tid)]} for tid, t in self.teams.items()])
         if rest == "/adjudicators":
             shape = ANSWERS["adjudicators"][0]
-            return httpx.Response(200, json=[shape | {"id": aid, "url": f"{BASE}/adjudicators/{aid}", "name": n} for aid, n in self.adjudicators.items()])
+            return httpx.Response(200, json=[shape | {"id": aid, "url": f"{self.base}/adjudicators/{aid}", "name": n} for aid, n in self.adjudicators.items()])
         if rest == "/motions":
-            return httpx.Response(200, json=[ANSWERS["motions"][0] | {"url": f"{BASE}/motions/5", "rounds": [{"round": f"{BASE}/rounds/1", "seq": 1}]}])
+            return httpx.Response(200, json=[ANSWERS["motions"][0] | {"url": f"{self.base}/motions/5", "rounds": [{"round": f"{self.base}/rounds/1", "seq": 1}]}])
         if rest == "/score-criteria":
-            return httpx.Response(200, json=[{"url": f"{BASE}/score-criteria/1", "name": "Matter", "weight": 1.0}] if self.criteria else [])
-        if rest.endswith("/ballots"):
+            return httpx.Response(200, json=[{"url": f"{self.base}/score-criteria/1", "name": "Matter", "weight": 1.0}] if self.criteria else [])
+        if rest == "/teams/standings/rounds":
+            return httpx.Response(200, json=self._team_rounds())
+        if rest == "/speakers/standings/rounds":
+            return httpx.Response(200, json=self._speaker_rounds())
+        if rest.endswith("/ballots") or "/ballots/" in rest:
             raise ServerError  # v2.9.3: BallotViewSet.get_queryset reads participant_requester, which nothing sets
         return httpx.Response(404, json={"detail": "Not found."})
 
     def _pairing(self, d: Debate) -> dict[str, Any]:
         shape = ANSWERS["pairings"][0]
-        return shape | {"id": d.id, "url": f"{BASE}/rounds/1/pairings/{d.id}", "sides_confirmed": d.sides_confirmed, "result_status": d.result_status,
-                        "teams": [{"team": f"{BASE}/teams/{t}", "side": SIDE_NAMES[i]} for i, t in enumerate(d.teams)],
-                        "adjudicators": {"chair": f"{BASE}/adjudicators/{d.chair}" if d.chair else None, "panellists": [f"{BASE}/adjudicators/{a}" for a in d.panellists],
-                                         "trainees": [f"{BASE}/adjudicators/{a}" for a in d.trainees]},
-                        "_links": {"ballots": f"{BASE}/rounds/1/pairings/{d.id}/ballots"}}
+        return shape | {"id": d.id, "url": f"{self.base}/rounds/1/pairings/{d.id}", "sides_confirmed": d.sides_confirmed, "result_status": d.result_status,
+                        "teams": [{"team": f"{self.base}/teams/{t}", "side": SIDE_NAMES[i]} for i, t in enumerate(d.teams)],
+                        "adjudicators": {"chair": f"{self.base}/adjudicators/{d.chair}" if d.chair else None, "panellists": [f"{self.base}/adjudicators/{a}" for a in d.panellists],
+                                         "trainees": [f"{self.base}/adjudicators/{a}" for a in d.trainees]},
+                        "_links": {"ballots": f"{self.base}/rounds/1/pairings/{d.id}/ballots"}}
+
+    def _team_rounds(self) -> list[dict[str, Any]]:
+        """``GET /teams/standings/rounds`` (``TeamRoundScoresSerializer``): per team, per debate's round,
+        the confirmed ballot's team score (``points``/``score`` null without one)."""
+        out = []
+        for tid in self.teams:
+            rounds = []
+            for d in self.debates.values():
+                if tid in d.teams:
+                    r = (self.result(d.id) or {}).get(SIDE_NAMES[d.teams.index(tid)])
+                    rounds.append({"round": f"{self.base}/rounds/1", "points": (int(r["win"]) if r else None), "score": (r["score"] if r else None),
+                                   "has_ghost": (False if r else None)})
+            out.append({"team": f"{self.base}/teams/{tid}", "rounds": rounds})
+        return out
+
+    def _speaker_rounds(self) -> list[dict[str, Any]]:
+        """``GET /speakers/standings/rounds`` (``SpeakerRoundScoresSerializer``): per speaker, per round of
+        their team, the substantive speeches of confirmed ballots."""
+        last = int(self.prefs["substantive_speakers"])
+        out = []
+        for sid, (_, tid) in self.speakers.items():
+            rounds = []
+            for d in self.debates.values():
+                if tid in d.teams:
+                    r = (self.result(d.id) or {}).get(SIDE_NAMES[d.teams.index(tid)]) or {"speeches": {}}
+                    rounds.append({"round": f"{self.base}/rounds/1", "speeches": [{"score": sc, "position": pos, "ghost": False}
+                                                                            for pos, (who, sc) in sorted(r["speeches"].items()) if who == sid and pos <= last]})
+            out.append({"speaker": f"{self.base}/speakers/{sid}", "rounds": rounds})
+        return out
+
+    def _edit_ballot(self, ballot_id: int, body: dict[str, Any]) -> httpx.Response:
+        """``PATCH``/``DELETE .../ballots/<id>``: HTTP 500 on v2.9.3 (``get_queryset``, as every ballot read);
+        with ``ballot_api`` what ``BallotSerializer.update`` / ``destroy`` do."""
+        if not self.ballot_api:
+            raise ServerError
+        b = next(b for b in self.ballots if b.id == ballot_id)
+        b.confirmed = bool(body.get("confirmed", b.confirmed))
+        return httpx.Response(200, json={"id": b.id, "version": b.version, "confirmed": b.confirmed, "discarded": bool(body.get("discarded", False))})
+
+    def enter(self, debate: int, aff_wins: bool, aff: list[float], neg: list[float]) -> Ballot:
+        """A confirmed ballot entered by the tab room in Tabbycat's own form (any version before it unconfirmed)."""
+        d = self.debates[debate]
+        for b in self.ballots:
+            if b.debate == debate:
+                b.confirmed = False
+        res = {}
+        for side, tid, sc in (("aff", d.teams[0], aff), ("neg", d.teams[1], neg)):
+            res[side] = {"win": (side == "aff") == aff_wins, "score": sum(sc), "speeches": {i: (sid, x) for i, (sid, x) in enumerate(zip(self.speakers_of(tid), sc, strict=False), 1)}}
+        ballot = Ballot(id=len(self.ballots) + 1, debate=debate, version=1 + max((b.version for b in self.ballots if b.debate == debate), default=0), confirmed=True, result=res)
+        self.ballots.append(ballot)
+        d.result_status = "C"
+        return ballot
 
     # ------------------------------------------------------------------ the ballot rules (module docstring)
 
@@ -269,6 +339,10 @@ class FakeTabbycat:
         result = self._result(debate, sheets, consensus, elim)
         if result is None:
             raise Invalid(["Tried to save an invalid result."])
+        if self.fail_mid_post > 0:  # the team scores saved, the speaker scores not (seen on the real v2.9.3: issue 41, item 9)
+            self.fail_mid_post -= 1
+            ballot.result = {side: r | {"speeches": {}} for side, r in result.items()}
+            raise ServerError
         ballot.result = result
         return httpx.Response(201, json=self._representation(ballot, sheets, consensus))
 
@@ -319,9 +393,9 @@ class FakeTabbycat:
 
         def team(side: str) -> dict[str, Any]:
             r = res[side]
-            return {"side": side, "points": int(r["win"]), "win": r["win"], "score": r["score"], "team": f"{BASE}/teams/{self.debates[ballot.debate].teams[SIDE_NAMES.index(side)]}",
-                    "speeches": [{"ghost": False, "score": sc, "speaker": f"{BASE}/speakers/{sid}"} for _, (sid, sc) in sorted(r["speeches"].items())]}
+            return {"side": side, "points": int(r["win"]), "win": r["win"], "score": r["score"], "team": f"{self.base}/teams/{self.debates[ballot.debate].teams[SIDE_NAMES.index(side)]}",
+                    "speeches": [{"ghost": False, "score": sc, "speaker": f"{self.base}/speakers/{sid}"} for _, (sid, sc) in sorted(r["speeches"].items())]}
 
-        sheet_list = [{"teams": [team("aff"), team("neg")]} | ({} if consensus else {"adjudicator": f"{BASE}/adjudicators/{s['adjudicator']}"}) for s in sheets]
+        sheet_list = [{"teams": [team("aff"), team("neg")]} | ({} if consensus else {"adjudicator": f"{self.base}/adjudicators/{s['adjudicator']}"}) for s in sheets]
         return shape | {"id": ballot.id, "version": ballot.version, "confirmed": ballot.confirmed, "single_adj": ballot.single_adj,
-                        "url": f"{BASE}/rounds/1/pairings/{ballot.debate}/ballots/{ballot.id}", "result": {"sheets": sheet_list}}
+                        "url": f"{self.base}/rounds/1/pairings/{ballot.debate}/ballots/{ballot.id}", "result": {"sheets": sheet_list}}

@@ -39,8 +39,10 @@ def source(room="A", winner="affirmative", aff=(7.0, 7.0, 7.0, 7.0), neg=(6.5, 6
 
 
 def push(tb: FakeTabbycat, src: RoomSource, previous=None, **kw):
+    """Push one room; ``previous``: the detail of its last push (or a list of them, oldest first)."""
+    details = previous if isinstance(previous, list) else [previous] if previous else []
     with TabbycatClient(BASE, TOKEN, transport=tb.transport) as c:
-        return push_room(c, read_round(c, 1), src, previous, **kw)
+        return push_room(c, read_round(c, 1), src, {d["url"]: d for d in details}, **kw)
 
 
 def post(tb: FakeTabbycat, debate: int, body: dict):
@@ -174,8 +176,8 @@ def test_a_second_push_of_the_same_ballot_posts_nothing_and_a_changed_one_a_new_
     changed = push(tb, source(aff=(7.5, 7.0, 7.0, 7.0), version=3), previous=detail)
     assert (changed.status, changed.ballot_version, len(tb.ballots)) == ("posted", 2, 2)
     assert [b.confirmed for b in tb.ballots] == [False, True]  # Tabbycat keeps the newest confirmed
-    # Tabbycat's result status reset (someone unconfirmed it there): posted again
-    tb.debates[10].result_status = "N"
+    # someone unconfirmed it in Tabbycat: nothing counts, so it is posted again
+    tb.ballots[-1].confirmed = False
     assert push(tb, source(aff=(7.5, 7.0, 7.0, 7.0), version=3), previous=changed.model_dump()).status == "posted"
 
 

@@ -140,3 +140,37 @@ def test_the_tabbycat_token_comes_from_a_file_or_the_environment(tmp_path):
     (tmp_path / "empty").write_text("\n", encoding="utf-8")
     with pytest.raises(ConfigError, match="the file is empty"):
         tabbycat_token(tmp_path / "empty", env={})
+
+
+def test_pushing_to_tabbycat_x_then_y_then_x_again_keeps_the_last_post_per_target(tmp_path):
+    x = FakeTabbycat(FORMAT_SET, team_names=list(TEAMS.values()), speaker_names=NAMES)
+    y = FakeTabbycat(FORMAT_SET, team_names=list(TEAMS.values()), speaker_names=NAMES, slug="cup-mirror")
+    route = httpx.MockTransport(lambda req: (y if str(req.url).startswith(y.base + "/") else x).handle(req))
+    srv = start_server(tmp_path / "state", AdjudicationContext.single(RecordingBackend()), tabbycat_transport=route, tabbycat_token=None, store=None)
+    try:
+        with httpx.Client(base_url=srv.url, timeout=60, trust_env=False) as http:
+            _round(http, "cup")
+            assert http.post("/api/tournaments/cup/rounds/r1/rooms/A/confirm", json={}, headers=ORG).status_code == 200
+            statuses = []
+            for base in (x.base, y.base, x.base, y.base):
+                assert http.post("/api/tournaments/cup/settings", json={"tabbycat_url": base}, headers=ORG).status_code == 200
+                statuses.append(push(http, "cup", room="A").json()["rooms"][0]["status"])
+            assert statuses == ["posted", "posted", "unchanged", "unchanged"]
+            assert (len(x.ballots), len(y.ballots)) == (1, 1)
+    finally:
+        srv.stop()
+
+
+def test_a_second_round_or_tournament_on_the_same_tabbycat_target_is_warned_at_create_and_settings(server):
+    http = server.http
+    _round(http, "cup")
+    body = {"round_id": "r1b", "format": "ccdb-4v4", "motion": "m", "affirmative_position": "a", "negative_position": "n", "tabbycat_round": 1}
+    again = http.post("/api/tournaments/cup/rounds", json=body, headers=ORG).json()
+    assert again["warnings"] == [f"round cup/r1 pushes to the same Tabbycat round (1 of {BASE}): a push finds the other's ballots there as conflicts; "
+                                 "give this round its own --tabbycat-round"]
+    own = http.post("/api/tournaments/cup/rounds", json=body | {"round_id": "r2", "tabbycat_round": 2}, headers=ORG).json()
+    assert own["warnings"] == []
+    t2 = http.post("/api/tournaments", json={"tournament_id": "cup2", "tabbycat_url": BASE + "/"}, headers=ORG).json()
+    assert t2["warnings"] and t2["warnings"][0].startswith(f"tournament 'cup' pushes to the same Tabbycat tournament ({BASE})")
+    assert http.post("/api/tournaments/cup2/settings", json={"board_shows": "confirmed"}, headers=ORG).json()["warnings"] == []
+    assert http.post("/api/tournaments/cup2/settings", json={"tabbycat_url": BASE}, headers=ORG).json()["warnings"][0].startswith("tournament 'cup'")

@@ -7,9 +7,13 @@ this command's: ``--tabbycat-token-file FILE``, ``$ADJUDICATOR_TABBYCAT_TOKEN_FI
 ``$ADJUDICATOR_TABBYCAT_TOKEN`` (never an argument: it would show in the process list), sent in the
 request's ``X-Tabbycat-Token`` header.
 
+A room whose debate Tabbycat already counts a result for that the room did not post is a ``conflict``:
+nothing is posted, both results are printed; a tab-room person answers it for that room with ``--resolve
+ours --reason TEXT`` (post ours over it) or ``--resolve theirs --reason TEXT`` (keep Tabbycat's), logged.
+
 stdout: one line per room (``--json``: the whole answer). Exit code 0 when every room is posted,
-unchanged or skipped; 2 when a room is refused (a setting or an identity to fix); 1 when Tabbycat
-failed a room.
+unchanged, kept, retracted or skipped; 2 when a room is refused (a setting or an identity to fix) or in
+conflict; 1 when Tabbycat failed a room (including a void room Tabbycat still counts).
 """
 
 from __future__ import annotations
@@ -47,26 +51,37 @@ def outcome_line(o: dict) -> str:
 @click.argument("round_id")
 @click.argument("room_id", required=False)
 @click.option("--dry-run", is_flag=True, help="read Tabbycat and check every ballot, post nothing (prints the bodies with --json)")
+@click.option("--resolve", type=click.Choice(["ours", "theirs"]), default=None,
+              help="ROOM_ID's conflict with a result Tabbycat counts that it did not post: post ours over it, or keep Tabbycat's (needs --reason)")
+@click.option("--reason", default="", help="why, for the log (with --resolve)")
 @click.option("--json", "as_json", is_flag=True, help="print the whole answer as JSON")
 @token_file_option
 @client_options
-def push_cmd(tournament_id, round_id, room_id, dry_run, as_json, tabbycat_token_file, url, token, state_dir) -> None:
+def push_cmd(tournament_id, round_id, room_id, dry_run, resolve, reason, as_json, tabbycat_token_file, url, token, state_dir) -> None:
     """Post the confirmed results of round ROUND_ID (or of ROOM_ID only) into the tournament's Tabbycat."""
     from adjudicator.environment import tabbycat_token
 
+    if resolve and not room_id:
+        raise InputError("--resolve: name the room (ROOM_ID): a conflict is resolved one room at a time")
+    if resolve and not reason.strip():
+        raise InputError("--reason: give one with --resolve (it is logged)")
     tc_token, _where = tabbycat_token(tabbycat_token_file)
+    body = {"dry_run": dry_run} | ({"resolve": resolve, "reason": reason} if resolve else {})
     with _client(url, token, state_dir) as c:
-        answer = c.push_tabbycat(tournament_id, round_id, room_id, {"dry_run": dry_run}, tc_token)
+        answer = c.push_tabbycat(tournament_id, round_id, room_id, body, tc_token)
     rooms = answer["rooms"]
     if as_json:
         _json_out(answer)
     else:
         for o in rooms:
             click.echo(outcome_line(o))
-    counts = {s: sum(1 for o in rooms if o["status"] == s) for s in ("posted", "unchanged", "ready", "refused", "failed", "skipped")}
+    counts = {s: sum(1 for o in rooms if o["status"] == s) for s in ("posted", "unchanged", "kept", "retracted", "ready", "conflict", "refused", "failed", "skipped")}
     echo_err(f"{tournament_id}/{round_id} -> Tabbycat round {answer['tabbycat_round']} ({answer['tabbycat_url']}): "
              + ", ".join(f"{n} {s}" for s, n in counts.items() if n) + (" (dry run)" if dry_run else ""))
     if counts["failed"]:
         raise AdjudicationFailed(f"{counts['failed']} room(s) failed in Tabbycat", "see the lines above; run the push again once Tabbycat answers (nothing is posted twice)")
+    if counts["conflict"]:
+        raise InputError(f"{counts['conflict']} room(s) in conflict: Tabbycat counts a result they did not post there",
+                         "a tab-room person decides, room by room: --resolve ours --reason TEXT, or --resolve theirs --reason TEXT")
     if counts["refused"]:
         raise InputError(f"{counts['refused']} room(s) refused: Tabbycat would store them wrongly", "change the Tabbycat setting each line names (or the room), then push again")

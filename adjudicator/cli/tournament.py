@@ -94,6 +94,12 @@ def tournament_group() -> None:
     """Create a tournament and change its settings."""
 
 
+def _warn(view: dict) -> None:
+    """The view's ``warnings`` (a Tabbycat round or tournament shared with another), one stderr line each."""
+    for w in view.get("warnings") or []:
+        echo_err(f"warning: {w}")
+
+
 @tournament_group.command("create")
 @click.argument("tournament_id")
 @click.option("--name", help="display name (default: the id)")
@@ -119,6 +125,7 @@ def tournament_create_cmd(tournament_id, name, board_shows, tabbycat_url, speake
     with _client(url, token, state_dir) as c:
         view = c.create_tournament({k: v for k, v in body.items() if v is not None})
     _json_out(view)
+    _warn(view)
     echo_err(f"created tournament {tournament_id}; boards show {board_shows} verdicts")
 
 
@@ -143,6 +150,7 @@ def tournament_settings_cmd(tournament_id, board_shows, tabbycat_url, speaker_sc
     with _client(url, token, state_dir) as c:
         view = c.tournament_settings(tournament_id, body)
     _json_out(view)
+    _warn(view)
     echo_err(f"{tournament_id}: settings changed")
 
 
@@ -185,6 +193,7 @@ def round_create_cmd(tournament_id, round_id, from_match, format_, motion, affir
     with _client(url, token, state_dir) as c:
         view = c.create_round(tournament_id, body)
     _json_out(view)
+    _warn(view)
     echo_err(f"created round {tournament_id}/{round_id} ({body['format']}); overview: {c.url}{view['round_url']}")
 
 

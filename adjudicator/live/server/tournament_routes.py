@@ -37,7 +37,8 @@ POST     .../rooms/{room}/tabbycat/push                     org     push one roo
 =======  =================================================  ======  ===========================================
 
 A push (:mod:`adjudicator.live.tabbycat.service`) takes ``{"dry_run": true}`` to check without
-posting, and the Tabbycat token in an ``X-Tabbycat-Token`` header when the server has none.
+posting, ``{"resolve": "ours"|"theirs", "reason": ...}`` (one room) to answer a conflict with a result
+Tabbycat counts that the room did not post, and the Tabbycat token in an ``X-Tabbycat-Token`` header when the server has none.
 
 The room's stages are pushed, and its match closed, through ``/api/matches/<t>.<r>.<room>/stages`` and
 ``/close`` (:mod:`adjudicator.live.server.routes`), with the room's chair token or the organiser's.
@@ -289,4 +290,5 @@ async def _push(request: Request, tournament_id: str, round_id: str, room_id: st
     actor = require_actor(request)
     body = parse_body(PushBody, await _body(request, optional=True), "push")
     token = request.headers.get("x-tabbycat-token") or None
-    return await run_in_threadpool(request.app.state.tabbycat.push, tournament_id, round_id, room_id, actor, token=token, dry_run=body.dry_run)
+    return await run_in_threadpool(request.app.state.tabbycat.push, tournament_id, round_id, room_id, actor, token=token, dry_run=body.dry_run,
+                                  resolve=body.resolve, reason=body.reason)

@@ -19,15 +19,17 @@ makes a second push of the same ballot post nothing (:mod:`~adjudicator.live.tab
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, Literal
 
 import httpx
+from pydantic import Field, model_validator
 
 from adjudicator.errors import AdjudicationFailed
 from adjudicator.frozen import FrozenModel
 from adjudicator.live.errors import Conflict
 from adjudicator.live.tabbycat.client import TabbycatClient, TabbycatError
-from adjudicator.live.tabbycat.push import PushOutcome, push_round
+from adjudicator.live.tabbycat.outcome import Resolve
+from adjudicator.live.tabbycat.push import TRACKED, PushOutcome, Resolution, push_round
 from adjudicator.live.tabbycat.source import RoomSource, room_source
 from adjudicator.live.tournament.access import require_organiser
 from adjudicator.live.tournament.lifecycle import Actor, LogEntry
@@ -39,9 +41,19 @@ HINT_SETUP = "see docs/tabbycat.md ('Pushing a round')"
 
 
 class PushBody(FrozenModel):
-    """``POST .../tabbycat/push``: ``dry_run`` checks everything and posts nothing."""
+    """``POST .../tabbycat/push``: ``dry_run`` checks everything and posts nothing; ``resolve`` ("ours"
+    or "theirs", with a ``reason``, one room only) answers a conflict with a result Tabbycat counts that
+    the room did not post (:mod:`~adjudicator.live.tabbycat.push`)."""
 
     dry_run: bool = False
+    resolve: Literal["ours", "theirs"] | None = None
+    reason: str = Field(default="", max_length=500)
+
+    @model_validator(mode="after")
+    def _reasoned(self) -> PushBody:
+        if self.resolve and not self.reason.strip():
+            raise ValueError("resolving a conflict needs a reason (it is logged)")
+        return self
 
 
 class TabbycatUnavailable(AdjudicationFailed):
@@ -57,12 +69,16 @@ class TabbycatPusher:
         self.token = token
         self.transport = transport
 
-    def push(self, tournament_id: str, round_id: str, room_id: str | None, actor: Actor, *, token: str | None = None, dry_run: bool = False) -> dict[str, Any]:
+    def push(self, tournament_id: str, round_id: str, room_id: str | None, actor: Actor, *, token: str | None = None, dry_run: bool = False,
+             resolve: Resolve | None = None, reason: str = "") -> dict[str, Any]:
         """Push one room, or every room of the round. Returns ``{"tournament_id", "round_id",
         "tabbycat_url", "tabbycat_round", "dry_run", "rooms": [outcome, ...]}`` (outcomes without their
         request bodies unless ``dry_run``). Raises 403 (not the organiser), 404, 409 (no Tabbycat URL,
-        round number or token), :class:`TabbycatUnavailable` (502)."""
+        round number or token, a resolution for a whole round), :class:`TabbycatUnavailable` (502)."""
         require_organiser(actor, "pushing results to Tabbycat")
+        if resolve and not room_id:
+            raise Conflict("a conflict is resolved for one room at a time, not a whole round", "name the room: `adjudicate live tabbycat push T R ROOM --resolve ours|theirs --reason TEXT`")
+        resolution = Resolution(resolve=resolve, reason=reason.strip(), by=actor.name or actor.role) if resolve else None
         t = self.tabroom.tournament(tournament_id)
         rnd = self.tabroom.round(tournament_id, round_id)
         rooms = [self.tabroom.room((tournament_id, round_id, room_id))] if room_id else self.tabroom.store.rooms(tournament_id, round_id)
@@ -74,7 +90,7 @@ class TabbycatPusher:
         if not key:
             raise Conflict("no Tabbycat token: the server has none and the request sent none",
                            "put the token in a file and pass --tabbycat-token-file FILE (or set ADJUDICATOR_TABBYCAT_TOKEN); " + HINT_SETUP)
-        outcomes = self._push(t.tabbycat_url, rnd.tabbycat_round, rooms, key, dry_run)
+        outcomes = self._push(t.tabbycat_url, rnd.tabbycat_round, rooms, key, dry_run, resolution)
         return {"tournament_id": tournament_id, "round_id": round_id, "tabbycat_url": t.tabbycat_url, "tabbycat_round": rnd.tabbycat_round,
                 "dry_run": dry_run, "rooms": [o.model_dump(mode="json", exclude_none=True, exclude=None if dry_run else {"body"}) for o in outcomes]}
 
@@ -90,22 +106,27 @@ class TabbycatPusher:
             sources.append(room_source(t, rnd, room, d, self.tabroom.live.stages(room.match_id)))
         return sources, skipped
 
-    def _previous(self, tournament_id: str, round_id: str) -> dict[str, dict[str, Any]]:
-        """Room id -> the detail of its last posted (or found unchanged) push, from the lifecycle log."""
-        out: dict[str, dict[str, Any]] = {}
+    def _previous(self, tournament_id: str, round_id: str) -> dict[str, dict[str, dict[str, Any]]]:
+        """Room id -> Tabbycat target URL -> the detail of the room's last tracked push there (posted,
+        unchanged, kept, retracted, or a failed post), from the lifecycle log: each target keeps its own."""
+        out: dict[str, dict[str, dict[str, Any]]] = {}
         for e in self.tabroom.store.log(tournament_id, round_id):
-            if e.kind == "tabbycat_push" and e.room_id and e.detail.get("status") in ("posted", "unchanged"):
-                out[e.room_id] = e.detail
+            if e.kind != "tabbycat_push" or not e.room_id or e.detail.get("status") not in TRACKED or not e.detail.get("url"):
+                continue
+            if e.detail.get("status") == "failed" and not e.detail.get("attempted"):
+                continue
+            out.setdefault(e.room_id, {}).pop(e.detail["url"], None)  # re-inserted last: the room's latest target comes last
+            out[e.room_id][e.detail["url"]] = e.detail
         return out
 
-    def _push(self, base: str, seq: int, rooms: list[Room], token: str, dry_run: bool) -> list[PushOutcome]:
+    def _push(self, base: str, seq: int, rooms: list[Room], token: str, dry_run: bool, resolution: Resolution | None = None) -> list[PushOutcome]:
         if not rooms:
             return []
         sources, skipped = self._sources(rooms)
         previous = self._previous(rooms[0].tournament_id, rooms[0].round_id)
         try:
             with TabbycatClient(base, token, transport=self.transport) as client:
-                outcomes = push_round(client, seq, sources, previous, dry_run=dry_run) if sources else []
+                outcomes = push_round(client, seq, sources, previous, dry_run=dry_run, resolution=resolution) if sources else []
         except TabbycatError as exc:
             raise TabbycatUnavailable(f"Tabbycat round {seq} could not be read: {exc.message.rstrip('.')}", "check the tournament's tabbycat_url and the token; " + HINT_SETUP) from None
         outcomes = skipped + outcomes

@@ -36,6 +36,7 @@ from adjudicator.live.rooms.tracking import LiveStore
 from adjudicator.live.rooms.validation import validate_header
 from adjudicator.live.store.tournament_store import StaleDecision, TournamentStore
 from adjudicator.live.tabbycat.export import MissingTabbycatIds, ballot_export, export_json
+from adjudicator.live.tabbycat.targets import shared_targets
 from adjudicator.live.tournament import lifecycle
 from adjudicator.live.tournament.access import check_precedence, may_read_room, new_chair_token, require_organiser, require_room, token_digest
 from adjudicator.live.tournament.lifecycle import Actor, ConfirmBody, Decision, LogEntry, ReleaseBody, check_override, confirmer, visible
@@ -97,7 +98,7 @@ class TabRoom:
         t = parse_body(TournamentBody, data, "tournament").tournament()
         self.store.add_tournament(t, LogEntry(at=t.created_at, tournament_id=t.tournament_id, kind="tournament_created", actor=actor,
                                               detail={"name": t.name, "board_shows": t.board_shows}))
-        return self.tournament_view(t.tournament_id, actor)
+        return self.tournament_view(t.tournament_id, actor) | {"warnings": shared_targets(self.store, t.tournament_id)}
 
     def update_settings(self, tournament_id: str, data: object, actor: Actor) -> dict[str, Any]:
         """Change a tournament's ``board_shows``, ``tabbycat_url`` or ``speaker_scale``; republishes its
@@ -111,7 +112,7 @@ class TabRoom:
             self.store.update_tournament(new, LogEntry(at=now_utc(), tournament_id=tournament_id, kind="settings_changed", actor=actor, detail=body.model_dump(mode="json", exclude_none=True)))
             for room in self.store.rooms(tournament_id):
                 self.republish(room)
-        return self.tournament_view(tournament_id, actor)
+        return self.tournament_view(tournament_id, actor) | {"warnings": shared_targets(self.store, tournament_id) if "tabbycat_url" in changes else []}
 
     def create_round(self, tournament_id: str, data: object, actor: Actor) -> dict[str, Any]:
         """Create a round from a :class:`RoundBody`. Returns its view. Raises 403, 404, 409, 422."""
@@ -120,7 +121,7 @@ class TabRoom:
         rnd = parse_body(RoundBody, data, "round").round(tournament_id)
         self.store.add_round(rnd, LogEntry(at=rnd.created_at, tournament_id=tournament_id, round_id=rnd.round_id, kind="round_created", actor=actor,
                                            detail={"format": rnd.format, "motion": rnd.motion}))
-        return self.round_view(tournament_id, rnd.round_id, actor)
+        return self.round_view(tournament_id, rnd.round_id, actor) | {"warnings": shared_targets(self.store, tournament_id, rnd.round_id)}
 
     def create_room(self, tournament_id: str, round_id: str, data: object, actor: Actor) -> dict[str, Any]:
         """Create a room from a :class:`RoomBody` and start its live match. Returns the room's view
