@@ -51,7 +51,10 @@ def test_debateart_rmse_on_the_bundled_matches(tmp_path):
     sq_direct, sq_p = [], []
     for f in sorted(data.glob("*.json")):
         gold = code[json.loads(f.read_text())["labels"]["outcome"]]
-        p = json.loads((run / "results" / "agentic" / f.name).read_text())["verdict"]["p"]
+        v = json.loads((run / "results" / "agentic" / f.name).read_text())["verdict"]
+        # the scored p (docs/metrics.md): the ballots' unrounded mean unless it falls on the panel winner's losing side
+        mean = sum(b["p"] for b in v["ballots"]) / len(v["ballots"])
+        p = mean if (mean > 0.5) == (v["winner"] == "affirmative") and mean != 0.5 else v["p"]
         sq_direct.append(((1.0 if p > 0.5 else 0.0 if p < 0.5 else 0.5) - gold) ** 2)
         sq_p.append((p - gold) ** 2)
     rows = {r["label"]: r["rmse_x100"] for r in da["overall"]}

@@ -10,8 +10,9 @@ s.02; paper A.5).
   a parsed, incorrect Task 1 prediction.
 - :func:`parse_statistics` counts the modes per task (report.json ``parsing``).
 - Unrounded. The verdict rounds for display (a stage or speaker mean to 3 decimals, the log-prob p
-  to 4); metrics are computed from what those numbers were rounded from: :func:`exact_mean` (the mean
-  of the judges' integers) and :func:`exact_logprob_p` (the mean of the ballots' log-prob p).
+  to 4) and a panel's p (to 2); metrics are computed from what those numbers were rounded from:
+  :func:`exact_mean` (the mean of the judges' integers), :func:`exact_p` (the mean of the ballots'
+  p, kept on the panel winner's side) and :func:`exact_logprob_p` (the mean of the ballots' log-prob p).
 """
 
 from __future__ import annotations
@@ -188,9 +189,9 @@ def predictions_for_arm(arm: str, label: str, gold: Gold, matches: Sequence[Matc
             continue
         v = res.verdict
         mode = VerdictModes(v, res.calls)
-        pv = v.get("p")
+        pv = exact_p(v)
         if pv is not None:
-            p[i] = float(pv)
+            p[i] = pv
         if (lp := exact_logprob_p(v)) is not None:
             p_lp[i] = lp
         review = v.get("review")
@@ -223,6 +224,34 @@ def exact_mean(entry: dict[str, Any]) -> float | None:
     if scores:
         return sum(scores) / len(scores)
     return None if entry.get("mean") is None else float(entry["mean"])
+
+
+def exact_p(verdict: dict[str, Any]) -> float | None:
+    """The winner tendency p every metric scores (docs/metrics.md, "Which p is scored"), in [0, 1].
+
+    A panel's p (the agentic arm: a verdict with two or more ballots carrying p and no pairwise
+    record) unrounded: the mean of its valid ballots' p, each a Task 1 answer in the protocol's steps
+    of 0.01 (the verdict's ``p`` is that mean rounded to 2 decimals,
+    :func:`adjudicator.verdict.aggregate.panel_p`). When the mean falls on 0.5 or on the losing side of
+    the panel's (majority) winner, the verdict's own 0.51 / 0.49 is scored: the protocol reads p > 0.5
+    as predicting the affirmative and allows no tie, so the panel's p must predict its winner. Any
+    other verdict (the single-call arm's model answer, the pairwise panel's Bradley-Terry p, an older
+    result without ballots) is scored as stated. None when the verdict has no p.
+
+    Example: ballots 0.70, 0.70, 0.71 and winner affirmative -> 0.7033 (the verdict prints 0.70);
+    ballots 0.51, 0.52, 0.45, winner affirmative (2:1) -> mean 0.4933 -> 0.51 (the verdict's).
+    """
+    stated = verdict.get("p")
+    if stated is None:
+        return None
+    ballots = [float(b["p"]) for b in verdict.get("ballots") or [] if isinstance(b, dict) and b.get("p") is not None]
+    if verdict.get("pairwise") or len(ballots) < 2:
+        return float(stated)
+    mean = sum(ballots) / len(ballots)
+    winner = verdict.get("winner")
+    if (winner == "affirmative" and mean <= 0.5) or (winner == "negative" and mean >= 0.5):
+        return float(stated)
+    return mean
 
 
 def exact_logprob_p(verdict: dict[str, Any]) -> float | None:

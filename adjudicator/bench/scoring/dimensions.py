@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from adjudicator.bench.predictions import exact_p
 from adjudicator.bench.results import SampleResult
 from adjudicator.bench.scoring.leaves import ScoreSettings, scored, take
 from adjudicator.bench.scoring.tables import all_parsed, baseline_row, rank, row
@@ -158,7 +159,7 @@ def _decision(matches: Sequence[Match], arm_results: dict[str, dict[str, SampleR
                 continue
             rule = dd.get("rule", rule)
             derived[i] = _p_of(dd["winner"])
-            direct[i] = np.nan if v.get("p") is None else float(v["p"])
+            direct[i] = np.nan if (pv := exact_p(v)) is None else pv
         both = np.isfinite(direct) & np.isfinite(derived)
         rows.append(row(f"{labels.get(a, a)} · direct winner", "arm", True, {"winner_accuracy": _accuracy(direct, gold, both, st)}, arm=a))
         rows.append(row(f"{labels.get(a, a)} · decision from dimensions ({rule or 'n/a'})", "arm", True, {"winner_accuracy": _accuracy(derived, gold, both, st)}, arm=a))
