@@ -20,10 +20,10 @@ class FiniteFloat(click.FloatRange):
         return "" if self.min is None and self.max is None else super()._describe_range()
 
     def convert(self, value, param, ctx):
-        number = super().convert(value, param, ctx)
+        number = click.FLOAT.convert(value, param, ctx)  # finiteness first: 'inf' is "not finite", not "out of range"
         if not math.isfinite(number):
             self.fail(f"{value!r} is not a finite number", param, ctx)
-        return number
+        return super().convert(number, param, ctx)
 
 
 def echo_err(message: str) -> None:
