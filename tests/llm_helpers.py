@@ -286,16 +286,19 @@ def recover_p(text: str) -> dict[str, Any] | None:
 parse_p = partial(parse_output, validate=read_p, recover=recover_p)
 
 
-def weak_model_ballot(view: Any, p: Any, stage_ids: list[str], winner: str | None = "affirmative", reasoning: str = "the affirmative held the clash in s1 with its evidence") -> str:
+def weak_model_ballot(view: Any, p: Any, stage_ids: list[str] | dict[str, list[str]], winner: str | None = "affirmative",
+                      reasoning: str = "the affirmative held the clash in s1 with its evidence") -> str:
     """A judge's answer as the real Qwen2.5-Coder 0.5B wrote them at 0cefc6c (issue 38): its decision
     fields well formed, p written as given (``8``, ``8.5`` on a 1-10 scale, ``0.5``), and each debater's
     feedback points naming their stage by ``stage_ids`` in turn (stage names such as ``'Round 1'`` or
-    ``'Speech 1'``, a clash id ``'c1'``) instead of the stage id."""
+    ``'Speech 1'``, a clash id ``'c1'``) instead of the stage id; ``stage_ids`` per position label when
+    a dict (the 1.5B model's ``'s1|affirmative'``, a stage score's key, differs by debater)."""
     from adjudicator.judges.llm.variables import judge_units, unit_key
 
     request = judge_request_over(view)
     labels = view.debater_labels()
-    feedback = {label: {kind: {"text": f"{label}: {kind}", "stage_id": stage_ids[i % len(stage_ids)], "clash_id": ""} for i, kind in enumerate(("worked", "missed", "work_on"))} for label in labels}
+    per = stage_ids if isinstance(stage_ids, dict) else dict.fromkeys(labels, stage_ids)
+    feedback = {label: {kind: {"text": f"{label}: {kind}", "stage_id": per[label][i % len(per[label])], "clash_id": ""} for i, kind in enumerate(("worked", "missed", "work_on"))} for label in labels}
     answer: dict[str, Any] = {"reasoning": reasoning, "stage_scores": {unit_key(sid, side): 7 for sid, side in judge_units(request)}, "p": p, "best_debater_votes": [labels[0], labels[0], labels[-1]], "feedback": feedback}
     if winner is not None:
         answer["winner"] = winner

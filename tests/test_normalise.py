@@ -14,7 +14,7 @@ from fake_openai import fake_openai  # noqa: F401 (fixture)
 from llm_helpers import judge_request_over, loopback_backend, online_match, schema_responder, weak_model_ballot
 
 from adjudicator.api import adjudicate_with_context
-from adjudicator.model.normalise import normalise_ballot, p_of, stage_id_of
+from adjudicator.model.normalise import normalise_ballot, p_of, stage_id_of, stage_id_with_side_of
 from adjudicator.records import FailureKind
 from adjudicator.workflow.context import AdjudicationContext
 
@@ -50,6 +50,45 @@ def test_a_stage_is_read_by_its_id_or_its_name_only_when_one_stage_fits(written,
 def test_a_p_above_1_is_read_on_a_1_10_or_0_100_scale_and_nothing_else_is(written, read):
     # 8.5 / 10 = 0.85; 62.5 / 100 = 0.625 -> 0.62 (two decimals, Python's round half to even on 0.625)
     assert p_of(written) == read
+
+
+@pytest.mark.parametrize(
+    ("written", "side", "read"),
+    [
+        ("s01|affirmative", "affirmative", "s01"),  # as the 1.5B model wrote it: a stage score's key
+        ("S02|negative", "negative", "s02"),
+        ("s01 affirmative", "affirmative", "s01"),
+        ("s01 (affirmative)", "affirmative", "s01"),
+        ("s01, pro", "affirmative", "s01"),
+        ("s02|反方", "negative", "s02"),
+        ("s02|negative", "affirmative", None),  # the other debater's side: not read, so refused and dropped
+        ("s01|affirmative", None, None),  # no side known
+        ("s09|affirmative", "affirmative", None),  # no such stage
+        ("s01|speech", "affirmative", None),  # no side after the id
+        ("Round 1|affirmative", "affirmative", None),  # a name is not an id
+        ("s01", "affirmative", None),  # no side: the other rules' business
+    ],
+)
+def test_a_stage_id_with_a_side_is_read_only_when_the_side_is_the_debaters(written, side, read):
+    assert stage_id_with_side_of(written, STAGES, side) == read
+
+
+def test_the_15b_models_stage_score_keys_as_feedback_stages_are_read_for_the_debaters_own_side(fake_openai):
+    # debateart_4395 on Qwen2.5-Coder 1.5B at 0cefc6c: every point named 's01|negative' and the like, so
+    # every judge was voided by repeated_repair; here the negative's missed point names the affirmative's s3
+    labels = VIEW.debater_labels()
+    first = weak_model_ballot(VIEW, 0.7, {labels[0]: ["s1|affirmative", "s3 (affirmative)", "S3|Affirmative"], labels[1]: ["s2|negative", "s3|affirmative", "s4|negative"]})
+    fake_openai.push(first, json.dumps({"feedback": json.loads(first)["feedback"]}))  # the repair turn gives the points back as they were
+    result = loopback_backend(fake_openai).judge(judge_request_over(VIEW))
+    ballot = result.value
+    assert ballot is not None and (ballot.p, ballot.winner, ballot.deciding) == (0.7, "affirmative", True)
+    assert [(f.debater, [(k, pt.stage_id) for k, pt in f.points()]) for f in ballot.feedback] == [
+        (labels[0], [("worked", "s1"), ("missed", "s3"), ("work_on", "s3")]),
+        (labels[1], [("worked", "s2"), ("work_on", "s4")]),
+    ]
+    assert [d.field for d in ballot.dropped] == [f"feedback.{labels[1]}.missed"] and "'s3|affirmative' is not a stage" in ballot.dropped[0].reason
+    assert [n.rule for n in ballot.normalised].count("stage_id_with_side") == 5
+    assert result.failure is not None and result.failure.kind == FailureKind.DROPPED_FIELD
 
 
 def test_votes_by_a_debaters_name_are_read_as_its_label_and_every_rule_leaves_a_note():

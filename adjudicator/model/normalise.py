@@ -24,6 +24,12 @@ The rules:
   and at most 100 as a percentage and divided by 100 (85 -> 0.85). The result is then validated like
   any p: it must not be 0.5 and must agree with the stated winner, so a rescaled p that contradicts the
   winner is still refused. A p of 1 or less is never rescaled; above 100 nothing is read.
+- ``stage_id_with_side``: in a feedback point, a stage id with a side after it, as the stage-score
+  keys are written (``s01|negative``; also ``s01 negative``, ``s01 (negative)``, ``s01, negative``;
+  the side in any form :func:`~adjudicator.model.validators.as_side` reads, 正方/反方 too). The id is
+  read (as written or in another case) only when the side is the side of the debater the point is
+  for; a point for the affirmative naming ``s01|negative`` is left as written, so the validator
+  refuses it and, after its repair turn, it is dropped. The 1.5B model wrote these (issue 38).
 - ``votes_by_name``: best-debater votes given by the debater's name instead of the position label,
   when exactly one debater of the match has that name.
 
@@ -38,6 +44,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from adjudicator.model.validators import OutputInvalid, as_side, canonical_label
 from adjudicator.records import NormalisationRule, Normalised
 
 #: The scales a p written above 1 is read on: (largest value, divisor, rule).
@@ -87,6 +94,27 @@ def stage_id_of(value: Any, stages: Mapping[str, Sequence[str]]) -> tuple[str, N
     return None
 
 
+#: A stage id and a side after it: ``s01|negative``, ``s01 negative``, ``s01 (negative)``, ``s01, negative``.
+_WITH_SIDE = re.compile(r"\s*(\S+?)\s*(?:\|\s*|,\s*|\s+)\(?\s*(\w+)\s*\)?\s*", re.UNICODE)
+
+
+def stage_id_with_side_of(value: Any, stages: Mapping[str, Sequence[str]], side: str | None) -> str | None:
+    """The stage id of ``value`` written as a stage id (as it is, or in another case) and a side
+    (``s01|negative``; rule ``stage_id_with_side``, module docstring) when that side is ``side``, the
+    side of the debater whose point it is; None otherwise (no side known, another side, no such stage)."""
+    if side is None or not isinstance(value, str):
+        return None
+    m = _WITH_SIDE.fullmatch(value)
+    if m is None:
+        return None
+    try:
+        written_side = as_side(m.group(2))
+    except OutputInvalid:
+        return None
+    by_id = [sid for sid in stages if sid.casefold() == m.group(1).casefold()]
+    return by_id[0] if len(by_id) == 1 and written_side == side else None
+
+
 def p_of(value: Any) -> tuple[float, NormalisationRule] | None:
     """``value`` as a p in [0, 1] read on another scale (``p_on_1_10``, ``p_on_0_100``; module
     docstring), rounded to two decimals; None when ``value`` is not a number above 1 and at most 100."""
@@ -133,11 +161,13 @@ def _votes(raw: Any, labels: Sequence[str], names: Mapping[str, str]) -> tuple[A
     return out, out != raw
 
 
-def normalise_ballot(obj: Mapping[str, Any], stages: Mapping[str, Sequence[str]], labels: Sequence[str], names: Mapping[str, str]) -> tuple[dict[str, Any], list[Normalised]]:
+def normalise_ballot(obj: Mapping[str, Any], stages: Mapping[str, Sequence[str]], labels: Sequence[str], names: Mapping[str, str],
+                     sides: Mapping[str, str] | None = None) -> tuple[dict[str, Any], list[Normalised]]:
     """``obj``, a decoded judge answer, with the module's rules applied, and a note per field rewritten.
 
     ``stages`` maps each stage id of the match to its names; ``labels`` are the debaters' position
-    labels and ``names`` maps a debater's name to its label. Rewritten: ``p`` (:func:`p_of`), the stage
+    labels and ``names`` maps a debater's name to its label; ``sides`` maps a label to its debater's
+    side (for ``stage_id_with_side``; without it that rule reads nothing). Rewritten: ``p`` (:func:`p_of`), the stage
     ids in ``stage_scores`` (the ``"<stage_id>|<side>"`` keys, or each entry's ``stage_id``) and in every
     feedback point (:func:`stage_id_of`), and ``best_debater_votes`` (``votes_by_name``). A value no
     rule reads is left as written for the validator to judge. Never raises."""
@@ -155,7 +185,11 @@ def normalise_ballot(obj: Mapping[str, Any], stages: Mapping[str, Sequence[str]]
         notes.append(note("votes_by_name", "best_debater_votes", out["best_debater_votes"], votes))
         out["best_debater_votes"] = votes
     if isinstance(out.get("feedback"), Mapping):
-        out["feedback"] = {label: _feedback_entry(entry, f"feedback.{label}", stages, notes) for label, entry in out["feedback"].items()}
+        side_of = dict(sides or {})
+        out["feedback"] = {
+            label: _feedback_entry(entry, f"feedback.{label}", stages, side_of.get(canonical_label(label, list(side_of)) or ""), notes)
+            for label, entry in out["feedback"].items()
+        }
     return out, notes
 
 
@@ -184,14 +218,17 @@ def _stage_scores(raw: Any, stages: Mapping[str, Sequence[str]], notes: list[Nor
     return raw
 
 
-def _feedback_entry(entry: Any, field: str, stages: Mapping[str, Sequence[str]], notes: list[Normalised]) -> Any:
-    """One debater's feedback with each point's stage id a rule reads replaced."""
+def _feedback_entry(entry: Any, field: str, stages: Mapping[str, Sequence[str]], side: str | None, notes: list[Normalised]) -> Any:
+    """One debater's feedback (the debater on ``side``, None when unknown) with each point's stage id
+    a rule reads replaced."""
     if not isinstance(entry, Mapping):
         return entry
     out = dict(entry)
     for kind, point in entry.items():
         if isinstance(point, Mapping):
             read = stage_id_of(point.get("stage_id"), stages)
+            if read is None and (with_side := stage_id_with_side_of(point.get("stage_id"), stages, side)) is not None:
+                read = with_side, "stage_id_with_side"
             if read is not None and read[1] is not None:
                 notes.append(note(read[1], f"{field}.{kind}.stage_id", point["stage_id"], read[0]))
                 out[kind] = {**point, "stage_id": read[0]}

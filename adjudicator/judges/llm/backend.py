@@ -105,14 +105,15 @@ def with_logprob_readings(result: NodeResult[Ballot]) -> NodeResult[Ballot]:
 def ballot_normaliser(request: JudgeRequest) -> Callable[[dict[str, Any]], tuple[dict[str, Any], list[Normalised]]]:
     """The normalisation rules for a judge's answer on ``request``'s match
     (:func:`~adjudicator.model.normalise.normalise_ballot`): its stages by id with their names (the
-    match's, and the format's English and Chinese slot names), its debaters' labels and names."""
+    match's, and the format's English and Chinese slot names), its debaters' labels, names and sides."""
     match = request.match
     stages: dict[str, list[str]] = {}
     for st in match.stages:
         slot = match.slot_of(st.stage_id)
         stages[st.stage_id] = [n for n in (st.name, stage_name(st.name, "zh"), slot.name if slot else None, slot.name_zh if slot else None) if n]
     names = {d.name: match.label_of(d) for d in match.debaters if d.name}
-    return partial(normalise_ballot, stages=stages, labels=match.debater_labels(), names=names)
+    sides = {match.label_of(d): d.side for d in match.debaters}
+    return partial(normalise_ballot, stages=stages, labels=match.debater_labels(), names=names, sides=sides)
 
 
 def with_read_notes(result: NodeResult[Ballot]) -> NodeResult[Ballot]:
