@@ -245,3 +245,32 @@ def test_a_rationale_key_that_is_no_instance_is_refused_in_one_line(tmp_path, ca
     code, _, err = export([str(data), "--out", str(tmp_path / "out")], capsys)
     assert code == 2 and "labels.rationales: 's99|negative' is not 'winner', 'best_debater' or a scored (stage, side)" in err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_issues_rationales_leave_no_gold_number_in_any_basis(tmp_path, capsys):
+    """Issue 42, item 1: synthetic_2v2_02 has a 2:1 affirmative panel and Affirmative Speaker 1 holds
+    4 of the 9 best-debater votes; at 52c38fb these strings stayed in the bases and the check said ok."""
+    data = tmp_path / "data"
+    shutil.copytree(SYNTHETIC, data)
+    path = data / "synthetic_2v2_02.json"
+    match = json.loads(path.read_text(encoding="utf-8"))
+    match["labels"]["rationales"] = {
+        "best_debater": "Affirmative Speaker 1 took a vote share of 0.44, or 0.444, or 0.4444, that is 44.4 %, roughly 0.4; 百分之四十四点四，九分之四。",
+        "winner": "The panel split p=0.667 for the affirmative, two thirds of it.",
+    }
+    path.write_text(json.dumps(match, ensure_ascii=False), encoding="utf-8")
+    code, _, err = export([str(data), "--out", str(tmp_path / "verbatim"), "--rationales", "verbatim"], capsys)
+    assert code == 2 and "rationale of synthetic_2v2_02" in err and "contains the gold number" in err and "Traceback" not in err
+    out = tmp_path / "filtered"
+    assert export([str(data), "--out", str(out)], capsys)[0] == 0
+    bases = {}
+    for meta_path in out.glob("fold*/task[13]/*.meta.jsonl"):
+        for chat, meta in zip(lines(meta_path.with_name(meta_path.name.replace(".meta", ""))), lines(meta_path)):
+            if meta["match_id"] == "synthetic_2v2_02":
+                bases[meta["task"]] = json.loads(chat["messages"][2]["content"])["basis"]
+    assert bases == {
+        "task3": "Affirmative Speaker 1 took a vote share of […], or […], or […], that is […] %, roughly […]; 百分之[…]，[…]。",
+        "task1": "The panel split p=[…] for the affirmative, […] of it.",
+    }
+    m = json.loads((out / "manifest.json").read_text())
+    assert m["rationales"]["n_numbers_removed"] == 7 + 2  # in the best-debater rationale, in the winner one

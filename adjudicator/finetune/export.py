@@ -151,7 +151,7 @@ def build_export(ds: Dataset, *, splits_file: Path | None = None, n_folds: int =
     record.append(checks.check_files(((x["path"], x["fold"], x["part"], x["metas"]) for x in files), folds.part_of(plan)))
     with_basis = [e for exs in by_match.values() for e in exs if e.basis]
     record.append({"check": "rationales_free_of_gold_numbers", "passed": True,
-                   "detail": f"{len(with_basis)} rationale(s) written, none with a gold number ({sum(e.removed_numbers for e in with_basis)} gold number(s) removed by the filter; mode {rationales})"})
+                   "detail": f"{len(with_basis)} rationale(s) written, none with a gold number in any rendering the filter reads or the independent search writes out ({sum(e.removed_numbers for e in with_basis)} gold number(s) removed by the filter; mode {rationales})"})
     record.append(checks.motions_grouped(two_sided, plan["assignment"]))
     record.append(checks.team_overlap_record(two_sided, plan["assignment"]))
     dataset = {"source": str(ds.source), "sha256": ds.sha256}
