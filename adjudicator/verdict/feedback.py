@@ -1,13 +1,17 @@
 """Feedback per debater, as a coach gives it: for each debater what worked, the response they missed,
 and one thing to work on, each tied to a stage and, where it concerns one, a clash.
 
-The LLM judges write it on their ballots (``prompts/judge.<lang>.j2``: an exact schema with one
-required key per debater, in the match's language; read by
-:mod:`adjudicator.judges.llm.recovery`); the offline judge derives it from its features
-(:mod:`adjudicator.judges.offline.feedback`). The single-call arm has none (the CCDB protocol has no
-such task), nor do ranking (BP) ballots and pairwise panels. The verdict carries the feedback of one
-judge (:func:`panel_feedback`: the majority judge whose p is nearest the panel's), so a coach reads
-one voice; every ballot keeps its own. :func:`feedback_stats` counts how often it is filled and how
+Of an LLM panel only the chair writes it (:data:`FEEDBACK_JUDGE`, judge-1, :func:`writes_feedback`), as
+the chair gives the oral adjudication in practice: the verdict shows one judge's feedback, and the wings'
+was 31-37% of the agentic arm's completion tokens, written and thrown away (issue 39,
+``benchmarks/completion_fields.py``). The chair writes it on its ballot (``prompts/judge.<lang>.j2``:
+an exact schema with one required key per debater, in the match's language; read by
+:mod:`adjudicator.judges.llm.ballot_recovery`); the offline judge derives it from its features for
+every judge (:mod:`adjudicator.judges.offline.feedback`; it costs nothing). The single-call arm has
+none (the CCDB protocol has no such task), nor do ranking (BP) ballots and pairwise panels. The
+verdict carries the feedback of one judge (:func:`panel_feedback`: of the ballots that carry it, the
+majority judge's whose p is nearest the panel's; the chair's when it alone wrote it), so a coach
+reads one voice; every ballot keeps its own. :func:`feedback_stats` counts how often it is filled and how
 often a point names a real stage and a real clash (the bench reports both).
 """
 
@@ -19,6 +23,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
+from adjudicator.config import JUDGE_IDS
 from adjudicator.frozen import FrozenModel
 
 #: The three points of a debater's feedback, in the order a coach says them.
@@ -56,6 +61,17 @@ def carries_feedback(match: Any) -> bool:
     """True when a judge's ballot on ``match`` (a :class:`~adjudicator.input.match.MatchView`) carries
     the coach's feedback: a two-sided match with debaters (BP's ranking ballots have none)."""
     return bool(match.debater_labels()) and match.spec().verdict != "ranking"
+
+
+#: The LLM panel's judge who writes the coach's feedback: the chair, judge-1.
+FEEDBACK_JUDGE = JUDGE_IDS[0]
+
+
+def writes_feedback(request: Any) -> bool:
+    """True when the LLM judge of ``request`` (a :class:`~adjudicator.judges.base.JudgeRequest`) writes
+    the coach's feedback on its ballot: the match carries feedback (:func:`carries_feedback`) and the
+    judge is the chair (:data:`FEEDBACK_JUDGE`). The wings' ballots have no feedback field."""
+    return request.judge_id == FEEDBACK_JUDGE and carries_feedback(request.match)
 
 
 def panel_feedback(ballots: Sequence[Any], winner: str | None, p: float | None) -> tuple[str, list[DebaterFeedback]]:

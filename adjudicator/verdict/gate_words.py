@@ -50,7 +50,7 @@ GATE_EN: dict[str, str] = {
     "review.unattributed_speech": "{n} utterance(s) of stage(s) {stages} have no marked speaker (nobody marked the turns): the tracker was told, nothing was guessed",
     # the coach's feedback in the reports and on the board (adjudicator/verdict/feedback.py)
     "read.feedback": "Feedback for each debater",
-    "read.feedback.from": "From the ballot of {judge} (of the majority, its p nearest the panel's).",
+    "read.feedback.from": "From the ballot of {judge} (an LLM panel's chair alone writes it; of several, the majority judge's whose p is nearest the panel's).",
     "read.feedback.worked": "What worked", "read.feedback.missed": "The response missed", "read.feedback.work_on": "One thing to work on",
     "read.feedback.clash": "clash “{title}”",
     "read.dissent.identical": "Not counted as agreement: the review found identical ballots among the {n} (the same decision), which independent judges almost never give.",
@@ -95,7 +95,7 @@ GATE_ZH: dict[str, str] = {
     "review.long_silence": "环节 {stages} 的录音中有 {seconds:g} 秒以上没有识别出发言（最长 {longest:.0f} 秒）：可能是麦克风掉线或发言被截断",
     "review.unattributed_speech": "环节 {stages} 中有 {n} 段发言未标明发言人（无人标记发言轮次）：已告知战场追踪，未作任何猜测",
     "read.feedback": "给每位辩手的反馈",
-    "read.feedback.from": "出自 {judge} 的选票（多数方评委中 p 与评审团最接近的一位）。",
+    "read.feedback.from": "出自 {judge} 的选票（大模型评审团只由主席撰写；若有多份，取多数方评委中 p 与评审团最接近的一位）。",
     "read.feedback.worked": "做得好的", "read.feedback.missed": "漏掉的回应", "read.feedback.work_on": "需要改进的一点",
     "read.feedback.clash": "争议点“{title}”",
     "read.dissent.identical": "不算作一致意见：复核发现这 {n} 张选票中有完全相同的（同一个裁决），独立裁决的评委几乎不会这样。",

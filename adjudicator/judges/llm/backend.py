@@ -44,7 +44,7 @@ from adjudicator.pairwise.comparisons import PairChoice
 from adjudicator.records import FailureKind, NodeFailure, Normalised
 from adjudicator.verdict.ballots import Ballot
 from adjudicator.verdict.battlefield import StageAnalysis
-from adjudicator.verdict.feedback import carries_feedback
+from adjudicator.verdict.feedback import writes_feedback
 from adjudicator.verdict.labels import stage_name
 
 TRACK_NODE = "track_stage"
@@ -227,7 +227,7 @@ class LLMBackend:
 
     def judge_prompt(self, request: JudgeRequest) -> ChatRequest:
         """The chat request of one judge (exposed for tests and token counting); a ballot that carries
-        the coach's feedback gets the judge's budget plus
+        the coach's feedback (the chair's, :func:`~adjudicator.verdict.feedback.writes_feedback`) gets the judge's budget plus
         :data:`~adjudicator.model.chat.FEEDBACK_TOKENS_PER_DEBATER` per debater (unless ``max_tokens``
         is configured)."""
         lang = prompt_language(request.match.format)
@@ -238,7 +238,7 @@ class LLMBackend:
         if request.rubric is not None and request.rubric.dimensional:
             variables.update(dimension_variables(request.rubric, lang), dimension_units=judge_dimension_units(request))
         rendered = self.prompts.render(name, variables)
-        feedback = not ranking and carries_feedback(request.match) and self.client.max_tokens is None
+        feedback = not ranking and writes_feedback(request) and self.client.max_tokens is None
         return ChatRequest(
             messages=rendered.messages(),
             node=JUDGE_NODE,

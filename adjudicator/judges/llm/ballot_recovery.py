@@ -22,7 +22,7 @@ from adjudicator.model.parsing import find_labels, find_number, find_string, fin
 from adjudicator.model.validators import FieldChecks, OutputInvalid, Ranges, as_probability, as_score, as_side, as_votes, canonical_label, one_line, required_text
 from adjudicator.records import Dropped
 from adjudicator.verdict.ballots import BALLOT_VOTES, Ballot, BallotScore
-from adjudicator.verdict.feedback import FEEDBACK_KINDS, DebaterFeedback, FeedbackPoint, carries_feedback
+from adjudicator.verdict.feedback import FEEDBACK_KINDS, DebaterFeedback, FeedbackPoint, writes_feedback
 
 
 def _unit_scores(raw: Any, units: list[tuple[str, Side]]) -> dict[tuple[str, Side], int]:
@@ -204,8 +204,9 @@ def read_ballot(obj: Mapping[str, Any], request: JudgeRequest, model: str) -> Ba
     for are ignored, a unit given twice with different scores is invalid); p in [0, 1] and not 0.5
     (judges may not tie, paper 2.3); a winner agreeing with p (derived from p when absent); and
     best-debater votes over known position labels summing to exactly 3 (a list of labels, one per
-    vote, or a label -> count mapping); a reasoning that is not empty; and, for a match with debaters,
-    the coach's feedback to every debater (:func:`read_feedback`). Every part is checked; the :class:`OutputInvalid` raised
+    vote, or a label -> count mapping); a reasoning that is not empty; and, from the chair on a match
+    with debaters (:func:`~adjudicator.verdict.feedback.writes_feedback`), the coach's feedback to every
+    debater (:func:`read_feedback`; a wing's feedback, if it writes one, is not read). Every part is checked; the :class:`OutputInvalid` raised
     names every failed field (``stage_scores.<unit>``, ``p``, ``winner``, ``best_debater_votes``), so a
     repair turn can ask for those only.
 
@@ -221,7 +222,7 @@ def read_ballot(obj: Mapping[str, Any], request: JudgeRequest, model: str) -> Ba
     pw = checks.run(("p",), _ballot_p, obj)
     votes = checks.run(("best_debater_votes",), as_votes, obj.get("best_debater_votes"), request.match.debater_labels(), BALLOT_VOTES)
     reasoning = checks.run(("reasoning",), required_text, obj.get("reasoning"), 2000, "reasoning")
-    feedback, dropped = feedback_parts(obj.get("feedback"), request) if carries_feedback(request.match) else ([], [])
+    feedback, dropped = feedback_parts(obj.get("feedback"), request) if writes_feedback(request) else ([], [])
     tie = pw is None and _is_tie(obj) and all(e.fields == (("p",),) for e in checks.errors if ("p",) in e.fields)
     decided = scores is not None and votes is not None and reasoning is not None and (pw is not None or tie)
     if dropped:

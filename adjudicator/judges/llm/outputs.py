@@ -32,7 +32,7 @@ from adjudicator.judges.llm.variables import asks_contributions, judge_units, un
 from adjudicator.model.schema import OutputModel, ballots_of, keyed_model, list_of, one_of, output_model, probability, response_schema, score
 from adjudicator.verdict.ballots import BALLOT_VOTES
 from adjudicator.verdict.battlefield import ClashEventKind
-from adjudicator.verdict.feedback import FEEDBACK_KINDS, carries_feedback
+from adjudicator.verdict.feedback import FEEDBACK_KINDS, writes_feedback
 
 
 class ClashUpdateAnswer(OutputModel):
@@ -143,8 +143,9 @@ def stage_schema(request: StageRequest) -> dict[str, Any]:
 
 
 def judge_schema(request: JudgeRequest) -> dict[str, Any]:
-    """JSON Schema of a judge's ballot (:func:`ballot_answer`) over the units of :func:`judge_units`."""
+    """JSON Schema of a judge's ballot (:func:`ballot_answer`) over the units of :func:`judge_units`;
+    the chair's alone has the coach's feedback (:func:`~adjudicator.verdict.feedback.writes_feedback`)."""
     units = judge_units(request)
     sides = tuple(dict.fromkeys(side for _, side in request.match.scored_units()))
     keys = tuple(unit_key(sid, side) for sid, side in units)
-    return response_schema(ballot_answer(keys, sides, tuple(request.match.debater_labels()), answer_spec(request.rubric), carries_feedback(request.match)))
+    return response_schema(ballot_answer(keys, sides, tuple(request.match.debater_labels()), answer_spec(request.rubric), writes_feedback(request)))
