@@ -23,10 +23,24 @@ folds' its train part, both listed by file name in the manifest's ``fold`` entry
 matches of the train part the run also runs (never scores) so that a calibration of p can be fitted
 on the other folds only (:mod:`adjudicator.finetune.fold_fit`; ``--calibrate-on``): every train
 match, the validation part of a ``finetune export``'s ``splits.json``, or none.
+
+One fold assignment per dataset (issue 42): the folds are always made over every match of the
+dataset, whatever its format, so ``adjudicate splits``, ``finetune export`` (which writes training
+files for the two-sided matches only and says which it left out, and why) and ``bench --fold K``
+give each match the same fold for the same ``--folds`` and ``--seed``. A folds file records the
+dataset (source and hash) and ``assignment_sha256`` (:func:`assignment_digest`: the SHA-256 of the
+dataset hash and the sorted assignment); a ``--fold`` run's manifest records the digest of the
+assignment it used, and ``finetune report`` pools only runs of one digest. :func:`read_splits`
+refuses a file of another dataset, one whose assignment does not hash to its recorded digest
+(changed after it was written) and one that leaves a match of the dataset without a fold or assigns
+one it does not hold (``finetune export`` also checks that the fold lists agree with the
+assignment: :func:`adjudicator.finetune.checks.check_partition`).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import random
 from collections import Counter, defaultdict
 from collections.abc import Sequence
@@ -152,10 +166,31 @@ DEFAULT_FOLDS = 3
 DEFAULT_SPLIT_SEED = 0
 
 
-def read_splits(path: Path, dataset_sha256: str) -> dict[str, Any]:
-    """The folds JSON at ``path`` (written by ``adjudicate splits --out``). Raises InputError when it
-    is unreadable, has no ``assignment``/``folds``, or was made for another dataset (its recorded
-    dataset hash differs)."""
+def assignment_digest(assignment: dict[str, int], dataset_sha256: str) -> str:
+    """The SHA-256 (hex) of a fold assignment (match id -> fold) of the dataset whose hash is
+    ``dataset_sha256``: of the compact JSON ``{"assignment": {id: fold, ...sorted}, "dataset_sha256": h}``,
+    so it is the same whichever command made the folds, and another for any other assignment."""
+    payload = {"assignment": {str(k): int(v) for k, v in sorted(assignment.items())}, "dataset_sha256": dataset_sha256}
+    return hashlib.sha256(json.dumps(payload, sort_keys=True, separators=(",", ":")).encode("utf-8")).hexdigest()
+
+
+def with_dataset(splits: dict[str, Any], source: str, dataset_sha256: str) -> dict[str, Any]:
+    """``splits`` (of :func:`make_splits`) as a folds file records them: with ``dataset``
+    ``{"source", "sha256"}`` and ``assignment_sha256`` (:func:`assignment_digest`)."""
+    return {**splits, "dataset": {"source": source, "sha256": dataset_sha256}, "assignment_sha256": assignment_digest(splits["assignment"], dataset_sha256)}
+
+
+_GIVE = "give the folds file written for this dataset (adjudicate splits DATASET --out FILE, or the splits.json of the finetune export the model was trained on)"
+
+
+def read_splits(path: Path, dataset_sha256: str, match_ids: Sequence[str] | None = None) -> dict[str, Any]:
+    """The folds JSON at ``path`` (written by ``adjudicate splits --out`` or ``finetune export``).
+    Raises InputError when it is unreadable, has no ``assignment``/``folds``, was made for another
+    dataset (its recorded dataset hash differs), its assignment does not hash to its recorded
+    ``assignment_sha256`` (a file without one, written before the digest, is read), or -- given the dataset's ``match_ids`` -- it leaves one of them
+    without a fold or assigns a match the dataset does not hold: a fold assignment is one per
+    dataset, and a second one made to fill a gap would put another fold's training matches in a
+    test part."""
     from adjudicator.files import read_json
 
     try:
@@ -166,7 +201,21 @@ def read_splits(path: Path, dataset_sha256: str) -> dict[str, Any]:
         raise InputError(f"--splits: {path}: not a folds file (no 'assignment' and 'folds')", "give the file written by adjudicate splits DATASET --out FILE")
     recorded = (data.get("dataset") or {}).get("sha256")
     if recorded is not None and recorded != dataset_sha256:
-        raise InputError(f"--splits: {path} was made for another dataset (its dataset hash differs)", "rerun adjudicate splits on this dataset")
+        raise InputError(f"--splits: {path} was made for another dataset (its dataset hash differs)", _GIVE)
+    try:
+        assignment = {str(k): int(v) for k, v in data["assignment"].items()}
+    except (TypeError, ValueError):
+        raise InputError(f"--splits: {path}: its assignment is not match id -> fold number", _GIVE) from None
+    digest = data.get("assignment_sha256")
+    if digest is not None and digest != assignment_digest(assignment, recorded or dataset_sha256):
+        raise InputError(f"--splits: {path}: its assignment does not match its recorded digest (assignment_sha256), so it was changed after it was written", _GIVE)
+    if match_ids is not None:
+        missing = [m for m in match_ids if m not in assignment]
+        if missing:
+            raise InputError(f"--splits: {path} assigns no fold to match {missing[0]!r} ({len(missing)} of the dataset's {len(match_ids)} unassigned): it is not this dataset's fold assignment", _GIVE)
+        extra = sorted(set(assignment) - set(match_ids))
+        if extra:
+            raise InputError(f"--splits: {path} assigns match {extra[0]!r}, which this dataset does not hold ({len(extra)} such): it is not this dataset's fold assignment", _GIVE)
     return data
 
 
@@ -195,22 +244,21 @@ def choose_fold(samples: Sequence[Sample], fold: int, dataset_sha256: str, split
     (a folds JSON of ``adjudicate splits --out``), or, without one, of :func:`make_splits` over
     ``samples`` with the defaults of ``adjudicate splits`` (3 folds, seed 0).
 
-    Returns ``{"fold", "folds", "seed", "rule", "splits_file", "splits_sha256", "test", "train",
-    "calibration_part", "calibration"}``: ``test`` the file names of the fold's matches (the run's
+    Returns ``{"fold", "folds", "seed", "rule", "splits_file", "splits_sha256", "assignment_sha256",
+    "test", "train", "calibration_part", "calibration"}`` (``assignment_sha256``: :func:`assignment_digest`): ``test`` the file names of the fold's matches (the run's
     samples), ``train`` those of the other folds, ``calibration`` those of the train part the run
     also runs to fit a calibration of p (:func:`_calibration_part` of ``calibrate_on``), each in
-    file-name order. Raises InputError for a fold out of range and for a match the splits file does
-    not assign."""
-    import hashlib
+    file-name order. Raises InputError for a fold out of range and for a splits file
+    :func:`read_splits` refuses (a match of the dataset it does not assign among them)."""
 
-    data = read_splits(splits_file, dataset_sha256) if splits_file is not None else make_splits([s.match for s in samples], folds=DEFAULT_FOLDS, seed=DEFAULT_SPLIT_SEED)
+    if splits_file is not None:
+        data = read_splits(splits_file, dataset_sha256, [s.sample_id for s in samples])
+    else:
+        data = make_splits([s.match for s in samples], folds=DEFAULT_FOLDS, seed=DEFAULT_SPLIT_SEED)
     n = len(data["folds"])
     if not 0 <= fold < n:
         raise InputError(f"--fold: {fold} is not a fold of {splits_file or 'the recommended splits'} (folds 0 to {n - 1})", f"give --fold 0 to {n - 1}")
-    assignment = data["assignment"]
-    missing = [s.sample_id for s in samples if s.sample_id not in assignment]
-    if missing:
-        raise InputError(f"--splits: {splits_file} assigns no fold to match {missing[0]!r} ({len(missing)} unassigned)", "rerun adjudicate splits on this dataset")
+    assignment = {str(k): int(v) for k, v in data["assignment"].items()}
     train = [s.path.name for s in samples if assignment[s.sample_id] != fold]
     part, calibration = _calibration_part(data, fold, calibrate_on, {s.path.name: s.sample_id for s in samples}, train)
     return {
@@ -220,6 +268,7 @@ def choose_fold(samples: Sequence[Sample], fold: int, dataset_sha256: str, split
         "rule": data.get("rule"),
         "splits_file": None if splits_file is None else str(splits_file),
         "splits_sha256": None if splits_file is None else hashlib.sha256(splits_file.read_bytes()).hexdigest(),
+        "assignment_sha256": assignment_digest(assignment, dataset_sha256),
         "test": [s.path.name for s in samples if assignment[s.sample_id] == fold],
         "train": train,
         "calibration_part": part,

@@ -187,17 +187,18 @@ def rebuild_run_reports(run_dir: Path, seed: int | None, n_bootstrap: int | None
 @click.option("--seed", type=int, default=0, show_default=True, help="breaks ties between motions of equal size")
 def splits_cmd(dataset: Path, out: Path | None, folds: int, seed: int) -> None:
     """Write the recommended folds of DATASET: grouped by motion, balanced by format, with a
-    team-overlap check (CCDB Appendix A.5)."""
+    team-overlap check (CCDB Appendix A.5). Every match of DATASET gets a fold, whatever its
+    format: the same folds `finetune export` and `bench --fold` make with the same --folds and
+    --seed, recorded with the digest of the assignment (assignment_sha256)."""
     import tempfile
 
     from adjudicator.bench.dataset import is_upstream_panelbench, load_dataset
-    from adjudicator.bench.splits import make_splits
+    from adjudicator.bench.splits import make_splits, with_dataset
     from adjudicator.files import atomic_write_text, dumps
 
     with tempfile.TemporaryDirectory(prefix="adjudicate-splits-") as tmp:
         ds = load_dataset(dataset, convert_into=Path(tmp) if dataset.is_dir() and is_upstream_panelbench(dataset) else None)
-    result = make_splits([s.match for s in ds.samples], folds=folds, seed=seed)
-    result["dataset"] = {"source": str(dataset), "sha256": ds.sha256}
+    result = with_dataset(make_splits([s.match for s in ds.samples], folds=folds, seed=seed), str(dataset), ds.sha256)
     text = dumps(result)
     if out:
         atomic_write_text(out, text)
@@ -206,7 +207,7 @@ def splits_cmd(dataset: Path, out: Path | None, folds: int, seed: int) -> None:
         click.echo(text, nl=False)
     sizes = ", ".join(f"fold {f['fold']}: {f['n_matches']} matches / {f['motions']} motions {f['formats']}" for f in result["folds"])
     ov = result["team_overlap"]
-    echo_err(f"{sizes}; {ov['n_overlapping']} of {ov['n_teams']} teams appear in more than one fold")
+    echo_err(f"{sizes}; {ov['n_overlapping']} of {ov['n_teams']} teams appear in more than one fold; assignment sha256 {result['assignment_sha256'][:12]}")
 
 
 @click.command("compare")

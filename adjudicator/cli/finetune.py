@@ -64,6 +64,10 @@ def export_cmd(dataset: Path, out: Path, splits_file: Path | None, folds: int, s
     echo_err(f"{len(m['files'])} files over {len(m['folds'])} folds ({counts} examples); checks: " + ", ".join(f"{c['check']} {'ok' if c['passed'] else 'WARNING'}" for c in m["checks"]))
     for s, why in m["not_applicable"].items():
         echo_err(f"{s}: no files ({why})")
+    if m["left_out"]["n"]:
+        by = ", ".join(f"{n} {f}" for f, n in m["left_out"]["by_format"].items())
+        echo_err(f"left out of the files: {m['left_out']['n']} matches ({by}): {m['left_out']['why']}")
+    echo_err(f"folds: every one of the dataset's {sum(len(f['test']) for f in m['folds'])} matches has one; assignment sha256 {m['splits']['assignment_sha256'][:12]} (OUT/splits.json)")
     click.echo(str(path))
 
 

@@ -92,7 +92,7 @@ def check_partition(match_ids: Sequence[str], folds: Sequence[dict[str, Any]], a
             raise fail("folds_partition", f"fold {f['fold']}: its train and validation parts are not exactly the other folds' matches")
     missing = [m for m in match_ids if m not in seen]
     if missing:
-        raise fail("folds_partition", f"match {missing[0]!r} is in no fold ({len(missing)} without one)", "rerun adjudicate splits on this dataset")
+        raise fail("folds_partition", f"match {missing[0]!r} is in no fold ({len(missing)} without one)", "give the folds file written for this dataset (adjudicate splits DATASET --out FILE); one fold assignment covers every match")
     return {"check": "folds_partition", "passed": True, "detail": f"{len(match_ids)} matches, each in exactly one of {len(folds)} folds; validation inside each fold's training portion"}
 
 

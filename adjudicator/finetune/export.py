@@ -129,18 +129,34 @@ def _prompt_hashes(store: PromptStore, formats: set[str]) -> dict[str, str]:
     return store.hashes(names)
 
 
+#: Why a ranking match (British Parliamentary) has no training file.
+LEFT_OUT_WHY = (
+    "a ranking format (British Parliamentary: four teams ranked): the CCDB tasks need an affirmative and a negative, so it has no Task 1-3 instance; "
+    "it keeps its fold in splits.json, so bench --fold K tests it with the fold's other matches"
+)
+
+
+def left_out(ds: Dataset, skipped: Sequence[str]) -> dict[str, Any]:
+    """The manifest's ``left_out``: the matches of the dataset without any training file (``{"n",
+    "by_format", "why", "match_ids"}``); ``n`` 0 when every match is two-sided."""
+    fmt = {s.match.match_id: s.match.format for s in ds.samples}
+    return {"n": len(skipped), "by_format": dict(Counter(fmt[m] for m in skipped).most_common()), "why": LEFT_OUT_WHY if skipped else None, "match_ids": list(skipped)}
+
+
 def build_export(ds: Dataset, *, splits_file: Path | None = None, n_folds: int = folds.DEFAULT_FOLDS, seed: int = folds.DEFAULT_SPLIT_SEED,
                  validation_share: float = folds.DEFAULT_VALIDATION_SHARE, rationales: RationaleMode = "filter", store: PromptStore | None = None) -> dict[str, Any]:
     """Build and check everything an export writes, writing nothing. Returns ``{"manifest",
     "files", "splits"}``. Raises InputError for a failed check, a bad splits file or a rationale
     that still holds a gold number."""
     store = store or PromptStore()
-    two_sided = [s.match for s in ds.samples if s.match.spec().verdict != "ranking"]
-    skipped = [s.match.match_id for s in ds.samples if s.match.spec().verdict == "ranking"]
+    every = [s.match for s in ds.samples]
+    two_sided = [m for m in every if m.spec().verdict != "ranking"]
+    skipped = [m.match_id for m in every if m.spec().verdict == "ranking"]
     if not two_sided:
         raise InputError(f"{ds.source}: no two-sided match (the CCDB tasks need an affirmative and a negative)", "give a folder of CCDB-format or one-on-one match files")
-    plan = folds.fold_plan(two_sided, ds.sha256, splits_file=splits_file, folds=n_folds, seed=seed, validation_share=validation_share)
-    record = [checks.check_partition([m.match_id for m in two_sided], plan["folds"], plan["assignment"])]
+    # one fold assignment per dataset: the folds are made over every match, files only for the two-sided ones
+    plan = folds.fold_plan(every, ds.sha256, splits_file=splits_file, folds=n_folds, seed=seed, validation_share=validation_share)
+    record = [checks.check_partition([m.match_id for m in every], plan["folds"], plan["assignment"])]
     built = [match_examples(m, store, rationales) for m in two_sided]
     compared = sum(checks.check_label_free(m, b.examples, store) for m, b in zip(two_sided, built))
     record.append({"check": "inputs_label_free", "passed": True, "detail": f"{compared} input message pairs identical to the label-free and the planted-marker renderings; no marker"})
@@ -152,9 +168,10 @@ def build_export(ds: Dataset, *, splits_file: Path | None = None, n_folds: int =
     with_basis = [e for exs in by_match.values() for e in exs if e.basis]
     record.append({"check": "rationales_free_of_gold_numbers", "passed": True,
                    "detail": f"{len(with_basis)} rationale(s) written, none with a gold number in any rendering the filter reads or the independent search writes out ({sum(e.removed_numbers for e in with_basis)} gold number(s) removed by the filter; mode {rationales})"})
-    record.append(checks.motions_grouped(two_sided, plan["assignment"]))
-    record.append(checks.team_overlap_record(two_sided, plan["assignment"]))
+    record.append(checks.motions_grouped(every, plan["assignment"]))
+    record.append(checks.team_overlap_record(every, plan["assignment"]))
     dataset = {"source": str(ds.source), "sha256": ds.sha256}
+    splits_data = folds.splits_file_data(plan, dataset)
     manifest = {
         "schema_version": SCHEMA_VERSION,
         "adjudicator": __version__,
@@ -162,7 +179,8 @@ def build_export(ds: Dataset, *, splits_file: Path | None = None, n_folds: int =
         "format": FORMAT_NOTE,
         "folds": [{**{p: f[p] for p in ("fold", "test", "validation", "train")}, "n": {p: len(f[p]) for p in folds.PARTS}} for f in plan["folds"]],
         "splits": {"file": None if splits_file is None else str(splits_file), "seed": plan["splits"].get("seed"), "rule": plan["splits"].get("rule"),
-                   "n_folds": len(plan["folds"]), "validation": plan["validation"]},
+                   "n_folds": len(plan["folds"]), "validation": plan["validation"], "assignment_sha256": splits_data["assignment_sha256"]},
+        "left_out": left_out(ds, skipped),
         "prompt_hashes": _prompt_hashes(store, {m.format for m in two_sided}),
         "targets": TARGET_RULES,
         "rationales": {"mode": rationales, "n_written": len(with_basis), "n_numbers_removed": sum(e.removed_numbers for e in with_basis)},
@@ -172,7 +190,7 @@ def build_export(ds: Dataset, *, splits_file: Path | None = None, n_folds: int =
         "checks": record,
         "files": [{k: x[k] for k in ("fold", "set", "part", "path", "n_examples", "n_matches", "max_chars")} | {"sha256": _sha(x["text"])} for x in files],
     }
-    return {"manifest": manifest, "files": files, "splits": folds.splits_file_data(plan, dataset)}
+    return {"manifest": manifest, "files": files, "splits": splits_data}
 
 
 def write_export(built: dict[str, Any], out: Path) -> Path:

@@ -2,7 +2,9 @@
 
 The folds are those of ``adjudicate splits`` (:func:`adjudicator.bench.splits.make_splits`: grouped
 by motion, balanced by format, team overlap minimised then reported), computed with its defaults
-or read from the folds file it wrote (``--splits``). Fold K's test part is fold K; its training
+or read from the folds file it wrote (``--splits``), always over every match of the dataset: the
+export writes files for its two-sided matches only, but a BP round keeps the fold ``adjudicate
+splits`` and ``bench --fold`` give it, so there is one fold assignment per dataset. Fold K's test part is fold K; its training
 portion is every other fold. A validation part is held out of the training portion (for early
 stopping, and for fitting a calibration on predictions the fine-tuning never saw), chosen the way
 the folds are: the training portion's matches are split again by :func:`make_splits` into
@@ -11,7 +13,8 @@ group is the validation part. ``share`` 0 (or a training portion of one motion) 
 part.
 
 The plan is written beside the files as ``splits.json``: the folds file of ``adjudicate splits``
-(so ``bench --fold K --splits OUT/splits.json`` evaluates on exactly these folds) with a
+(so ``bench --fold K --splits OUT/splits.json`` evaluates on exactly these folds, every match of the
+dataset included; with its dataset and ``assignment_sha256``) with a
 ``validation`` entry, fold -> validation match ids, that ``bench`` reads as the calibration part of
 a fine-tuned model's run.
 """
@@ -22,7 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from adjudicator.bench.splits import DEFAULT_FOLDS, DEFAULT_SPLIT_SEED, make_splits, motion_key, read_splits
+from adjudicator.bench.splits import DEFAULT_FOLDS, DEFAULT_SPLIT_SEED, make_splits, motion_key, read_splits, with_dataset
 from adjudicator.errors import InputError
 from adjudicator.input.match import Match
 
@@ -44,7 +47,8 @@ def validation_part(train: Sequence[Match], share: float, seed: int) -> list[str
 
 def fold_plan(matches: Sequence[Match], dataset_sha256: str, *, splits_file: Path | None = None, folds: int = DEFAULT_FOLDS, seed: int = DEFAULT_SPLIT_SEED,
               validation_share: float = DEFAULT_VALIDATION_SHARE) -> dict[str, Any]:
-    """The export's folds: the splits (of ``splits_file``, else :func:`make_splits` with ``folds``
+    """The export's folds over ``matches``, every match of the dataset: the splits (of
+    ``splits_file``, which must assign every one of them, else :func:`make_splits` with ``folds``
     and ``seed``) with, per fold, ``{"fold", "test", "validation", "train"}`` (match ids, in
     dataset order; the test part is the matches the fold lists, so a file listing a match under
     two folds or none is caught by :func:`adjudicator.finetune.checks.check_partition`). Raises
@@ -52,7 +56,7 @@ def fold_plan(matches: Sequence[Match], dataset_sha256: str, *, splits_file: Pat
     if not 0.0 <= validation_share <= 0.5:
         raise InputError(f"--validation-share: must be from 0 to 0.5, got {validation_share}", "0.2 holds a fifth of each fold's training portion out for validation; 0 for none")
     if splits_file is not None:
-        splits = read_splits(splits_file, dataset_sha256)
+        splits = read_splits(splits_file, dataset_sha256, [m.match_id for m in matches])
     else:
         splits = make_splits(matches, folds=folds, seed=seed)
     assignment: dict[str, int] = {str(k): int(v) for k, v in splits["assignment"].items()}
@@ -78,9 +82,6 @@ def part_of(plan: dict[str, Any]) -> dict[int, dict[str, str]]:
 
 def splits_file_data(plan: dict[str, Any], dataset: dict[str, Any]) -> dict[str, Any]:
     """``splits.json`` of an export: the folds file (``adjudicate splits`` format, its ``dataset``
-    entry ``{"source", "sha256"}``) with ``validation`` ``{"share", "seed", "folds": {K: [ids]}}``."""
-    return {
-        **{k: v for k, v in plan["splits"].items() if k not in ("dataset", "validation")},
-        "dataset": dataset,
-        "validation": {**plan["validation"], "folds": {str(f["fold"]): f["validation"] for f in plan["folds"]}},
-    }
+    entry ``{"source", "sha256"}`` and its ``assignment_sha256``) with ``validation`` ``{"share", "seed", "folds": {K: [ids]}}``."""
+    splits = with_dataset({k: v for k, v in plan["splits"].items() if k not in ("dataset", "validation", "assignment_sha256")}, dataset["source"], dataset["sha256"])
+    return {**splits, "validation": {**plan["validation"], "folds": {str(f["fold"]): f["validation"] for f in plan["folds"]}}}

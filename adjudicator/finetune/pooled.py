@@ -12,7 +12,8 @@ baselines (each fold's fit on its own training portion, applied to its test part
 and a per-fold table.
 
 Refused (InputError, exit 2) unless the runs are fold runs of one dataset (same hash) with the same
-number of folds and the same arms, one run per fold, every fold present, their test parts disjoint.
+number of folds and the same arms, of one fold assignment (the same ``assignment_sha256`` where the
+runs record one), one run per fold, every fold present, their test parts disjoint.
 """
 
 from __future__ import annotations
@@ -41,6 +42,10 @@ def _check_runs(runs: Sequence[tuple[Path, Any]]) -> None:
             raise InputError(f"{d}: was run on another dataset than {runs[0][0]} (the dataset hash differs)", "pool the folds of one dataset")
         if m.fold["folds"] != first.fold["folds"] or m.arms != first.arms:
             raise InputError(f"{d}: its folds or arms differ from {runs[0][0]} ({m.fold['folds']} folds, arms {m.arms})", "pool runs of the same splits and arms")
+        digest, first_digest = m.fold.get("assignment_sha256"), first.fold.get("assignment_sha256")
+        if digest and first_digest and digest != first_digest:
+            raise InputError(f"{d}: its fold assignment differs from {runs[0][0]}'s (assignment sha256 {digest[:12]} vs {first_digest[:12]}), so one run's test matches may be another's training matches",
+                             "run every fold with the same --splits file (the splits.json of the finetune export the models were trained on)")
         if sorted(m.fold["test"] + m.fold["train"]) != sorted(first.fold["test"] + first.fold["train"]):
             raise InputError(f"{d}: its folds cover other matches than {runs[0][0]}'s", "pool runs of the same splits")
     got = sorted(m.fold["fold"] for _, m in runs)
