@@ -15,7 +15,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from bench_helpers import online, write_dataset
+from bench_helpers import isolate_env, online, write_dataset
 from bp_helpers import bp_data
 
 from adjudicator.bench.dataset import load_dataset
@@ -23,6 +23,8 @@ from adjudicator.bench.splits import assignment_digest, choose_fold
 from adjudicator.cli import main
 from adjudicator.errors import InputError
 from adjudicator.finetune.pooled import _check_runs
+
+SYNTHETIC = Path(__file__).resolve().parents[1] / "adjudicator" / "data" / "matches" / "synthetic"
 
 
 def _dataset(tmp_path: Path) -> Path:
@@ -106,3 +108,33 @@ def test_finetune_report_pools_only_runs_of_one_fold_assignment():
     _check_runs([(Path("r0"), _manifest(0, "a" * 64)), (Path("r1"), _manifest(1, "a" * 64))])
     with pytest.raises(InputError, match="its fold assignment differs from r0's"):
         _check_runs([(Path("r0"), _manifest(0, "a" * 64)), (Path("r1"), _manifest(1, "b" * 64))])
+
+
+def test_finetune_report_with_export_refuses_runs_of_another_assignment(tmp_path, capsys, monkeypatch):
+    """The four synthetic matches: seed 0 and seed 1 give other folds (fold 0 holds 2v2_02 + 4v4_02,
+    or 4v4_01 alone); runs made with the folds of seed 1 are refused for the export of seed 0."""
+    isolate_env(monkeypatch, tmp_path)
+    ft = tmp_path / "ft"
+    assert _run(["finetune", "export", str(SYNTHETIC), "--out", str(ft)], capsys)[0] == 0
+    assert _run(["splits", str(SYNTHETIC), "--seed", "1", "--out", str(tmp_path / "s1.json")], capsys)[0] == 0
+    other = json.loads((tmp_path / "s1.json").read_text())
+    assert other["assignment_sha256"] != json.loads((ft / "splits.json").read_text())["assignment_sha256"]
+
+    def fold_runs(splits: Path, name: str) -> list[str]:
+        out = []
+        for k in range(3):
+            code, stdout, err = _run(["bench", str(SYNTHETIC), "--fold", str(k), "--splits", str(splits), "--name", f"{name}{k}", "--runs-dir", str(tmp_path / "runs"),
+                                      "--no-progress", "--bootstrap", "0"], capsys)  # fmt: skip
+            assert code == 0, err
+            out.append(stdout.strip())
+        return out
+
+    ours = fold_runs(ft / "splits.json", "ft")
+    code, _, err = _run(["finetune", "report", *ours, "--export", str(ft), "--bootstrap", "0"], capsys)
+    assert code == 0, err
+    assert "every run is a fold of the export's assignment" in err
+    theirs = fold_runs(tmp_path / "s1.json", "s1")
+    code, _, err = _run(["finetune", "report", *theirs, "--export", str(ft), "--bootstrap", "0"], capsys)
+    assert code == 2 and "not the export's" in err and "its test matches may be the training matches of the model it ran" in err
+    code, _, err = _run(["finetune", "report", ours[0], theirs[1], theirs[2], "--bootstrap", "0"], capsys)
+    assert code == 2 and "its fold assignment differs from" in err

@@ -25,7 +25,7 @@ def finetune_group() -> None:
     \b
     adjudicate finetune export DATASET --out DIR
     adjudicate bench DATASET --fold K --splits DIR/splits.json --arm single-call --model M --api-base URL
-    adjudicate finetune report RUN_FOLD0 RUN_FOLD1 RUN_FOLD2
+    adjudicate finetune report RUN_FOLD0 RUN_FOLD1 RUN_FOLD2 --export DIR
     """
 
 
@@ -77,7 +77,9 @@ def export_cmd(dataset: Path, out: Path, splits_file: Path | None, folds: int, s
 @click.option("--json", "as_json", is_flag=True, help="print JSON instead of Markdown")
 @click.option("--seed", type=int, default=0, show_default=True, help="seed of the bootstrap intervals and the random baselines")
 @click.option("--bootstrap", "n_bootstrap", type=click.IntRange(min=0), default=2000, show_default=True, help="bootstrap resamples per interval, 0 for none")
-def report_cmd(runs: tuple[str, ...], runs_dir: Path, as_json: bool, seed: int, n_bootstrap: int) -> None:
+@click.option("--export", "export_dir", type=click.Path(file_okay=False, path_type=Path),
+              help="the finetune export the runs' models were trained on: refuse a run whose fold assignment (assignment_sha256) is not the export's")
+def report_cmd(runs: tuple[str, ...], runs_dir: Path, as_json: bool, seed: int, n_bootstrap: int, export_dir: Path | None) -> None:
     """Pool the `bench --fold K` runs RUNS (folders or run names), one per fold, into the
     cross-validated result: every task table, the parse statistics, raw and calibrated p and the
     baselines fitted on each fold's training portion."""
@@ -86,7 +88,13 @@ def report_cmd(runs: tuple[str, ...], runs_dir: Path, as_json: bool, seed: int, 
     from adjudicator.finetune.pooled import pool_runs
     from adjudicator.finetune.render import pooled_markdown
 
-    pooled = pool_runs([resolve_run(r, runs_dir) for r in runs], ScoreSettings(n_bootstrap=n_bootstrap, seed=seed))
+    run_dirs = [resolve_run(r, runs_dir) for r in runs]
+    if export_dir is not None:
+        from adjudicator.finetune.folds import check_runs_against_export
+
+        digest = check_runs_against_export(export_dir, run_dirs)
+        echo_err(f"every run is a fold of the export's assignment (sha256 {digest[:12]})")
+    pooled = pool_runs(run_dirs, ScoreSettings(n_bootstrap=n_bootstrap, seed=seed))
     if as_json:
         click.echo(json.dumps(pooled, ensure_ascii=False, indent=2, default=str))
     else:

@@ -85,3 +85,28 @@ def splits_file_data(plan: dict[str, Any], dataset: dict[str, Any]) -> dict[str,
     entry ``{"source", "sha256"}`` and its ``assignment_sha256``) with ``validation`` ``{"share", "seed", "folds": {K: [ids]}}``."""
     splits = with_dataset({k: v for k, v in plan["splits"].items() if k not in ("dataset", "validation", "assignment_sha256")}, dataset["source"], dataset["sha256"])
     return {**splits, "validation": {**plan["validation"], "folds": {str(f["fold"]): f["validation"] for f in plan["folds"]}}}
+
+
+def check_runs_against_export(export_dir: Path, run_dirs: Sequence[Path]) -> str:
+    """``finetune report --export DIR``: refuse (InputError) a run in ``run_dirs`` that is not a
+    fold run of the assignment the export at ``export_dir`` trained on -- another dataset, no
+    ``assignment_sha256`` recorded (a run made before the digest), or another digest -- since its
+    test matches could be the training matches of the model it ran. Returns the digest."""
+    from adjudicator.bench.manifest import read_manifest
+    from adjudicator.files import read_json
+
+    try:
+        export = read_json(export_dir / "manifest.json")
+        digest, dataset = export["splits"]["assignment_sha256"], export["dataset"]["sha256"]
+    except (OSError, ValueError, KeyError, TypeError):
+        raise InputError(f"--export: {export_dir} is not a finetune export with a fold assignment digest (manifest.json: splits.assignment_sha256)", "give the folder adjudicate finetune export wrote") from None
+    for d in run_dirs:
+        m = read_manifest(d)
+        got = (m.fold or {}).get("assignment_sha256")
+        if m.dataset.get("sha256") != dataset:
+            raise InputError(f"--export: run {d} was run on another dataset than the export's (the dataset hash differs)", "pool the runs of the export's dataset")
+        if got != digest:
+            what = f"assignment sha256 {got[:12]}" if got else "no fold assignment digest"
+            raise InputError(f"--export: run {d} has {what}, not the export's {digest[:12]}: its test matches may be the training matches of the model it ran",
+                             f"run bench --fold K --splits {export_dir / 'splits.json'} for every fold")
+    return str(digest)
