@@ -185,7 +185,8 @@ def test_the_html_report_speaks_the_match_language_and_escapes_text():
     assert "alert(1) 正方论证更完整</p>" in html and "<script>" not in html and "&lt;script" not in html and "**" not in html
     assert not v.provenance.is_llm and html.index("确定性的基线，不是评委") < html.index("获胜方：正方")  # what the offline judge is, at the top
     en = report_html(tiny_match(2).view(), adjudicate_with_context(tiny_match(2), AdjudicationContext.single(RecordingBackend())), timeline=[])
-    assert '<html lang="en">' in en and "Winner: affirmative" in en and "Clash momentum:" in en and "Like-for-like score gap:" in en
+    # the CLI report's words (the live page is rendered through it), the turning points' explanation the live page adds
+    assert '<html lang="en">' in en and "Winner: the affirmative." in en and "Momentum, in one sentence:" in en and "Like-for-like score gap:" in en
 
 
 
@@ -196,12 +197,13 @@ def test_the_html_report_names_each_judges_perspective_in_the_match_language():
     ballots = [b.model_copy(update={"perspective": p}) for b, p in zip(v.ballots, ("task", "battlefield", "advancement"), strict=True)]
     html = report_html(m.view(), v.model_copy(update={"ballots": ballots}), timeline=[])
     ids = [b.judge_id for b in ballots]
-    assert f"<h3>{ids[0]} (侧重环节任务)</h3>" in html
-    assert f"<h3>{ids[1]} (侧重战场选择)</h3>" in html and f"<h3>{ids[2]} (侧重推进程度)</h3>" in html and "(task)" not in html
+    # the CLI report's ballot heading: judge (perspective) · model: outcome
+    assert f"<h3>{ids[0]} (侧重环节任务) · " in html
+    assert f"<h3>{ids[1]} (侧重战场选择) · " in html and f"<h3>{ids[2]} (侧重推进程度) · " in html and "(task)" not in html
     en_match = tiny_match(2)
     en = adjudicate_with_context(en_match, AdjudicationContext.single(RecordingBackend()))
     en = en.model_copy(update={"ballots": [en.ballots[0].model_copy(update={"perspective": "battlefield"}), *en.ballots[1:]]})
-    assert f"<h3>{en.ballots[0].judge_id} (battlefield judgement first)</h3>" in report_html(en_match.view(), en, timeline=[])
+    assert f"<h3>{en.ballots[0].judge_id} (battlefield judgement first) · " in report_html(en_match.view(), en, timeline=[])
 
 def test_draft_of_a_verdict():
     v = adjudicate_with_context(tiny_match(4), AdjudicationContext.single(RecordingBackend()))

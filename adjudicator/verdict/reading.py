@@ -79,7 +79,9 @@ class BallotView:
 
 @dataclass(frozen=True)
 class ScoreRow:
-    """One (stage, side) of the scores table."""
+    """One (stage, side) of the scores table. ``counted``: the score that counts where a person's
+    decision sets it (a tournament room's, :mod:`adjudicator.live.tournament.report_html`), "" for the
+    panel's mean; the tables show that column only when a row has one."""
 
     stage: str
     type: str
@@ -87,6 +89,7 @@ class ScoreRow:
     judges: str
     mean: str
     band: str
+    counted: str = ""
 
 
 @dataclass(frozen=True)

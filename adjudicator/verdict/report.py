@@ -11,6 +11,9 @@ no external file; jinja2's autoescape keeps debate text and model output from be
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import jinja2
 
 from adjudicator.input.match import MatchView
@@ -74,8 +77,11 @@ def render_markdown(r: ReadableVerdict) -> str:
         lines += [f"## {L['read.speeches']}", ""] + _table([L[f"read.speeches.{k}"] for k in SPEECH_COLUMNS], r.speeches) + [""]
     if r.scores or not r.ranking:
         lines += [f"## {L['read.scores']}", ""]
-        header = [L["read.scores.stage"], L["read.scores.type"], L["read.scores.side"], L["read.scores.judges"], L["read.scores.mean"], L["read.scores.band"]]
-        lines += (_table(header, [[s.stage, s.type, s.side, s.judges, s.mean, s.band] for s in r.scores]) if r.scores else [L["read.none"]]) + [""]
+        counted = any(s.counted for s in r.scores)
+        header = [L["read.scores.stage"], L["read.scores.type"], L["read.scores.side"], L["read.scores.judges"], L["read.scores.mean"]]
+        header += [L["read.scores.counted"]] * counted + [L["read.scores.band"]]
+        rows = [[s.stage, s.type, s.side, s.judges, s.mean, *[s.counted] * counted, s.band] for s in r.scores]
+        lines += (_table(header, rows) if r.scores else [L["read.none"]]) + [""]
     if r.feedback:
         lines += [f"## {L['read.feedback']}", "", f"*{r.feedback_note}*", ""]
         for f in r.feedback:
@@ -104,7 +110,7 @@ th{background:#f3f5f9} .explain{color:#444;font-size:.9rem;max-width:60rem} .res
 .review{border:2px solid #b7c3d6;border-radius:6px;padding:.4rem .9rem;margin:1rem 0} .review.escalate{border-color:#c0392b;background:#fdf1ef} .review ul{margin:.2rem 0}
 .about{border-left:4px solid #b7791f;background:#fdf8ec;padding:.4rem .9rem;margin:1rem 0}
 dl.facts{display:grid;grid-template-columns:max-content auto;gap:.2rem 1rem} dl.facts dt{font-weight:600} dl.facts dd{margin:0}
-</style></head><body>
+{% block style %}{% endblock %}</style></head><body>
 <h1>{{ r.title }}</h1>
 {% if r.about %}<p class="about">{{ r.about }}</p>{% endif %}
 {% if r.escalate is not none %}<section class="review {{ 'escalate' if r.escalate else 'clear' }}"><p><b>{{ L["review.title"] }}:</b> {{ L["review.escalate"].format(n=r.review|length) if r.escalate else L["review.clear"] }}</p>
@@ -113,8 +119,8 @@ dl.facts{display:grid;grid-template-columns:max-content auto;gap:.2rem 1rem} dl.
 {% for k, v in r.positions %}<dt>{{ k }}</dt><dd>{{ v }}</dd>{% endfor %}
 {% if r.debaters %}<dt>{{ L["read.debaters"] }}</dt><dd>{% for k, v in r.debaters %}{{ k }}: {{ v }}{% if not loop.last %}<br>{% endif %}{% endfor %}</dd>{% endif %}</dl>
 <h2>{{ L["read.result"] }}</h2>
-{% for x in r.result %}<p class="{{ 'result' if loop.first else '' }}">{{ x }}</p>{% endfor %}
-<h2>{{ L["read.reason"] }}</h2>
+{% block result %}{% for x in r.result %}<p class="{{ 'result' if loop.first else '' }}">{{ x }}</p>{% endfor %}{% endblock %}
+{% block after_result %}{% endblock %}<h2>{{ L["read.reason"] }}</h2>
 <p>{{ r.reasons[0] }}</p>
 <ul>{% for x in r.reasons[1:] %}<li>{{ x }}</li>{% endfor %}</ul>
 {% if r.momentum_first_in == "reasons" %}<p class="explain">{{ r.momentum_note }}</p>{% endif %}
@@ -131,8 +137,8 @@ dl.facts{display:grid;grid-template-columns:max-content auto;gap:.2rem 1rem} dl.
 {% if r.speeches %}<h2>{{ L["read.speeches"] }}</h2><table><tr>{% for k in speech_columns %}<th>{{ L["read.speeches." ~ k] }}</th>{% endfor %}</tr>
 {% for row in r.speeches %}<tr>{% for c in row %}<td>{{ c }}</td>{% endfor %}</tr>{% endfor %}</table>{% endif %}
 {% if r.scores or not r.ranking %}<h2>{{ L["read.scores"] }}</h2>
-{% if r.scores %}<table><tr><th>{{ L["read.scores.stage"] }}</th><th>{{ L["read.scores.type"] }}</th><th>{{ L["read.scores.side"] }}</th><th>{{ L["read.scores.judges"] }}</th><th>{{ L["read.scores.mean"] }}</th><th>{{ L["read.scores.band"] }}</th></tr>
-{% for s in r.scores %}<tr><td>{{ s.stage }}</td><td>{{ s.type }}</td><td>{{ s.side }}</td><td>{{ s.judges }}</td><td>{{ s.mean }}</td><td>{{ s.band }}</td></tr>{% endfor %}</table>{% else %}<p class="muted">{{ L["read.none"] }}</p>{% endif %}{% endif %}
+{% if r.scores %}<table><tr><th>{{ L["read.scores.stage"] }}</th><th>{{ L["read.scores.type"] }}</th><th>{{ L["read.scores.side"] }}</th><th>{{ L["read.scores.judges"] }}</th><th>{{ L["read.scores.mean"] }}</th>{% if counted %}<th>{{ L["read.scores.counted"] }}</th>{% endif %}<th>{{ L["read.scores.band"] }}</th></tr>
+{% for s in r.scores %}<tr><td>{{ s.stage }}</td><td>{{ s.type }}</td><td>{{ s.side }}</td><td>{{ s.judges }}</td><td>{{ s.mean }}</td>{% if counted %}<td>{{ s.counted }}</td>{% endif %}<td>{{ s.band }}</td></tr>{% endfor %}</table>{% else %}<p class="muted">{{ L["read.none"] }}</p>{% endif %}{% endif %}
 {% if r.feedback %}<h2>{{ L["read.feedback"] }}</h2><p class="explain">{{ r.feedback_note }}</p>
 {% for f in r.feedback %}<h3>{{ f.debater }}</h3><ul class="feedback">{% for head, where, text in f.points %}<li><b>{{ head }}</b> <span class="muted">({{ where }})</span>: {{ text }}</li>{% endfor %}</ul>{% endfor %}{% endif %}
 {% if r.ballots %}<h2>{{ L["read.ballots"] }}</h2>
@@ -140,15 +146,32 @@ dl.facts{display:grid;grid-template-columns:max-content auto;gap:.2rem 1rem} dl.
 {% if r.failures %}<h2>{{ L["read.failures"] }}</h2><ul>{% for f in r.failures %}<li>{{ f }}</li>{% endfor %}</ul>{% endif %}
 <h2>{{ L["read.provenance"] }}</h2>
 <ul>{% for p in r.provenance %}<li>{{ p }}</li>{% endfor %}</ul>
-</body></html>
+{% block footer %}{% endblock %}</body></html>
 """
 
-_PAGE = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined, keep_trailing_newline=True).from_string(_HTML)
+#: The page's template name, for a page that extends it (``{% extends "verdict.html" %}``).
+BASE_PAGE = "verdict.html"
 
 
-def render_html(r: ReadableVerdict) -> str:
-    """One self-contained HTML page of a :class:`~adjudicator.verdict.reading.ReadableVerdict`."""
-    return _PAGE.render(r=r, L=r.L, ranking_columns=RANKING_COLUMNS, speech_columns=SPEECH_COLUMNS)
+def html_environment(pages: Mapping[str, str] | None = None) -> jinja2.Environment:
+    """The jinja2 environment of the report page (autoescaped, strict), with ``pages`` (template name ->
+    source) beside :data:`BASE_PAGE`. A page that extends it may fill its empty blocks: ``style`` (more
+    CSS), ``result`` (replaces the result lines), ``after_result`` (sections between the result and
+    the reason for decision) and ``footer`` (after the provenance); the live report does
+    (:mod:`adjudicator.live.tournament.report_html`)."""
+    loader = jinja2.DictLoader({BASE_PAGE: _HTML, **(pages or {})})
+    return jinja2.Environment(loader=loader, autoescape=True, undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
+
+
+_PAGE = html_environment().get_template(BASE_PAGE)
+
+
+def render_html(r: ReadableVerdict, page: jinja2.Template | None = None, **context: Any) -> str:
+    """One self-contained HTML page of a :class:`~adjudicator.verdict.reading.ReadableVerdict`: the
+    report page, or ``page``, a template of :func:`html_environment` that extends it (``context``: the
+    names its blocks read). The scores table has a counted column when a row has a counted score."""
+    counted = any(s.counted for s in r.scores)
+    return (page or _PAGE).render(r=r, L=r.L, ranking_columns=RANKING_COLUMNS, speech_columns=SPEECH_COLUMNS, counted=counted, **context)
 
 
 def verdict_markdown(verdict: Verdict, view: MatchView | None = None, language: str | None = None) -> str:

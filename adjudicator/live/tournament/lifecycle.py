@@ -181,6 +181,12 @@ class Decision(FrozenModel):
         return (self.tournament_id, self.round_id, self.room_id)
 
     @property
+    def human_confirmed(self) -> bool:
+        """Whether a person confirmed this result (state confirmed or released, ``confirmed_by`` set):
+        the quality gate's "review before use" has been answered, so the public views drop it."""
+        return self.confirmed_by is not None and self.state in ("confirmed", "released")
+
+    @property
     def overridden(self) -> bool:
         """Whether a person changed anything of the automated result."""
         return self.override is not None and not self.override.is_empty()

@@ -1,125 +1,62 @@
 """The verdict report of a live match as one self-contained HTML page in the match's language (the
-board links it instead of the raw Markdown report).
+board links it instead of the raw Markdown report), rendered through the CLI report's own code: the
+sections are composed by :func:`adjudicator.verdict.reading.readable_verdict` and laid out by
+:func:`adjudicator.verdict.report.render_html`, so a live match's report reads as ``adjudicate run
+--report html`` writes it (what the offline judge is, the review, the match, the result, the reason
+for decision, the dissent, the clash map, the scores, the feedback, the ballots, failures, provenance).
 
-Sections: for the offline judge, what it is and what accuracy to expect from it
-(:mod:`adjudicator.verdict.offline_note`); the review (whether a person should check the verdict and why: the quality gate,
-:mod:`adjudicator.verdict.review`), the match (motion, format, positions, teams), the result (for a tournament room: its verdict
-state, the counted result and, when a person changed it, the automated original beside it with who
-and when), the turning points with what moved them, the scores by stage (each judge's score, the panel
-mean, the counted score, the rubric band in words), the clash map (positions, moves, momentum, with
-the sentence that explains momentum), the feedback for each debater, each judge's ballot and
-reasoning, failures, and how the verdict
-was made (model, calls, tokens, cost). Rendered with jinja2, autoescaped: debate text and model output
-can never become markup, and their own markup (an unclosed ``**``, a tag) is removed from clash titles,
-positions, reasonings and feedback (:func:`~adjudicator.verdict.markup.strip_markup`). No script, no external file; the CSS names the CJK fonts a host may have
-(README: "Fonts").
+What the live page adds, in the blocks the CLI page leaves empty (``{% extends "verdict.html" %}``):
+
+- for a tournament room, the **result** is the counted one (its verdict state, a draft's or a void
+  room's banner, the counted winner with the team, the best debaters, who confirmed it and when it was
+  released, and, when a person changed it, the automated original beside it with the chair's note);
+  the scores table gets a counted column; the teams stand beside the debaters;
+- the **turning points** of the board (:mod:`adjudicator.live.rooms.turning_points`), after the result;
+- the adjudicator version that generated the page, last.
+
+A result a person confirmed has no quality-gate review box: the review asks for a person's check,
+and the state line says whose it was (docs/tournaments.md, "What the public sees"). Autoescaped by
+jinja2 as the CLI page is; no script, no external file.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
-import jinja2
-
 from adjudicator import __version__
-from adjudicator.input.match import MatchView
+from adjudicator.input.match import MatchView, Team
 from adjudicator.input.rubric import band
 from adjudicator.live.tournament.lifecycle import Decision
 from adjudicator.verdict.ballots import Verdict
-from adjudicator.verdict.battlefield import Clash
-from adjudicator.verdict.feedback import feedback_views
-from adjudicator.verdict.labels import debater_name, labels, stage_name
+from adjudicator.verdict.labels import debater_name, stage_name
 from adjudicator.verdict.markup import strip_markup
-from adjudicator.verdict.review import review_sentences
+from adjudicator.verdict.reading import ReadableVerdict, readable_verdict
+from adjudicator.verdict.report import html_environment, render_html
 
-_TEMPLATE = """<!DOCTYPE html>
-<html lang="{{ html_lang }}"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{{ L["report.title"] }} · {{ title }}</title>
-<style>
-body{font-family:system-ui,-apple-system,"Segoe UI","Noto Sans","Noto Sans CJK SC","WenQuanYi Micro Hei","Microsoft YaHei",sans-serif;margin:2rem auto;max-width:1100px;padding:0 1rem;color:#1d2330;line-height:1.5}
-table{border-collapse:collapse;margin:.5rem 0 1.2rem;font-size:.9rem}
-th,td{border:1px solid #d5d9e2;padding:.3rem .55rem;text-align:left;vertical-align:top}
-th{background:#f3f5f9} .aff{color:#1f6fd1;font-weight:600} .neg{color:#c8372d;font-weight:600}
-.banner{padding:.6rem 1rem;border-radius:6px;margin:.6rem 0} .draft{background:#fff3cd;border:1px solid #d9b44a}
-.changed{background:#eef4ff;border:1px solid #9bb8e6} .muted{color:#6b7385} .explain{color:#444;font-size:.9rem;max-width:60rem}
-.big{font-size:1.4rem;font-weight:700} td.num{text-align:right}
-.review{border:2px solid #b7c3d6;border-radius:6px;padding:.4rem .9rem;margin:1rem 0} .review.escalate{border-color:#c0392b;background:#fdf1ef} .review ul{margin:.2rem 0}
-</style></head><body>
-<h1>{{ L["report.title"] }}: {{ title }}</h1>
-{% if not verdict.provenance.is_llm %}<p class="explain">{{ L["offline.note"] }}</p>{% endif %}
-{% if verdict.review %}<section class="review {{ 'escalate' if verdict.review.escalate else 'clear' }}"><p><b>{{ L["review.title"] }}:</b> {{ fmt(L["review.escalate"], n=review|length) if verdict.review.escalate else L["review.clear"] }}</p>
-{% if review %}<ul>{% for x in review %}<li>{{ x }}</li>{% endfor %}</ul>{% endif %}</section>{% endif %}
-<p><b>{{ L["report.motion"] }}:</b> {{ match.motion }}<br>
-<b>{{ L["report.format"] }}:</b> {{ match.format }}<br>
-<span class="aff">{{ L["side_title.affirmative"] }}</span>: {{ match.affirmative_position }}{% if teams %} ({{ teams.affirmative }}){% endif %}<br>
-<span class="neg">{{ L["side_title.negative"] }}</span>: {{ match.negative_position }}{% if teams %} ({{ teams.negative }}){% endif %}</p>
-
-<h2>{{ L["report.result"] }}</h2>
-{% if decision %}<p><b>{{ L["report.state"] }}:</b> {{ L["state." ~ decision.state] }}</p>
-{% if decision.state == "draft" %}<p class="banner draft">{{ L["verdict.draft_banner"] }}</p>{% endif %}{% endif %}
-<p class="big {{ 'aff' if result.winner == 'affirmative' else 'neg' }}">{{ fmt(L["verdict.winner"], side=L["side." ~ result.winner]) }}</p>
-<p>{% if verdict.p is not none %}{{ fmt(L["verdict.p"], p="%.2f"|format(verdict.p)) }}{% endif %}{% if verdict.dissent %} · {{ fmt(L["verdict.split"], split=verdict.dissent.winner_split) }}{% endif %}<br>
-{{ fmt(L["verdict.best"], names=best_names or L["verdict.none"], votes=votes_text or L["verdict.none"]) }}</p>
-{% if decision and decision.confirmed_by %}<p>{{ fmt(L["verdict.confirmed_by"], name=decision.confirmed_by.name, at=when(decision.confirmed_at)) }}{% if decision.released_at %} {{ fmt(L["verdict.released_at"], at=when(decision.released_at)) }}{% endif %}</p>{% endif %}
-{% if decision and decision.overridden %}<div class="banner changed">
-<p>{% if decision.automated.winner != result.winner %}{{ fmt(L["verdict.overridden"], winner=L["side." ~ decision.automated.winner]) }}{% else %}{{ L["verdict.overridden_scores"] }}{% endif %}</p>
-{% if decision.override.note %}<p>{{ fmt(L["verdict.note"], note=decision.override.note) }}</p>{% endif %}
+_LIVE = """{% extends "verdict.html" %}
+{% block style %}.banner{padding:.6rem 1rem;border-radius:6px;margin:.6rem 0} .draft{background:#fff3cd;border:1px solid #d9b44a} .void{background:#f1f1f1;border:1px solid #8a8f99}
+.changed{background:#eef4ff;border:1px solid #9bb8e6} .aff{color:#1f6fd1;font-weight:600} .neg{color:#c8372d;font-weight:600} .big{font-size:1.4rem;font-weight:700} td.num{text-align:right}
+{% endblock %}
+{% block result %}{% if room %}<p><b>{{ L["report.state"] }}:</b> {{ room.state }}</p>
+{% if room.banner %}<p class="banner {{ room.banner[0] }}">{{ room.banner[1] }}</p>{% endif %}
+<p class="big {{ room.side_class }}">{{ room.winner }}</p>
+<p>{% if room.p %}{{ room.p }}<br>{% endif %}{{ room.best }}</p>
+{% if room.confirmed %}<p>{{ room.confirmed }}</p>{% endif %}
+{% if room.changed %}<div class="banner changed">{% for x in room.changed.lines %}<p>{{ x }}</p>{% endfor %}
 <table><tr><th></th><th>{{ L["report.automated"] }}</th><th>{{ L["report.confirmed"] }}</th></tr>
-<tr><td>{{ L["confirm.winner"] }}</td><td>{{ L["side." ~ decision.automated.winner] }}</td><td>{{ L["side." ~ result.winner] }}</td></tr>
-{% for unit, before, after in changed_scores %}<tr><td>{{ unit }}</td><td class="num">{{ "%.2f"|format(before) }}</td><td class="num">{{ "%.2f"|format(after) }}</td></tr>{% endfor %}
-{% if votes_changed %}<tr><td>{{ L["report.votes"] }}</td><td>{{ automated_votes_text }}</td><td>{{ votes_text }}</td></tr>{% endif %}
-</table></div>{% endif %}
-
-<h2>{{ L["timeline.title"] }}</h2>
+{% for what, before, after in room.changed.rows %}<tr><td>{{ what }}</td><td class="num">{{ before }}</td><td class="num">{{ after }}</td></tr>{% endfor %}
+</table></div>{% endif %}{% else %}{{ super() }}{% endif %}{% endblock %}
+{% block after_result %}<h2>{{ L["timeline.title"] }}</h2>
 <p class="explain">{{ L["timeline.help"] }}</p>
-{% if timeline %}<ol>{% for tp in timeline %}<li><b>{{ tp.stage_display_name }}</b>: {{ fmt(L["timeline.toward"], side=L["side." ~ tp.toward], before=p2(tp.p_before), after=p2(tp.p_after)) }};
-{% if tp.driver == "clash" %}{{ fmt(L["timeline.by_clash"], title=plain(tp.clash_title), events=moves(tp.clash_events)) }}{% else %}{{ fmt(L["timeline.by_scores"], before=signed(tp.score_gap_before), after=signed(tp.score_gap_after)) }}{% endif %}</li>{% endfor %}</ol>
+{% if timeline %}<ol>{% for stage, text in timeline %}<li><b>{{ stage }}</b>: {{ text }}</li>{% endfor %}</ol>
 {% else %}<p class="muted">{{ L["timeline.none"] }}</p>{% endif %}
 <p class="explain">{{ L["explain.gap"] }}</p>
+{% endblock %}
+{% block footer %}<p class="muted">{{ L["report.generated"].format(version=version) }}</p>
+{% endblock %}"""
 
-<h2>{{ L["report.stage_scores"] }}</h2>
-<table><tr><th>#</th><th>{{ L["report.stage"] }}</th><th>{{ L["scores.type"] }}</th><th>{{ L["report.side"] }}</th><th>{{ L["report.judges"] }}</th><th>{{ L["report.mean"] }}</th>{% if decision %}<th>{{ L["report.confirmed_score"] }}</th>{% endif %}<th></th></tr>
-{% for row in score_rows %}<tr><td>{{ row.n }}</td><td>{{ row.stage }}</td><td>{{ row.type }}</td><td class="{{ 'aff' if row.side == 'affirmative' else 'neg' }}">{{ L["side." ~ row.side] }}{% if row.role %} ({{ L["role." ~ row.role] }}){% endif %}</td>
-<td>{{ row.judges }}</td><td class="num">{{ "%.2f"|format(row.mean) }}</td>{% if decision %}<td class="num">{{ "%.2f"|format(row.counted) }}{% if row.changed %} ({{ L["report.changed"] }}){% endif %}</td>{% endif %}<td>{{ row.band }}</td></tr>{% endfor %}
-</table>
-
-<h2>{{ L["report.clashes"] }}</h2>
-<p class="explain">{{ L["explain.momentum"] }}</p>
-{% if clashes %}<table><tr><th>{{ L["map.clash"] }}</th><th>{{ L["report.position_aff"] }}</th><th>{{ L["report.position_neg"] }}</th><th>{{ L["report.momentum"] }}</th><th>{{ L["report.moves"] }}</th></tr>
-{% for c in clashes %}<tr><td>{{ c.title }}</td><td>{{ c.affirmative_position }}</td><td>{{ c.negative_position }}</td><td class="num">{{ c.momentum }}</td><td>{{ c.moves }}</td></tr>{% endfor %}
-</table>{% else %}<p class="muted">{{ L["map.none"] }}</p>{% endif %}
-
-{% if feedback %}<h2>{{ L["read.feedback"] }}</h2><p class="explain">{{ fmt(L["read.feedback.from"], judge=verdict.feedback_from) }}</p>
-{% for f in feedback %}<h3>{{ f.debater }}</h3><ul>{% for head, where, text in f.points %}<li><b>{{ head }}</b> <span class="muted">({{ plain(where) }})</span>: {{ plain(text) }}</li>{% endfor %}</ul>{% endfor %}{% endif %}
-
-<h2>{{ L["report.ballots"] }}</h2>
-{% for b in verdict.ballots %}<h3>{{ b.judge_id }}{% if b.perspective %} ({{ L.get("perspective." ~ b.perspective, b.perspective) }}){% endif %}</h3>
-<p>{{ fmt(L["verdict.winner"], side=L["side." ~ b.winner]) }}, p = {{ "%.2f"|format(b.p) }}; {{ L["report.votes"] }}: {{ ballot_votes(b) }}</p>
-{% if b.reasoning %}<p><b>{{ L["report.reasoning"] }}:</b> {{ plain(b.reasoning) }}</p>{% endif %}{% endfor %}
-{% if verdict.failures %}<h2>{{ L["report.failures"] }}</h2><ul>{% for f in verdict.failures %}<li>{{ f.node }} {{ f.key }}: {{ f.reason }}</li>{% endfor %}</ul>{% endif %}
-
-<h2>{{ L["report.provenance"] }}</h2>
-<p>{{ L["report.model"] }}: {{ verdict.provenance.model }}{% if not verdict.provenance.is_llm %} ({{ L["page.offline"] }}){% endif %}<br>
-{{ L["report.calls"] }}: {{ verdict.provenance.calls }} · {{ L["report.tokens"] }}: {{ verdict.provenance.prompt_tokens }} + {{ verdict.provenance.completion_tokens }} · {{ L["report.cost"] }}: {{ cost }}</p>
-<p class="muted">{{ fmt(L["report.generated"], version=version) }}</p>
-</body></html>
-"""
-
-_ENV = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
-_PAGE = _ENV.from_string(_TEMPLATE)
-
-
-def _fmt(text: str, **kw: Any) -> str:
-    return text.format(**kw)
-
-
-def _p2(p: float | None) -> str:
-    return "–" if p is None else f"{p:.2f}"
-
-
-def _signed(x: float) -> str:
-    return f"{x:+.2f}"
+_PAGE = html_environment({"live.html": _LIVE}).get_template("live.html")
 
 
 def report_html(
@@ -133,49 +70,95 @@ def report_html(
 ) -> str:
     """The report page (module docstring) of ``verdict`` for the match ``header``, in the match's
     language. ``timeline`` is the board snapshot's list of turning points; ``decision`` and ``teams``
-    are given for a tournament room (the counted result is then the decision's effective result)."""
-    lang = header.language
-    L = labels(lang)
-    names = {d.label: d.name for d in header.debaters}
-    counted = decision.effective() if decision is not None else None
-    winner = counted.winner if counted else verdict.winner
-    votes = counted.best_debater_votes if counted else dict(verdict.best_debater_votes)
-    best = counted.best_debaters() if counted else list(verdict.best_debaters)
+    (side -> team name) are given for a tournament room, whose counted result is then the decision's
+    effective result; ``title`` names the page (default: the match id)."""
+    if teams and not header.teams:
+        header = header.model_copy(update={"teams": [Team(unit=side, name=name) for side, name in teams.items()]})
+    r = readable_verdict(verdict, header)
+    r = dataclasses.replace(r, title=f"{r.L['report.title']}: {title or header.match_id}")
+    room = None
+    if decision is not None:
+        if decision.human_confirmed:  # the review asked for a person's check: the state line says whose it was
+            r = dataclasses.replace(r, review=[], escalate=None)
+        r = dataclasses.replace(r, scores=_counted_scores(r, verdict, decision))
+        room = _room_result(r, header, verdict, decision, teams or {})
+    return render_html(r, _PAGE, room=room, timeline=[_turning_point(tp, r.L) for tp in timeline], version=__version__)
 
-    def votes_text_of(v: dict[str, int]) -> str:
-        return ", ".join(f"{debater_name(k, lang, names)} {n}" for k, n in sorted(v.items(), key=lambda kv: -kv[1]))
 
-    stage_index = {s.stage_id: i + 1 for i, s in enumerate(header.stages)}
-    score_rows = []
-    for s in verdict.stage_scores:
-        unit = f"{s.stage_id}|{s.side}"
-        c = counted.stage_scores.get(unit, s.mean) if counted else s.mean
-        score_rows.append({
-            "n": stage_index.get(s.stage_id, ""), "stage": stage_name(s.stage_name, lang), "type": L.get(f"stage_type.{s.stage_type}", s.stage_type),
-            "side": s.side, "role": s.role, "judges": " / ".join(map(str, s.judge_scores)), "mean": s.mean, "counted": c,
-            "changed": abs(c - s.mean) > 1e-9, "band": L[f"band.{band(int(round(c)))}"],
-        })
-    changed_scores = []
-    if decision is not None and decision.override is not None:
-        for unit, after in decision.override.stage_scores.items():
-            before = decision.automated.stage_scores.get(unit)
-            if before is not None and abs(before - after) > 1e-9:
-                sid, side = unit.split("|")
-                label = f"{stage_name(next((s.stage_name for s in verdict.stage_scores if s.stage_id == sid), sid), lang)} · {L['side.' + side]}"
-                changed_scores.append((label, before, after))
-    clashes = [_clash_row(c, header, lang) for c in verdict.battlefields]
-    cost = "–" if verdict.provenance.cost_usd is None else f"${verdict.provenance.cost_usd:.4f}"
-    return _PAGE.render(
-        L=L, html_lang="zh-CN" if lang == "zh" else "en", title=title or header.match_id, match=header, teams=teams, verdict=verdict,
-        decision=decision, result={"winner": winner}, best_names=", ".join(debater_name(b, lang, names) for b in best),
-        votes_text=votes_text_of(votes), automated_votes_text=votes_text_of(decision.automated.best_debater_votes) if decision else "",
-        votes_changed=bool(decision and decision.override and decision.override.best_debater_votes is not None),
-        changed_scores=changed_scores, timeline=timeline, score_rows=score_rows, clashes=clashes, cost=cost, version=__version__,
-        review=review_sentences(verdict.review, lang) if verdict.review else [],
-        feedback=feedback_views(verdict, L, lambda sid: stage_name(next((s.name for s in header.stages if s.stage_id == sid), sid), lang), lambda label: debater_name(label, lang, names)),
-        fmt=_fmt, p2=_p2, signed=_signed, when=_when, moves=lambda evs: "; ".join(_move(e, L) for e in evs),
-        ballot_votes=lambda b: votes_text_of(dict(b.best_debater_votes)), plain=strip_markup,
-    )
+def _counted_scores(r: ReadableVerdict, verdict: Verdict, d: Decision) -> list[Any]:
+    """The scores rows with the counted score (marked where a person changed it) and its rubric band."""
+    counted = d.effective().stage_scores
+    rows = []
+    for row, s in zip(r.scores, verdict.stage_scores, strict=True):
+        c = counted.get(f"{s.stage_id}|{s.side}", s.mean)
+        text = f"{c:.2f}" + (f" ({r.L['report.changed']})" if abs(c - s.mean) > 1e-9 else "")
+        rows.append(dataclasses.replace(row, counted=text, band=r.L[f"band.{band(int(round(c)))}"]))
+    return rows
+
+
+def _room_result(r: ReadableVerdict, header: MatchView, verdict: Verdict, d: Decision, teams: dict[str, str]) -> dict[str, Any]:
+    """What the result block of a tournament room says, in words (module docstring)."""
+    L, lang = r.L, r.language
+    names = {d_.label: d_.name for d_ in header.debaters}
+    eff, a = d.effective(), d.automated
+    state = d.shown_state
+
+    def votes_text(v: dict[str, int]) -> str:
+        return ", ".join(f"{debater_name(k, lang, names)} {n}" for k, n in sorted(v.items(), key=lambda kv: -kv[1])) or L["verdict.none"]
+
+    team = f" ({teams[eff.winner]})" if teams.get(eff.winner) else ""
+    p = ""
+    if a.winner == eff.winner:  # the panel's p and split describe the automated winner only
+        parts = ([L["verdict.p"].format(p=f"{verdict.p:.2f}")] if verdict.p is not None else [])
+        parts += [L["verdict.split"].format(split=verdict.dissent.winner_split)] if verdict.dissent else []
+        p = " · ".join(parts)
+    best = ", ".join(debater_name(b, lang, names) for b in eff.best_debaters()) or L["verdict.none"]
+    confirmed = ""
+    if d.confirmed_by is not None:
+        confirmed = L["verdict.confirmed_by"].format(name=d.confirmed_by.name, at=_when(d.confirmed_at))
+        confirmed += " " + L["verdict.released_at"].format(at=_when(d.released_at)) if d.released_at else ""
+    banner = ("draft", L["verdict.draft_banner"]) if state == "draft" else ("void", L["verdict.void"]) if state == "void" else None
+    return {
+        "state": L[f"state.{state}"], "banner": banner, "side_class": "aff" if eff.winner == "affirmative" else "neg",
+        "winner": L["verdict.winner"].format(side=L[f"side.{eff.winner}"]) + team, "p": p,
+        "best": L["verdict.best"].format(names=best, votes=votes_text(eff.best_debater_votes)), "confirmed": confirmed,
+        "changed": _changes(r, verdict, d, votes_text) if d.overridden else None,
+    }
+
+
+def _changes(r: ReadableVerdict, verdict: Verdict, d: Decision, votes_text: Any) -> dict[str, Any]:
+    """What a person changed when confirming: a headline, the note, and the rows automated -> counted."""
+    L, lang = r.L, r.language
+    eff, a, o = d.effective(), d.automated, d.override
+    assert o is not None
+    lines = [L["verdict.overridden"].format(winner=L[f"side.{a.winner}"]) if a.winner != eff.winner else L["verdict.overridden_scores"]]
+    if o.note:
+        lines.append(L["verdict.note"].format(note=o.note))
+    rows = [(L["confirm.winner"], L[f"side.{a.winner}"], L[f"side.{eff.winner}"])]
+    stage_names = {s.stage_id: s.stage_name for s in verdict.stage_scores}
+    for unit, after in o.stage_scores.items():
+        before = a.stage_scores.get(unit)
+        if before is not None and abs(before - after) > 1e-9:
+            sid, side = unit.split("|")
+            rows.append((f"{stage_name(stage_names.get(sid, sid), lang)} · {L['side.' + side]}", f"{before:.2f}", f"{after:.2f}"))
+    if o.best_debater_votes is not None:
+        rows.append((L["report.votes"], votes_text(a.best_debater_votes), votes_text(eff.best_debater_votes)))
+    return {"lines": lines, "rows": rows}
+
+
+def _turning_point(tp: dict[str, Any], L: dict[str, str]) -> tuple[str, str]:
+    """One turning point of the board's timeline as (stage, what moved the tendency), in words."""
+    toward = L["timeline.toward"].format(side=L["side." + tp["toward"]], before=_p2(tp["p_before"]), after=_p2(tp["p_after"]))
+    if tp["driver"] == "clash":
+        moves = "; ".join(_move(e, L) for e in tp["clash_events"])
+        why = L["timeline.by_clash"].format(title=strip_markup(tp["clash_title"] or ""), events=moves)
+    else:
+        why = L["timeline.by_scores"].format(before=f"{tp['score_gap_before']:+.2f}", after=f"{tp['score_gap_after']:+.2f}")
+    return tp["stage_display_name"], f"{toward}; {why}"
+
+
+def _p2(p: float | None) -> str:
+    return "–" if p is None else f"{p:.2f}"
 
 
 def _when(iso: str | None) -> str:
@@ -195,10 +178,3 @@ def _move(event: str, L: dict[str, str]) -> str:
     """"affirmative advanced" in words of the table: "正方 推进"."""
     side, _, kind = event.partition(" ")
     return f"{L.get('side.' + side, side)} {L.get('kind.' + kind, kind)}"
-
-
-def _clash_row(c: Clash, header: MatchView, lang: str) -> dict[str, str]:
-    L = labels(lang)
-    names = {s.stage_id: stage_name(s.name, lang) for s in header.stages}
-    moves = "; ".join(f"{names.get(e.stage_id, e.stage_id)}: {_move(f'{e.side} {e.kind}', L)}" for e in c.events)
-    return {"title": strip_markup(c.title), "affirmative_position": strip_markup(c.affirmative_position), "negative_position": strip_markup(c.negative_position), "momentum": f"{c.momentum():+.2f}", "moves": moves}
