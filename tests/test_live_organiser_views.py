@@ -59,7 +59,7 @@ def test_round_show_is_a_short_table_and_json_on_request(live, capsys):
     code, out, _ = cli(capsys, "round", "show", "cup", "r1", "--url", srv.url, "--token-file", token_file())
     lines = out.splitlines()
     assert code == 0 and len(lines) == 4 and lines[0] == "Spring Cup / Round 1: 2 room(s)"
-    assert lines[1].split() == ["room", "stage", "state", "winner", "confirmed", "by", "released"]
+    assert lines[1].split() == ["room", "stage", "state", "winner", "split", "confirmed", "by", "released", "tabbycat"]  # split, tabbycat: issue 41 item 8
     a, b = lines[2].split(), lines[3].split()
     assert a[:5] == ["a", "4", "confirmed", "affirmative", "(Owls"] and "Ms" in a and b == ["b", "1", "open"]
     code, out, _ = cli(capsys, "round", "show", "cup", "r1", "--url", srv.url, "--token-file", token_file(), "--json")

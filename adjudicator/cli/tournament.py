@@ -203,8 +203,9 @@ def round_create_cmd(tournament_id, round_id, from_match, format_, motion, affir
 @click.option("--json", "as_json", is_flag=True, help="print the whole round view as JSON (every room's state, decision and verdict)")
 @client_options
 def round_show_cmd(tournament_id, round_id, as_json, url, token, state_dir) -> None:
-    """Print the round at a glance: one line per room (room, stages analysed, state, winner, who
-    confirmed, when released; local times). ``--json`` prints the full state instead."""
+    """Print the round at a glance: one line per room (room, stages analysed, state, winner, the
+    panel's split, who confirmed, when released (local times), the last Tabbycat push: status, ballot
+    id, the setting refused on). ``--json`` prints the full state instead (``tabbycat_push`` per room)."""
     with _client(url, token, state_dir) as c:
         view = c.round(tournament_id, round_id)
     if as_json:
@@ -226,15 +227,21 @@ def local_time(iso: str | None) -> str:
 
 
 def round_table(view: dict) -> str:
-    """The round view as a short table: room, stage, state, winner, confirmed by, released."""
-    rows = [("room", "stage", "state", "winner", "confirmed by", "released")]
+    """The round view as a short table: room, stage, state, winner, split (the panel's, of the
+    automated result), confirmed by, released, and where the room stands in Tabbycat (its last push:
+    ``posted ballot 40 v1``, ``refused (winners_in_ballots)``, ``conflict debate 12``; the organiser's
+    and the room chair's rows)."""
+    from adjudicator.live.tabbycat.status import status_line
+
+    rows = [("room", "stage", "state", "winner", "split", "confirmed by", "released", "tabbycat")]
     for r in view["rooms"]:
         d = r.get("decision") or {}
         stage = f"{r['analysed']}/{r['expected_stages']}" if r.get("expected_stages") else str(r["analysed"])
         state = r["status"] if r["verdict_state"] == "none" else r["verdict_state"]  # the match's status until a verdict exists
         winner = f"{r['winner']} ({r['winner_team']})" + (" overridden" if r.get("overridden") else "") if r.get("winner") else ""
         confirmed = ((d.get("confirmed_by") or {}).get("name") or "") + (f" {local_time(d.get('confirmed_at'))}" if d.get("confirmed_at") else "")
-        rows.append((r["room_id"], stage, state, winner, confirmed, local_time(d.get("released_at"))))
+        split = (d.get("automated") or {}).get("winner_split") or ""
+        rows.append((r["room_id"], stage, state, winner, split, confirmed, local_time(d.get("released_at")), status_line(r.get("tabbycat_push"))))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     head = f"{view['tournament']['name']} / {view['round']['name']}: {len(view['rooms'])} room(s)"
     return "\n".join([head] + ["  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in rows])

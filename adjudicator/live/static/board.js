@@ -410,6 +410,7 @@
     const { v, isPrivate } = shownVerdict(s);
     $("verdict-panel").hidden = !v;
     $("awaiting-panel").hidden = Boolean(v) || !(s.decision && s.decision.state === "awaiting");
+    $("void-panel").hidden = !(s.decision && s.decision.state === "void");  // the public's board of a void room says so
     if (!v) return;
     $("verdict-winner").textContent = v.winner ? t("verdict.winner", { side: side(v.winner) }) : t("verdict.no_winner");
     $("verdict-winner").className = "big " + (v.winner === "affirmative" ? "aff-text" : "neg-text");

@@ -15,6 +15,7 @@ In data-flow order:
 - :mod:`.ballot` -- the request body, one sheet per voting adjudicator or one consensus sheet;
 - :mod:`.push` -- read, map, build, refuse or post, check what Tabbycat stored, once per ballot;
 - :mod:`.export` -- the file export for offline use (the settings it assumes are stated in it).
+- :mod:`.status` -- where each room stands in Tabbycat, from the push log (round overview, ``live round show``).
 
 Speaker scores come from :mod:`adjudicator.live.tournament.speaker_scores` (the tournament's scale).
 """

@@ -36,6 +36,7 @@ from adjudicator.live.rooms.tracking import LiveStore
 from adjudicator.live.rooms.validation import validate_header
 from adjudicator.live.store.tournament_store import StaleDecision, TournamentStore
 from adjudicator.live.tabbycat.export import MissingTabbycatIds, ballot_export, export_json
+from adjudicator.live.tabbycat.status import with_push_status
 from adjudicator.live.tabbycat.targets import shared_targets
 from adjudicator.live.tournament import lifecycle
 from adjudicator.live.tournament.access import check_precedence, may_read_room, new_chair_token, require_organiser, require_room, token_digest
@@ -295,9 +296,9 @@ class TabRoom:
             return "awaiting"
         return "none"
 
-    def _verdict_view(self, base: dict[str, Any] | None, room: Room, d: Decision) -> dict[str, Any] | None:
+    def _verdict_view(self, base: dict[str, Any] | None, room: Room, d: Decision, public: bool = False) -> dict[str, Any] | None:
         """The board's verdict block of a room: the counted result (override applied), the automated
-        original beside it, who confirmed and when."""
+        original beside it, who confirmed and when; ``public``: no review once a person confirmed it."""
         if base is None:
             return None
         eff = d.effective()
@@ -309,7 +310,7 @@ class TabRoom:
             "automated": {"winner": a.winner, "best_debaters": a.best_debaters(), "best_debater_votes": dict(a.best_debater_votes), "p": a.p, "winner_split": a.winner_split},
             "override": d.override.model_dump(mode="json") if d.override else None,
             "confirmed_by": d.confirmed_by.name if d.confirmed_by else None, "confirmed_at": d.confirmed_at, "released_at": d.released_at,
-            "winner_team": room.teams.get(eff.winner),
+            "winner_team": room.teams.get(eff.winner), "review": None if public and d.human_confirmed else base.get("review"),
         }
 
     def _room_block(self, room: Room, rnd: Round) -> dict[str, Any]:
@@ -336,7 +337,7 @@ class TabRoom:
         out = withheld(snapshot) if hold else dict(snapshot)
         out["room"] = self._room_block(room, rnd)
         out["decision"] = {"state": self._public_state(d, shown, snapshot["status"]), "shown": shown, "board_shows": t.board_shows}
-        out["verdict"] = self._verdict_view(snapshot.get("verdict"), room, d) if (shown and d is not None) else None
+        out["verdict"] = self._verdict_view(snapshot.get("verdict"), room, d, public=True) if (shown and d is not None) else None
         return out
 
     def room_view(self, key: Key, actor: Actor | None) -> dict[str, Any]:
@@ -376,6 +377,7 @@ class TabRoom:
         t = self.tournament(tournament_id)
         rnd = self.round(tournament_id, round_id)
         rooms = [self.room_view(r.key, actor) for r in self.store.rooms(tournament_id, round_id)]
+        rooms = with_push_status(rooms, lambda: self.store.log(tournament_id, round_id))  # the rows a reader may see whole
         return {"tournament": {"tournament_id": t.tournament_id, "name": t.name, "board_shows": t.board_shows},
                 "round": rnd.model_dump(mode="json"), "language": rnd.language, "rooms": rooms,
                 "round_url": f"/board/round/{tournament_id}/{round_id}", "viewer": actor.role if actor is not None else "public"}
