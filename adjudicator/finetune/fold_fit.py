@@ -141,8 +141,9 @@ def fold_fit_section(run_dir: Path, manifest: Any, matches: Sequence[Any], preds
     """The ``fold_fit`` section of a ``--fold`` run's report (None for another run), after writing
     ``fit.json``: the fits (calibration per arm, baselines) from the training portion
     (:func:`fold_samples`; ``calib_results`` the calibration part's results, arm -> match id ->
-    result, and ``calib_ledger`` their ledger), applied to the test ``matches`` (two-sided, as
-    ``gold`` and ``preds`` align them)."""
+    result, and ``calib_ledger`` their ledger), applied to the test ``matches`` (two-sided; ``gold`` and
+    ``preds`` align them in the scoring's order, their ``gold.match_ids``, which may differ from the
+    order of ``matches``)."""
     from adjudicator.files import atomic_write_json
 
     fold = manifest.fold
@@ -160,6 +161,8 @@ def fold_fit_section(run_dir: Path, manifest: Any, matches: Sequence[Any], preds
         "test": [m.match_id for m in matches],
     }
     atomic_write_json(run_dir / FIT_JSON, record)
+    by_id = {m.match_id: m for m in matches}
+    in_gold_order = [by_id[mid] for mid in gold.match_ids]  # the scoring's canonical order (bench.scoring.run.canonical_order)
     return {
         "fold": fold["fold"],
         "calibration_part": record["calibration_part"],
@@ -169,6 +172,6 @@ def fold_fit_section(run_dir: Path, manifest: Any, matches: Sequence[Any], preds
         "fit_file": FIT_JSON,
         "note": NOTE,
         "calibration": _calibration_rows(fits, preds, gold, settings),
-        "baselines": baseline_tables(FB.predict(base, matches), preds, gold, settings),
+        "baselines": baseline_tables(FB.predict(base, in_gold_order), preds, gold, settings),
         "calibration_ledger": calib_ledger,
     }

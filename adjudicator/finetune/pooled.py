@@ -9,7 +9,8 @@ structural baselines and intervals, and the parse statistics the protocol asks f
 success, recovered extraction, effective n). Beside them: each arm's calibrated p (each fold's
 fit applied to its own test part, then pooled) against its raw p, and the data-dependent
 baselines (each fold's fit on its own training portion, applied to its test part, then pooled),
-and a per-fold table.
+and a per-fold table. The pooled matches are scored in the bench's canonical order (by sample id), so
+a statistic of the pooled predictions has the interval a bench report of the same predictions prints.
 
 Refused (InputError, exit 2) unless the runs are fold runs of one dataset (same hash) with the same
 number of folds and the same arms, of one fold assignment (the same ``assignment_sha256`` where the
@@ -78,13 +79,23 @@ def _fold_parts(run_dir: Path, manifest: Any) -> dict[str, Any]:
     }  # fmt: skip
 
 
+def _canonical_positions(fold_golds: Sequence[Any], gold: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Where each match (M,) and gold unit (S,) of the pooled ``gold`` -- in the scoring's canonical
+    order, :func:`adjudicator.bench.scoring.run.canonical_order` -- sits in the folds' values
+    concatenated fold by fold (``fold_golds`` each fold's test gold, in fold order): index arrays that
+    put the folds' raw and calibrated p and baseline predictions in the order the pooled gold has."""
+    match_at = {mid: k for k, mid in enumerate(mid for g in fold_golds for mid in g.match_ids)}
+    unit_at = {u: k for k, u in enumerate(u for g in fold_golds for u in g.units)}
+    return np.array([match_at[m] for m in gold.match_ids], dtype=int), np.array([unit_at[u] for u in gold.units], dtype=int)
+
+
 def pool_runs(run_dirs: Sequence[Path], settings: Any) -> dict[str, Any]:
     """The pooled report of the fold runs ``run_dirs`` (module docstring) as a JSON-ready dict:
     ``runs``, ``per_fold``, ``parsing``, ``tasks``, ``calibration``, ``baselines``, ``note``."""
     from adjudicator.bench.gold import gold_from_matches
     from adjudicator.bench.manifest import read_manifest
     from adjudicator.bench.predictions import predictions_for_arm
-    from adjudicator.bench.scoring.run import score_run
+    from adjudicator.bench.scoring.run import canonical_order, score_run
     from adjudicator.finetune import baselines as FB
     from adjudicator.finetune.fold_fit import baseline_tables, calibration_leaves
 
@@ -103,9 +114,11 @@ def pool_runs(run_dirs: Sequence[Path], settings: Any) -> dict[str, Any]:
     cal_p: dict[str, list[np.ndarray]] = {a: [] for a in arms}
     base_parts: list[dict[str, Any]] = []
     per_fold = []
+    fold_golds = []
     for x in parts:
-        ms = [s.match for s in x["test"]]
+        ms = canonical_order([s.match for s in x["test"]])  # as the fold's own report scores them
         g = gold_from_matches(ms)
+        fold_golds.append(g)
         row: dict[str, Any] = {"fold": x["manifest"].fold["fold"], "run_id": x["manifest"].run_id, "n_test": len(ms), "arms": {}}
         for a in arms:
             p = predictions_for_arm(a, x["labels"][a], g, ms, x["results"][a]).p
@@ -117,8 +130,11 @@ def pool_runs(run_dirs: Sequence[Path], settings: Any) -> dict[str, Any]:
                               "fit": fit if isinstance(fit, str) else fit.model_dump()}
         base_parts.append(FB.predict(x["baseline"], ms))
         per_fold.append(row)
-    calibration = {a: {"label": labels[a], "raw": calibration_leaves(np.concatenate(raw_p[a]), gold, settings), "calibrated": calibration_leaves(np.concatenate(cal_p[a]), gold, settings)} for a in arms}
-    base = {"p": np.concatenate([b["p"] for b in base_parts]), "unit_pred": np.concatenate([b["unit_pred"] for b in base_parts]), "votes": [v for b in base_parts for v in b["votes"]]}
+    at, unit_at = _canonical_positions(fold_golds, gold)
+    calibration = {a: {"label": labels[a], "raw": calibration_leaves(np.concatenate(raw_p[a])[at], gold, settings),
+                       "calibrated": calibration_leaves(np.concatenate(cal_p[a])[at], gold, settings)} for a in arms}  # fmt: skip
+    votes = [v for b in base_parts for v in b["votes"]]
+    base = {"p": np.concatenate([b["p"] for b in base_parts])[at], "unit_pred": np.concatenate([b["unit_pred"] for b in base_parts])[unit_at], "votes": [votes[k] for k in at]}
     return {
         "note": NOTE,
         "runs": [{"fold": x["manifest"].fold["fold"], "run_id": x["manifest"].run_id, "run_dir": str(x["run_dir"]), "models": x["manifest"].models,

@@ -16,6 +16,10 @@ gold labels are aligned by :mod:`adjudicator.bench.gold`, each arm's predictions
 - Baselines and references. Every table carries the task's structural baselines (seeded draws and
   their exact expectations) and, marked non-comparable and left out of rankings, the Task 3 oracle
   and the individual-judge references (Appendix B.1).
+- Canonical order. The matches are scored in the order of their sample ids (:func:`canonical_order`),
+  whatever order the caller gives them in (a dataset's file order, a pooled report's fold order), so
+  the seeded bootstrap resamples and baseline draws, and with them every interval, depend on the
+  predictions alone: one statistic has one interval wherever it is printed.
 - Uncertainty. Every metric value carries a match-level percentile bootstrap 95% interval (seeded);
   arms are compared pairwise on the common subset with an exact McNemar test (winner accuracy) and
   paired bootstraps (the other metrics); p is checked for calibration (Brier score, ECE, reliability
@@ -37,6 +41,13 @@ from adjudicator.bench.scoring import best_debater, dimensions, pairwise, panelb
 from adjudicator.bench.scoring.alt_test_section import alt_test_section
 from adjudicator.bench.scoring.leaves import ScoreSettings
 from adjudicator.input.match import Match
+
+
+def canonical_order(matches: Sequence[Match]) -> list[Match]:
+    """``matches`` in the order the scoring resamples them: by sample id (``match_id``, which a
+    dataset's sample id is; :class:`adjudicator.bench.dataset.Sample`), ascending as Python compares
+    strings."""
+    return sorted(matches, key=lambda m: m.match_id)
 
 
 def score_run(
@@ -68,9 +79,13 @@ def score_run(
     (absent when no match has them). PanelBench's own metrics (DebateArt RMSE x 100, BP best-team
     accuracy and pick rate per house, beside Debatrix's published table) go to ``tasks.panelbench``
     (:mod:`~adjudicator.bench.scoring.panelbench`; absent without audience outcomes or advanced teams).
+
+    Every section is computed over the matches in :func:`canonical_order`, and ``_gold`` and
+    ``_predictions`` are aligned in that order, not in the order of ``matches``.
     """
-    ranked = [m for m in matches if m.spec().verdict == "ranking"]
-    matches = [m for m in matches if m.spec().verdict != "ranking"]
+    ordered = canonical_order(matches)
+    ranked = [m for m in ordered if m.spec().verdict == "ranking"]
+    matches = [m for m in ordered if m.spec().verdict != "ranking"]
     gold = gold_from_matches(matches)
     app = gold.applicability()
     arms = list(arm_results)

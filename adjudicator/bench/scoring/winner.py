@@ -77,13 +77,16 @@ def winner_table(gold: Gold, preds: dict[str, ArmPredictions], st: ScoreSettings
 
 
 def calibration(gold: Gold, preds: dict[str, ArmPredictions], st: ScoreSettings) -> dict[str, Any]:
-    """The ``calibration`` section: per arm the Brier score (with its interval), the ECE and the
+    """The ``calibration`` section: per arm the Brier score (with its interval, resampled over the
+    matches with a decisive gold winner, its instances), the ECE and the
     reliability curve of p over 10 equal-width bins; an arm run with ``--p-source logprob`` gets a
     second entry ``"<arm> (logprob p)"`` for its log-prob p on the same matches (marked
     ``"source": "logprob"``). Empty when Task 1 is not applicable."""
     if gold.applicability()[TASK] is not None:
         return {}
     out: dict[str, Any] = {}
+    d = gold.decisive  # the Brier score's instances, as in the fold and pooled reports and the paired test
+    wd = take(gold.winners, d)
     for a, pr in preds.items():
         sources = [(a, pr.label, pr.p, "p read as P(affirmative wins)")]
         if pr.p_logprob is not None:  # --p-source logprob: the same run's second reading of p
@@ -92,7 +95,7 @@ def calibration(gold: Gold, preds: dict[str, ArmPredictions], st: ScoreSettings)
             out[key] = {
                 "label": label,
                 **({"source": "logprob"} if key != a else {}),
-                "brier": scored(S.brier_score, [p, gold.winners], None, st),
+                "brier": scored(S.brier_score, [p[d], wd], None, st),
                 "ece": S.expected_calibration_error(p, gold.winners, 10).as_dict(),
                 "curve": [{k: clean(v) if isinstance(v, float) else v for k, v in b.model_dump().items()} for b in S.reliability_curve(p, gold.winners, 10)],
                 "note": f"{what}; Brier 0.25 = constant p 0.5; 10 equal-width bins",
