@@ -109,6 +109,8 @@ def answer(body: dict[str, Any]) -> str:
     if "votes" in props:
         labels = props["votes"]["items"]["enum"]
         return json.dumps({"basis": f"seen {echo}", "votes": {labels[0]: 9}})
+    if not schema:  # the single-call arm's plain-text BP tasks
+        return schema_responder(body)
     obj = json.loads(schema_responder(body))
     obj["reasoning"] = f"seen {echo}"
     return json.dumps(obj)

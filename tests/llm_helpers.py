@@ -7,7 +7,8 @@
   field-level), for the parser's own tests.
 - :func:`schema_responder` answers any request from the JSON schema the client sent in
   ``response_format`` (use ``json_mode="object"`` or ``"schema"``; a tracker window's schema gets one
-  stage answer per stage id), so a whole match can run
+  stage answer per stage id; a BP judge a ranking ballot, :func:`bp_ballot_json`), and the single-call
+  arm's plain-text BP tasks (:func:`bp_single_call_answer`), so a whole match, BP too, can run
   through the loopback server without scripting each call.
 """
 
@@ -179,8 +180,10 @@ def schema_responder(body: dict[str, Any]) -> str:
     rf = body.get("response_format") or {}
     schema = rf.get("schema") or (rf.get("json_schema") or {}).get("schema")
     if not schema:
-        return "no schema in the request"
+        return bp_single_call_answer(body) or "no schema in the request"
     props = schema["properties"]
+    if "ranking" in props:  # a BP judge's ballot
+        return bp_ballot_json(props)
     # the single-call protocol's three tasks (adjudicator/single_call/)
     if set(props) == {"basis", "p"}:
         return json.dumps({"basis": "closer engagement on the main clash", "p": 0.62})
@@ -202,6 +205,34 @@ def schema_responder(body: dict[str, Any]) -> str:
     if "feedback" in props:  # the coach's feedback: each debater, on the first stage and the first clash it may name
         feedback = feedback_for(props["feedback"]["required"], units[0][0], first_clash_id(body))
     return ballot_json(units, votes={labels[0]: 2, labels[-1]: 1}, feedback=feedback)
+
+
+def bp_ballot_json(props: dict[str, Any]) -> str:
+    """A valid BP judge's ballot for the schema properties ``props``: the houses ranked in the order the
+    schema lists them (OG 1, OO 2, CG 3, CO 4) and the speeches scored 80, 79, ... in speaking order,
+    ranked 1..8, so each house's two speeches (PM + DPM 158, LO + DLO 156, MG + GW 150, MO + OW 148)
+    agree with its rank: no low-point win."""
+    houses = list(props["ranking"]["properties"])
+    stage_ids = props["speaker_scores"]["items"]["properties"]["stage_id"]["enum"]
+    return json.dumps({
+        "reasoning": "the opening government framed the health clash and every later house answered it",
+        "ranking": {h: k + 1 for k, h in enumerate(houses)},
+        "speaker_scores": [{"stage_id": sid, "score": 80 - k, "rank": k + 1} for k, sid in enumerate(stage_ids)],
+    })  # fmt: skip
+
+
+def bp_single_call_answer(body: dict[str, Any]) -> str | None:
+    """The single-call arm's plain-text BP answers (no schema; prompts/single_call_bp_*): the house order
+    OG, OO, CG, CO; speaker scores 80, 79, ... and ranks 1..8 in speaking order, for the speech
+    abbreviations the request lists (``PM: <score>``); None for another request."""
+    text = _request_text(body)
+    if "rank the four houses" in text:
+        return "First: OG\nSecond: OO\nThird: CG\nFourth: CO"
+    for slot, value in (("<score>", lambda k: 80 - k), ("<rank>", lambda k: k + 1)):
+        abbrs = re.findall(rf"^(\w+): {slot}$", text, re.M)
+        if abbrs:
+            return "\n".join(f"{a}: {value(k)}" for k, a in enumerate(abbrs))
+    return None
 
 
 def _request_text(body: dict[str, Any]) -> str:
@@ -255,8 +286,12 @@ def side_debaters_of(props: dict[str, Any], body: dict[str, Any]) -> dict[str, s
     if "contributions" in side_props:
         labels = side_props["contributions"]["items"]["properties"]["debater"]["enum"]
     else:
-        labels = list(dict.fromkeys(re.findall(r"(?:Affirmative|Negative) Speaker \d+", _request_text(body))))
-    return {s: next(label for label in labels if label.lower().startswith(s)) for s in sides}
+        text = _request_text(body)
+        listed = re.search(r"Speakers \(use exactly these labels\): (.+)", text)
+        labels = listed.group(1).split(", ") if listed else list(dict.fromkeys(re.findall(r"(?:Affirmative|Negative) Speaker \d+", text)))
+    # a BP house speaks for a side: Opening / Closing Government the affirmative, Opposition the negative
+    house = {"affirmative": "government", "negative": "opposition"}
+    return {s: next(label for label in labels if label.lower().startswith(s) or label.lower().endswith(house[s])) for s in sides}
 
 
 def _tracker_answer(props: dict[str, Any], body: dict[str, Any]) -> str:
