@@ -9,8 +9,8 @@ from bench_helpers import labelled_2v2
 
 from adjudicator.errors import InputError
 from adjudicator.finetune import rationales as R
-from adjudicator.finetune.gold_check import gold_renderings_in, zh_integer
-from adjudicator.finetune.rationales import REDACTED, check_rationale, filter_rationale, gold_numbers
+from adjudicator.finetune.gold_check import check_rationale, gold_renderings_in, zh_integer
+from adjudicator.finetune.rationales import REDACTED, filter_rationale, gold_numbers
 
 
 def _match():

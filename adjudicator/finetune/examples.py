@@ -23,7 +23,8 @@ from typing import Any, Literal
 
 from adjudicator.finetune import targets as T
 from adjudicator.finetune.difference import difference_request, paired_stages
-from adjudicator.finetune.rationales import check_rationale, filter_rationale, gold_numbers
+from adjudicator.finetune.gold_check import check_rationale
+from adjudicator.finetune.rationales import filter_rationale, gold_numbers
 from adjudicator.input.match import Match, MatchView
 from adjudicator.model.chat import ChatRequest
 from adjudicator.model.prompts import PromptStore
@@ -122,7 +123,7 @@ def _targets(match: Match) -> dict[tuple[ExampleTask, str], tuple[dict[str, Any]
 def match_examples(match: Match, store: PromptStore, mode: RationaleMode = "filter") -> MatchExamples:
     """Every training example of a two-sided ``match`` (in :func:`instance_requests` order), with
     the instances that have no target. Raises InputError (from
-    :func:`~adjudicator.finetune.rationales.check_rationale`) for a rationale that still holds a
+    :func:`~adjudicator.finetune.gold_check.check_rationale`) for a rationale that still holds a
     gold number."""
     out = MatchExamples(match.match_id)
     requests = instance_requests(match.view(), store)

@@ -34,7 +34,8 @@ import math
 import re
 import unicodedata
 
-from adjudicator.finetune.rationales import EN_AFTER, EN_BEFORE, EN_FRACTIONS, ZH_AFTER, ZH_BEFORE, ZH_NUMERALS, exempt
+from adjudicator.errors import InputError
+from adjudicator.finetune.rationales import EN_AFTER, EN_BEFORE, EN_FRACTIONS, ZH_AFTER, ZH_BEFORE, ZH_NUMERALS, exempt, gold_in_text
 
 #: Decimal places a gold value is written out to.
 MAX_DECIMALS = 6
@@ -139,3 +140,19 @@ def gold_renderings_in(text: str, gold: frozenset[float]) -> list[str]:
     norm = normal_form(text)
     found = [(m.start(), m.group(0)) for rx in _patterns(frozenset(gold)) for m in rx.finditer(norm) if not exempt(norm, m.start(), m.end())]
     return [t for _, t in sorted(found)]
+
+
+def check_rationale(text: str, gold: frozenset[float], where: str) -> None:
+    """Raise InputError naming ``where`` (e.g. ``"synthetic_2v2_01 task2 s03|negative"``) and the
+    first gold number when ``text`` still contains one; the export's last word before it writes a
+    rationale. Two searches, so that one finds what the other misses: the filter's own reading
+    (:func:`gold_in_text`, numbers read from the text and compared with the gold values) and
+    :func:`gold_renderings_in` (every rendering of every gold value
+    written out and searched for in the NFKC form of the text)."""
+    hits = [m.text for m in gold_in_text(text, gold)] or gold_renderings_in(text, gold)
+    if hits:
+        raise InputError(
+            f"rationale of {where}: contains the gold number {hits[0]!r} ({len(hits)} gold number(s) in all); "
+            "chains of thought in training data must not contain gold labels (protocol 001 s.03)",
+            "export with --rationales filter (removes them), or --rationales omit, or clean the rationale in the match file",
+        )

@@ -4,7 +4,7 @@ training data must not contain gold numerical labels").
 A rationale is a judge's written reason (``labels.rationales`` of a match: ``"winner"`` for Task 1,
 ``"best_debater"`` for Task 3, ``"<stage_id>|<side>"`` for a Task 2 unit). It becomes the ``basis``
 of a training target only after :func:`filter_rationale` has removed every gold number of its match,
-and the export writes it only after :func:`check_rationale` finds none left.
+and the export writes it only after :func:`adjudicator.finetune.gold_check.check_rationale` finds none left.
 
 What counts as a gold number (:func:`gold_numbers`, values at full precision): every value a label
 of the match holds or that a metric reads off them -- each judge's stage scores (original and
@@ -38,7 +38,7 @@ Exempt, because they name a debater or a place in the debate rather than a value
 before 辩 (一辩, 3辩) or 号, directly after 第 (第三环节), and after "Speaker", "speaker", "stage",
 "Stage", "round" or "Round" (Speaker 3).
 
-The export's check (:func:`check_rationale`) does not trust this reading alone: it also searches the
+The export's check (:func:`adjudicator.finetune.gold_check.check_rationale`) does not trust this reading alone: it also searches the
 text for every rendering of every gold value written out (:mod:`adjudicator.finetune.gold_check`),
 so a form this module does not read (⅔, ½) is refused rather than written.
 
@@ -53,8 +53,6 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
-
-from adjudicator.errors import InputError
 
 #: What a removed number is replaced with.
 REDACTED = "[…]"
@@ -242,24 +240,6 @@ def filter_rationale(text: str, gold: frozenset[float]) -> tuple[str, int]:
         last = end
     out.append(text[last:])
     return "".join(out), len(spans)
-
-
-def check_rationale(text: str, gold: frozenset[float], where: str) -> None:
-    """Raise InputError naming ``where`` (e.g. ``"synthetic_2v2_01 task2 s03|negative"``) and the
-    first gold number when ``text`` still contains one; the export's last word before it writes a
-    rationale. Two searches, so that one finds what the other misses: the filter's own reading
-    (:func:`gold_in_text`, numbers read from the text and compared with the gold values) and
-    :func:`adjudicator.finetune.gold_check.gold_renderings_in` (every rendering of every gold value
-    written out and searched for in the NFKC form of the text)."""
-    from adjudicator.finetune.gold_check import gold_renderings_in
-
-    hits = [m.text for m in gold_in_text(text, gold)] or gold_renderings_in(text, gold)
-    if hits:
-        raise InputError(
-            f"rationale of {where}: contains the gold number {hits[0]!r} ({len(hits)} gold number(s) in all); "
-            "chains of thought in training data must not contain gold labels (protocol 001 s.03)",
-            "export with --rationales filter (removes them), or --rationales omit, or clean the rationale in the match file",
-        )
 
 
 # ---------------------------------------------------------------------------------------------
