@@ -19,7 +19,7 @@ written (protocol 001 s.03):
    (:func:`adjudicator.bench.splits.team_overlap`).
 
 The rationale check (no gold number in a written basis) runs as each example is built
-(:func:`adjudicator.finetune.rationales.check_rationale`).
+(:func:`adjudicator.finetune.gold_check.check_rationale`).
 """
 
 from __future__ import annotations
