@@ -190,7 +190,7 @@ def read_splits(path: Path, dataset_sha256: str, match_ids: Sequence[str] | None
     ``assignment_sha256`` (a file without one, written before the digest, is read), or -- given the dataset's ``match_ids`` -- it leaves one of them
     without a fold or assigns a match the dataset does not hold: a fold assignment is one per
     dataset, and a second one made to fill a gap would put another fold's training matches in a
-    test part."""
+    test part. The returned ``assignment`` is the checked one (match id -> int fold)."""
     from adjudicator.files import read_json
 
     try:
@@ -216,7 +216,7 @@ def read_splits(path: Path, dataset_sha256: str, match_ids: Sequence[str] | None
         extra = sorted(set(assignment) - set(match_ids))
         if extra:
             raise InputError(f"--splits: {path} assigns match {extra[0]!r}, which this dataset does not hold ({len(extra)} such): it is not this dataset's fold assignment", _GIVE)
-    return data
+    return {**data, "assignment": assignment}
 
 
 #: ``--calibrate-on``: which training matches a ``--fold`` run also runs to fit the calibration of p.
@@ -258,7 +258,7 @@ def choose_fold(samples: Sequence[Sample], fold: int, dataset_sha256: str, split
     n = len(data["folds"])
     if not 0 <= fold < n:
         raise InputError(f"--fold: {fold} is not a fold of {splits_file or 'the recommended splits'} (folds 0 to {n - 1})", f"give --fold 0 to {n - 1}")
-    assignment = {str(k): int(v) for k, v in data["assignment"].items()}
+    assignment = data["assignment"]
     train = [s.path.name for s in samples if assignment[s.sample_id] != fold]
     part, calibration = _calibration_part(data, fold, calibrate_on, {s.path.name: s.sample_id for s in samples}, train)
     return {
