@@ -95,8 +95,8 @@ def _patterns(gold: frozenset[float]) -> tuple[re.Pattern[str], ...]:
         if a < 100:
             whole = int(a)
             for d in (1, 2, 3):
-                frac = f"{a:.{d}f}".partition(".")[2]
-                if f"{a:.{d}f}".partition(".")[0] == str(whole):
+                whole_part, _, frac = f"{a:.{d}f}".partition(".")
+                if whole_part == str(whole):
                     zh_decimals |= {f"{w}点{''.join(_ZH[int(c)] for c in frac)}" for w in zh_integer(whole)}
         for num, den in _fractions(a):
             nums = [str(num), *([_EN[num]] if num <= 10 else [])]
