@@ -43,7 +43,8 @@ def outcome_line(o: dict) -> str:
     where = f"debate {o['debate']}" if o.get("debate") is not None else ""
     ballot = f"ballot {o['ballot_id']} v{o['ballot_version']}" if o.get("ballot_id") is not None else ""
     head = "  ".join(x for x in (f"{o['room_id']:<12}", f"{o['status']:<9}", where, ballot) if x)
-    return f"{head}  {o.get('reason', '')}".rstrip()
+    moved = f"  (rounding kept the winner ahead: {', '.join(o['moved'])})" if o.get("moved") else ""
+    return f"{head}  {o.get('reason', '')}".rstrip() + moved
 
 
 @tabbycat_group.command("push")

@@ -47,15 +47,47 @@ def push_scale(src: RoomSource, tc: TabbycatRound) -> SpeakerScale:
 
 
 def speaker_points(src: RoomSource, scale: SpeakerScale) -> dict[str, list[float]]:
-    """Side -> the speeches' scores on ``scale``, in speaking order (each team rounded together)."""
-    return {side: scale.team([src.raw_scores[label] for label in src.labels(side)]) for side in SIDES}
+    """Side -> the speeches' scores on ``scale``, in speaking order (each team rounded together), the
+    counted winner kept ahead (:func:`winner_kept_ahead`)."""
+    return winner_kept_ahead(src, scale)[0]
 
 
-def build_ballot(src: RoomSource, tc: TabbycatRound, m: RoomMapping, *, confirmed: bool) -> tuple[dict[str, Any], list[Refusal]]:
-    """(request body, refusals) of the room's ballot; post the body only when the refusals are []."""
+def winner_kept_ahead(src: RoomSource, scale: SpeakerScale) -> tuple[dict[str, list[float]], list[str]]:
+    """(side -> scores on ``scale``, the moves made): when the counted winner's raw total (1-10 each) is
+    above the loser's but rounding leaves its total level with or below the loser's, the winner's
+    speech closest to rounding up (largest unrounded remainder, below ``high``) gains one ``step``
+    (else the loser's closest to rounding down, above ``low``, loses one) until the winner is ahead by
+    at least one step. Each move reads e.g. ``"affirmative #2: 78 -> 79 (raw 8.00)"``."""
+    raws: dict[str, list[float]] = {side: [src.raw_scores[label] for label in src.labels(side)] for side in SIDES}
+    points: dict[str, list[float]] = {side: scale.team(raws[side]) for side in SIDES}
+    win = src.winner
+    lose = next(side for side in SIDES if side != win)
+    moves: list[str] = []
+    if sum(raws[win]) <= sum(raws[lose]):
+        return points, moves
+    for _ in range(2 * len(points[win]) + 2 * len(points[lose])):
+        if sum(points[win]) > sum(points[lose]) + 1e-9:
+            break
+        up = [i for i, s in enumerate(points[win]) if s + scale.step <= scale.high + 1e-9]
+        side, pick = (win, max(up, key=lambda i: (scale.unrounded(raws[win][i]) - points[win][i], -i))) if up else (lose, None)
+        if pick is None:
+            down = [i for i, s in enumerate(points[lose]) if s - scale.step >= scale.low - 1e-9]
+            if not down:
+                break
+            pick = min(down, key=lambda i: (scale.unrounded(raws[lose][i]) - points[lose][i], i))
+        before = points[side][pick]
+        after = round(before + (scale.step if side == win else -scale.step), 10)
+        points[side][pick] = after
+        moves.append(f"{side} #{pick + 1}: {before:g} -> {after:g} (raw {raws[side][pick]:.2f})")
+    return points, moves
+
+
+def build_ballot(src: RoomSource, tc: TabbycatRound, m: RoomMapping, *, confirmed: bool) -> tuple[dict[str, Any], list[Refusal], list[str]]:
+    """(request body, refusals, the scores moved to keep the counted winner ahead, :func:`winner_kept_ahead`)
+    of the room's ballot; post the body only when the refusals are []."""
     rules = tc.rules
     scores = rules.uses_scores(tc.elimination)
-    points = speaker_points(src, push_scale(src, tc)) if scores else {}
+    points, moved = winner_kept_ahead(src, push_scale(src, tc)) if scores else ({}, [])
     teams: list[dict[str, Any]] = []
     for side in SIDES:
         team: dict[str, Any] = {"side": SIDE_CODE[side], "team": m.teams[side], "win": side == src.winner}
@@ -73,4 +105,4 @@ def build_ballot(src: RoomSource, tc: TabbycatRound, m: RoomMapping, *, confirme
     if m.motion:
         body["motion"] = m.motion
     refusals = outcome_refusals(rules, {t_side: sum(points[t_side]) for t_side in SIDES}, src.winner, tc.elimination) if scores else []
-    return body, refusals
+    return body, refusals, moved

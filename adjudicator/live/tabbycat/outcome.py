@@ -27,7 +27,9 @@ class Resolution(FrozenModel):
 class PushOutcome(FrozenModel):
     """What happened to one room (module docstring). ``ready``: a dry run found nothing to refuse.
     ``counts``: what Tabbycat counts for the debate after this outcome (None: nothing, or unknown when
-    ``attempted`` is unset); ``tabbycat``: what it counted before, where that is not this room's."""
+    ``attempted`` is unset); ``tabbycat``: what it counted before, where that is not this room's;
+    ``moved``: the speaker scores rounding moved by one step so that the counted winner, ahead on the
+    raw scores, stays ahead on Tabbycat's scale (e.g. ``"negative #1: 78 -> 79 (raw 8.00)"``)."""
 
     room_id: str
     status: Status
@@ -47,6 +49,7 @@ class PushOutcome(FrozenModel):
     tabbycat: dict[str, Any] | None = None
     resolution: Resolution | None = None
     body: dict[str, Any] | None = None
+    moved: list[str] | None = None
 
 
 def dump_counted(c: Counted | None) -> dict[str, Any] | None:

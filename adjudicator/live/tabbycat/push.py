@@ -102,11 +102,11 @@ def push_room(client: TabbycatClient, tc: TabbycatRound, src: RoomSource, previo
         m = map_room(src, tc, needs_speakers=tc.rules.uses_scores(tc.elimination), needs_chair=per_adj)
     except MappingRefused as exc:
         return _refused(src, [exc.refusal])
-    body, refusals = build_ballot(src, tc, m, confirmed=True)
+    body, refusals, moved = build_ballot(src, tc, m, confirmed=True)
     url = f"{tc.base}/rounds/{tc.seq}/pairings/{m.debate.id}/ballots"
     d = digest(url, body)
     common: dict[str, Any] = {"debate": m.debate.id, "url": url, "digest": d, "decision_version": src.decision_version, "confirmed": True,
-                              "sheets": len(body["result"]["sheets"]), "body": body}
+                              "sheets": len(body["result"]["sheets"]), "body": body} | ({"moved": moved} if moved else {})
     prev, now, ours = previous.get(url), counts.get(m.debate.id), expected(body)
     if refusals:
         if now is not None:
