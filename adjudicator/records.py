@@ -99,7 +99,12 @@ class CallRecord(FrozenModel):
     texts are stored apart, once per run); empty for the offline judge, which sends none, and in
     records written before they were kept.
     Token counts are integers >= 0; ``latency_s`` seconds; ``cost_usd`` US dollars where litellm knows
-    the price, else None. API keys never appear here.
+    the price, else None. API keys never appear here. ``cached_tokens`` is the part of ``prompt_tokens``
+    the provider served from its prompt cache and ``cache_write_tokens`` the part it wrote to it
+    (Anthropic), as its usage block reported them; ``cost_usd`` bills each at its own price
+    (:func:`~adjudicator.model.reply.price_usd`). ``tokens_counted_locally``: the reply had no usage,
+    so the counts are litellm's offline tokenizer's and the cost has no cache discount. The three are
+    left out of the JSON when 0 / False. (``cache_hit`` is this project's response cache: no request.)
 
     Reasoning models: ``reasoning_content`` is the draft the provider returned apart from the answer,
     ``reasoning_blocks`` the drafts the parser set aside from ``raw_output`` (``<think>`` and the other
@@ -117,6 +122,9 @@ class CallRecord(FrozenModel):
     latency_s: float = Field(default=0.0, ge=0)
     prompt_tokens: int = Field(default=0, ge=0)
     completion_tokens: int = Field(default=0, ge=0)
+    cached_tokens: int = Field(default=0, ge=0, exclude_if=lambda v: not v)
+    cache_write_tokens: int = Field(default=0, ge=0, exclude_if=lambda v: not v)
+    tokens_counted_locally: bool = Field(default=False, exclude_if=lambda v: not v)
     cost_usd: float | None = None
     cache_hit: bool = False
     parse: ParseStage = "native"
@@ -245,6 +253,12 @@ class Usage(FrozenModel):
     cache_hits: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_tokens: int = Field(default=0, description="prompt tokens the provider served from its prompt cache (a part of prompt_tokens)",
+                               exclude_if=lambda v: not v)  # fmt: skip
+    cache_write_tokens: int = Field(default=0, description="prompt tokens the provider wrote to its prompt cache (a part of prompt_tokens)",
+                                    exclude_if=lambda v: not v)  # fmt: skip
+    counted_locally: int = Field(default=0, description="requests whose reply had no usage: counted by the local tokenizer, priced without a cache discount",
+                                 exclude_if=lambda v: not v)  # fmt: skip
     reasoning_tokens: int = Field(default=0, description="completion tokens spent on reasoning (a part of completion_tokens)")
     cost_usd: float = 0.0
     cost_known: bool = True
@@ -270,6 +284,9 @@ class Usage(FrozenModel):
             cache_hits=sum(1 for r in records if r.cache_hit),
             prompt_tokens=sum(r.prompt_tokens for r in records),
             completion_tokens=sum(r.completion_tokens for r in records),
+            cached_tokens=sum(r.cached_tokens for r in records),
+            cache_write_tokens=sum(r.cache_write_tokens for r in records),
+            counted_locally=sum(1 for r in records if r.tokens_counted_locally and not r.cache_hit),
             reasoning_tokens=sum(r.reasoning_tokens for r in records),
             cost_usd=round(cost, 6),
             cost_known=known,

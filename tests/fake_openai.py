@@ -28,6 +28,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
+from prompt_cache import PromptCache
 
 
 @dataclass
@@ -76,13 +77,17 @@ class FakeOpenAI:
     set, so a reply costs the loopback round trip and nothing more: no delayed-ACK stall between a
     separately written header block and body (about 40 ms a request on Linux). ``latency_s`` (>= 0,
     seconds) is added before every reply, to stand in for a model's time in benchmarks; a reply's
-    own ``delay_s`` adds to it.
+    own ``delay_s`` adds to it. ``prompt_cache`` (``"openai"`` or ``"deepseek"``; None: none) emulates
+    that provider's prompt cache (:mod:`prompt_cache`): every 200 reply then reports the usage that
+    provider would bill, counted by the emulation (prompt, cached and completion tokens), instead of
+    the reply's scripted ``usage``; :attr:`prompt_cache` ``.billed`` keeps each request's counts.
     """
 
-    def __init__(self, port: int = 0, *, latency_s: float = 0.0) -> None:
+    def __init__(self, port: int = 0, *, latency_s: float = 0.0, prompt_cache: str | None = None) -> None:
         if latency_s < 0:
             raise ValueError(f"latency_s must be >= 0, got {latency_s}")
         self.latency_s = float(latency_s)
+        self.prompt_cache = PromptCache(prompt_cache) if prompt_cache is not None else None  # type: ignore[arg-type]
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         self.request_times: list[float] = []
@@ -110,13 +115,20 @@ class FakeOpenAI:
                 wait_s = reply.delay_s + server.latency_s
                 if wait_s:
                     server._closing.wait(wait_s)
-                data = json.dumps(server._payload(reply, body)).encode("utf-8")
+                payload = server._payload(reply, body)
+                billed = None
+                if server.prompt_cache is not None and reply.status == 200 and reply.body is None:
+                    billed = server.prompt_cache.bill(body.get("messages", []), reply.content or "")
+                    payload["usage"] = billed[0].usage_block(server.prompt_cache.rule)
+                data = json.dumps(payload).encode("utf-8")
                 if any(k.lower() == "connection" and v.lower() == "close" for k, v in reply.headers.items()):
                     self.close_connection = True
                 try:
                     self.wfile.write(_response_bytes(reply.status, {"Content-Type": "application/json", **reply.headers}, data))
                 except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout)
                     pass
+                if billed is not None and server.prompt_cache is not None:  # answered: its prefixes serve later requests
+                    server.prompt_cache.answered(billed[1], billed[2])
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self._httpd.daemon_threads = True

@@ -92,19 +92,22 @@ def _usage(calls: Sequence[CallRecord]) -> dict[str, Any]:
     for c in calls:
         if c.parse == "native":
             continue
-        u = out.setdefault(c.model, {"input_tokens": 0, "output_tokens": 0, "reasoning_tokens": 0, "cost": 0.0, "known": True})
+        u = out.setdefault(c.model, {"input_tokens": 0, "output_tokens": 0, "reasoning_tokens": 0, "cache_read": 0, "cache_write": 0, "cost": 0.0, "known": True})
         if c.cache_hit:
             continue
         u["input_tokens"] += c.prompt_tokens
         u["output_tokens"] += c.completion_tokens
         u["reasoning_tokens"] += c.reasoning_tokens
+        u["cache_read"] += c.cached_tokens
+        u["cache_write"] += c.cache_write_tokens
         if c.cost_usd is None:
             u["known"] = False
         else:
             u["cost"] += c.cost_usd
     return {
         m: ModelUsage(input_tokens=u["input_tokens"], output_tokens=u["output_tokens"], total_tokens=u["input_tokens"] + u["output_tokens"],
-                      reasoning_tokens=u["reasoning_tokens"] or None, total_cost=u["cost"] if u["known"] else None)
+                      reasoning_tokens=u["reasoning_tokens"] or None, input_tokens_cache_read=u["cache_read"] or None,
+                      input_tokens_cache_write=u["cache_write"] or None, total_cost=u["cost"] if u["known"] else None)
         for m, u in out.items()
     }  # fmt: skip
 
@@ -115,7 +118,8 @@ def _event(c: CallRecord, reader: PromptReader, when: datetime) -> Any:
 
     output = ModelOutput.from_content(c.model, c.raw_output or "", stop_reason="max_tokens" if c.truncated else "stop", error=c.error)
     output.usage = ModelUsage(input_tokens=c.prompt_tokens, output_tokens=c.completion_tokens, total_tokens=c.prompt_tokens + c.completion_tokens,
-                              reasoning_tokens=c.reasoning_tokens or None, total_cost=c.cost_usd)  # fmt: skip
+                              reasoning_tokens=c.reasoning_tokens or None, input_tokens_cache_read=c.cached_tokens or None,
+                              input_tokens_cache_write=c.cache_write_tokens or None, total_cost=c.cost_usd)  # fmt: skip
     output.time = c.latency_s
     output.metadata = {"parse": c.parse, "attempt": c.attempt, "turn": c.turn, "repair_fields": c.repair_fields, "template_hash": c.template_hash}
     return ModelEvent(

@@ -29,7 +29,10 @@ from adjudicator.records import Usage
 
 @dataclass
 class ArmLedger:
-    """Running sums for one arm: samples done (ok / partial / failed), and the usage of their calls."""
+    """Running sums for one arm: samples done (ok / partial / failed), and the usage of their calls
+    (``cached_tokens`` / ``cache_write_tokens``: the parts of ``prompt_tokens`` the provider read from /
+    wrote to its prompt cache, billed at their own prices in ``cost_usd``; ``counted_locally``: requests
+    whose reply had no usage, counted by the local tokenizer and priced without a discount)."""
 
     samples_ok: int = 0
     samples_partial: int = 0
@@ -39,6 +42,9 @@ class ArmLedger:
     cache_hits: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_tokens: int = 0
+    cache_write_tokens: int = 0
+    counted_locally: int = 0
     cost_usd: float = 0.0
     priced_requests: int = 0
     unpriced_requests: int = 0
@@ -54,6 +60,8 @@ class ArmLedger:
         self.requests += spend.requests
         self.prompt_tokens += spend.prompt_tokens
         self.completion_tokens += spend.completion_tokens
+        self.cached_tokens += spend.cached_tokens
+        self.cache_write_tokens += spend.cache_write_tokens
         self.cost_usd = round(self.cost_usd + spend.cost_usd, 8)
         self.priced_requests += spend.priced_requests
         self.unpriced_requests += spend.unpriced_requests
@@ -75,6 +83,9 @@ class ArmLedger:
         self.cache_hits += u.cache_hits
         self.prompt_tokens += u.prompt_tokens
         self.completion_tokens += u.completion_tokens
+        self.cached_tokens += u.cached_tokens
+        self.cache_write_tokens += u.cache_write_tokens
+        self.counted_locally += u.counted_locally
         self.cost_usd = round(self.cost_usd + u.cost_usd, 8)
         billable = [c for c in result.calls if not c.cache_hit and c.parse != "native"]
         self.priced_requests += sum(1 for c in billable if c.cost_usd is not None)
@@ -95,6 +106,9 @@ class ArmLedger:
             "cache_hits": self.cache_hits,
             "prompt_tokens": self.prompt_tokens,
             "completion_tokens": self.completion_tokens,
+            "cached_tokens": self.cached_tokens,
+            "cache_write_tokens": self.cache_write_tokens,
+            "counted_locally": self.counted_locally,
             "cost_usd": round(self.cost_usd, 6),
             "cost_known": self.unpriced_requests == 0,
             "priced_requests": self.priced_requests,
@@ -154,7 +168,7 @@ class Ledger:
         with self._lock:
             arms = {k: v.as_dict() for k, v in sorted(self.arms.items())}
         keys = ("samples", "samples_ok", "samples_partial", "samples_failed", "calls", "requests", "cache_hits", "prompt_tokens", "completion_tokens",
-                "priced_requests", "unpriced_requests", "unfinished_requests")
+                "cached_tokens", "cache_write_tokens", "counted_locally", "priced_requests", "unpriced_requests", "unfinished_requests")
         total = {k: sum(a[k] for a in arms.values()) for k in keys}
         total["cost_usd"] = round(sum(a["cost_usd"] for a in arms.values()), 6)
         total["cost_known"] = all(a["cost_known"] for a in arms.values())

@@ -57,9 +57,9 @@ th{background:#f3f3f3} tr.ref td{color:#666;font-style:italic} tr.baseline td{ba
 </ul>
 
 <h2>Samples, cost and tokens</h2>
-<table><tr><th>Arm</th><th>ok</th><th>partial</th><th>failed</th><th>not run</th><th>requests</th><th>cache hits</th><th>prompt tokens</th><th>completion tokens</th><th>cost (USD)</th></tr>
+<table><tr><th>Arm</th><th>ok</th><th>partial</th><th>failed</th><th>not run</th><th>requests</th><th>cache hits</th><th>prompt tokens</th><th>of them cached</th><th>completion tokens</th><th>cost (USD)</th></tr>
 {% for arm in run.arms %}{% set s = samples.per_arm[arm] %}{% set l = ledger.arms.get(arm, {}) %}
-<tr><td>{{ arm }}</td><td>{{ s.ok }}</td><td>{{ s.partial }}</td><td>{{ s.failed }}</td><td>{{ s.not_run }}</td><td>{{ l.get("requests", 0) }}</td><td>{{ l.get("cache_hits", 0) }}</td><td>{{ l.get("prompt_tokens", 0) }}</td><td>{{ l.get("completion_tokens", 0) }}</td><td>{{ cost_text(l) }}</td></tr>{% endfor %}
+<tr><td>{{ arm }}</td><td>{{ s.ok }}</td><td>{{ s.partial }}</td><td>{{ s.failed }}</td><td>{{ s.not_run }}</td><td>{{ l.get("requests", 0) }}</td><td>{{ l.get("cache_hits", 0) }}</td><td>{{ l.get("prompt_tokens", 0) }}</td><td>{{ l.get("cached_tokens", 0) }}</td><td>{{ l.get("completion_tokens", 0) }}</td><td>{{ cost_text(l) }}</td></tr>{% endfor %}
 </table>
 {% for png in plots.cost %}<img alt="per-arm cost and tokens" src="data:image/png;base64,{{ png }}">{% endfor %}
 {% if cost_note %}<p class="note">{{ cost_note }}</p>{% endif %}

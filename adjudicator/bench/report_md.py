@@ -125,12 +125,12 @@ def _header(report: dict[str, Any]) -> list[str]:
 
 def _samples_section(report: dict[str, Any]) -> list[str]:
     """Samples per status and the ledger's requests, tokens and cost, per arm."""
-    L = ["## Samples, cost and tokens", "", "| Arm | ok | partial | failed | not run | requests | cache hits | prompt tokens | completion tokens | cost (USD) |", "|---|---|---|---|---|---|---|---|---|---|"]
+    L = ["## Samples, cost and tokens", "", "| Arm | ok | partial | failed | not run | requests | cache hits | prompt tokens | of them cached | completion tokens | cost (USD) |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for arm in report["run"]["arms"]:
         s = report["samples"]["per_arm"][arm]
         led = report["ledger"]["arms"].get(arm, {})
         cost = cost_text(led)
-        L.append(f"| {arm} | {s['ok']} | {s['partial']} | {s['failed']} | {s['not_run']} | {led.get('requests', 0)} | {led.get('cache_hits', 0)} | {led.get('prompt_tokens', 0)} | {led.get('completion_tokens', 0)} | {cost} |")
+        L.append(f"| {arm} | {s['ok']} | {s['partial']} | {s['failed']} | {s['not_run']} | {led.get('requests', 0)} | {led.get('cache_hits', 0)} | {led.get('prompt_tokens', 0)} | {led.get('cached_tokens', 0)} | {led.get('completion_tokens', 0)} | {cost} |")
     L.append("")
     unfinished = {arm: int(led.get("unfinished_requests") or 0) for arm, led in report["ledger"]["arms"].items()}
     if any(unfinished.values()):

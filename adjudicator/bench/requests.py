@@ -16,7 +16,9 @@ would be missing from the ledger and from ``--budget-usd``. The log closes that 
   from its result file as before, so every request is counted once, whether or not its sample finished.
 
 Lines: ``{"e": "sent", "id", "session", "arm", "sample", "model", "node", "key", "attempt", "at"}`` and
-``{"e": "settled", "id", "prompt_tokens", "completion_tokens", "cost_usd", "error"}``; ``id`` is
+``{"e": "settled", "id", "prompt_tokens", "completion_tokens", "cached_tokens", "cache_write_tokens", "cost_usd", "error"}``
+(the two cache counts: parts of ``prompt_tokens`` the provider read from / wrote to its prompt cache;
+absent, read as 0, in logs written before they were kept); ``id`` is
 ``"<session>.<n>"``, unique within the run. A line torn by ``kill -9`` is terminated when the next
 session opens the log and skipped when it is read.
 """
@@ -40,8 +42,9 @@ class SessionClosed(RuntimeError):
 @dataclass
 class Spend:
     """Requests and their usage: ``requests`` sent, ``priced_requests`` of them settled with a known
-    price, ``unpriced_requests`` the others (no reply, an error, or no price), tokens (integers >= 0)
-    and ``cost_usd`` (US dollars, known prices only)."""
+    price, ``unpriced_requests`` the others (no reply, an error, or no price), tokens (integers >= 0;
+    ``cached_tokens`` and ``cache_write_tokens`` the parts of ``prompt_tokens`` read from / written to
+    the provider's prompt cache) and ``cost_usd`` (US dollars, known prices only)."""
 
     requests: int = 0
     priced_requests: int = 0
@@ -49,16 +52,20 @@ class Spend:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float = 0.0
+    cached_tokens: int = 0
+    cache_write_tokens: int = 0
 
     def add_sent(self) -> None:
         """One request sent, not yet settled (unpriced until it is)."""
         self.requests += 1
         self.unpriced_requests += 1
 
-    def add_settled(self, prompt_tokens: int, completion_tokens: int, cost_usd: float | None) -> None:
+    def add_settled(self, prompt_tokens: int, completion_tokens: int, cost_usd: float | None, cached_tokens: int = 0, cache_write_tokens: int = 0) -> None:
         """The outcome of a request already counted by :meth:`add_sent`."""
         self.prompt_tokens += int(prompt_tokens or 0)
         self.completion_tokens += int(completion_tokens or 0)
+        self.cached_tokens += int(cached_tokens or 0)
+        self.cache_write_tokens += int(cache_write_tokens or 0)
         if cost_usd is not None:
             self.cost_usd = round(self.cost_usd + float(cost_usd), 8)
             self.priced_requests += 1
@@ -79,9 +86,10 @@ class SampleRequests:
         """Write the ``sent`` line (fsynced) and return the request's id."""
         return self._log._sent(self, model=model, node=node, key=key, attempt=attempt)
 
-    def settled(self, request_id: str, *, prompt_tokens: int = 0, completion_tokens: int = 0, cost_usd: float | None = None, error: str | None = None) -> None:
+    def settled(self, request_id: str, *, prompt_tokens: int = 0, completion_tokens: int = 0, cost_usd: float | None = None, error: str | None = None,
+                cached_tokens: int = 0, cache_write_tokens: int = 0) -> None:  # fmt: skip
         """Write the ``settled`` line of ``request_id``."""
-        self._log._settled(self, request_id, prompt_tokens, completion_tokens, cost_usd, error)
+        self._log._settled(self, request_id, (prompt_tokens, completion_tokens, cached_tokens, cache_write_tokens), cost_usd, error)
 
 
 class RequestLog:
@@ -150,13 +158,14 @@ class RequestLog:
             self.listener(self)
         return rid
 
-    def _settled(self, who: SampleRequests, rid: str, prompt_tokens: int, completion_tokens: int, cost_usd: float | None, error: str | None) -> None:
+    def _settled(self, who: SampleRequests, rid: str, tokens: tuple[int, int, int, int], cost_usd: float | None, error: str | None) -> None:
+        prompt_tokens, completion_tokens, cached_tokens, cache_write_tokens = tokens
         with self._lock:
             append_json_line(self.path, {"e": "settled", "id": rid, "prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                                         "cost_usd": cost_usd, "error": error})
+                                         "cached_tokens": cached_tokens, "cache_write_tokens": cache_write_tokens, "cost_usd": cost_usd, "error": error})
             sp = self._in_flight.get(self._owner.pop(rid, (who.arm, who.sample_id)))
             if sp is not None:
-                sp.add_settled(prompt_tokens, completion_tokens, cost_usd)
+                sp.add_settled(prompt_tokens, completion_tokens, cost_usd, cached_tokens, cache_write_tokens)
             self.settled_count += 1
         if self.listener is not None:
             self.listener(self)
@@ -168,6 +177,8 @@ def _merge(into: Spend, other: Spend) -> None:
     into.unpriced_requests += other.unpriced_requests
     into.prompt_tokens += other.prompt_tokens
     into.completion_tokens += other.completion_tokens
+    into.cached_tokens += other.cached_tokens
+    into.cache_write_tokens += other.cache_write_tokens
     into.cost_usd = round(into.cost_usd + other.cost_usd, 8)
 
 
@@ -185,7 +196,8 @@ def logged_spend(run_dir: Path) -> dict[tuple[str, str, int], Spend]:
             out.setdefault(group, Spend()).add_sent()
         elif line.get("e") == "settled" and str(line.get("id")) in owner:
             group = owner.pop(str(line.get("id")))
-            out[group].add_settled(line.get("prompt_tokens") or 0, line.get("completion_tokens") or 0, line.get("cost_usd"))
+            out[group].add_settled(line.get("prompt_tokens") or 0, line.get("completion_tokens") or 0, line.get("cost_usd"),
+                                   line.get("cached_tokens") or 0, line.get("cache_write_tokens") or 0)
     return out
 
 

@@ -109,7 +109,9 @@ def _call_view(n: int, c: CallRecord, stage_names: dict[str, str], reader: Promp
         size = page.add(m.sha256, reader.text(m) if reader is not None else m.text)
         messages.append({"role": m.role, "sha": m.sha256, "chars": size})
     unit = " + ".join(stage_names.get(k.split("|")[0], k) + (f" | {k.split('|')[1]}" if "|" in k else "") for k in c.key.split("+")) if c.key else ""
-    tokens = f"{c.prompt_tokens:,} prompt + {c.completion_tokens:,} completion" + (f" ({c.reasoning_tokens:,} reasoning)" if c.reasoning_tokens else "")
+    tokens = f"{c.prompt_tokens:,} prompt" + (f" ({c.cached_tokens:,} from the provider's cache)" if c.cached_tokens else "")
+    tokens += (f" ({c.cache_write_tokens:,} written to it)" if c.cache_write_tokens else "") + f" + {c.completion_tokens:,} completion"
+    tokens += (f" ({c.reasoning_tokens:,} reasoning)" if c.reasoning_tokens else "") + (" (counted locally: the reply had no usage)" if c.tokens_counted_locally else "")
     return {
         "n": n, "node": c.node, "key": c.key, "unit": unit, "attempt": c.attempt, "turn": c.turn, "model": c.model, "parse": c.parse,
         "cached": c.cache_hit, "truncated": c.truncated, "error": c.error or "", "native": native,
@@ -172,7 +174,7 @@ def sample_view(row: dict[str, Any], match: Match, res: SampleResult | None, rea
     total = ""
     if usage is not None and calls:
         cost = "unknown (no price for some requests)" if not usage.cost_known else f"${usage.cost_usd:.4f}"
-        total = f"{usage.calls} calls, {usage.requests} requests, {usage.cache_hits} cached; {usage.prompt_tokens:,} prompt + {usage.completion_tokens:,} completion tokens; {usage.latency_s:.1f} s of model time; cost {cost}"
+        total = f"{usage.calls} calls, {usage.requests} requests, {usage.cache_hits} cached; {usage.prompt_tokens:,} prompt ({usage.cached_tokens:,} cached by the provider) + {usage.completion_tokens:,} completion tokens; {usage.latency_s:.1f} s of model time; cost {cost}"
     verdict = (res.verdict if res is not None else None) or {}
     return Markup(_template().render(
         rid=row.get("_id", ""), transcript=_transcript(match), calls=views, total=total, beside=_beside_gold(row, match, verdict) if verdict else [],

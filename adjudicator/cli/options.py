@@ -102,7 +102,8 @@ def usage_text(u) -> str:
         cost = "nothing spent"
     else:
         cost = f"${u.cost_usd:.4f} spent" if u.cost_known else "cost unknown (no price for this model)"
-    return f"{u.calls} calls: {u.requests} model requests, {u.cache_hits} cache hits, {u.prompt_tokens}+{u.completion_tokens} tokens, {cost}"
+    cached = f" ({u.cached_tokens} cached by the provider)" if u.cached_tokens else ""
+    return f"{u.calls} calls: {u.requests} model requests, {u.cache_hits} cache hits, {u.prompt_tokens}+{u.completion_tokens} tokens{cached}, {cost}"
 
 
 def read_json_file(path: Path) -> object:

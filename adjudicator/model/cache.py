@@ -62,12 +62,17 @@ class CachedResponse(FrozenModel):
     successful attempt of the same node (kept so a rerun replays the same attempt sequence); it is
     never served as a success, because the caller re-parses it and fails again. ``logprobs`` the
     token log-probabilities when they were asked for (None otherwise), so a cached rerun derives the
-    same log-prob p.
+    same log-prob p. ``cached_tokens`` / ``cache_write_tokens`` / ``tokens_counted_locally``: the
+    provider's prompt-cache counts and whether the counts were made offline
+    (:class:`~adjudicator.model.reply.ReplyTokens`); entries written before they were kept read as 0.
     """
 
     text: str
     prompt_tokens: int = Field(default=0, ge=0)
     completion_tokens: int = Field(default=0, ge=0)
+    cached_tokens: int = Field(default=0, ge=0)
+    cache_write_tokens: int = Field(default=0, ge=0)
+    tokens_counted_locally: bool = False
     cost_usd: float | None = None
     finish_reason: str | None = None
     parsed: bool = True

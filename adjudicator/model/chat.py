@@ -80,12 +80,18 @@ class ChatResponse:
     provider's ``completion_tokens_details.reasoning_tokens``, else counted offline over the
     reasoning content and the reasoning blocks of ``text``; a part of ``completion_tokens``).
     ``logprobs`` the reply's token log-probabilities when the client asked for them
-    (``--p-source logprob``; :mod:`adjudicator.model.logprobs`), else None.
+    (``--p-source logprob``; :mod:`adjudicator.model.logprobs`), else None. ``cached_tokens`` is the
+    part of ``prompt_tokens`` the provider served from its prompt cache, ``cache_write_tokens`` the part
+    it wrote to it (Anthropic), ``tokens_counted_locally`` True when the reply had no usage block
+    (:class:`~adjudicator.model.reply.ReplyTokens`); ``cost_usd`` prices each part at its own rate.
     """
 
     text: str
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_tokens: int = 0
+    cache_write_tokens: int = 0
+    tokens_counted_locally: bool = False
     cost_usd: float | None = None
     latency_s: float = 0.0
     cache_hit: bool = False
@@ -111,7 +117,9 @@ class RequestObserver(Protocol):
         """Record a request about to be sent (``attempt`` 1-3); returns its id for :meth:`settled`."""
         ...
 
-    def settled(self, request_id: str, *, prompt_tokens: int = 0, completion_tokens: int = 0, cost_usd: float | None = None, error: str | None = None) -> None:
-        """Record the outcome of request ``request_id``: the reply's tokens and cost (US dollars,
-        None when unpriced), or ``error`` (one line) when no reply came."""
+    def settled(self, request_id: str, *, prompt_tokens: int = 0, completion_tokens: int = 0, cost_usd: float | None = None, error: str | None = None,
+                cached_tokens: int = 0, cache_write_tokens: int = 0) -> None:  # fmt: skip
+        """Record the outcome of request ``request_id``: the reply's tokens (``cached_tokens`` and
+        ``cache_write_tokens`` the parts of ``prompt_tokens`` read from and written to the provider's
+        prompt cache) and cost (US dollars, None when unpriced), or ``error`` (one line) when no reply came."""
         ...

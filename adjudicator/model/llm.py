@@ -233,14 +233,18 @@ class LLMClient:
         resp, retries, request_id = sent
         latency = time.monotonic() - t0
         text, finish, reasoning_content = text_of(resp)
-        prompt_tokens, completion_tokens = usage_of(self.model, resp, kwargs["messages"], text, reasoning_content)
-        cost = cost_of(resp, self.model, prompt_tokens, completion_tokens)
+        tokens = usage_of(self.model, resp, kwargs["messages"], text, reasoning_content)
+        cost = cost_of(resp, self.model, tokens)
         if self.observer is not None:
-            self.observer.settled(request_id, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, cost_usd=cost)
+            self.observer.settled(request_id, prompt_tokens=tokens.prompt_tokens, completion_tokens=tokens.completion_tokens, cost_usd=cost,
+                                  cached_tokens=tokens.cached_tokens, cache_write_tokens=tokens.cache_write_tokens)  # fmt: skip
         return ChatResponse(
             text=text,
-            prompt_tokens=prompt_tokens,
-            completion_tokens=completion_tokens,
+            prompt_tokens=tokens.prompt_tokens,
+            completion_tokens=tokens.completion_tokens,
+            cached_tokens=tokens.cached_tokens,
+            cache_write_tokens=tokens.cache_write_tokens,
+            tokens_counted_locally=tokens.counted_locally,
             cost_usd=cost,
             latency_s=round(latency, 6),
             cache_hit=False,
@@ -420,6 +424,9 @@ class LLMClient:
                 text=response.text,
                 prompt_tokens=response.prompt_tokens,
                 completion_tokens=response.completion_tokens,
+                cached_tokens=response.cached_tokens,
+                cache_write_tokens=response.cache_write_tokens,
+                tokens_counted_locally=response.tokens_counted_locally,
                 cost_usd=response.cost_usd,
                 finish_reason=response.finish_reason,
                 parsed=parsed,
@@ -436,6 +443,9 @@ def _cached_response(hit: CachedResponse, key: str, latency_s: float) -> ChatRes
         text=hit.text,
         prompt_tokens=hit.prompt_tokens,
         completion_tokens=hit.completion_tokens,
+        cached_tokens=hit.cached_tokens,
+        cache_write_tokens=hit.cache_write_tokens,
+        tokens_counted_locally=hit.tokens_counted_locally,
         cost_usd=hit.cost_usd,
         latency_s=round(latency_s, 6),
         cache_hit=True,

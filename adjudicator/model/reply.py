@@ -10,6 +10,7 @@ price map), None where no price is known.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from adjudicator.model.litellm_setup import litellm_module
@@ -43,20 +44,56 @@ def count_tokens(model: str, text: str) -> int:
         return 0
 
 
-def usage_of(model: str, resp: Any, messages: Sequence[Mapping[str, str]], text: str, reasoning_content: str | None = None) -> tuple[int, int]:
-    """(prompt tokens, completion tokens) of a reply: the server's usage block, else (no block, or
-    both zero) counted offline from ``messages`` and the reply's text and reasoning content."""
+@dataclass(frozen=True)
+class ReplyTokens:
+    """The tokens one reply used, as the provider billed them.
+
+    ``prompt_tokens`` is every input token (cached ones included, as OpenAI, DeepSeek and litellm's
+    normalised usage count them); ``cached_tokens`` the part of them the provider served from its prompt
+    cache (OpenAI's ``prompt_tokens_details.cached_tokens``, DeepSeek's ``prompt_cache_hit_tokens``,
+    Anthropic's ``cache_read_input_tokens``); ``cache_write_tokens`` the part written to the cache at a
+    premium (Anthropic's ``cache_creation_input_tokens``; 0 elsewhere). ``counted_locally`` is True when
+    the reply carried no usage and the counts are litellm's offline tokenizer's (then nothing is cached).
+    All integers >= 0, ``cached_tokens + cache_write_tokens <= prompt_tokens``."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_tokens: int = 0
+    cache_write_tokens: int = 0
+    counted_locally: bool = False
+
+
+def _int_field(obj: Any, *names: str) -> int:
+    """The first of ``names`` on ``obj`` (attribute or mapping key) that holds a positive integer, else 0."""
+    for name in names:
+        value = obj.get(name) if isinstance(obj, Mapping) else getattr(obj, name, None)
+        if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
+            return int(value)
+    return 0
+
+
+def usage_of(model: str, resp: Any, messages: Sequence[Mapping[str, str]], text: str, reasoning_content: str | None = None) -> ReplyTokens:
+    """The :class:`ReplyTokens` of a reply: the server's usage block (cached and cache-write counts
+    included, whichever spelling litellm passed on), else (no block, or prompt and completion both
+    zero) counted offline from ``messages`` and the reply's text and reasoning content and marked
+    ``counted_locally``."""
     usage = getattr(resp, "usage", None)
     p = int(getattr(usage, "prompt_tokens", 0) or 0)
     c = int(getattr(usage, "completion_tokens", 0) or 0)
-    if p == 0 and c == 0:  # the server sent no usage block: count offline
+    if p == 0 and c == 0:  # the server sent no usage block: count offline, nothing known to be cached
         lit = litellm_module()
         try:
             p = int(lit.token_counter(model=model, messages=list(messages)))
         except Exception:
             p = 0
         c = count_tokens(model, text) + count_tokens(model, reasoning_content or "")
-    return p, c
+        return ReplyTokens(p, c, counted_locally=True)
+    details = getattr(usage, "prompt_tokens_details", None)
+    cached = _int_field(details, "cached_tokens") if details is not None else 0
+    cached = cached or _int_field(usage, "cache_read_input_tokens", "prompt_cache_hit_tokens")
+    written = _int_field(usage, "cache_creation_input_tokens")
+    cached = min(cached, p)
+    return ReplyTokens(p, c, cached, min(written, p - cached))
 
 
 def reasoning_tokens_of(model: str, resp: Any, text: str, reasoning_content: str | None) -> int:
@@ -73,26 +110,36 @@ def reasoning_tokens_of(model: str, resp: Any, text: str, reasoning_content: str
     return count_tokens(model, reasoning_content or "") + sum(count_tokens(model, b) for b in blocks)
 
 
-def cost_of(resp: Any, model: str, prompt_tokens: int, completion_tokens: int) -> float | None:
-    """The reply's cost in US dollars by litellm's price map (8 decimals), None when no price is known.
-    A reply without a usage block (no block, or both counts zero: some local and proxy servers) is
-    priced from ``prompt_tokens`` and ``completion_tokens``, the counts :func:`usage_of` made offline,
-    by ``model``'s price per token; litellm's own pricing of the reply would read the missing block as
-    0 tokens and bill $0, which ``--budget-usd`` could not count."""
-    lit = litellm_module()
-    usage = getattr(resp, "usage", None)
-    reported = int(getattr(usage, "prompt_tokens", 0) or 0) + int(getattr(usage, "completion_tokens", 0) or 0)
+def price_usd(model: str, tokens: ReplyTokens) -> float | None:
+    """What ``tokens`` cost on ``model`` in US dollars (8 decimals) by litellm's price table: uncached
+    input at the input price, ``cached_tokens`` at the cache-read price, ``cache_write_tokens`` at the
+    cache-write price, output at the output price (``litellm.cost_per_token``, which also applies a
+    table's long-context tiers). None when litellm knows no price for ``model``. The one pricing rule of a run, so a
+    recount from the same counts (``benchmarks/billed_cost.py``) gives the same dollars."""
     try:
-        if reported == 0 and prompt_tokens + completion_tokens > 0:
-            prompt_usd, completion_usd = lit.cost_per_token(model=model, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
-            cost = float(prompt_usd) + float(completion_usd)
-        else:
-            cost = lit.completion_cost(completion_response=resp)
+        prompt_usd, completion_usd = litellm_module().cost_per_token(
+            model=model, prompt_tokens=tokens.prompt_tokens, completion_tokens=tokens.completion_tokens,
+            cache_read_input_tokens=tokens.cached_tokens, cache_creation_input_tokens=tokens.cache_write_tokens,
+        )
     except Exception:
         return None
-    if cost is None:
+    return round(float(prompt_usd) + float(completion_usd), 8)
+
+
+def cost_of(resp: Any, model: str, tokens: ReplyTokens) -> float | None:
+    """The reply's cost in US dollars (8 decimals), None when no price is known: :func:`price_usd` of
+    ``model`` (the client's model string), else, for a model litellm's table names only by the reply's
+    own ``model`` field, litellm's pricing of the reply. A reply without usage (``counted_locally``) is
+    priced from the offline counts without any cache discount; litellm's own pricing of it would read
+    the missing block as 0 tokens and bill $0, which ``--budget-usd`` could not count."""
+    cost = price_usd(model, tokens)
+    if cost is not None or tokens.counted_locally:
+        return cost
+    try:
+        fallback = litellm_module().completion_cost(completion_response=resp)
+    except Exception:
         return None
-    return round(float(cost), 8)
+    return None if fallback is None else round(float(fallback), 8)
 
 
 def logprobs_of(resp: Any) -> tuple[TokenLogprob, ...] | None:

@@ -244,7 +244,10 @@ class Provenance(FrozenModel):
     ``model`` names the default model; ``models`` every model used (trackers and each judge);
     ``prompt_hashes`` template name -> content hash; token and cost sums cover every call that shaped
     the verdict (``cost_usd`` None when a price was unknown; ``reasoning_tokens`` the part of the
-    completion tokens spent on reasoning). ``strict_json`` / ``recovered`` / ``parse_failures`` count
+    completion tokens spent on reasoning; ``cached_tokens`` / ``cache_write_tokens`` the parts of the
+    prompt tokens the provider read from / wrote to its prompt cache, billed at their own prices in
+    ``cost_usd``; ``tokens_counted_locally`` the attempts whose reply had no usage, counted offline
+    and priced undiscounted; the three left out of the JSON when 0). ``strict_json`` / ``recovered`` / ``parse_failures`` count
     attempts by how their output was read; ``repaired`` counts the nodes whose valid answer came from a
     repair turn (:mod:`adjudicator.model.repair`). ``judge_evidence``: what the LLM judges read
     beyond the tracker's ledger (``--judge-evidence``: ledger, quotes or transcript); None when no
@@ -271,6 +274,9 @@ class Provenance(FrozenModel):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     reasoning_tokens: int = 0
+    cached_tokens: int = Field(default=0, ge=0, exclude_if=lambda v: not v)
+    cache_write_tokens: int = Field(default=0, ge=0, exclude_if=lambda v: not v)
+    tokens_counted_locally: int = Field(default=0, ge=0, exclude_if=lambda v: not v)
     cost_usd: float | None = 0.0
     strict_json: int = 0
     recovered: int = 0

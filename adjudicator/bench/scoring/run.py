@@ -71,14 +71,8 @@ def score_run(
     private ``_predictions`` and ``_gold`` for the plots. Baseline draws use ``settings.seed``. Rows
     of every table are sorted by rank (see :func:`adjudicator.bench.scoring.tables.rank`).
 
-    Matches of a ranking format (BP) are scored apart, by :mod:`~adjudicator.bench.scoring.ranking`,
-    into ``tasks.bp``; the CCDB tasks see only the two-sided matches (``tasks.bp`` is absent when the
-    run has no ranking match). A pairwise panel's figures go to ``tasks.pairwise``
-    (:mod:`~adjudicator.bench.scoring.pairwise`; absent when no arm ran one). Matches with per-dimension gold (``labels.dimensions``) are also
-    scored per dimension by :mod:`~adjudicator.bench.scoring.dimensions` into ``tasks.dimensions``
-    (absent when no match has them). PanelBench's own metrics (DebateArt RMSE x 100, BP best-team
-    accuracy and pick rate per house, beside Debatrix's published table) go to ``tasks.panelbench``
-    (:mod:`~adjudicator.bench.scoring.panelbench`; absent without audience outcomes or advanced teams).
+    Matches of a ranking format (BP) are scored apart (see :func:`_further_tasks`); the CCDB tasks
+    see only the two-sided matches.
 
     Every section is computed over the matches in :func:`canonical_order`, and ``_gold`` and
     ``_predictions`` are aligned in that order, not in the order of ``matches``.
@@ -96,17 +90,7 @@ def score_run(
         "task2": stage_scores.stage_table(gold, preds, settings, refs, synthetic_labels),
         "task3": best_debater.best_debater_table(gold, preds, settings, refs, synthetic_labels),
     }
-    if ranked:
-        tasks["bp"] = ranking.ranking_tables(ranked, arm_results, arm_labels, settings)
-    pair = pairwise.pairwise_table(ranked + matches, arm_results, arm_labels)
-    if pair is not None:
-        tasks["pairwise"] = pair
-    dims = dimensions.dimension_tables(matches, arm_results, arm_labels, settings)
-    if dims is not None:
-        tasks["dimensions"] = dims
-    pb = panelbench.panelbench_tables(matches, ranked, preds, arm_results, arm_labels, settings)
-    if pb is not None:
-        tasks["panelbench"] = pb
+    tasks.update(_further_tasks(ranked, matches, preds, arm_results, arm_labels, settings))
     return {
         "tasks": tasks,
         "parsing": {a: parse_statistics(preds[a], arm_results[a]) for a in arms},
@@ -119,6 +103,36 @@ def score_run(
         "_predictions": preds,
         "_gold": gold,
     }
+
+
+def _further_tasks(
+    ranked: list[Match],
+    matches: list[Match],
+    preds: dict[str, ArmPredictions],
+    arm_results: dict[str, dict[str, SampleResult]],
+    arm_labels: dict[str, str],
+    settings: ScoreSettings,
+) -> dict[str, Any]:
+    """The ``tasks`` sections beyond CCDB's three, each present only when the run has what it scores.
+
+    ``bp``: the ranking (BP) matches ``ranked``, by :mod:`~adjudicator.bench.scoring.ranking` (absent
+    without a ranking match). ``pairwise``: a pairwise panel's figures
+    (:mod:`~adjudicator.bench.scoring.pairwise`; absent when no arm ran one). ``dimensions``: the
+    two-sided ``matches`` with per-dimension gold (``labels.dimensions``), by
+    :mod:`~adjudicator.bench.scoring.dimensions`. ``panelbench``: PanelBench's own metrics (DebateArt
+    RMSE x 100, BP best-team accuracy and pick rate per house, beside Debatrix's published table), by
+    :mod:`~adjudicator.bench.scoring.panelbench` (absent without audience outcomes or advanced teams).
+    """
+    out: dict[str, Any] = {}
+    if ranked:
+        out["bp"] = ranking.ranking_tables(ranked, arm_results, arm_labels, settings)
+    optional = {
+        "pairwise": pairwise.pairwise_table(ranked + matches, arm_results, arm_labels),
+        "dimensions": dimensions.dimension_tables(matches, arm_results, arm_labels, settings),
+        "panelbench": panelbench.panelbench_tables(matches, ranked, preds, arm_results, arm_labels, settings),
+    }
+    out.update({name: table for name, table in optional.items() if table is not None})
+    return out
 
 
 def paired_comparison(a: ArmPredictions, b: ArmPredictions, gold: Gold, app: dict[str, str | None], st: ScoreSettings) -> dict[str, Any]:
