@@ -118,7 +118,7 @@ class FakeOpenAI:
                 payload = server._payload(reply, body)
                 billed = None
                 if server.prompt_cache is not None and reply.status == 200 and reply.body is None:
-                    billed = server.prompt_cache.bill(body.get("messages", []), reply.content or "")
+                    billed = server.prompt_cache.bill(body, reply.content or "")
                     payload["usage"] = billed[0].usage_block(server.prompt_cache.rule)
                 data = json.dumps(payload).encode("utf-8")
                 if any(k.lower() == "connection" and v.lower() == "close" for k, v in reply.headers.items()):

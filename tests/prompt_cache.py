@@ -17,14 +17,19 @@ see cached tokens the way a user's bill does. Two published rules:
 
 Both: an entry is usable only once the request that made it was answered (requests sent at the same
 time do not read each other's), and never expires within a server's life. Tokens are counted with
-litellm's tokenizer for ``gpt-4.1-mini`` (o200k), one message after another (``role`` then content),
-so a shared first message gives a shared token prefix; the counts are the server's ``prompt_tokens``
-and ``completion_tokens``.
+litellm's tokenizer for ``gpt-4.1-mini`` (o200k): first the request's ``response_format`` and
+``tools`` (their JSON text), then one message after another (``role`` then content), so a shared
+first message gives a shared token prefix; the counts are the server's ``prompt_tokens`` and
+``completion_tokens``. The schema comes first because OpenAI's guide says so ("the structured output
+schema serves as a prefix to the system message"): two requests whose schemas differ share no
+prefix. DeepSeek does not publish where a schema sits; the same place is assumed (the conservative
+choice: it can only lose hits).
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -39,17 +44,32 @@ DEEPSEEK_INTERVAL_TOKENS = 64
 TOKENIZER_MODEL = "gpt-4.1-mini"
 
 
-def message_tokens(message: Mapping[str, Any]) -> list[int]:
-    """The tokens of one chat message: its role's and its content's (litellm's o200k tokenizer)."""
+def _encode(text: str) -> list[int]:
     from adjudicator.model.litellm_setup import litellm_module
 
-    text = f"<|{message.get('role') or 'user'}|>\n{message.get('content') or ''}\n<|end|>\n"
-    return list(litellm_module().encode(model=TOKENIZER_MODEL, text=text))
+    return list(litellm_module().encode(model=TOKENIZER_MODEL, text=text)) if text else []
 
 
-def request_tokens(messages: Sequence[Mapping[str, Any]]) -> np.ndarray:
-    """The tokens of a request's messages, in order (uint32 array)."""
+def content_text(content: Any) -> str:
+    """A message's content as text: a string as it is, a list of content blocks (``{"type": "text",
+    "text": ...}``, as a ``cache_control`` breakpoint needs) as their texts one after another."""
+    if isinstance(content, list):
+        return "".join(str(b.get("text", "")) if isinstance(b, Mapping) else str(b) for b in content)
+    return str(content or "")
+
+
+def message_tokens(message: Mapping[str, Any]) -> list[int]:
+    """The tokens of one chat message: its role's and its content's (litellm's o200k tokenizer)."""
+    return _encode(f"<|{message.get('role') or 'user'}|>\n{content_text(message.get('content'))}\n<|end|>\n")
+
+
+def request_tokens(messages: Sequence[Mapping[str, Any]], schema: Any = None, tools: Any = None) -> np.ndarray:
+    """The tokens of a request (uint32 array): its ``tools`` and ``response_format`` (``schema``) as
+    JSON text when given, then its messages in order."""
     out: list[int] = []
+    for head in (tools, schema):
+        if head:
+            out.extend(_encode(json.dumps(head, ensure_ascii=False, sort_keys=True) + "\n"))
     for m in messages:
         out.extend(message_tokens(m))
     return np.asarray(out, dtype=np.uint32)
@@ -134,15 +154,13 @@ class PromptCache:
             if self.rule == "deepseek":
                 self._seen.append(tokens)
 
-    def bill(self, messages: Sequence[Mapping[str, Any]], answer: str) -> tuple[CacheUsage, np.ndarray, list[int]]:
-        """The :class:`CacheUsage` of a request of ``messages`` answered with ``answer`` (recorded in
-        :attr:`billed`), the request's tokens and the answer's (for :meth:`answered`)."""
-        tokens = request_tokens(messages)
-        from adjudicator.model.litellm_setup import litellm_module
-
+    def bill(self, body: Mapping[str, Any], answer: str) -> tuple[CacheUsage, np.ndarray, list[int]]:
+        """The :class:`CacheUsage` of the request ``body`` (an OpenAI chat-completions body) answered
+        with ``answer`` (recorded in :attr:`billed`), the request's tokens and the answer's (for
+        :meth:`answered`)."""
+        tokens = request_tokens(body.get("messages", []), body.get("response_format"), body.get("tools"))
         answer_tokens = message_tokens({"role": "assistant", "content": answer})
-        completion = len(litellm_module().encode(model=TOKENIZER_MODEL, text=answer)) if answer else 0
-        usage = CacheUsage(len(tokens), self.lookup(tokens), completion)
+        usage = CacheUsage(len(tokens), self.lookup(tokens), len(_encode(answer)))
         with self._lock:
             self.billed.append(usage)
         return usage, tokens, answer_tokens

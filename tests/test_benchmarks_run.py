@@ -39,6 +39,7 @@ SCRIPTS = sorted(p.name for p in BENCHMARKS.glob("*.py") if 'if __name__ == "__m
 #: script -> a line its quick run prints (its table ran to the end); a script not listed must print something.
 EXPECTED = {
     "asr_wer.py": "CPU s / audio min",
+    "billed_cost.py": "recount check: ok",
     "completion_fields.py": "judge          3  (whole answer)",
     "chaos.py": "ok     ledger == request log == requests the proxy received",
     "live.py": "push (POST -> response)",
