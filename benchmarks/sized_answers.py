@@ -29,7 +29,7 @@ from llm_helpers import schema_responder  # noqa: E402
 #: docstring). "tracker" = the clash tracker's stage answer, "judge" = a judge's ballot, "single" = a
 #: single-call task's answer.
 ANSWER_CHARS: dict[str, dict[str, int]] = {
-    "tracker": {"reasoning": 300, "rationale": 150, "summary": 100, "title": 10, "note": 40, "affirmative_position": 40, "negative_position": 40},
+    "tracker": {"rationale": 150, "summary": 100, "title": 10, "note": 40, "affirmative_position": 40, "negative_position": 40},
     "judge": {"reasoning": 500, "text": 120},
     "single": {"basis": 250},
 }

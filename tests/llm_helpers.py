@@ -108,7 +108,6 @@ def tracker_json(sides: list[str], debaters: dict[str, str] | None = None, clash
     debaters = debaters or {"affirmative": "Affirmative Speaker 1", "negative": "Negative Speaker 1"}
     return json.dumps(
         {
-            "reasoning": "both sides engaged the sleep clash",
             "sides": [
                 {
                     "side": s,

@@ -92,10 +92,11 @@ def test_a_clash_update_without_an_id_is_asked_for_again_not_dropped(fake_openai
     assert "clash_updates.0.clash_id: missing" in result.calls[0].error
     assert result.calls[1].repair_fields == ["clash_updates"]
     assert [(u.clash_id, u.kind) for u in result.value.clash_updates] == [("c1", "advanced")]
-    # the repair asked for one of the answer's fields: clash_updates is one leaf of 8 (reasoning, the
-    # affirmative's rationale, three levels and score, clash_updates, summary; no contributions, which are
-    # asked only of a side with more than one debater in the stage, issue 32's cut 92ccfa0); 3 decimals
-    assert result.calls[1].repair_share == pytest.approx(1 / 8, abs=5e-4)
+    # the repair asked for one of the answer's fields: clash_updates is one leaf of 7 (the affirmative's
+    # rationale, three levels and score, clash_updates, summary; no top-level reasoning, issue 39's cut; no
+    # contributions, which are asked only of a side with more than one debater in the stage, issue 32's
+    # cut 92ccfa0); 3 decimals
+    assert result.calls[1].repair_share == pytest.approx(1 / 7, abs=5e-4)
 
 
 def test_a_resend_after_a_truncated_reply_is_not_the_same_request(fake_openai):

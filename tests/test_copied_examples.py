@@ -49,7 +49,6 @@ def copying_tracker(body: dict, sides: list[str], mangle=lambda s: s) -> str:
     """A tracker answer whose levels and labels are valid but whose free text is the example's."""
     answer = json.loads(tracker_json(sides))
     answer["sides"] = {s.pop("side"): s for s in answer["sides"]}  # the response schema's shape
-    answer["reasoning"] = mangle(example_value(body, "reasoning"))
     answer["summary"] = mangle(example_value(body, "summary"))
     for side in answer["sides"].values():
         side["rationale"] = mangle(example_value(body, "rationale"))
@@ -114,7 +113,7 @@ def test_a_tracker_copying_the_example_is_repaired_field_by_field(fake_openai, m
         state["n"] += 1
         if state["n"] == 1:  # a weak model: the example's sentences, re-cased and re-punctuated
             return copying_tracker(body, sides, mangle=lambda s: s.upper() + " .")
-        patch = {"reasoning": own["reasoning"], "summary": own["summary"], "clash_updates": own["clash_updates"], "sides": {s["side"]: {"rationale": s["rationale"]} for s in own["sides"]}}
+        patch = {"summary": own["summary"], "clash_updates": own["clash_updates"], "sides": {s["side"]: {"rationale": s["rationale"]} for s in own["sides"]}}
         return json.dumps(patch)
 
     fake_openai.respond_with(responder)
@@ -125,7 +124,7 @@ def test_a_tracker_copying_the_example_is_repaired_field_by_field(fake_openai, m
     repair = fake_openai.requests[1]
     # only the copied fields are asked for again: every free-text field here, not the levels or scores
     asked = repair["response_format"]["schema"]["properties"]
-    assert list(asked) == ["reasoning", "sides", "clash_updates", "summary"]
+    assert list(asked) == ["sides", "clash_updates", "summary"]
     assert all(list(v["properties"]) == ["rationale"] for v in asked["sides"]["properties"].values())
     value = result.value
     assert value.summary == "the sleep clash moved" and value.clash_updates[0].title == "sleep versus discipline"
@@ -137,9 +136,9 @@ def test_a_tracker_copying_the_example_is_repaired_field_by_field(fake_openai, m
 def test_a_tracker_that_keeps_copying_fails_as_copied_example(fake_openai, make_match):
     match = make_match().view()
     sides = match.stages[1].evaluated_sides()
-    fake_openai.respond_with(lambda body: copying_tracker(body, sides) if len(body["messages"]) == 2 else json.dumps({"reasoning": example_value(body, "reasoning")}))
+    fake_openai.respond_with(lambda body: copying_tracker(body, sides) if len(body["messages"]) == 2 else json.dumps({"summary": example_value(body, "summary")}))
     result = backend_for(fake_openai).analyse_stage(stage_request(match))
-    # the repair gave the copied reasoning back unchanged: the node ends there, not after a third request
+    # the repair gave the copied summary back unchanged: the node ends there, not after a third request
     assert result.value is None and fake_openai.count == 2
     assert result.failure.kind == FailureKind.COPIED_EXAMPLE
     assert result.failure.reason.startswith("copied_example: attempt 2, a repair turn, left the answer as it was")

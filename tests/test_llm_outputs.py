@@ -66,7 +66,7 @@ def expected_stage_schema(sides: list[str], contributions: bool = False) -> dict
             "negative_position": string(),
         }
     )
-    return obj({"reasoning": string(), "sides": obj({side: side_item for side in sides}), "clash_updates": {"type": "array", "items": update_item}, "summary": string()})
+    return obj({"sides": obj({side: side_item for side in sides}), "clash_updates": {"type": "array", "items": update_item}, "summary": string()})
 
 
 def expected_judge_schema(unit_keys: list[str], stage_ids: list[str], clash_ids: list[str]) -> dict[str, Any]:

@@ -256,7 +256,7 @@ def test_a_resumed_bench_refuses_another_window_budget(fake_openai, tmp_path, ca
 
 def test_tracker_json_is_a_stage_answer() -> None:
     # the window answers of schema_responder are made of tracker_json stage answers
-    assert set(json.loads(tracker_json(["affirmative"]))) == {"reasoning", "sides", "clash_updates", "summary"}
+    assert set(json.loads(tracker_json(["affirmative"]))) == {"sides", "clash_updates", "summary"}
 
 
 def test_a_chinese_match_in_windows_of_six_keeps_every_stage_and_its_sides(fake_openai, tmp_path) -> None:  # noqa: F811

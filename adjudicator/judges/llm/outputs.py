@@ -9,7 +9,10 @@ integer 1-10; p a number in [0, 1]; ``best_debater_votes`` exactly three positio
 vote; ``feedback`` one required key per debater, each with its three points tied to a stage id and a
 clash id of the ledger (or ""; plain strings, checked by the reader). :func:`stage_schema` and :func:`judge_schema` are the models' response schemas
 (:func:`~adjudicator.model.schema.response_schema`), sent for structured output. Reasoning fields come
-before the ratings, so a model writes its reasons first.
+before the ratings, so a model writes its reasons first: a side's ``rationale`` before its levels, a
+ballot's ``reasoning`` before its scores. The tracker's answer has no top-level reasoning (issue 39):
+nothing read it (a :class:`~adjudicator.verdict.battlefield.StageAnalysis` has none; the judges read
+each side's rationale and the summary), and it was about a sixth of the agentic arm's completion tokens.
 
 The parser does not depend on these models: :mod:`adjudicator.judges.llm.recovery` validates what
 comes back, more leniently (level aliases, a list instead of an object, a vote mapping, field-level
@@ -53,7 +56,7 @@ class ClashUpdateAnswer(OutputModel):
 def stage_answer(
     sides: tuple[str, ...], labels: tuple[str, ...], dims: tuple[tuple[str, ...], bool, bool] | None = None, contributions: bool = True
 ) -> type[OutputModel]:
-    """The tracker's answer for a stage whose evaluated sides are ``sides``: its reasoning, one
+    """The tracker's answer for a stage whose evaluated sides are ``sides``: one
     rating per side under that side's key (rationale, the three rubric levels, an optional score
     override 1-10 and, with ``contributions``, the debaters' shares of the work, each in [0, 1],
     ``debater`` one of ``labels``; under a dimensional rubric, ``dims`` from
@@ -75,7 +78,7 @@ def stage_answer(
         **shares,
         **side_answer_fields(dims),
     )
-    return output_model("StageAnswer", reasoning=str, sides=keyed_model("SideAnswers", sides, side), clash_updates=list[ClashUpdateAnswer], summary=str)
+    return output_model("StageAnswer", sides=keyed_model("SideAnswers", sides, side), clash_updates=list[ClashUpdateAnswer], summary=str)
 
 
 @lru_cache(maxsize=256)

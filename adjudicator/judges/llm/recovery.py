@@ -151,13 +151,12 @@ def read_stage_analysis(obj: Mapping[str, Any], request: StageRequest) -> StageA
     suggested score (:func:`~adjudicator.input.rubric.suggested_score`), an integer 1-10 overrides it.
     Contributions are normalised to shares summing to 1 over the side's debaters (unknown labels
     dropped; none given = equal shares). A clash update that cannot be read fails the answer
-    (field ``clash_updates``, :func:`_clash_updates`), never silently dropped. The reasoning, each
-    side's rationale and the summary must not be empty (:func:`required_text`; issue 25), in a first
+    (field ``clash_updates``, :func:`_clash_updates`), never silently dropped. Each side's rationale
+    and the summary must not be empty (:func:`required_text`; issue 25), in a first
     answer and in a repair alike. Raises :class:`OutputInvalid` naming every failed field.
     """
     st = request.stage
     checks = FieldChecks()
-    checks.run(("reasoning",), required_text, obj.get("reasoning"), 2000, "reasoning")
     found = checks.run(("sides",), _side_items, obj)
     analyses = []
     for side in st.evaluated_sides() if found is not None else []:
@@ -250,10 +249,10 @@ _SIDE_ANCHOR = re.compile(
 def recover_stage_analysis(text: str) -> dict[str, Any] | None:
     """Stage-3 recovery for the tracker: split the text at each ``"side": "..."`` (or each
     ``"<side>": {``, the response schema's shape) and read the three levels (and an optional score and
-    rationale) from each piece that has them, and the reasoning and summary where they can be read;
+    rationale) from each piece that has them, and the summary where it can be read;
     the clash updates are those of :func:`recover_clash_updates` (an unreadable one kept as its text,
     which the validator refuses), left out when the text holds no list and no update, so the validator
-    asks for them. An empty reasoning or summary fails validation the same way (a repair turn)."""
+    asks for them. An empty summary fails validation the same way (a repair turn)."""
     anchors = list(_SIDE_ANCHOR.finditer(text))
     sides = []
     for i, m in enumerate(anchors):
@@ -276,7 +275,7 @@ def recover_stage_analysis(text: str) -> dict[str, Any] | None:
         )
     if not sides:
         return None
-    found: dict[str, Any] = {"reasoning": find_string(text, ["reasoning"]) or "", "sides": sides, "summary": find_string(text, ["summary"]) or ""}
+    found: dict[str, Any] = {"sides": sides, "summary": find_string(text, ["summary"]) or ""}
     if _UPDATES_RE.search(text) or _CLASH_ID_RE.search(text):  # an absent list stays absent: the validator asks for it
         found["clash_updates"] = recover_clash_updates(text)
     return found
