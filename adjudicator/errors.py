@@ -34,7 +34,7 @@ class ConfigError(InputError):
 
 
 class AdjudicationFailed(AdjudicatorError):
-    """The adjudication could not produce a verdict, e.g. fewer than two valid ballots (exit code 1).
+    """The adjudication could not produce a verdict, e.g. fewer than two deciding ballots (exit code 1).
 
     ``verdict`` optionally carries the partial result (no winner, no p) with every failure and its raw
     outputs, the ballots and clash map that did succeed, and the provenance, so that finished work

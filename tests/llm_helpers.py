@@ -337,3 +337,32 @@ def weak_model_ballot(view: Any, p: Any, stage_ids: list[str] | dict[str, list[s
     if winner is not None:
         answer["winner"] = winner
     return json.dumps(answer, ensure_ascii=False)
+
+
+def weak_model_tracker_reply(sides: list[str], clash_updates: list[dict[str, Any]] | None = None) -> str:
+    """A tracker answer as the real Qwen2.5-Coder 1.5B wrote every one at 0cefc6c (issue 38,
+    debateart_4395 and 4739): well formed, ``sides`` as an object keyed by side, its levels set, and
+    ``clash_updates`` empty (``[]``) on a speech that argued, so no clash ever moved; ``clash_updates``
+    gives other updates instead."""
+    return json.dumps(
+        {
+            "reasoning": "The speaker defines the terms that matter and builds the main arguments with reasons and support.",
+            "sides": {s: {"rationale": "It sets the standard and supports its position.", "task_performance": "perfect", "battlefield_judgement": "correct_important",
+                          "advancement": "decisive", "score": None} for s in sides},
+            "clash_updates": clash_updates or [],
+            "summary": "The speaker defines the terms and builds the main arguments for its position.",
+        }
+    )  # fmt: skip
+
+
+#: Four speeches of at least 30 words each (real speech, :func:`adjudicator.verdict.review.is_real_speech`).
+LONG_SPEECHES = [
+    "Homework takes sleep from teenagers, and sleep matters more for learning than drills. The studies of adolescent sleep show that every hour of "
+    "homework after nine in the evening costs memory, mood and attention the next day, so the drills defeat their own purpose.",
+    "Homework builds discipline and lets teachers see what students have understood. Without it a teacher learns of a gap only at the exam, "
+    "when it is too late to help, and the students who need practice most are the ones who lose it first.",
+    "Discipline can be built in class; the sleep studies my opponent ignored still stand. A teacher can see understanding in class exercises "
+    "and short quizzes, which cost no sleep, and my opponent gave no evidence that homework builds discipline at all.",
+    "My opponent never answered the feedback point: without homework teachers fly blind. Quizzes in class take teaching time away, and the "
+    "sleep studies measure late hours, not homework itself, so the harm they show comes from screens rather than from exercises.",
+]

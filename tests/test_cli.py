@@ -179,7 +179,7 @@ def test_a_failed_panel_still_writes_the_partial_verdict(tmp_path, capsys):
     judge_failures = [f for f in v["failures"] if f["node"] == "judge"]
     assert len(judge_failures) == 3 and all(f["raw_outputs"] == ["I cannot judge this."] * 3 for f in judge_failures)
     assert v["provenance"]["attempts"] == 4 + 9  # four tracker calls, three attempts per judge
-    assert "at least 2 valid ballots, got 0" in err.splitlines()[-1]
+    assert "at least 2 deciding ballots, got 0" in err.splitlines()[-1]
 
 
 def test_live_serve_refuses_a_bad_store_or_token_in_one_line(tmp_path, capsys, monkeypatch):

@@ -134,7 +134,7 @@ def test_two_failed_judges_fail_the_panel_without_losing_state():
     backend = RecordingBackend(failing_judges=["judge-2", "judge-3"])
     verdict, state = run_agentic(tiny_match(4), AdjudicationContext.single(backend))
     assert verdict is None
-    assert "at least 2 valid ballots, got 1" in state["panel_error"]
+    assert "at least 2 deciding ballots, got 1" in state["panel_error"]
     assert len(state["analyses"]) == 4 and len(state["ballots"]) == 1  # finished work kept
     with pytest.raises(AdjudicationFailed):
         adjudicate_with_context(tiny_match(4), AdjudicationContext.single(RecordingBackend(failing_judges=["judge-1", "judge-3"])))

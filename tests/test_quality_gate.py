@@ -134,9 +134,9 @@ JUNK = "the decisive clashes, in a few sentences"  # 40 characters, the same fro
 
 
 def junk_model(body):
-    """What the 0.5B model did: a tracker that records no clash, three judges with one short copied reason."""
+    """What the 0.5B model did: a tracker that records no clash (its repair turn neither), three judges with one short copied reason."""
     answer = json.loads(schema_responder(body))
-    if "sides" in answer:
+    if "clash_updates" in answer:
         answer["clash_updates"] = []
     if "stage_scores" in answer:
         answer["reasoning"] = JUNK

@@ -230,7 +230,8 @@ def exact_p(verdict: dict[str, Any]) -> float | None:
     """The winner tendency p every metric scores (docs/metrics.md, "Which p is scored"), in [0, 1].
 
     A panel's p (the agentic arm: a verdict with two or more ballots carrying p and no pairwise
-    record) unrounded: the mean of its valid ballots' p, each a Task 1 answer in the protocol's steps
+    record) unrounded: the mean of its deciding ballots' p (a p left out, ``p_counted`` false, and a
+    ballot that does not decide take no part), each a Task 1 answer in the protocol's steps
     of 0.01 (the verdict's ``p`` is that mean rounded to 2 decimals,
     :func:`adjudicator.verdict.aggregate.panel_p`). When the mean falls on 0.5 or on the losing side of
     the panel's (majority) winner, the verdict's own 0.51 / 0.49 is scored: the protocol reads p > 0.5
@@ -244,7 +245,7 @@ def exact_p(verdict: dict[str, Any]) -> float | None:
     stated = verdict.get("p")
     if stated is None:
         return None
-    ballots = [float(b["p"]) for b in verdict.get("ballots") or [] if isinstance(b, dict) and b.get("p") is not None]
+    ballots = [float(b["p"]) for b in verdict.get("ballots") or [] if isinstance(b, dict) and b.get("p") is not None and b.get("deciding", True) and b.get("p_counted", True)]
     if verdict.get("pairwise") or len(ballots) < 2:
         return float(stated)
     mean = sum(ballots) / len(ballots)

@@ -88,11 +88,11 @@ class ReusedTracker:
         sid = request.stage.stage_id
         calls = [c.model_copy(update={"cache_hit": True, "latency_s": 0.0}) for c in self._calls.get(sid, [])]
         failure = self._failures.get(sid)
-        if failure is not None:
+        if failure is not None and not failure.partial:  # a dropped_field failure stands beside its analysis
             return NodeResult(value=None, calls=calls, failure=failure)
         stored = self._analyses.get(sid)
         if stored is not None:
-            return NodeResult(value=stored, calls=calls)
+            return NodeResult(value=stored, calls=calls, failure=failure)
         if not calls:
             reason = f"error: the parent run holds no tracker output for stage {sid}"
             return NodeResult(value=None, failure=NodeFailure(node=TRACK_NODE, key=sid, kind=FailureKind.ERROR, reason=reason))
@@ -114,6 +114,10 @@ class ReusedTracker:
             result = parse_output(last.raw_output, partial(read_stage_analysis, request=request), recover_stage_analysis)
             if result.ok:
                 return NodeResult(value=result.value, calls=calls)
+            if result.fallback is not None and result.dropped:  # a real speech without clash updates (issue 38)
+                fields = "; ".join(f"{d.field} ({d.reason})" for d in result.dropped)
+                reason = f"dropped_field: answer taken without {len(result.dropped)} field(s) still invalid after their repair: {fields}"
+                return NodeResult(value=result.fallback, calls=calls, failure=NodeFailure(node=TRACK_NODE, key=sid, kind=FailureKind.DROPPED_FIELD, reason=reason))
         reason = f"unparseable: the parent's tracker output for stage {sid} cannot be read again"
         raws = [c.raw_output for c in calls if c.raw_output is not None]
         return NodeResult(value=None, calls=calls, failure=NodeFailure(node=TRACK_NODE, key=sid, kind=FailureKind.UNPARSEABLE, reason=reason, raw_outputs=raws))

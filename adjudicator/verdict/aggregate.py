@@ -2,21 +2,26 @@
 
 Rules (a three-judge CCDB panel, paper 2.2.1 and 2.3):
 
-- Winner: the majority of the valid ballots' winner votes. With an even split (possible only when a
-  ballot failed and two remain 1:1) the side the mean p favours wins; if the mean p is exactly 0.5,
+- Winner: the majority of the deciding ballots' winner votes. With an even split (possible only when a
+  ballot failed and two remain 1:1) the side the mean p favours wins (over the ballots whose p
+  counts); if the mean p is exactly 0.5 (or no ballot's p counts),
   the side with the higher summed stage-score mean wins, and if that ties too, the negative (the
   conservative convention: the affirmative carries the burden of proof).
-- Winner tendency p: the mean of the ballots' p, rounded to two decimals, then made consistent with
+- Winner tendency p: the mean of the deciding ballots' p, rounded to two decimals, then made consistent with
   the winner: if it falls on the other side of 0.5, or on 0.5 itself, it becomes 0.51 (affirmative
-  winner) or 0.49 (negative winner). So p is never exactly 0.5 (paper 2.3: judges may not tie).
+  winner) or 0.49 (negative winner). So p is never exactly 0.5 (paper 2.3: judges may not tie). A
+  ballot whose p is left out (``p_counted`` False: the judge stated a winner but still answered
+  p = 0.5 after a repair turn) takes no part in the mean; when no deciding ballot's p counts, the
+  panel's p is that same 0.51 / 0.49 (no number is made up for the judges).
 - Stage scores: per scored (stage, side), every judge's integer score and their mean (3 decimals).
 - Best debater: the ballots' votes summed (9 with three ballots); the best debaters are the labels
   tied for the maximum.
 - Feedback per debater: one judge's, the majority judge whose p is nearest the panel's
   (:func:`~adjudicator.verdict.feedback.panel_feedback`): a coach's words are not averaged.
-- At least two valid ballots that decide are required; fewer raises :class:`AdjudicationFailed`. A
-  ballot that does not decide (its judge still answered p = 0.5 after a repair turn, issue 38) is
-  kept and shown and counts in the stage scores and votes, not in the winner, p or the split.
+- At least two deciding ballots (ballots with a winner vote) are required; fewer raises
+  :class:`AdjudicationFailed`. A ballot that does not decide (its judge still answered p = 0.5 after a
+  repair turn and stated no winner, issue 38) is kept and shown and counts in the stage scores and
+  votes, not in the winner, p or the split.
 
 Ranking formats (BP; :func:`panel_ranking`), where each ballot ranks the units and scores every speech:
 
@@ -69,7 +74,8 @@ def panel_winner(ballots: list[Ballot], stage_means: dict[tuple[str, Side], floa
     neg = len(ballots) - aff
     if aff != neg:
         return "affirmative" if aff > neg else "negative"
-    mean_p = sum(b.p or 0.0 for b in ballots) / len(ballots)  # winner ballots always carry p
+    counted = [b.p or 0.0 for b in ballots if b.p_counted]  # winner ballots always carry p
+    mean_p = sum(counted) / len(counted) if counted else 0.5
     if round(mean_p, 2) != 0.5:
         return "affirmative" if mean_p > 0.5 else "negative"
     means = stage_means or {}
@@ -78,12 +84,14 @@ def panel_winner(ballots: list[Ballot], stage_means: dict[tuple[str, Side], floa
 
 
 def panel_p(ballots: list[Ballot], winner: Side) -> float:
-    """Mean ballot p rounded to two decimals, forced to the winner's side of 0.5 and never 0.5.
+    """Mean p of the ballots whose p counts, rounded to two decimals, forced to the winner's side of 0.5
+    and never 0.5 (0.51 / 0.49 when no ballot's p counts).
 
     Example: ballots p = 0.70, 0.40, 0.45 with winner negative -> mean 0.5167 -> 0.52 is on the
     affirmative side, so p = 0.49.
     """
-    p = round(sum(b.p or 0.0 for b in ballots) / len(ballots), 2)
+    counted = [b.p or 0.0 for b in ballots if b.p_counted]
+    p = round(sum(counted) / len(counted), 2) if counted else 0.5
     if winner == "affirmative" and p <= 0.5:
         return 0.51
     if winner == "negative" and p >= 0.5:
@@ -161,12 +169,16 @@ def aggregate(
 
 
 def _panel(ballots: list[Ballot], failures: list[NodeFailure]) -> list[Ballot]:
-    """``ballots`` ordered by judge id. Raises :class:`AdjudicationFailed` (naming each failed judge's
-    reason) with fewer than :data:`MIN_BALLOTS`."""
-    if sum(1 for b in ballots if b.deciding) < MIN_BALLOTS:
-        reasons = "; ".join(f"{f.node} {f.key}: {f.reason}" for f in failures if f.node == "judge") or "no judge produced a ballot"
+    """``ballots`` ordered by judge id. Raises :class:`AdjudicationFailed` with fewer than
+    :data:`MIN_BALLOTS` deciding ballots: one short line of counts (deciding, kept, failed judges and
+    their kinds); the reasons and raw outputs are in the failures."""
+    deciding = sum(1 for b in ballots if b.deciding)
+    if deciding < MIN_BALLOTS:
+        failed = [f for f in failures if f.node == "judge" and not f.partial]
+        kinds = ", ".join(f"{f.key} {f.kind.value}" for f in sorted(failed, key=lambda f: f.key))
         raise AdjudicationFailed(
-            f"the panel needs at least {MIN_BALLOTS} valid ballots, got {sum(1 for b in ballots if b.deciding)} ({reasons})",
+            f"the panel needs at least {MIN_BALLOTS} deciding ballots, got {deciding} ({len(ballots)} ballot(s) kept, "
+            f"{len(failed)} judge(s) failed{': ' + kinds if kinds else ''}; see failures)",
             "see the failures for each judge's raw outputs; retry or use another model",
         )
     return sorted(ballots, key=lambda b: b.judge_id)

@@ -98,8 +98,11 @@ class Ballot(FrozenModel):
     rescaled p, a stage named by its name, votes by a debater's name); ``dropped``, the fields the
     ballot was taken without, still invalid after their repair (feedback points; the node's
     ``dropped_field`` failure lists them too); ``deciding`` False for a ballot whose judge still
-    answered p = 0.5 after a repair turn: it is kept and shown, its stage scores and votes count, but
-    it has no winner (``winner`` None, ``p`` 0.5) and takes no part in the panel's winner or p.
+    answered p = 0.5 after a repair turn and stated no winner: it is kept and shown, its stage scores
+    and votes count, but it has no winner (``winner`` None, ``p`` 0.5) and takes no part in the panel's
+    winner or p; ``p_counted`` False for a ballot whose judge still answered p = 0.5 after a repair turn
+    but stated a winner: its winner vote counts (it is deciding), its p (0.5) is left out of the
+    panel's p and of the even-split tie-break (session 5: the decision fields stand on their own).
     """
 
     judge_id: str
@@ -118,6 +121,7 @@ class Ballot(FrozenModel):
     normalised: list[Normalised] = Field(default_factory=list, exclude_if=_empty)
     dropped: list[Dropped] = Field(default_factory=list, exclude_if=_empty)
     deciding: bool = Field(default=True, exclude_if=lambda v: v is True)
+    p_counted: bool = Field(default=True, exclude_if=lambda v: v is True)
 
     @field_validator("best_debater_votes")
     @classmethod
@@ -133,11 +137,15 @@ class Ballot(FrozenModel):
         if sum(self.best_debater_votes.values()) != BALLOT_VOTES:
             raise ValueError(f"best_debater_votes: a judge gives exactly {BALLOT_VOTES} votes, got {sum(self.best_debater_votes.values())}")
         if not self.deciding:
-            if self.winner is not None or self.p != 0.5:
-                raise ValueError("deciding: a ballot that does not decide has no winner and p = 0.5")
+            if self.winner is not None or self.p != 0.5 or self.p_counted:
+                raise ValueError("deciding: a ballot that does not decide has no winner, p = 0.5 and p_counted false")
             return self
         if self.winner is None or self.p is None:
             raise ValueError("winner: a ballot without a ranking needs a winner and p")
+        if not self.p_counted:
+            if self.p != 0.5:
+                raise ValueError("p_counted: a ballot whose p is left out has p = 0.5")
+            return self
         if self.p == 0.5:
             raise ValueError("p: a judge may not tie; p must not be exactly 0.5")
         if (self.p > 0.5) != (self.winner == "affirmative"):

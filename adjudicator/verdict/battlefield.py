@@ -258,5 +258,5 @@ def failed_stage_ids(state: BattlefieldState) -> list[str]:
     failed, retries them, and will not close the match while any is left."""
     stages = list(state.get("stages") or [])[: int(state.get("next_stage") or 0)]
     analysed = {a.stage_id for a in state.get("analyses") or []}
-    failed = {f.key for f in state.get("failures") or [] if f.node == "track_stage"}
+    failed = {f.key for f in state.get("failures") or [] if f.node == "track_stage" and not f.partial}
     return [s.stage_id for s in stages if s.stage_id in failed and s.stage_id not in analysed]

@@ -9,7 +9,9 @@ of the review (:mod:`adjudicator.verdict.review`) so a person sees it, never sil
   the rules, :mod:`adjudicator.model.normalise`);
 - ``dropped_feedback``: the judges whose ballots were taken without feedback points still invalid
   after their repair (the count);
-- ``non_deciding_ballot``: the judges who still answered p = 0.5 after a repair turn.
+- ``non_deciding_ballot``: the judges who still answered p = 0.5 after a repair turn and stated no winner;
+- ``p_left_out``: the judges who still answered p = 0.5 after a repair turn but stated a winner: the
+  winner vote counts, the p is left out of the panel's p.
 """
 
 from __future__ import annotations
@@ -31,4 +33,7 @@ def read_findings(ballots: Sequence[Any]) -> list[tuple[str, dict[str, Any]]]:
     undecided = [b.judge_id for b in ballots if not getattr(b, "deciding", True)]
     if undecided:
         out.append(("non_deciding_ballot", {"judges": undecided}))
+    left_out = [b.judge_id for b in ballots if getattr(b, "deciding", True) and not getattr(b, "p_counted", True)]
+    if left_out:
+        out.append(("p_left_out", {"judges": left_out}))
     return out

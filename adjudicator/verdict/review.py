@@ -42,10 +42,11 @@ Whether judging happened (the quality gate; issue 25):
   votes) equals the value the prompt's example showed for it
   (:attr:`~adjudicator.records.CallRecord.example_choices`); the bundled prompts show none, so this
   fires only for a prompt folder that still does;
-- ``normalised_fields`` / ``dropped_feedback`` / ``non_deciding_ballot`` (issue 38,
+- ``normalised_fields`` / ``dropped_feedback`` / ``non_deciding_ballot`` / ``p_left_out`` (issue 38,
   :func:`~adjudicator.verdict.read_notes.read_findings`): a ballot's fields were read by a
   normalisation rule, a ballot was taken without feedback points still invalid after their repair, a
-  judge still answered p = 0.5 after a repair turn (kept, not deciding).
+  judge still answered p = 0.5 after a repair turn (kept, not deciding; or, with a stated winner,
+  its winner vote counted and its p left out).
 
 Whether the text is what was said, for stages a machine transcribed from a recording (issue 33; the
 rules and thresholds: :mod:`adjudicator.verdict.transcripts`):
@@ -114,6 +115,7 @@ ReviewReason = Literal[
     "normalised_fields",
     "dropped_feedback",
     "non_deciding_ballot",
+    "p_left_out",
     "low_transcript_confidence",
     "long_silence",
     "unattributed_speech",
@@ -175,15 +177,17 @@ def _collapsed(text: str) -> str:
 
 def real_speech_stages(match: Any) -> list[str]:
     """The stage ids of ``match`` (a :class:`~adjudicator.input.match.MatchView`) whose transcript is real
-    speech: at least :data:`MIN_SPEECH_WORDS` words, or :data:`MIN_SPEECH_CHARS_ZH` non-space
-    characters in a Chinese match (a forfeit or an empty turn is not)."""
-    out = []
-    for s in match.stages:
-        text = " ".join(u.text for u in s.utterances)
-        size = len("".join(text.split())) if match.language == "zh" else len(text.split())
-        if size >= (MIN_SPEECH_CHARS_ZH if match.language == "zh" else MIN_SPEECH_WORDS):
-            out.append(s.stage_id)
-    return out
+    speech (:func:`is_real_speech`), in stage order."""
+    return [s.stage_id for s in match.stages if is_real_speech(s, match.language)]
+
+
+def is_real_speech(stage: Any, language: str) -> bool:
+    """True when ``stage``'s transcript is real speech: at least :data:`MIN_SPEECH_WORDS` words, or
+    :data:`MIN_SPEECH_CHARS_ZH` non-space characters when ``language`` is ``"zh"`` (a forfeit or an
+    empty turn is not)."""
+    text = " ".join(u.text for u in stage.utterances)
+    size = len("".join(text.split())) if language == "zh" else len(text.split())
+    return size >= (MIN_SPEECH_CHARS_ZH if language == "zh" else MIN_SPEECH_WORDS)
 
 
 _WORD = re.compile(r"\w+", re.U)
@@ -269,7 +273,7 @@ def _decision_findings(p: float | None, winner_split: str | None, failures: Sequ
         out.append(("failed_judge", {"judges": judges}))
     elif tasks:
         out.append(("failed_judge", {"tasks": tasks}))
-    stages = sorted({f.key for f in failures if f.node == "track_stage"})
+    stages = sorted({f.key for f in failures if f.node == "track_stage" and not f.partial})  # a stage kept without its clash updates was analysed
     if stages:
         out.append(("failed_stage", {"stages": stages}))
     return out

@@ -241,9 +241,10 @@ def sorted_calls(state: BattlefieldState) -> list[CallRecord]:
 
 def sorted_failures(state: BattlefieldState) -> list[NodeFailure]:
     """The state's node failures in a deterministic order (node, key), without a stage's failed
-    analysis that a retry has since replaced (live ``retry``: the stage has an analysis now)."""
+    analysis that a retry has since replaced (live ``retry``: the stage has an analysis now); a
+    ``dropped_field`` failure beside its stage's analysis is kept (what the analysis was taken without)."""
     analysed = {a.stage_id for a in state.get("analyses") or []}
-    return in_failure_order(f for f in state.get("failures") or [] if not (f.node == "track_stage" and f.key in analysed))
+    return in_failure_order(f for f in state.get("failures") or [] if f.partial or not (f.node == "track_stage" and f.key in analysed))
 
 
 def partial_verdict(state: PanelState, ctx: Backends) -> Verdict:

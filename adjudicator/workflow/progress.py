@@ -113,6 +113,8 @@ class GraphProgress:
                 moves = len(a.clash_updates)
                 # the tracker's suggestion, said as such: the judges' scores (the verdict's) come later
                 detail = f"tracker's suggested score {scores} (1-10, advice to the judges); {moves} clash move{'' if moves == 1 else 's'}"
+                if sid in failed and failed[sid].partial:  # kept without fields still invalid after a repair
+                    detail += f" ({failed[sid].kind.value})"
             else:
                 f = failed.get(sid) or (failures[0] if failures else None)
                 detail = f.reason if f is not None else "no analysis"

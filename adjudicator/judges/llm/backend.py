@@ -128,6 +128,23 @@ def with_read_notes(result: NodeResult[Ballot]) -> NodeResult[Ballot]:
     return NodeResult(value=ballot, calls=result.calls, failure=result.failure, response=result.response)
 
 
+def window_partials(result: NodeResult[Any], requests: Sequence[StageRequest]) -> list[NodeFailure]:
+    """The ``dropped_field`` failures of a window answer taken without some stages' fields (a real
+    speech still without clash updates after its repair, issue 38): one per such stage, keyed by its
+    stage id, naming its dropped fields; [] when nothing was dropped."""
+    if result.failure is None or not result.failure.partial or not result.calls:
+        return []
+    out = []
+    for r in requests:
+        sid = r.stage.stage_id
+        mine = [d for d in result.calls[-1].dropped if d.field.startswith(f"stages.{sid}.")]
+        if mine:
+            fields = "; ".join(f"{d.field} ({d.reason})" for d in mine)
+            reason = f"{FailureKind.DROPPED_FIELD.value}: answer taken without {len(mine)} field(s) still invalid after their repair: {fields}"
+            out.append(result.failure.model_copy(update={"key": sid, "reason": reason}))
+    return out
+
+
 class LLMBackend:
     """The node interfaces on one model (see the module docstring).
 
@@ -219,7 +236,7 @@ class LLMBackend:
         read = partial(parse_output, validate=partial(read_window_analyses, requests=requests))
         result = run_attempts(self.client, chat, read, max_attempts=self.max_attempts, repairer=self.repairer(requests[0].match.format))
         if result.value is not None:
-            return WindowResult(analyses=list(result.value), calls=list(result.calls))
+            return WindowResult(analyses=list(result.value), calls=list(result.calls), failures=window_partials(result, requests))
         failure = result.failure
         assert failure is not None
         failures = [failure.model_copy(update={"key": r.stage.stage_id, "reason": f"{failure.reason} (window {chat.key})"}) for r in requests]

@@ -196,6 +196,14 @@ def _is_tie(obj: Mapping[str, Any]) -> bool:
         return False
 
 
+def _stated_winner(obj: Mapping[str, Any]) -> Side | None:
+    """The side the answer's ``winner`` names, None when it names none (absent, or no side)."""
+    try:
+        return as_side(obj.get("winner"), "winner") if obj.get("winner") not in (None, "") else None
+    except OutputInvalid:
+        return None
+
+
 def read_ballot(obj: Mapping[str, Any], request: JudgeRequest, model: str) -> Ballot:
     """Validate a decoded judge answer into a :class:`Ballot`.
 
@@ -213,7 +221,8 @@ def read_ballot(obj: Mapping[str, Any], request: JudgeRequest, model: str) -> Ba
     The decision fields (stage scores, p and winner, votes, reasoning) stand on their own (issue 38):
     when they are valid and only feedback points are not, the error carries a ``fallback`` ballot with
     the valid points and the invalid ones as ``dropped``; when their only fault is p = 0.5, the
-    fallback is a ballot that does not decide (``deciding`` False, no winner). The attempts runner takes
+    fallback keeps the stated winner as a winner vote with its p left out (``p_counted`` False), or,
+    with no winner stated, is a ballot that does not decide (``deciding`` False). The attempts runner takes
     a fallback only after a repair turn asked for those fields again.
     """
     units = judge_units(request)
@@ -230,8 +239,8 @@ def read_ballot(obj: Mapping[str, Any], request: JudgeRequest, model: str) -> Ba
     if checks.errors:
         fallback = None
         if decided:
-            p, winner = pw if pw is not None else (0.5, None)
-            fallback = _ballot(request, model, obj, units, scores or {}, p, winner, votes or {}, reasoning or "", feedback, deciding=pw is not None)
+            p, winner = pw if pw is not None else (0.5, _stated_winner(obj))
+            fallback = _ballot(request, model, obj, units, scores or {}, p, winner, votes or {}, reasoning or "", feedback, deciding=winner is not None, p_counted=pw is not None)
         try:
             checks.raise_if_failed()
         except OutputInvalid as exc:
@@ -242,7 +251,7 @@ def read_ballot(obj: Mapping[str, Any], request: JudgeRequest, model: str) -> Ba
 
 def _ballot(
     request: JudgeRequest, model: str, obj: Mapping[str, Any], units: list[tuple[str, Side]], scores: Mapping[tuple[str, Side], int],
-    p: float, winner: Side | None, votes: dict[str, int], reasoning: str, feedback: list[DebaterFeedback], deciding: bool = True,
+    p: float, winner: Side | None, votes: dict[str, int], reasoning: str, feedback: list[DebaterFeedback], deciding: bool = True, p_counted: bool = True,
 ) -> Ballot:  # fmt: skip
     """The :class:`Ballot` of a judge's validated parts."""
     return Ballot(
@@ -257,6 +266,7 @@ def _ballot(
         dimensions=read_ballot_dimensions(obj, request),
         feedback=feedback,
         deciding=deciding,
+        p_counted=p_counted,
     )
 
 

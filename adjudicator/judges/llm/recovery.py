@@ -43,7 +43,12 @@ from adjudicator.judges.llm.variables import side_debaters
 from adjudicator.model.near_json import repair_json
 from adjudicator.model.parsing import find_number, find_string, find_word, key_pattern
 from adjudicator.model.validators import FieldChecks, OutputInvalid, as_choice, as_number, as_score, as_side, canonical_label, one_line, required_text
+from adjudicator.records import Dropped
 from adjudicator.verdict.battlefield import CLASH_KINDS, ClashEventKind, ClashUpdate, SideAnalysis, StageAnalysis
+from adjudicator.verdict.review import is_real_speech
+
+#: What the validator asks of a tracker answer without clash updates (its repair turn's message).
+MOVE_WANTED = "list what this stage did to at least one clash: a clash id of the ledger it moved, or a new clash it opened"
 
 #: Written-out level names (English and Chinese, from rubric.LEVEL_TEXT) -> level key.
 LEVEL_ALIASES: dict[str, str] = {text.lower(): key for key, pair in LEVEL_TEXT.items() for text in pair}
@@ -112,10 +117,11 @@ def _field_text(value: Any, limit: int, field: str) -> str:
 def _clash_updates(value: Any, labels: list[str]) -> list[ClashUpdate]:
     """Every update of ``clash_updates`` (:func:`_clash_update`). One that cannot be read fails the
     whole field (``("clash_updates",)``), so a repair turn asks for the updates again: an update is
-    never dropped while the rest of the stage is kept. The list must be there (``[]`` when the stage
-    touched no clash): an absent list is the model's claim left unmade, not "no clash touched"."""
+    never dropped while the rest of the stage is kept. The list must be there: an absent list is the
+    model's claim left unmade, not "no clash touched" (an empty list is judged by
+    :func:`read_stage_analysis`)."""
     if value is None:
-        raise OutputInvalid("clash_updates: missing; give [] when the stage touched no clash", [("clash_updates",)])
+        raise OutputInvalid(f"clash_updates: missing; {MOVE_WANTED}", [("clash_updates",)])
     if not isinstance(value, list):
         raise OutputInvalid(f"clash_updates: expected a list, got {type(value).__name__}", [("clash_updates",)])
     checks = FieldChecks()
@@ -154,6 +160,13 @@ def read_stage_analysis(obj: Mapping[str, Any], request: StageRequest) -> StageA
     (field ``clash_updates``, :func:`_clash_updates`), never silently dropped. Each side's rationale
     and the summary must not be empty (:func:`required_text`; issue 25), in a first
     answer and in a repair alike. Raises :class:`OutputInvalid` naming every failed field.
+
+    An empty ``clash_updates`` on a stage of real speech (:func:`~adjudicator.verdict.review.is_real_speech`;
+    issue 38: the 1.5B tracker recorded no move on any stage) is refused too, naming ``clash_updates``,
+    so a repair turn asks for at least one update (a clash id of the ledger, or a new clash); the
+    error's ``fallback`` is the stage without updates and its ``dropped`` names ``clash_updates``, so
+    an answer still empty after that repair is accepted as it stands (a ``dropped_field`` failure, not
+    a failed stage). No move is ever made up. A stage that is no real speech (a forfeit) may be empty.
     """
     st = request.stage
     checks = FieldChecks()
@@ -170,13 +183,11 @@ def read_stage_analysis(obj: Mapping[str, Any], request: StageRequest) -> StageA
     updates = checks.run(("clash_updates",), _clash_updates, obj.get("clash_updates"), request.match.speaker_labels())
     summary = checks.run(("summary",), required_text, obj.get("summary"), 600, "summary")
     checks.raise_if_failed()
-    return StageAnalysis(
-        stage_id=st.stage_id,
-        stage_index=request.index,
-        sides=analyses,
-        clash_updates=updates or [],
-        summary=summary or "",
-    )
+    stage = StageAnalysis(stage_id=st.stage_id, stage_index=request.index, sides=analyses, clash_updates=updates or [], summary=summary or "")
+    if updates == [] and is_real_speech(st, request.match.language):
+        reason = f"clash_updates: empty, but this stage is a real speech; {MOVE_WANTED}"
+        raise OutputInvalid(reason, [("clash_updates",)], fallback=stage, dropped=[Dropped(field="clash_updates", reason=reason)])
+    return stage
 
 
 def _window_parts(obj: Mapping[str, Any], ids: Sequence[str]) -> Mapping[str, Any]:
@@ -199,23 +210,36 @@ def read_window_analyses(obj: Mapping[str, Any], requests: Sequence[StageRequest
     (``stages.<stage_id>``) goes through :func:`read_stage_analysis` with that stage's request. Every
     stage is checked; the :class:`OutputInvalid` raised names each failed field under its stage
     (``("stages", "s04", "sides", "negative")``, or ``("stages", "s04")`` for a missing stage), so a
-    repair turn asks again only for what failed. Clash ids need no check against the ledger: a later
+    repair turn asks again only for what failed. When every failed stage has a fallback (a real speech
+    without clash updates, :func:`read_stage_analysis`), so has the window: every stage's analysis,
+    with ``dropped`` named under its stage (``stages.s04.clash_updates``). Clash ids need no check against the ledger: a later
     stage may reuse an id an earlier stage of the window opened (the graph folds them in stage order)."""
     parts = _window_parts(obj, [r.stage.stage_id for r in requests])
     checks = FieldChecks()
     out: list[StageAnalysis] = []
+    dropped: list[Dropped] = []
+    whole = True  # every failed stage has a fallback (a stage without its clash updates)
     for r in requests:
         sid = r.stage.stage_id
         part = parts.get(sid)
         if not isinstance(part, Mapping):
             checks.errors.append(OutputInvalid(f"stages: no answer for stage {sid}", [("stages", sid)]))
+            whole = False
             continue
         try:
             out.append(read_stage_analysis(part, r))
         except OutputInvalid as exc:
             fields = [("stages", sid, *f) for f in exc.fields] or [("stages", sid)]
             checks.errors.append(OutputInvalid(f"stages.{sid}: {exc}", fields, {("stages", sid, *f): r for f, r in exc.ranges.items()}))
-    checks.raise_if_failed()
+            if exc.fallback is None:
+                whole = False
+            else:
+                out.append(exc.fallback)
+                dropped += [Dropped(field=f"stages.{sid}.{d.field}", reason=d.reason) for d in exc.dropped]
+    try:
+        checks.raise_if_failed()
+    except OutputInvalid as exc:
+        raise OutputInvalid(str(exc), exc.fields, exc.ranges, fallback=out if whole else None, dropped=dropped if whole else ()) from None
     return out
 
 

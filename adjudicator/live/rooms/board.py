@@ -137,7 +137,7 @@ def _stage_rows(progress: Progress, language: str) -> list[dict[str, Any]]:
     """Each received stage, with its name in the match's language, whether its analysis completed and
     whether it failed."""
     analysed_ids = {a.stage_id for a in progress.analyses}
-    failed_ids = {f.key for f in progress.failures if f.node == "track_stage"}
+    failed_ids = {f.key for f in progress.failures if f.node == "track_stage" and not f.partial}
     return [
         {
             "stage_id": s.stage_id,
