@@ -52,12 +52,20 @@ def speaker_points(src: RoomSource, scale: SpeakerScale) -> dict[str, list[float
     return winner_kept_ahead(src, scale)[0]
 
 
+def _inversions(points: list[float], raws: list[float]) -> int:
+    """Pairs of speeches whose scores do not follow their distinct raw scores (6 decimals)."""
+    keys = [round(r, 6) for r in raws]
+    return sum(1 for i in range(len(keys)) for j in range(len(keys)) if keys[i] < keys[j] and points[i] >= points[j])
+
+
 def winner_kept_ahead(src: RoomSource, scale: SpeakerScale) -> tuple[dict[str, list[float]], list[str]]:
     """(side -> scores on ``scale``, the moves made): when the counted winner's raw total (1-10 each) is
     above the loser's but rounding leaves its total level with or below the loser's, the winner's
     speech closest to rounding up (largest unrounded remainder, below ``high``) gains one ``step``
     (else the loser's closest to rounding down, above ``low``, loses one) until the winner is ahead by
-    at least one step. Each move reads e.g. ``"affirmative #2: 78 -> 79 (raw 8.00)"``."""
+    at least one step; a move that would put two speeches of the team out of their raw scores' order
+    (:func:`~adjudicator.live.tournament.speaker_scores.round_team_ranked`) is taken only when no other
+    is left. Each move reads e.g. ``"affirmative #2: 78 -> 79 (raw 8.00)"``."""
     raws: dict[str, list[float]] = {side: [src.raw_scores[label] for label in src.labels(side)] for side in SIDES}
     points: dict[str, list[float]] = {side: scale.team(raws[side]) for side in SIDES}
     win = src.winner
@@ -65,16 +73,25 @@ def winner_kept_ahead(src: RoomSource, scale: SpeakerScale) -> tuple[dict[str, l
     moves: list[str] = []
     if sum(raws[win]) <= sum(raws[lose]):
         return points, moves
+
+    def candidates(side: str, delta: float, in_order: bool) -> list[int]:
+        ok = [i for i, s in enumerate(points[side]) if scale.low - 1e-9 <= s + delta <= scale.high + 1e-9]
+        before = _inversions(points[side], raws[side])
+        return [i for i in ok if not in_order or _inversions([s + delta if k == i else s for k, s in enumerate(points[side])], raws[side]) <= before]
+
     for _ in range(2 * len(points[win]) + 2 * len(points[lose])):
         if sum(points[win]) > sum(points[lose]) + 1e-9:
             break
-        up = [i for i, s in enumerate(points[win]) if s + scale.step <= scale.high + 1e-9]
-        side, pick = (win, max(up, key=lambda i: (scale.unrounded(raws[win][i]) - points[win][i], -i))) if up else (lose, None)
-        if pick is None:
-            down = [i for i, s in enumerate(points[lose]) if s - scale.step >= scale.low - 1e-9]
-            if not down:
+        for in_order in (True, False):
+            up, down = candidates(win, scale.step, in_order), candidates(lose, -scale.step, in_order)
+            if up or down:
                 break
-            pick = min(down, key=lambda i: (scale.unrounded(raws[lose][i]) - points[lose][i], i))
+        if up:
+            side, pick = win, max(up, key=lambda i: (scale.unrounded(raws[win][i]) - points[win][i], -i))
+        elif down:
+            side, pick = lose, min(down, key=lambda i: (scale.unrounded(raws[lose][i]) - points[lose][i], i))
+        else:
+            break
         before = points[side][pick]
         after = round(before + (scale.step if side == win else -scale.step), 10)
         points[side][pick] = after

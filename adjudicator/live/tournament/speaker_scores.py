@@ -11,7 +11,9 @@ scale and one raw standard deviation to :data:`HUMAN_SD_FRACTION` of the scale's
     score = mid + (raw - raw_mean) * gain,   gain = HUMAN_SD_FRACTION * (high - low) / raw_sd
 
 then clips to [low, high] and rounds each team's speeches to the scale's step so that the team's total
-stays its unrounded total rounded to the step (largest remainders, :func:`round_team`).
+stays its unrounded total rounded to the step (largest remainders, :func:`round_team`) and distinct raw
+scores stay distinct where the step allows (:func:`round_team_ranked`: a team's raw 6.56, 6.67, 6.75,
+6.80 would all round to 75 on 68-82 step 1; ranked they are 73, 74, 76, 77, total 300 either way).
 
 Source of the human spread: DebateBench (seed 002, Table 1): 256 speeches from real British
 Parliamentary debates, speaker scores on the WUDC 50-100 scale, mean 80.25, standard deviation 2.69, so
@@ -97,6 +99,55 @@ def round_team(scores: list[float], low: float, step: float, high: float | None 
     return [float(d_low + f * d_step) for f in floors]
 
 
+def _pooled(values: list[Decimal]) -> list[Decimal]:
+    """The non-decreasing sequence closest to ``values`` in squared distance (pool adjacent violators:
+    a block that falls below the one before it merges with it into their mean)."""
+    blocks: list[tuple[Decimal, int]] = []  # (sum, count)
+    for v in values:
+        blocks.append((v, 1))
+        while len(blocks) > 1 and blocks[-2][0] / blocks[-2][1] > blocks[-1][0] / blocks[-1][1]:
+            (s2, n2), (s1, n1) = blocks[-2], blocks.pop()
+            blocks[-1] = (s2 + s1, n2 + n1)
+    return [s / n for s, n in blocks for _ in range(n)]
+
+
+def round_team_ranked(scores: list[float], raws: list[float], low: float, step: float, high: float | None = None) -> list[float]:
+    """Like :func:`round_team`, and rank-preserving: of two speeches with distinct raw scores ``raws``
+    (1-10, compared to 6 decimals) the higher raw score gets the strictly higher score, wherever the
+    grid ``low + k * step`` (up to ``high``) has a step for each distinct raw score. The team's total stays
+    its unrounded total rounded (unless clipping at ``low`` or ``high`` leaves no room).
+
+    How: with the speeches in raw order and g_i the number of distinct raw scores below speech i's,
+    the scores in steps minus g_i are made non-decreasing as close to them as possible (pool adjacent
+    violators), kept within [0, top - (G - 1)], then rounded by largest remainders to the team's total
+    minus the g_i (equal remainders: the higher raw score first, then the earlier speaker); adding g_i
+    back makes every distinct raw score a step apart at least. Equal raw scores may still differ by one
+    step, as in :func:`round_team`. More distinct raw scores than the grid has steps: :func:`round_team`."""
+    keys = [round(r, 6) for r in raws]
+    distinct = sorted(set(keys))
+    d_low, d_step = Decimal(str(low)), Decimal(str(step))
+    top = None if high is None else ((Decimal(str(high)) - d_low) / d_step).to_integral_value(rounding="ROUND_FLOOR")
+    if len(distinct) < 2 or (top is not None and len(distinct) - 1 > top):
+        return round_team(scores, low, step, high)
+    units = [(Decimal(repr(s)) - d_low) / d_step for s in scores]
+    order = sorted(range(len(scores)), key=lambda i: (keys[i], -i))  # equal raw scores: the earlier speaker later, so it gets a spare step first
+    lift = [distinct.index(keys[i]) for i in order]
+    cap = None if top is None else top - (len(distinct) - 1)
+    pooled = [max(Decimal(0), v if cap is None else min(cap, v)) for v in _pooled([units[i] - g for i, g in zip(order, lift, strict=True)])]
+    floors = [v.to_integral_value(rounding="ROUND_FLOOR") for v in pooled]
+    extra = int(sum(units, Decimal(0)).quantize(Decimal(1), rounding=ROUND_HALF_UP) - sum(lift) - sum(floors, Decimal(0)))
+    for j in sorted(range(len(order)), key=lambda j: (-(pooled[j] - floors[j]), -j)):
+        if extra <= 0:
+            break
+        if cap is None or floors[j] + 1 <= cap:
+            floors[j] += 1
+            extra -= 1
+    out = [0.0] * len(scores)
+    for j, i in enumerate(order):
+        out[i] = float(d_low + (floors[j] + lift[j]) * d_step)
+    return out
+
+
 def on_grid(score: float, low: float, step: float) -> bool:
     """Whether ``score`` is ``low + k * step`` for an integer k (exact decimal arithmetic)."""
     k = (Decimal(repr(score)) - Decimal(str(low))) / Decimal(str(step))
@@ -139,8 +190,9 @@ class SpeakerScale(FrozenModel):
         return calibrated(raw, self.low, self.high, self.raw_mean, self.raw_sd)
 
     def team(self, raws: list[float]) -> list[float]:
-        """One team's speeches (raw 1-10 each) on this scale, rounded together (:func:`round_team`)."""
-        return round_team([self.unrounded(r) for r in raws], self.low, self.step, self.high)
+        """One team's speeches (raw 1-10 each) on this scale, rounded together and rank-preserving
+        (:func:`round_team_ranked`)."""
+        return round_team_ranked([self.unrounded(r) for r in raws], raws, self.low, self.step, self.high)
 
     def convert(self, raw: float) -> float:
         """One raw score on this scale, rounded on its own (half up to the step)."""
