@@ -181,3 +181,40 @@ def test_a_dropped_feedback_failure_is_no_failed_judge_in_the_review():
     assert "failed_judge" not in review_of(0.8, "3:0", [dropped]).reasons
     failed = dropped.model_copy(update={"kind": FailureKind.REPEATED_REPAIR})
     assert "failed_judge" in review_of(0.8, "2:0", [failed]).reasons
+
+
+SPEAKING = {"s01": ["affirmative"], "s02": ["negative"], "s03": ["affirmative"]}
+
+
+@pytest.mark.parametrize(
+    ("written", "side", "read"),
+    [
+        ("Round 1", "affirmative", "s01"),  # two stages share 'Round 1': the affirmative speaks in s01
+        ("round 1", "negative", "s02"),
+        ("Round 1,", "negative", "s02"),
+        ("Round 1", None, None),  # no side known: no single reading
+        ("Round 2", "affirmative", None),  # no stage starts with it
+        ("Round", "affirmative", "s01"),  # the first word of s01's and s02's names; the affirmative speaks in s01
+        ("Round 1, affirmative", "negative", None),  # names the affirmative's speech: not the negative's stage
+    ],
+)
+def test_a_name_two_stages_share_is_read_as_the_debaters_own_stage(written, side, read):
+    from adjudicator.model.normalise import stage_by_name_and_side_of
+
+    assert stage_by_name_and_side_of(written, STAGES, SPEAKING, side) == read
+
+
+def test_the_05b_models_round_names_on_debateart_0750_are_read_as_each_debaters_stage(fake_openai):
+    # after-run 0750 (0.5B, 05:52): every dropped point named 'Round 2' or 'Round 3', which two stages share
+    from pathlib import Path
+
+    from adjudicator.input.match import Match
+
+    match = Match.model_validate_json((Path(__file__).resolve().parents[1] / "adjudicator/data/matches/panelbench/debateart_0750.json").read_text())
+    view = match.view()
+    aff, neg = view.debater_labels()
+    fake_openai.push(weak_model_ballot(view, 0.34, ["Round 2", "Round 2", "Round 3"], winner="negative"))
+    result = loopback_backend(fake_openai).judge(judge_request_over(view))
+    assert result.failure is None and fake_openai.count == 1  # nothing dropped, no repair turn
+    assert [(f.debater, [pt.stage_id for _, pt in f.points()]) for f in result.value.feedback] == [(aff, ["s03", "s03", "s05"]), (neg, ["s04", "s04", "s06"])]
+    assert [n.rule for n in result.value.normalised].count("stage_by_name_and_side") == 6

@@ -30,6 +30,12 @@ The rules:
   read (as written or in another case) only when the side is the side of the debater the point is
   for; a point for the affirmative naming ``s01|negative`` is left as written, so the validator
   refuses it and, after its repair turn, it is dropped. The 1.5B model wrote these (issue 38).
+- ``stage_by_name_and_side``: in a feedback point, a stage written as the name several stages share
+  (``Round 2``, the first words of ``Round 2, affirmative (Pro) speech`` and ``Round 2, negative (Con)
+  speech``), read as the one of them in which the side of the debater the point is for speaks. Only
+  when exactly one of the stages so named is that side's; a point whose debater's side is unknown, or
+  a name no stage starts with, is left as written. The 0.5B model wrote every dropped point of
+  debateart_0750 so (issue 38).
 - ``votes_by_name``: best-debater votes given by the debater's name instead of the position label,
   when exactly one debater of the match has that name.
 
@@ -115,6 +121,19 @@ def stage_id_with_side_of(value: Any, stages: Mapping[str, Sequence[str]], side:
     return by_id[0] if len(by_id) == 1 and written_side == side else None
 
 
+def stage_by_name_and_side_of(value: Any, stages: Mapping[str, Sequence[str]], stage_sides: Mapping[str, Sequence[str]], side: str | None) -> str | None:
+    """The stage id of ``value`` written as the first words of the names of several stages (``stages``:
+    stage id -> names), read as the one of them whose speaking sides (``stage_sides``: stage id -> the
+    sides that speak in it) hold ``side``, the side of the debater whose point it is (rule
+    ``stage_by_name_and_side``, module docstring); None when no side is known or not exactly one stage fits."""
+    if side is None or not isinstance(value, str) or not _bare(value):
+        return None
+    head = _bare(value) + " "
+    named = [sid for sid, names in stages.items() if any(_bare(n).startswith(head) for n in names)]
+    fits = [sid for sid in named if side in stage_sides.get(sid, ())]
+    return fits[0] if len(fits) == 1 else None
+
+
 def p_of(value: Any) -> tuple[float, NormalisationRule] | None:
     """``value`` as a p in [0, 1] read on another scale (``p_on_1_10``, ``p_on_0_100``; module
     docstring), rounded to two decimals; None when ``value`` is not a number above 1 and at most 100."""
@@ -162,12 +181,13 @@ def _votes(raw: Any, labels: Sequence[str], names: Mapping[str, str]) -> tuple[A
 
 
 def normalise_ballot(obj: Mapping[str, Any], stages: Mapping[str, Sequence[str]], labels: Sequence[str], names: Mapping[str, str],
-                     sides: Mapping[str, str] | None = None) -> tuple[dict[str, Any], list[Normalised]]:
+                     sides: Mapping[str, str] | None = None, stage_sides: Mapping[str, Sequence[str]] | None = None) -> tuple[dict[str, Any], list[Normalised]]:
     """``obj``, a decoded judge answer, with the module's rules applied, and a note per field rewritten.
 
     ``stages`` maps each stage id of the match to its names; ``labels`` are the debaters' position
     labels and ``names`` maps a debater's name to its label; ``sides`` maps a label to its debater's
-    side (for ``stage_id_with_side``; without it that rule reads nothing). Rewritten: ``p`` (:func:`p_of`), the stage
+    side (for ``stage_id_with_side``; without it that rule reads nothing), ``stage_sides`` each stage
+    id to the sides that speak in it (for ``stage_by_name_and_side``, likewise). Rewritten: ``p`` (:func:`p_of`), the stage
     ids in ``stage_scores`` (the ``"<stage_id>|<side>"`` keys, or each entry's ``stage_id``) and in every
     feedback point (:func:`stage_id_of`), and ``best_debater_votes`` (``votes_by_name``). A value no
     rule reads is left as written for the validator to judge. Never raises."""
@@ -187,7 +207,7 @@ def normalise_ballot(obj: Mapping[str, Any], stages: Mapping[str, Sequence[str]]
     if isinstance(out.get("feedback"), Mapping):
         side_of = dict(sides or {})
         out["feedback"] = {
-            label: _feedback_entry(entry, f"feedback.{label}", stages, side_of.get(canonical_label(label, list(side_of)) or ""), notes)
+            label: _feedback_entry(entry, f"feedback.{label}", stages, side_of.get(canonical_label(label, list(side_of)) or ""), notes, stage_sides or {})
             for label, entry in out["feedback"].items()
         }
     return out, notes
@@ -218,7 +238,8 @@ def _stage_scores(raw: Any, stages: Mapping[str, Sequence[str]], notes: list[Nor
     return raw
 
 
-def _feedback_entry(entry: Any, field: str, stages: Mapping[str, Sequence[str]], side: str | None, notes: list[Normalised]) -> Any:
+def _feedback_entry(entry: Any, field: str, stages: Mapping[str, Sequence[str]], side: str | None, notes: list[Normalised],
+                    stage_sides: Mapping[str, Sequence[str]]) -> Any:  # fmt: skip
     """One debater's feedback (the debater on ``side``, None when unknown) with each point's stage id
     a rule reads replaced."""
     if not isinstance(entry, Mapping):
@@ -229,6 +250,8 @@ def _feedback_entry(entry: Any, field: str, stages: Mapping[str, Sequence[str]],
             read = stage_id_of(point.get("stage_id"), stages)
             if read is None and (with_side := stage_id_with_side_of(point.get("stage_id"), stages, side)) is not None:
                 read = with_side, "stage_id_with_side"
+            if read is None and (by_side := stage_by_name_and_side_of(point.get("stage_id"), stages, stage_sides, side)) is not None:
+                read = by_side, "stage_by_name_and_side"
             if read is not None and read[1] is not None:
                 notes.append(note(read[1], f"{field}.{kind}.stage_id", point["stage_id"], read[0]))
                 out[kind] = {**point, "stage_id": read[0]}

@@ -113,7 +113,8 @@ def ballot_normaliser(request: JudgeRequest) -> Callable[[dict[str, Any]], tuple
         stages[st.stage_id] = [n for n in (st.name, stage_name(st.name, "zh"), slot.name if slot else None, slot.name_zh if slot else None) if n]
     names = {d.name: match.label_of(d) for d in match.debaters if d.name}
     sides = {match.label_of(d): d.side for d in match.debaters}
-    return partial(normalise_ballot, stages=stages, labels=match.debater_labels(), names=names, sides=sides)
+    speaking = {st.stage_id: list(st.sides) for st in match.stages}
+    return partial(normalise_ballot, stages=stages, labels=match.debater_labels(), names=names, sides=sides, stage_sides=speaking)
 
 
 def with_read_notes(result: NodeResult[Ballot]) -> NodeResult[Ballot]:
