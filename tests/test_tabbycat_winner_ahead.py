@@ -57,3 +57,36 @@ def test_the_push_posts_79_to_78_and_its_line_names_the_moved_score():
         and [s for _, s in stored["neg"]["speeches"].values()] == [79.0]
     line = outcome_line(o.model_dump(mode="json", exclude_none=True))
     assert line.endswith("(rounding kept the winner ahead: negative #1: 78 -> 79 (raw 8.00))")
+
+
+def test_the_ballot_file_export_keeps_the_winner_ahead_too(tmp_path):
+    import httpx
+    from graph_fakes import RecordingBackend
+    from live_fakes import TOKEN as LIVE_TOKEN
+    from live_fakes import online_match, stage_body, start_server
+
+    from adjudicator.workflow.context import AdjudicationContext
+
+    org = {"Authorization": f"Bearer {LIVE_TOKEN}"}
+    srv = start_server(tmp_path / "state", AdjudicationContext.single(RecordingBackend()))
+    http = httpx.Client(base_url=srv.url, timeout=30, trust_env=False)
+    m = online_match("x", 4)
+    try:
+        assert http.post("/api/tournaments", json={"tournament_id": "cup", "tabbycat_url": BASE, "speaker_scale": {"low": 68, "high": 82, "step": 1}}, headers=org).status_code == 201
+        body = {"round_id": "r1", "format": "online-1v1", "motion": m.motion, "affirmative_position": m.affirmative_position, "negative_position": m.negative_position, "tabbycat_round": 1}
+        assert http.post("/api/tournaments/cup/rounds", json=body, headers=org).status_code == 201
+        ids = {"debate": 10, "teams": {"affirmative": 100, "negative": 101}, "speakers": {"Affirmative Speaker 1": 200, "Negative Speaker 1": 201}, "motion": 1}
+        room = {"room_id": "A", "teams": {"affirmative": "Fudan", "negative": "Wuhan"}, "tabbycat": ids,
+                "debaters": [{"side": "affirmative", "position": 1, "name": "An"}, {"side": "negative", "position": 1, "name": "Fang"}]}
+        assert http.post("/api/tournaments/cup/rounds/r1/rooms", json=room, headers=org).status_code == 201
+        for i in range(4):
+            assert http.post("/api/matches/cup.r1.A/stages", json=stage_body(m, i), headers=org).status_code == 200
+        assert http.post("/api/matches/cup.r1.A/close", headers=org).status_code == 200
+        units = http.get("/api/tournaments/cup/rounds/r1/rooms/A", headers=org).json()["decision"]["automated"]["stage_scores"]
+        over = {u: (7.83 if u.endswith("affirmative") else 8.0) for u in units}
+        assert http.post("/api/tournaments/cup/rounds/r1/rooms/A/confirm", json={"winner": "negative", "stage_scores": over}, headers=org).status_code == 200
+        teams = http.get("/api/tournaments/cup/rounds/r1/rooms/A/tabbycat", headers=org).json()["body"]["result"]["sheets"][0]["teams"]
+        assert [(t["side"], t["score"], t["win"]) for t in teams] == [("aff", 78.0, False), ("neg", 79.0, True)]
+    finally:
+        http.close()
+        srv.stop()

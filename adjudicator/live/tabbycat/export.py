@@ -43,6 +43,7 @@ from adjudicator.frozen import FrozenModel
 from adjudicator.input.formats import SIDES, get_format, position_label
 from adjudicator.input.match import Stage
 from adjudicator.live.errors import Conflict
+from adjudicator.live.tabbycat.ballot import winner_kept_ahead
 from adjudicator.live.tabbycat.source import room_source
 from adjudicator.live.tournament.lifecycle import Decision, VerdictState
 from adjudicator.live.tournament.model import Room, Round, Tournament
@@ -185,9 +186,10 @@ def ballot_export(tournament: Tournament, rnd: Round, room: Room, decision: Deci
     src = room_source(tournament, rnd, room, decision, stages)
     outcome = team_outcomes({u: (1 if u == src.winner else 2) for u in units})
     scale = tournament.speaker_scale
+    points = winner_kept_ahead(src, scale)[0]  # as the push: rounding never makes the counted winner level or behind
     teams: list[TeamResult] = []
     for u in units:
-        scores = scale.team([src.raw_scores[label] for label in labels_by_side[u]])
+        scores = points[u]
         speeches = [Speech(speaker=speaker_urls[label], score=sc) for label, sc in zip(labels_by_side[u], scores, strict=True)]
         total = 0.0
         for sp in speeches:
