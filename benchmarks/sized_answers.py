@@ -7,7 +7,9 @@ the completion tokens of both arms are counted from answers of the same, stated 
 our assumption, from what each prompt asks for (a few sentences of reasoning, one or two of summary, a
 short clash name, the single-call "basis" of at most 300 characters) and the tracker outputs'
 lengths benchmarks/tokens.py already assumes for the ledger (:data:`tokens.LLM_TEXT_CHARS`). A tracker
-answer also carries :data:`CLASH_UPDATES` clash updates (the loopback answer has one).
+answer also carries :data:`CLASH_UPDATES` clash updates (the loopback answer has one). The answer is
+then written in the shape the request's response schema states (:func:`schema_shaped`), as a model
+under strict structured output writes it.
 
 Used by ``benchmarks/tokens.py`` (its completion estimate) and ``benchmarks/tokens_bench.py`` (what its
 loopback server answers).
@@ -105,4 +107,44 @@ def sized_answer(body: dict[str, Any]) -> str:
             answer = {"stages": {sid: _more_updates(st) for sid, st in answer["stages"].items()}}
         else:
             answer = _more_updates(answer)
-    return json.dumps(_pad(answer, ANSWER_CHARS[kind], request_language(body)), ensure_ascii=False)
+    schema = response_schema_of(body)
+    padded = _pad(answer, ANSWER_CHARS[kind], request_language(body))
+    return json.dumps(schema_shaped(padded, schema) if schema else padded, ensure_ascii=False)
+
+
+def response_schema_of(body: dict[str, Any]) -> dict[str, Any] | None:
+    """The JSON Schema a request sent as its ``response_format`` (``json_schema`` or the loopback
+    clients' ``{"type": "json_object", "schema": ...}``), None without one."""
+    rf = body.get("response_format") or {}
+    schema = rf.get("schema") or (rf.get("json_schema") or {}).get("schema")
+    return schema if isinstance(schema, dict) else None
+
+
+def schema_shaped(value: Any, schema: dict[str, Any]) -> Any:
+    """``value`` (a loopback answer) in the shape ``schema`` states, as a provider's strict structured
+    output writes it: an object's keys those of the schema, in its order (a key the schema lacks is
+    left out); a list of per-side entries (``{"side": ..., ...}``) where the schema has an object keyed
+    by side, that object; a list of stage scores (``{"stage_id", "side", "score"}``) where it has one
+    keyed by unit (``"<stage_id>|<side>"``), that object; a vote mapping (label -> count) where it has
+    a list of labels, each label as many times as its count. The loopback answers use the lenient
+    shapes the readers also accept (tests/llm_helpers.py), which differ in length from the schema's
+    (a stage score as an object of three keys is about 17 tokens, as a keyed integer about 7; nine
+    votes as a list about 45, as a mapping about 14), so completion tokens are counted on the shape a
+    schema-following model writes."""
+    kind = schema.get("type")
+    if kind == "object" and "properties" in schema:
+        props: dict[str, Any] = schema["properties"]
+        if isinstance(value, list) and all(isinstance(v, dict) for v in value):
+            if all("side" in v for v in value) and all(v["side"] in props for v in value):
+                value = {v["side"]: {k: x for k, x in v.items() if k != "side"} for v in value}
+            elif all({"stage_id", "side", "score"} <= set(v) for v in value):
+                value = {f"{v['stage_id']}|{v['side']}": v["score"] for v in value}
+        if not isinstance(value, dict):
+            return value
+        return {k: schema_shaped(value[k], props[k]) for k in props if k in value}
+    if kind == "array" and isinstance(schema.get("items"), dict):
+        if isinstance(value, dict) and all(isinstance(n, int) for n in value.values()):
+            value = [label for label, n in value.items() for _ in range(n)]
+        if isinstance(value, list):
+            return [schema_shaped(v, schema["items"]) for v in value]
+    return value
