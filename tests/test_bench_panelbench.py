@@ -90,5 +90,27 @@ def test_bp_best_team_accuracy_with_co_winners_and_the_pick_rate(tmp_path):
     assert rnd["best_team_accuracy"]["value"] == pytest.approx(0.375)
     assert bp["gold_share"] == {"OG": 0.5, "OO": 0.5, "CG": 0.0, "CO": 0.5}
     md = (run / "report.md").read_text()
-    assert "| Predictor | best-team accuracy % | OG | OO | CG | CO |" in md and "| random team (expected) | 37.50 (n=2) | 0.250 | 0.250 | 0.250 | 0.250 |" in md
-    assert "| gold (advanced) | — | 0.500 | 0.500 | 0.000 | 0.500 |" in md
+    assert "| Predictor | completion % | best-team accuracy % | OG | OO | CG | CO |" in md and "| random team (expected) | — | 37.50 (n=2) | 0.250 | 0.250 | 0.250 | 0.250 |" in md
+    assert "| gold (advanced) | — | — | 0.500 | 0.500 | 0.000 | 0.500 |" in md
+    assert arm["completion"]["value"] == 1.0 and arm["n_completed"] == 2
+
+
+def test_bp_completion_rate_counts_the_rounds_without_one_first_team():
+    """Issue 42, item 5: three rounds; the arm ranks OG first in bp_a (OG advanced: a hit), fails bp_b and
+    ties OG and OO for first in bp_c. Completion 1/3 (as Debatrix's rows count it); best-team accuracy
+    1/1 over the completed round; the md row says both."""
+    from adjudicator.bench.results import SampleResult
+    from adjudicator.bench.scoring.leaves import ScoreSettings
+    from adjudicator.bench.scoring.panelbench import bp_table
+    from adjudicator.input.match_file import parse_match
+
+    rounds = [parse_match(bp_data(mid, labels={"advanced": ["OG"]})) for mid in ("bp_a", "bp_b", "bp_c")]
+    ranks = {"bp_a": {"OG": 1, "OO": 2, "CG": 3, "CO": 4}, "bp_c": {"OG": 1, "OO": 1, "CG": 3, "CO": 4}}
+    res = {mid: SampleResult(sample_id=mid, arm="agentic", sample_sha256="x", status="ok", verdict={"ranking": [{"unit": u, "rank": r} for u, r in ranks[mid].items()]}) for mid in ranks}
+    res["bp_b"] = SampleResult(sample_id="bp_b", arm="agentic", sample_sha256="x", status="failed", error="the panel needs at least 2 valid ballots", error_type="AdjudicationFailed")
+    bp = bp_table(rounds, {"agentic": res}, {"agentic": "agentic"}, ScoreSettings(n_bootstrap=0))
+    arm = bp["rows"][0]
+    assert arm["completion"]["value"] == pytest.approx(1 / 3) and arm["completion"]["n"] == 3 and arm["n_completed"] == 1
+    assert arm["best_team_accuracy"]["value"] == 1.0 and arm["best_team_accuracy"]["n"] == 1 and arm["best_team_accuracy"]["n_excluded"] == 2
+    assert bp["rows"][1]["completion"] is None  # the random team has no rounds to fail
+    assert "tie for first" in bp["completion_note"]

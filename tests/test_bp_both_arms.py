@@ -49,4 +49,5 @@ def test_bp_rounds_through_both_arms_over_the_loopback_server(tmp_path, capsys, 
     for arm in ("agentic", "single-call"):
         assert rows[arm]["best_team_accuracy"]["value"] == 0.5 and rows[arm]["best_team_accuracy"]["n"] == 2
         assert rows[arm]["pick_rate"] == {"OG": 1.0, "OO": 0.0, "CG": 0.0, "CO": 0.0}
+        assert rows[arm]["completion"]["value"] == 1.0 and rows[arm]["n_completed"] == 2  # both rounds ranked (item 5)
     assert rows["random team (expected)"]["best_team_accuracy"]["value"] == 0.375

@@ -301,12 +301,13 @@ def _panelbench_section(pb: dict[str, Any]) -> list[str]:
         L += ["", "— : no prediction (a dimension needs the arm's winner on it, from a dimensional rubric such as `--rubric debateart`; p as given has none).", ""]
     bp = pb.get("bp")
     if bp:
-        L += [f"BP: {bp['metric']}, % of {bp['n_rounds']} rounds; pick rate: how often each house is ranked first (gold: how often it advanced).", "",
-              "| Predictor | best-team accuracy % | OG | OO | CG | CO |", "|---|---|---|---|---|---|"]
+        L += [f"BP, {bp['n_rounds']} rounds: {bp['metric']}; {bp.get('completion_note', 'completion: rounds with one team ranked first')}; "
+              "pick rate: how often each house is ranked first (gold: how often it advanced).", "",
+              "| Predictor | completion % | best-team accuracy % | OG | OO | CG | CO |", "|---|---|---|---|---|---|---|"]
         for r in bp["rows"]:
             picks = " | ".join(fmt(r["pick_rate"].get(h)) for h in ("OG", "OO", "CG", "CO"))
-            L.append(f"| {_esc(r['label'])} | {_cell2(r['best_team_accuracy'], pct=True)} | {picks} |")
-        L += ["| gold (advanced) | — | " + " | ".join(fmt(bp["gold_share"][h]) for h in ("OG", "OO", "CG", "CO")) + " |", ""]
+            L.append(f"| {_esc(r['label'])} | {_cell2(r.get('completion'), pct=True)} | {_cell2(r['best_team_accuracy'], pct=True)} | {picks} |")
+        L += ["| gold (advanced) | — | — | " + " | ".join(fmt(bp["gold_share"][h]) for h in ("OG", "OO", "CG", "CO")) + " |", ""]
     pub = pb["published"]
     L += [f"Published ({pub['source']}): {pb['subsets_differ']}.", "",
           "| Published | DebateArt RMSE × 100, score comparison | DebateArt RMSE × 100, direct prediction | BP completion % | BP accuracy % |", "|---|---|---|---|---|"]

@@ -12,8 +12,11 @@ published table: report.json ``tasks.panelbench``.
 - BP (ranking matches with the teams that advanced, ``labels.advanced``): best-team accuracy, the share
   of rounds whose panel-ranked first team is among the teams that advanced (any co-winner counts: two
   advance from a quarter- or semi-final, one wins a final); the baseline is the expected accuracy of a
-  uniformly random team (mean of k / 4). And the pick rate per house: how often each of OG, OO, CG, CO
-  is the arm's first team, beside how often it advanced (the gold share), Debatrix's position-bias view.
+  uniformly random team (mean of k / 4). Beside it the completion rate, as Debatrix's rows have it: the
+  share of all the rounds whose verdict ranks exactly one team first (a failed or missing result or a
+  tie for first is not completed), the rounds the accuracy is over. And the pick rate per house: how
+  often each of OG, OO, CG, CO is the arm's first team, beside how often it advanced (the gold share),
+  Debatrix's position-bias view.
 - ``published``: the Debatrix homepage's experiments table (ljcleo.github.io/debatrix, its source
   ``ljcleo/debatrix-doc`` index.html at commit f66d5d1): DebateArt RMSE x 100 by score comparison and by
   direct prediction, BP completion rate and accuracy (%). Printed with the statement that the subsets
@@ -53,6 +56,11 @@ PUBLISHED: dict[str, Any] = {
     ],
 }
 HOUSES = ("OG", "OO", "CG", "CO")
+#: What the completion rate counts (the published rows' "BP completion").
+COMPLETION_NOTE = (
+    "completion: the share of the rounds whose verdict ranks exactly one team first (a failed or missing result, "
+    "or a tie for first, is not completed); best-team accuracy is over the completed rounds only"
+)
 
 
 def rmse_x100(pred: Any, gold: Any) -> MetricResult:
@@ -130,11 +138,13 @@ def bp_table(ranked: Sequence[Match], arm_results: dict[str, dict[str, SampleRes
         picked = [f for f in firsts if f is not None]
         rows.append({
             "label": labels.get(a, a), "kind": "arm", "arm": a, "best_team_accuracy": scored(_accuracy, [np.asarray([np.nan if h is None else h for h in hits], float)], None, st),
+            "completion": scored(_accuracy, [np.asarray([f is not None for f in firsts], float)], None, st), "n_completed": len(picked),
             "pick_rate": {h: (sum(f == h for f in picked) / len(picked)) if picked else None for h in HOUSES}, "n_picked": len(picked),
         })
     expected = float(np.mean([len(adv) / len(HOUSES) for adv in advanced]))
-    rows.append({"label": "random team (expected)", "kind": "baseline", "best_team_accuracy": {"value": expected, "n": len(rounds), "n_excluded": 0, "ci": None, "expected": True}, "pick_rate": {h: 0.25 for h in HOUSES}, "n_picked": len(rounds)})
-    return {"n_rounds": len(rounds), "metric": "best-team accuracy: the arm's first-ranked team is among the teams that advanced (any co-winner counts)", "gold_share": gold_share, "rows": rows}
+    rows.append({"label": "random team (expected)", "kind": "baseline", "best_team_accuracy": {"value": expected, "n": len(rounds), "n_excluded": 0, "ci": None, "expected": True}, "completion": None, "n_completed": len(rounds), "pick_rate": {h: 0.25 for h in HOUSES}, "n_picked": len(rounds)})
+    return {"n_rounds": len(rounds), "metric": "best-team accuracy: the arm's first-ranked team is among the teams that advanced (any co-winner counts)",
+            "completion_note": COMPLETION_NOTE, "gold_share": gold_share, "rows": rows}  # fmt: skip
 
 
 def panelbench_tables(matches: Sequence[Match], ranked: Sequence[Match], preds: dict[str, ArmPredictions], arm_results: dict[str, dict[str, SampleResult]], labels: dict[str, str], st: ScoreSettings) -> dict[str, Any] | None:
