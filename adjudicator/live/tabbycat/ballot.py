@@ -121,5 +121,7 @@ def build_ballot(src: RoomSource, tc: TabbycatRound, m: RoomMapping, *, confirme
     body: dict[str, Any] = {"result": {"sheets": sheets}, "confirmed": confirmed}
     if m.motion:
         body["motion"] = m.motion
-    refusals = outcome_refusals(rules, {t_side: sum(points[t_side]) for t_side in SIDES}, src.winner, tc.elimination) if scores else []
+    raw_totals: dict[str, float] = {side: sum(src.raw_scores[label] for label in src.labels(side)) for side in SIDES}
+    refusals = outcome_refusals(rules, {t_side: sum(points[t_side]) for t_side in SIDES}, src.winner, tc.elimination,
+                                raw_totals=raw_totals, debaters=len(src.labels(src.winner))) if scores else []
     return body, refusals, moved

@@ -28,6 +28,7 @@ under the winner declaration and the scale. Each :class:`Refusal` names the sett
 
 from __future__ import annotations
 
+import math
 from typing import Any, Literal
 
 from adjudicator.frozen import FrozenModel
@@ -154,10 +155,28 @@ def round_refusals(rules: TabbycatRules, format_name: str, debaters_per_side: in
     return out
 
 
-def outcome_refusals(rules: TabbycatRules, totals: dict[str, float], winner: str, elimination: bool) -> list[Refusal]:
+def stage_score_gap(winner: str, loser: str, raw_totals: dict[str, float], debaters: int) -> str:
+    """How far the ``winner`` is behind on the stage scores (1-10), and what closes it: ``raw_totals`` is
+    side -> the sum of its ``debaters`` debaters' raw scores (each the mean of the stage scores they spoke
+    in). Raising every one of a side's stage scores by d raises each of its debaters' raw scores, and so
+    its sum, by d per debater; once the winner's sum leads, its Tabbycat total leads too (the push keeps
+    the counted winner ahead through rounding). E.g. ``"on the stage scores (1-10) the negative is 0.40
+    behind (its debaters' mean stage scores add up to 26.40, the affirmative's to 26.80): +0.11 on every
+    negative stage score (0.40 over 4 debaters, and a little more) puts it ahead"``."""
+    gap = raw_totals[loser] - raw_totals[winner]
+    each = math.floor(gap / debaters * 100 + 1e-9) / 100 + 0.01
+    return (f"on the stage scores (1-10) the {winner} is {gap:.2f} behind (its debaters' mean stage scores add up to {raw_totals[winner]:.2f}, "
+            f"the {loser}'s to {raw_totals[loser]:.2f}): +{each:.2f} on every {winner} stage score ({gap:.2f} over {debaters} debaters, and a little more) "
+            "puts it ahead")
+
+
+def outcome_refusals(rules: TabbycatRules, totals: dict[str, float], winner: str, elimination: bool,
+                     raw_totals: dict[str, float] | None = None, debaters: int = 0) -> list[Refusal]:
     """What makes a ballot whose team totals are ``totals`` (side -> points) and whose counted winner is
     ``winner`` stored wrongly or refused by Tabbycat (a low-point or tied win it would replace, a margin
-    above the maximum), [] when none."""
+    above the maximum), [] when none. With ``raw_totals`` (side -> the sum of its ``debaters`` debaters'
+    raw 1-10 scores) a low-point or tied win also says how far behind the winner is on the stage scores
+    (:func:`stage_score_gap`)."""
     if not rules.uses_scores(elimination):
         return []
     out: list[Refusal] = []
@@ -166,10 +185,11 @@ def outcome_refusals(rules: TabbycatRules, totals: dict[str, float], winner: str
     decl = rules.winners_in_ballots
     fix = (f"override the stage scores too when confirming, so that the {winner} has the higher total "
            "(`adjudicate live confirm ... --score STAGE:SIDE=SCORE`), or set it to 'Require winner selection, overriding scores'")
+    gap = f"; {stage_score_gap(winner, loser, raw_totals, debaters)}" if raw_totals and debaters else ""
     if w < lo and decl != "low-points":
-        out.append(Refusal(setting="winners_in_ballots", reason=f"the counted winner, the {winner}, has {w:g} points to the {loser}'s {lo:g} (a low-point win), and {setting('winners_in_ballots', decl)}: Tabbycat would record the {loser} as the winner", hint=fix))
+        out.append(Refusal(setting="winners_in_ballots", reason=f"the counted winner, the {winner}, has {w:g} points to the {loser}'s {lo:g} (a low-point win), and {setting('winners_in_ballots', decl)}: Tabbycat would record the {loser} as the winner{gap}", hint=fix))
     elif w == lo and decl in ("none", "high-points"):
-        out.append(Refusal(setting="winners_in_ballots", reason=f"both teams have {w:g} points and {setting('winners_in_ballots', decl)}: Tabbycat refuses a tied result (and keeps an empty confirmed ballot)", hint=fix))
+        out.append(Refusal(setting="winners_in_ballots", reason=f"both teams have {w:g} points and {setting('winners_in_ballots', decl)}: Tabbycat refuses a tied result (and keeps an empty confirmed ballot){gap}", hint=fix))
     if rules.maximum_margin and abs(w - lo) > rules.maximum_margin:
         out.append(Refusal(setting="maximum_margin", reason=f"the margin is {abs(w - lo):g} points and {setting('maximum_margin', rules.maximum_margin)}",
                            hint="raise 'Maximum margin' in Tabbycat, or override the stage scores when confirming"))
