@@ -24,7 +24,10 @@ class ChatRequest:
     ``max_tokens`` (completion budget, tokens) overrides the configured and per-node budgets; None
     keeps them (see :meth:`~adjudicator.model.llm.LLMClient.budget_tokens`). ``frequency_penalty``
     (OpenAI's repetition penalty, 0-2; None sends none) is set only on the resend after a reply cut
-    off at its budget (:func:`~adjudicator.model.attempts.after_truncation`).
+    off at its budget (:func:`~adjudicator.model.attempts.after_truncation`). ``cache_points``
+    ((message index, character offset) pairs) mark where a prefix that later requests repeat ends: a
+    provider with an explicit prompt cache (Anthropic) gets a cache breakpoint there
+    (:mod:`adjudicator.model.cache_control`); other providers and the cache key ignore them.
     """
 
     messages: tuple[Mapping[str, str], ...]
@@ -35,6 +38,7 @@ class ChatRequest:
     schema_name: str = "output"
     max_tokens: int | None = None
     frequency_penalty: float | None = None
+    cache_points: tuple[tuple[int, int], ...] = ()
 
 
 #: Completion budget (max_tokens) per node when the configuration does not set one: sized to each

@@ -43,6 +43,7 @@ from typing import Any
 
 from adjudicator.config import JSON_MODES, JsonMode
 from adjudicator.model.cache import CachedResponse, NullCache, ResponseStore, request_key
+from adjudicator.model.cache_control import explicit_prompt_cache, with_breakpoints
 from adjudicator.model.chat import LOGPROB_NODES, NODE_MAX_TOKENS, ChatRequest, ChatResponse, RequestObserver
 from adjudicator.model.context_window import known_window, overflow
 from adjudicator.model.litellm_setup import WIRE, litellm_module
@@ -289,7 +290,7 @@ class LLMClient:
     def _kwargs(self, request: ChatRequest) -> dict[str, Any]:
         kwargs: dict[str, Any] = {
             "model": self.model,
-            "messages": [dict(m) for m in request.messages],
+            "messages": with_breakpoints(request.messages, request.cache_points) if request.cache_points and explicit_prompt_cache(self.model) else [dict(m) for m in request.messages],
             "timeout": self.timeout_s,
             "num_retries": 0,
             "max_retries": 0,

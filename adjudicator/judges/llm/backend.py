@@ -29,8 +29,9 @@ from adjudicator.judges.llm.outputs import judge_schema, stage_schema, window_sc
 from adjudicator.judges.llm.quotes import evidence_variables
 from adjudicator.judges.llm.ranking import ranking_judge_variables, ranking_schema, read_ranking_ballot, recover_ranking_ballot
 from adjudicator.judges.llm.recovery import read_stage_analysis, read_window_analyses, recover_stage_analysis
-from adjudicator.judges.llm.variables import judge_units, judge_variables, stage_variables, unit_key, window_variables
+from adjudicator.judges.llm.variables import asks_contributions, judge_units, judge_variables, stage_variables, unit_key, window_variables
 from adjudicator.model.attempts import MAX_ATTEMPTS, run_attempts
+from adjudicator.model.cache_control import line_end_after
 from adjudicator.model.chat import FEEDBACK_TOKENS_PER_DEBATER, NODE_MAX_TOKENS, ChatRequest
 from adjudicator.model.llm import LLMClient
 from adjudicator.model.logprobs import expected_score, logprob_p
@@ -146,6 +147,26 @@ def window_partials(result: NodeResult[Any], requests: Sequence[StageRequest]) -
     return out
 
 
+def tracker_cache_points(request: StageRequest, system: str, user: str) -> tuple[tuple[int, int], ...]:
+    """Where the tracker's request for ``request``'s stage ends a prefix a later stage's request repeats
+    (:attr:`~adjudicator.model.chat.ChatRequest.cache_points`): the system message's end and the end of
+    the match header (the MOTION fence's closing line; the ledger after it changes every stage), but
+    only when a later stage of the match has the same response schema (the same evaluated sides and
+    the same contributions asked), since the schema comes ahead of the messages in a provider's cached
+    prefix and the tracker's requests are sent one stage after another; the last stage of each schema
+    gets none (a cache write nobody reads costs a quarter more, :mod:`adjudicator.model.cache_control`)."""
+    stages = request.match.stages
+
+    def shape(st: Any) -> tuple[tuple[str, ...], bool]:
+        return tuple(st.evaluated_sides()), asks_contributions(request.match, st)
+
+    here = shape(request.stage)
+    if not any(shape(st) == here for st in stages[request.index + 1 :]):
+        return ()
+    header = line_end_after(user, "<<<END MOTION-")
+    return ((0, len(system)),) + (((1, header),) if header is not None else ())
+
+
 class LLMBackend:
     """The node interfaces on one model (see the module docstring).
 
@@ -191,6 +212,7 @@ class LLMBackend:
             template_hash=rendered.template_hash,
             schema=stage_schema(request),
             schema_name="stage_analysis",
+            cache_points=tracker_cache_points(request, rendered.system, rendered.user),
         )
 
     def supports_windows(self, format_name: str, rubric: object = None) -> bool:
