@@ -40,6 +40,7 @@ SCRIPTS = sorted(p.name for p in BENCHMARKS.glob("*.py") if 'if __name__ == "__m
 EXPECTED = {
     "asr_wer.py": "CPU s / audio min",
     "billed_cost.py": "recount check: ok",
+    "cache_layouts.py": "the agentic arm without and with the tracker's cache_control breakpoints",
     "completion_fields.py": "judge          3  (whole answer)",
     "chaos.py": "ok     ledger == request log == requests the proxy received",
     "live.py": "push (POST -> response)",
