@@ -95,6 +95,9 @@ class CallRecord(FrozenModel):
     ``normalised``: the fields of the answer a normalisation rule rewrote before validation
     (:class:`Normalised`, :mod:`adjudicator.model.normalise`); ``dropped``: the fields an accepted answer
     was taken without, still invalid after their repair (:class:`Dropped`). Both left out when empty.
+    ``json_mode_fallback`` (issue 38): on the first call after the server refused its response format,
+    what was refused and what the client sends for the rest of the run
+    (``"json_schema -> json_object: <the server's error>"``; ``"json_object -> none: ..."``); left out otherwise.
     ``messages``: the messages the call sent, in order (:class:`PromptRef`: role and content hash; the
     texts are stored apart, once per run); empty for the offline judge, which sends none, and in
     records written before they were kept.
@@ -142,6 +145,7 @@ class CallRecord(FrozenModel):
     messages: list[PromptRef] = Field(default_factory=list, exclude_if=lambda v: not v)
     normalised: list[Normalised] = Field(default_factory=list, exclude_if=lambda v: not v)
     dropped: list[Dropped] = Field(default_factory=list, exclude_if=lambda v: not v)
+    json_mode_fallback: str | None = Field(default=None, exclude_if=lambda v: v is None)
 
     def prompt_texts(self) -> dict[str, str]:
         """The message texts this record carries in memory, by SHA-256 (empty once read back from JSON)."""

@@ -88,14 +88,15 @@ def run_arm(match: Match, arm: str, config: Any, tracker: Backend | None = None,
 def _status(verdict: Verdict | None, failures: list[NodeFailure], error: str | None, error_type: str | None) -> tuple[SampleStatus, str | None, str | None]:
     """``(status, error, error_type)`` of a sample (see :mod:`adjudicator.bench.results`): ``failed``
     without a verdict or with one that holds no value, ``partial`` when a node or task failed (the
-    error lists them), else ``ok``."""
+    error lists them), else ``ok``; a ``dropped_field`` failure (an answer taken without fields still
+    invalid after their repair, :attr:`~adjudicator.records.NodeFailure.partial`) is no failed node."""
     if verdict is None:
         return "failed", error, error_type
     if verdict.p is None and not verdict.stage_scores and not verdict.best_debater_votes and not verdict.ranking and not verdict.speaker_scores:
         return "failed", "the verdict holds no value: every node or task failed", "NoValue"
-    if not (verdict.failures or any(not t.ok for t in verdict.tasks)):
+    if not (any(not f.partial for f in verdict.failures) or any(not t.ok for t in verdict.tasks)):
         return "ok", error, error_type
-    bad = [f"{f.node} {f.key}".strip() for f in failures] or [f"{t.task} {t.key}".strip() for t in verdict.tasks if not t.ok]
+    bad = [f"{f.node} {f.key}".strip() for f in failures if not f.partial] or [f"{t.task} {t.key}".strip() for t in verdict.tasks if not t.ok]
     return "partial", _one_line(f"{len(bad)} failed: " + ", ".join(bad[:10]) + (" ..." if len(bad) > 10 else "")), "PartialFailure"
 
 

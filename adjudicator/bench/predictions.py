@@ -148,8 +148,8 @@ def _failure(arm: str, sample_id: str, res: SampleResult) -> dict[str, Any]:
     """The report.json ``failures`` entry of a sample that is not ``ok``."""
     return {
         "arm": arm, "sample_id": sample_id, "status": res.status, "error_type": res.error_type, "error": res.error, "session": res.session,
-        "cause": first_cause(list(res.failures)),
-        "failed_nodes": [{"node": f.node, "key": f.key, "reason": f.reason, "raw_outputs": len(f.raw_outputs)} for f in res.failures],
+        "cause": first_cause([f for f in res.failures if not f.partial]),
+        "failed_nodes": [{"node": f.node, "key": f.key, "reason": f.reason, "raw_outputs": len(f.raw_outputs)} for f in res.failures if not f.partial],  # dropped_field: not failed
     }
 
 

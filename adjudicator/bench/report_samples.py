@@ -86,6 +86,7 @@ browser (<span id="human-count">{{ human_count }}</span> annotations); <button i
 {% if d.tasks %}<h4>Protocol tasks</h4><table><tr><th>Task</th><th>Key</th><th>ok</th><th>Parse</th><th>Attempts</th><th>Error</th></tr>
 {% for t in d.tasks %}<tr><td>{{ t.task }}</td><td>{{ t.key }}</td><td>{{ t.ok }}</td><td>{{ t.parse }}</td><td>{{ t.attempts }}</td><td>{{ t.error or "" }}</td></tr>{% endfor %}</table>{% endif %}
 {% if d.failures %}<h4>Failed nodes</h4><ul>{% for f in d.failures %}<li>{{ f }}</li>{% endfor %}</ul>{% endif %}
+{% if d.dropped %}<h4>Answers taken without fields still invalid after their repair</h4><ul>{% for f in d.dropped %}<li>{{ f }}</li>{% endfor %}</ul>{% endif %}
 {% if d.failed_attempts %}<h4>Raw outputs of failed attempts ({{ d.failed_attempts|length }})</h4>
 {% for a in d.failed_attempts %}<p><b>{{ a.what }}</b>: {{ a.error or "unreadable" }}</p><pre>{{ a.raw }}</pre>{% endfor %}{% endif %}
 <div class="human" data-row="{{ d.id }}"><b>Your call on this verdict:</b> <select aria-label="agree or disagree"><option value="">—</option><option value="agree">agree</option><option value="disagree">disagree</option></select>
@@ -269,7 +270,8 @@ def _detail(row: dict[str, Any], match: Match, res: SampleResult | None) -> dict
         "feedback": _feedback(verdict, stage_names, names), "feedback_from": verdict.get("feedback_from") or "",
         "scores": scores, "has_gold_scores": has_gold,
         "tasks": [t for t in verdict.get("tasks") or [] if not t.get("ok", True) or t.get("parse") not in ("strict", "native")] if verdict.get("tasks") else [],
-        "failures": [f"{f.node} {f.key}: {f.reason} ({f.kind.value})" for f in (res.failures if res is not None else [])],
+        "failures": [f"{f.node} {f.key}: {f.reason} ({f.kind.value})" for f in (res.failures if res is not None else []) if not f.partial],
+        "dropped": [f"{f.node} {f.key}: {f.reason}" for f in (res.failures if res is not None else []) if f.partial],  # dropped_field: no failed node
         "failed_attempts": failed,
     }
 

@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from adjudicator.cli.options import echo_err, model_config_from_options, model_options, models_text, usage_summary
 from adjudicator.errors import InputError
 from adjudicator.files import check_writable, write_output
+
+if TYPE_CHECKING:
+    from adjudicator.verdict.ballots import Verdict
 
 
 @click.command("run")
@@ -111,8 +115,20 @@ def _emit_verdict(verdict, out: Path | None, report_path: Path | None, quiet: bo
         from adjudicator.verdict.report import dimensions_line
 
         echo_err(dimensions_line(verdict))
-    if verdict.failures:
-        echo_err(f"{len(verdict.failures)} node(s) failed: " + "; ".join(f"{f.node} {f.key}: {f.reason}" for f in verdict.failures))
+    report_failures(verdict)
+
+
+def report_failures(verdict: Verdict) -> None:
+    """Say the verdict's failures on stderr: the failed nodes with their reasons, and apart from them
+    (on one short line) the answers taken without fields still invalid after their repair
+    (``dropped_field``, :attr:`~adjudicator.records.NodeFailure.partial`): no failed node, the value stands."""
+    failed = [f for f in verdict.failures if not f.partial]
+    if failed:
+        echo_err(f"{len(failed)} node(s) failed: " + "; ".join(f"{f.node} {f.key}: {f.reason}" for f in failed))
+    partial = [f for f in verdict.failures if f.partial]
+    if partial:
+        echo_err(f"{len(partial)} answer(s) taken without fields still invalid after their repair (dropped_field; see failures): "
+                 + ", ".join(f"{f.node} {f.key}" for f in partial))  # fmt: skip
 
 
 #: The JSON Schema dialect of ``adjudicate schema`` (pydantic writes draft 2020-12).

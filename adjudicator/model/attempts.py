@@ -292,6 +292,7 @@ def _reply_record(
         tokens_counted_locally=resp.tokens_counted_locally,
         cost_usd=resp.cost_usd,
         cache_hit=resp.cache_hit,
+        json_mode_fallback=resp.json_mode_fallback,
         parse="failed" if truncated else result.fallback_stage if fallback else result.stage,
         raw_output=resp.text,
         error=error,

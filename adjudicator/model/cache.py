@@ -65,6 +65,8 @@ class CachedResponse(FrozenModel):
     same log-prob p. ``cached_tokens`` / ``cache_write_tokens`` / ``tokens_counted_locally``: the
     provider's prompt-cache counts and whether the counts were made offline
     (:class:`~adjudicator.model.reply.ReplyTokens`); entries written before they were kept read as 0.
+    ``json_mode_fallback``: the response-format fallback the original reply's record carried, so a
+    cached rerun's records say it too.
     """
 
     text: str
@@ -79,6 +81,7 @@ class CachedResponse(FrozenModel):
     reasoning_content: str | None = None
     reasoning_tokens: int = Field(default=0, ge=0)
     logprobs: list[TokenLogprob] | None = None
+    json_mode_fallback: str | None = Field(default=None, exclude_if=lambda v: v is None)
 
 
 class ModelFacts(FrozenModel):

@@ -88,6 +88,8 @@ class ChatResponse:
     part of ``prompt_tokens`` the provider served from its prompt cache, ``cache_write_tokens`` the part
     it wrote to it (Anthropic), ``tokens_counted_locally`` True when the reply had no usage block
     (:class:`~adjudicator.model.reply.ReplyTokens`); ``cost_usd`` prices each part at its own rate.
+    ``json_mode_fallback``: the response-format fallback made before this reply
+    (:meth:`~adjudicator.model.structured_output.StructuredOutput.take_note`), on the first reply after it only.
     """
 
     text: str
@@ -105,6 +107,7 @@ class ChatResponse:
     reasoning_content: str | None = None
     reasoning_tokens: int = 0
     logprobs: tuple[TokenLogprob, ...] | None = None
+    json_mode_fallback: str | None = None
 
 
 class RequestObserver(Protocol):

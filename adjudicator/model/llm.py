@@ -255,6 +255,7 @@ class LLMClient:
             reasoning_content=reasoning_content,
             reasoning_tokens=reasoning_tokens_of(self.model, resp, text, reasoning_content),
             logprobs=logprobs_of(resp) if self.logprobs else None,
+            json_mode_fallback=self.structured.take_note(),
         )
 
     def before_first_request(self, check: Callable[[], None]) -> None:
@@ -434,6 +435,7 @@ class LLMClient:
                 reasoning_content=response.reasoning_content,
                 reasoning_tokens=response.reasoning_tokens,
                 logprobs=list(response.logprobs) if response.logprobs is not None else None,
+                json_mode_fallback=response.json_mode_fallback,
             ),
         )
 
@@ -455,4 +457,5 @@ def _cached_response(hit: CachedResponse, key: str, latency_s: float) -> ChatRes
         reasoning_content=hit.reasoning_content,
         reasoning_tokens=hit.reasoning_tokens,
         logprobs=tuple(hit.logprobs) if hit.logprobs is not None else None,
+        json_mode_fallback=hit.json_mode_fallback,
     )

@@ -71,6 +71,8 @@ class StructuredOutput:
         #: The mode this client fell back to after a refusal (issue 38): ``object`` once the server
         #: refused ``json_schema``, ``none`` once it refused the ``json_object`` form too; None before.
         self.fallback: JsonMode | None = None
+        #: The fallback not yet written into a call record (:meth:`take_note`): what was refused and what is sent now.
+        self._unsaid: str | None = None
 
     def supports_schema(self) -> bool:
         """Whether ``auto`` mode asks for a JSON schema: litellm says the model accepts one (a server
@@ -112,8 +114,18 @@ class StructuredOutput:
         """Whether this server refused ``json_schema`` (in this run, or in an earlier one on the same cache)."""
         if self.fallback is None and self.cache.get(schema_rejection_key(self.model, self.api_base)) is not None:
             with self._lock:
+                if self.fallback is None:
+                    self._unsaid = "json_schema -> json_object: the server refused json_schema in an earlier run on this cache"
                 self.fallback = self.fallback or "object"
         return self.fallback is not None
+
+    def take_note(self) -> str | None:
+        """The json-mode fallback not yet recorded (``"json_schema -> json_object: <the server's error>"``,
+        ``"json_object -> none: ..."``), once: the first call record after the fallback carries it
+        (:attr:`~adjudicator.records.CallRecord.json_mode_fallback`), so the run's records say it, not only stderr."""
+        with self._lock:
+            note, self._unsaid = self._unsaid, None
+        return note
 
     def is_rejection(self, exc: Exception, status: int | None, sent: Mapping[str, Any]) -> bool:
         """Whether the error ``exc`` (HTTP ``status``) refusing the request ``sent`` (its litellm
@@ -142,4 +154,6 @@ class StructuredOutput:
         if first:
             self.cache.set(schema_rejection_key(self.model, self.api_base), CachedResponse(text=reason, parsed=False))
         sent, now = ("json_schema", '{"type": "json_object", "schema": ...}') if first else ("json_object", "prompted JSON (no response_format)")
+        with self._lock:
+            self._unsaid = f"{sent} -> {'json_object' if first else 'none'}: {reason}"
         log.warning("%s: the server refused response_format %s (%s); sending %s for the rest of the run", self.model, sent, reason, now)

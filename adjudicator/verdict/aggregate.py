@@ -365,6 +365,7 @@ def provenance_of(arm: Arm, model: str, models: dict[str, str], is_llm: bool, pr
         recovered=sum(1 for c in calls if c.parse in ("normalised", "regex")),
         repaired=sum(1 for c in calls if c.turn == "repair" and c.parse != "failed"),
         parse_failures=sum(1 for c in calls if c.parse == "failed"),
+        json_mode_fallback=[c.json_mode_fallback for c in calls if c.json_mode_fallback],
         package_version=version,
     )
 

@@ -270,6 +270,8 @@ class Provenance(FrozenModel):
     ``offline_note``: when no model judged (``is_llm`` false), what the offline judge is and what
     winner accuracy to expect from it on unseen debates, in the match's language
     (:mod:`adjudicator.verdict.offline_note`); None, and left out of the JSON, otherwise.
+    ``json_mode_fallback``: each response-format fallback of the run's clients, as its call record
+    says it (:attr:`~adjudicator.records.CallRecord.json_mode_fallback`; issue 38); left out when none.
     """
 
     arm: Arm = "agentic"
@@ -295,6 +297,7 @@ class Provenance(FrozenModel):
     p_source: str | None = Field(default=None, exclude_if=_none)
     p_logprob_missing: int | None = Field(default=None, ge=0, exclude_if=_none)
     offline_note: str | None = Field(default=None, exclude_if=_none)
+    json_mode_fallback: list[str] = Field(default_factory=list, exclude_if=lambda v: not v)
     package_version: str = ""
 
 
