@@ -97,3 +97,21 @@ def test_a_stage_kept_without_moves_is_listed_and_is_no_failed_stage_in_the_verd
     assert [(f.node, f.key, f.kind) for f in verdict.failures] == [("track_stage", "s2", FailureKind.DROPPED_FIELD)]
     assert "failed_stage" not in verdict.review.reasons
     assert [s.stage_id for s in verdict.stage_scores if s.side == "negative"] == ["s2", "s4"]  # s2 is analysed and judged
+
+
+def test_an_update_whose_note_stays_empty_after_its_repair_keeps_its_move_and_the_stage_stands(fake_openai):
+    # the 1.5B after-run on debateart_4739 (92e8b2e): 'clash_updates.0.note: empty' twice voided the whole stage
+    silent = {**OPENED, "note": ""}
+    fake_openai.push(weak_model_tracker_reply(["affirmative"], [silent]), json.dumps({"clash_updates": [silent]}))
+    result = loopback_backend(fake_openai).analyse_stage(request())
+    assert fake_openai.count == 2 and result.value is not None
+    assert [(u.clash_id, u.kind, u.side, u.note) for u in result.value.clash_updates] == [("c1", "opened", "affirmative", "")]
+    assert [s.task_performance for s in result.value.sides] == ["perfect"]
+    assert result.failure.kind == FailureKind.DROPPED_FIELD and [d.field for d in result.calls[-1].dropped] == ["clash_updates.0.note"]
+
+
+def test_an_empty_note_beside_another_bad_field_still_fails_the_answer():
+    obj = json.loads(weak_model_tracker_reply(["affirmative"], [{**OPENED, "note": ""}]))
+    obj["summary"] = ""
+    result = parse_output(json.dumps(obj), partial(read_stage_analysis, request=request()))
+    assert not result.ok and result.fallback is None and "clash_updates.0.note: empty" in result.error and "summary" in result.error

@@ -79,12 +79,13 @@ def _contributions(value: Any, allowed: list[str]) -> dict[str, float]:
     return {k: round(v / total, 3) for k, v in shares.items()}
 
 
-def _clash_update(item: Any, k: int, labels: list[str]) -> ClashUpdate:
+def _clash_update(item: Any, k: int, labels: list[str], no_note: list[int] | None = None) -> ClashUpdate:
     """Update ``k`` of ``clash_updates``: a clash id (word characters and hyphens; others become
     hyphens), a side, a kind of :data:`CLASH_KINDS`, a title and a note that are not empty (issue 25);
     text fields cut to one line. Raises
     :class:`OutputInvalid` for anything else, including an update kept as raw text by the recovery
-    (:func:`recover_clash_updates`)."""
+    (:func:`recover_clash_updates`). With ``no_note`` (a list), an empty note does not raise: the
+    update is read with note ``""`` and ``k`` appended, for :func:`read_stage_analysis` to judge."""
     if isinstance(item, str):
         raise OutputInvalid(f"clash_updates.{k}: this update could not be read as a JSON object ({one_line(item, 80)})")
     if not isinstance(item, Mapping):
@@ -99,11 +100,19 @@ def _clash_update(item: Any, k: int, labels: list[str]) -> ClashUpdate:
         title=_field_text(item.get("title"), 160, f"clash_updates.{k}.title"),
         side=side,
         kind=kind,
-        note=_field_text(item.get("note"), 240, f"clash_updates.{k}.note"),
+        note=_note(item.get("note"), k, no_note),
         debater=canonical_label(item.get("debater"), labels),
         affirmative_position=one_line(item.get("affirmative_position"), 200),
         negative_position=one_line(item.get("negative_position"), 200),
     )
+
+
+def _note(value: Any, k: int, no_note: list[int] | None) -> str:
+    """Update ``k``'s note (:func:`_field_text`), or "" recorded in ``no_note`` when it is empty and a list is given."""
+    if no_note is not None and not one_line(value, 240):
+        no_note.append(k)
+        return ""
+    return _field_text(value, 240, f"clash_updates.{k}.note")
 
 
 def _field_text(value: Any, limit: int, field: str) -> str:
@@ -114,7 +123,7 @@ def _field_text(value: Any, limit: int, field: str) -> str:
     return text
 
 
-def _clash_updates(value: Any, labels: list[str]) -> list[ClashUpdate]:
+def _clash_updates(value: Any, labels: list[str], no_note: list[int] | None = None) -> list[ClashUpdate]:
     """Every update of ``clash_updates`` (:func:`_clash_update`). One that cannot be read fails the
     whole field (``("clash_updates",)``), so a repair turn asks for the updates again: an update is
     never dropped while the rest of the stage is kept. The list must be there: an absent list is the
@@ -125,7 +134,7 @@ def _clash_updates(value: Any, labels: list[str]) -> list[ClashUpdate]:
     if not isinstance(value, list):
         raise OutputInvalid(f"clash_updates: expected a list, got {type(value).__name__}", [("clash_updates",)])
     checks = FieldChecks()
-    out = [checks.run(("clash_updates",), _clash_update, item, k, labels) for k, item in enumerate(value)]
+    out = [checks.run(("clash_updates",), _clash_update, item, k, labels, no_note) for k, item in enumerate(value)]
     checks.raise_if_failed()
     return [u for u in out if u is not None]
 
@@ -167,6 +176,9 @@ def read_stage_analysis(obj: Mapping[str, Any], request: StageRequest) -> StageA
     error's ``fallback`` is the stage without updates and its ``dropped`` names ``clash_updates``, so
     an answer still empty after that repair is accepted as it stands (a ``dropped_field`` failure, not
     a failed stage). No move is ever made up. A stage that is no real speech (a forfeit) may be empty.
+    Likewise an update whose note is empty (Qwen2.5-Coder 1.5B, session 5: one such note voided whole
+    stages) is refused, and after its repair kept as a move (clash id, side, kind, debater) with the
+    note dropped and listed (``clash_updates.<k>.note``); the rest of the stage stands.
     """
     st = request.stage
     checks = FieldChecks()
@@ -180,10 +192,17 @@ def read_stage_analysis(obj: Mapping[str, Any], request: StageRequest) -> StageA
         analysis = checks.run(("sides", side), _side_analysis, item, side, request)
         if analysis is not None:
             analyses.append(analysis)
-    updates = checks.run(("clash_updates",), _clash_updates, obj.get("clash_updates"), request.match.speaker_labels())
+    no_note: list[int] = []
+    updates = checks.run(("clash_updates",), _clash_updates, obj.get("clash_updates"), request.match.speaker_labels(), no_note)
     summary = checks.run(("summary",), required_text, obj.get("summary"), 600, "summary")
-    checks.raise_if_failed()
     stage = StageAnalysis(stage_id=st.stage_id, stage_index=request.index, sides=analyses, clash_updates=updates or [], summary=summary or "")
+    if no_note and updates is not None:  # a move without its note: the move stands on its own after the repair
+        dropped = [Dropped(field=f"clash_updates.{k}.note", reason=f"clash_updates.{k}.note: empty; write it in your own words") for k in no_note]
+        invalid = OutputInvalid("; ".join(d.reason for d in dropped), [("clash_updates",)])
+        if not checks.errors:
+            raise OutputInvalid(str(invalid), invalid.fields, fallback=stage, dropped=dropped)
+        checks.errors.append(invalid)
+    checks.raise_if_failed()
     if updates == [] and is_real_speech(st, request.match.language):
         reason = f"clash_updates: empty, but this stage is a real speech; {MOVE_WANTED}"
         raise OutputInvalid(reason, [("clash_updates",)], fallback=stage, dropped=[Dropped(field="clash_updates", reason=reason)])
