@@ -85,7 +85,8 @@ def adjudicate_single_call(
         from adjudicator.input.rubric import check_rubric_format
 
         check_rubric_format(rubric, view.format)
-    return run_single_call(view, make_client(settings, model, observer=observer, cache=cache), progress=progress, rubric=rubric, evidence=evidence)
+    client = make_client(settings, model, observer=observer, cache=cache)
+    return run_single_call(view, client, progress=progress, rubric=rubric, evidence=evidence, lead_first=settings.send_order == "lead-first")
 
 
 def initial_state(view: MatchView) -> dict:
@@ -283,8 +284,9 @@ def build_context(
 
 
 def _context(config: ModelConfig, tracker: Backend, judges: dict[str, Backend], rubric: Rubric | None, evidence: Any) -> AdjudicationContext:
-    """The run context seating ``tracker`` and ``judges``, with ``config``'s panel mode, judge evidence and stage windows."""
-    return AdjudicationContext(tracker=tracker, judges=judges, rubric=rubric, evidence=evidence, panel_mode=config.panel, judge_evidence=config.judge_evidence, track_window_chars=config.track_window_chars)
+    """The run context seating ``tracker`` and ``judges``, with ``config``'s panel mode, judge evidence, stage windows and send order."""
+    return AdjudicationContext(tracker=tracker, judges=judges, rubric=rubric, evidence=evidence, panel_mode=config.panel, judge_evidence=config.judge_evidence,
+                                track_window_chars=config.track_window_chars, send_order=config.send_order)  # fmt: skip
 
 
 class _Seats:

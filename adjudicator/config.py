@@ -69,6 +69,9 @@ PANEL_MODES: tuple[str, ...] = ("scoring", "pairwise")
 #: What an LLM judge reads beyond the tracker's ledger and analyses (:mod:`adjudicator.judges.llm.quotes`):
 #: nothing more, the transcript lines behind the decisive clashes, or the whole transcript.
 JudgeEvidence = Literal["ledger", "quotes", "transcript"]
+#: How a match's requests that begin alike are sent (:mod:`adjudicator.workflow.panel`, :mod:`adjudicator.single_call.run`):
+#: one of them first and the others once it was answered, so they can read its prompt-cache entry, or all at once.
+SendOrder = Literal["lead-first", "at-once"]
 JUDGE_EVIDENCE: tuple[str, ...] = ("ledger", "quotes", "transcript")
 
 OFFLINE_NAMES = frozenset({"offline", "none", ""})
@@ -79,7 +82,7 @@ ENV_PREFIX = "ADJUDICATOR_"
 _SETTINGS = (
     "model", "api_base", "tracker_model", "judge_models", "no_cache", "cache_dir", "timeout_s", "json_mode",
     "temperature", "seed", "p_source", "max_tokens", "transport_retries", "backoff_base_s", "rubric", "evidence", "panel", "max_concurrent_requests",
-    "api_key_env", "judge_evidence", "track_window_chars",
+    "api_key_env", "judge_evidence", "track_window_chars", "send_order",
 )  # fmt: skip
 
 #: Environment variable -> setting.
@@ -249,6 +252,10 @@ class ModelConfig(BaseSettings):
         ge=0,
         description="The language-model tracker analyses consecutive stages whose transcripts add up to at most this many characters (and at most 6 stages) in one request. 0: one stage per request.",
     )
+    send_order: SendOrder = Field(
+        default="lead-first",
+        description="How requests that begin alike are sent: lead-first (one judge, and one single-call task, first; the others once it was answered, so a provider's prompt cache serves their shared beginning at its discount; about one request's time longer per match) or at-once.",
+    )
 
     @classmethod
     def settings_customise_sources(
@@ -366,6 +373,7 @@ class ModelConfig(BaseSettings):
         api_key_env: str | None = None,
         judge_evidence: str | None = None,
         track_window_chars: int | None = None,
+        send_order: str | None = None,
         env: Mapping[str, str] | None = None,
     ) -> ModelConfig:
         """Resolve flags > ``ADJUDICATOR_*`` environment > config file > defaults.
@@ -373,7 +381,7 @@ class ModelConfig(BaseSettings):
         Arguments are the CLI flags (``--model``, ``--api-base``, ``--tracker-model``, ``--judge-model``
         (repeatable) as ``judge_models``, ``--config`` as ``config_file``, ``--no-cache``,
         ``--cache-dir``, ``--timeout-s``, ``--json-mode``, ``--rubric``, ``--evidence``, ``--panel``, ``--concurrency`` as
-        ``max_concurrent_requests``, ``--p-source``, ``--api-key-env``, ``--judge-evidence``, ``--track-window-chars``); None, or an empty ``judge_models``
+        ``max_concurrent_requests``, ``--p-source``, ``--api-key-env``, ``--judge-evidence``, ``--track-window-chars``, ``--send-order``); None, or an empty ``judge_models``
         sequence, means the flag was not given (``no_cache=False`` from a flag that defaults to off
         should be passed as None). ``env`` replaces ``os.environ`` (tests). Raises
         :class:`~adjudicator.errors.ConfigError` (exit code 2, one line naming the source and
@@ -398,6 +406,7 @@ class ModelConfig(BaseSettings):
             "api_key_env": api_key_env,
             "judge_evidence": judge_evidence,
             "track_window_chars": track_window_chars,
+            "send_order": send_order,
         }
         given = {k: v for k, v in flags.items() if v is not None}
         return cls._resolve(given, config_path(config_file, env), env, lambda key: FLAGS.get(key, "--" + key.replace("_", "-")))

@@ -20,7 +20,7 @@ What the server answers and bills (our stand-in for a provider, stated):
   rule, ``gpt-4.1-mini`` model ``openai/gpt-4.1-mini`` under OpenAI's (>= 1,024 tokens, 128-token steps);
 - dollars (the bench's recount): every request the server billed, priced with litellm's table
   (``litellm.cost_per_token``: uncached input, cache reads at the cache-read price, output);
-- ``--latency-s``: every reply waits this long (default 0.25 s; 0 under ``--quick``), so the wall
+- ``--latency-s``: every reply waits this long (default 1 s; 0 under ``--quick``), so the wall
   time a sample takes (its result's ``elapsed_s``) shows what waiting for a cache entry costs.
 
 Check (issue 39): the cost each run reports (its ledger in ``report.json``) equals this recount within
@@ -62,7 +62,7 @@ CCDB_SAMPLE = "synthetic-ccdb-4v4-x1"
 QUICK_SAMPLE = "debateart_0020"
 #: Targets: agentic dollars over single-call's, at most this on each bundled debate / on the 4v4.
 TARGET, CCDB_TARGET = 1.5, 1.0
-LATENCY_S = 0.25
+LATENCY_S = 1.0
 RECOUNT_TOLERANCE_USD = 1e-6
 KEY_ENV = "ADJUDICATOR_BILLED_COST_KEY"
 

@@ -15,7 +15,7 @@ def test_adjudication_topology_snapshot():
     g = compiled().get_graph()
     nodes = sorted(n for n in g.nodes if not n.startswith("__"))
     edges = sorted((e.source, e.target) for e in g.edges)
-    assert nodes == ["aggregate_panel", "convene_panel", "judge", "track_stage"]
+    assert nodes == ["aggregate_panel", "convene_panel", "judge", "lead_judge", "track_stage"]
     assert edges == sorted(
         [
             ("__start__", "track_stage"),
@@ -23,6 +23,9 @@ def test_adjudication_topology_snapshot():
             ("track_stage", "track_stage"),
             ("track_stage", "convene_panel"),
             ("convene_panel", "judge"),
+            ("convene_panel", "lead_judge"),
+            ("lead_judge", "judge"),
+            ("lead_judge", "aggregate_panel"),
             ("judge", "aggregate_panel"),
             ("aggregate_panel", "__end__"),
         ]
@@ -37,7 +40,7 @@ def test_tracking_and_panel_topologies():
     t_edges = sorted((e.source, e.target) for e in tracking.get_graph().edges)
     assert t_edges == sorted([("__start__", "track_stage"), ("__start__", "__end__"), ("track_stage", "track_stage"), ("track_stage", "__end__")])
     p_edges = sorted((e.source, e.target) for e in panel.get_graph().edges)
-    assert p_edges == sorted([("__start__", "convene_panel"), ("convene_panel", "judge"), ("judge", "aggregate_panel"), ("aggregate_panel", "__end__")])
+    assert p_edges == sorted([("__start__", "convene_panel"), ("convene_panel", "judge"), ("convene_panel", "lead_judge"), ("lead_judge", "judge"), ("lead_judge", "aggregate_panel"), ("judge", "aggregate_panel"), ("aggregate_panel", "__end__")])
 
 
 def test_langgraph_tools_graphs_start_with_the_json_reader():
@@ -52,13 +55,14 @@ def test_langgraph_tools_graphs_start_with_the_json_reader():
 
     assert edges(adjudication) == sorted([
         ("__start__", "read_input"), ("read_input", "track_stage"), ("read_input", "convene_panel"), ("track_stage", "track_stage"),
-        ("track_stage", "convene_panel"), ("convene_panel", "judge"), ("judge", "aggregate_panel"), ("aggregate_panel", "__end__"),
+        ("track_stage", "convene_panel"), ("convene_panel", "judge"), ("convene_panel", "lead_judge"), ("lead_judge", "judge"), ("lead_judge", "aggregate_panel"), ("judge", "aggregate_panel"),
+        ("aggregate_panel", "__end__"),
     ])  # fmt: skip
     assert edges(tracking) == sorted([
         ("__start__", "read_input"), ("read_input", "track_stage"), ("read_input", "write_output"), ("track_stage", "track_stage"),
         ("track_stage", "write_output"), ("write_output", "__end__"),
     ])  # fmt: skip
-    assert edges(panel) == sorted([("__start__", "read_input"), ("read_input", "convene_panel"), ("convene_panel", "judge"), ("judge", "aggregate_panel"), ("aggregate_panel", "__end__")])
+    assert edges(panel) == sorted([("__start__", "read_input"), ("read_input", "convene_panel"), ("convene_panel", "judge"), ("convene_panel", "lead_judge"), ("lead_judge", "judge"), ("lead_judge", "aggregate_panel"), ("judge", "aggregate_panel"), ("aggregate_panel", "__end__")])
 
 
 def test_update_stream_visits_each_stage_once_in_order_then_three_judges():

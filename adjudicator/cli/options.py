@@ -49,6 +49,7 @@ def model_options(f):
         click.option("--panel", type=click.Choice(["scoring", "pairwise"]), help="how the judges judge: scoring ballots (default) or pairwise comparisons with Bradley-Terry strengths"),
         click.option("--judge-evidence", type=click.Choice(["ledger", "quotes", "transcript"]), help="what the LLM judges read beyond the tracker's ledger and analyses: nothing more (ledger, default), the transcript lines behind the decisive clashes (quotes), or the whole transcript"),
         click.option("--track-window-chars", type=click.IntRange(min=0), metavar="N", help="LLM tracker: analyse consecutive stages whose transcripts add up to at most N characters in one request (up to 6 stages; fewer requests and tokens on short stages); 0 (default) = one stage per request"),
+        click.option("--send-order", type=click.Choice(["lead-first", "at-once"]), help="lead-first (default): one judge and one single-call task first, the others once it was answered, so the provider's prompt cache serves what they share; at-once: all together (about one request's time sooner per match)"),
         click.option("--p-source", type=click.Choice(["stated", "logprob"]), help="logprob: also read p and stage scores off the judges' token log-probabilities (OpenAI-compatible servers), beside the stated p"),
     ]
     for opt in reversed(options):
@@ -76,6 +77,7 @@ def model_config_from_options(opts: dict):
         p_source=opts.get("p_source"),
         judge_evidence=opts.get("judge_evidence"),
         track_window_chars=opts.get("track_window_chars"),
+        send_order=opts.get("send_order"),
         max_concurrent_requests=opts.get("concurrency"),
         api_key_env=opts.get("api_key_env"),
     )

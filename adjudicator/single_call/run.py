@@ -16,6 +16,7 @@ from adjudicator.single_call.tasks import TaskInstance, task_instances, template
 from adjudicator.single_call.verdict import build_verdict
 from adjudicator.verdict.ballots import Verdict
 from adjudicator.workflow.progress import ProgressSink, task_event
+from adjudicator.workflow.send_order import lead_index
 
 #: Default number of concurrent requests of one match (the instances are independent).
 DEFAULT_CONCURRENCY = 4
@@ -31,6 +32,7 @@ def run_single_call(
     progress: ProgressSink | None = None,
     rubric: Rubric | None = None,
     evidence: Any = None,
+    lead_first: bool = False,
 ) -> Verdict:
     """Run every protocol instance of ``view`` through ``client`` and build the verdict.
 
@@ -40,6 +42,9 @@ def run_single_call(
     and excluded from the verdict's values; it never becomes a score. Never raises for model faults.
     ``progress`` receives an event as each instance finishes (in completion order). Under a
     dimensional ``rubric`` the per-dimension task runs too (``evidence``: the fact-authenticity source).
+    ``lead_first``: one instance (:func:`~adjudicator.workflow.send_order.lead_index`: the longest of
+    the largest group with one response schema) runs first and the others once it finished, so a
+    provider's prompt cache serves the beginning they share with it.
     """
     store = store or PromptStore()
     instances = task_instances(view, store, rubric, evidence)
@@ -57,11 +62,15 @@ def run_single_call(
             progress(task_event(n, len(instances), key, result.failure is None, detail, list(result.calls)))
         return result
 
+    lead = lead_index([i.request for i in instances]) if lead_first and concurrency > 1 else None
     if concurrency <= 1:
         results = [run(i) for i in instances]
     else:
+        first = {} if lead is None else {lead: run(instances[lead])}
+        rest = [k for k in range(len(instances)) if k not in first]
         with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="single-call") as pool:
-            results = list(pool.map(run, instances))
+            later = dict(zip(rest, pool.map(lambda k: run(instances[k]), rest), strict=True))
+        results = [first[k] if k in first else later[k] for k in range(len(instances))]
     if view.spec().verdict == "ranking":
         from adjudicator.single_call.ranking import ranking_template_hashes
 

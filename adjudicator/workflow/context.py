@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol, cast
 
-from adjudicator.config import JudgeEvidence, PanelMode
+from adjudicator.config import JudgeEvidence, PanelMode, SendOrder
 from adjudicator.input.rubric import Rubric
 from adjudicator.judges.base import JUDGE_PERSPECTIVES, Backend
 
@@ -61,7 +61,8 @@ class AdjudicationContext:
     ``panel_mode`` how the judges judge (``"scoring"`` ballots, or ``"pairwise"`` comparisons);
     ``judge_evidence`` what the LLM judges read beyond the ledger (:func:`judge_evidence_of`);
     ``track_window_chars`` the LLM tracker's stage-window budget in characters (0 = one stage per
-    request; :mod:`adjudicator.workflow.windows`, :func:`track_window_of`)."""
+    request; :mod:`adjudicator.workflow.windows`, :func:`track_window_of`); ``send_order`` whether the
+    panel's judges go lead-first or at once (:mod:`adjudicator.workflow.send_order`, :func:`send_order_of`)."""
 
     tracker: Backend
     judges: dict[str, Backend]
@@ -71,6 +72,7 @@ class AdjudicationContext:
     panel_mode: PanelMode = "scoring"
     judge_evidence: JudgeEvidence = "ledger"
     track_window_chars: int = 0
+    send_order: SendOrder = "lead-first"
 
     @classmethod
     def single(cls, backend: Backend, panel_mode: PanelMode = "scoring") -> "AdjudicationContext":
@@ -113,3 +115,8 @@ def track_window_of(ctx: object) -> int:
     """The context's stage-window budget in characters (0 when it sets none: one stage per request)."""
     value = getattr(_resolved(ctx), "track_window_chars", 0)
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+def send_order_of(ctx: object) -> SendOrder:
+    """The context's send order (``"lead-first"`` when it names none)."""
+    return "at-once" if getattr(_resolved(ctx), "send_order", "lead-first") == "at-once" else "lead-first"

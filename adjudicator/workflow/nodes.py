@@ -27,7 +27,8 @@ from adjudicator.verdict.ballots import Ballot, Provenance, Verdict
 from adjudicator.verdict.battlefield import BattlefieldState, Clash, StageAnalysis, apply_clash_updates, merge_clashes
 from adjudicator.verdict.offline_note import offline_note
 from adjudicator.verdict.review import review_of
-from adjudicator.workflow.context import Backends, evidence_of, judge_evidence_of, rubric_of, track_window_of
+from adjudicator.workflow.context import Backends, evidence_of, judge_evidence_of, rubric_of, send_order_of, track_window_of
+from adjudicator.workflow.send_order import judge_lead
 from adjudicator.workflow.windows import window_size
 
 
@@ -125,9 +126,12 @@ class JudgeTask(TypedDict):
 
 class PanelState(BattlefieldState, total=False):
     """Battlefield state plus the panel's outputs. ``ballots`` (a scoring panel) and
-    ``pair_choices`` (a pairwise panel: every judge's answers) are fan-in keys (reducer: concatenation)."""
+    ``pair_choices`` (a pairwise panel: every judge's answers) are fan-in keys (reducer: concatenation).
+    ``panel_lead`` is the judge sent first, the others once it was answered (``send_order``
+    lead-first, :mod:`adjudicator.workflow.send_order`); empty or absent: all at once."""
 
     panel: list[tuple[str, str]]
+    panel_lead: str
     ballots: Annotated[list[Ballot], operator.add]
     pair_choices: Annotated[list[PairChoice], operator.add]
     verdict: Verdict | None
@@ -140,9 +144,28 @@ def full_view(state: BattlefieldState) -> MatchView:
 
 
 def convene_panel(state: PanelState, runtime: Runtime[Backends]) -> dict[str, Any]:
-    """Seat the judges named in the context: returns ``panel`` = [(judge_id, perspective), ...]."""
+    """Seat the judges named in the context: returns ``panel`` = [(judge_id, perspective), ...] and
+    ``panel_lead`` (:func:`panel_lead`)."""
     ctx = runtime.context
-    return {"panel": [(j, ctx.perspectives.get(j, "")) for j in ctx.judges]}
+    panel = [(j, ctx.perspectives.get(j, "")) for j in ctx.judges]
+    return {"panel": panel, "panel_lead": panel_lead({**state, "panel": panel}, ctx)}
+
+
+def panel_lead(state: PanelState, ctx: Backends) -> str:
+    """The judge to send first under the context's ``send_order`` (:func:`~adjudicator.workflow.send_order.judge_lead`
+    over the requests of the judges whose backend renders one), ``""`` for all at once: under
+    ``at-once``, on a pairwise panel (each judge's comparisons run one after another, so waiting for a
+    whole judge would cost its every comparison), and when no two judges' requests could share a cached beginning."""
+    if send_order_of(ctx) != "lead-first" or ctx.panel_mode != "scoring":
+        return ""
+    models = ctx.model_names()
+    requests = {}
+    for task in judge_tasks(state):
+        request = task["request"].model_copy(update={"rubric": rubric_of(ctx), "judge_evidence": judge_evidence_of(ctx)})
+        render = getattr(ctx.judges[request.judge_id], "judge_prompt", None)
+        if render is not None:
+            requests[request.judge_id] = render(request)
+    return judge_lead(requests, models)
 
 
 def judge_tasks(state: PanelState) -> list[JudgeTask]:

@@ -1,7 +1,11 @@
 """The panel graph: seat three judges, fan out with ``Send`` (each judge sees only its own task),
 then aggregate in plain code.
 
-Topology: START -> convene_panel -> (route_after_convene_panel: Send x3) -> judge -> aggregate_panel -> END.
+Topology: START -> convene_panel -> (route_after_convene_panel: Send x3) -> judge -> aggregate_panel -> END;
+lead-first (``send_order``, :mod:`adjudicator.workflow.send_order`): convene_panel -> (Send x1) ->
+lead_judge -> (route_after_lead_judge: Send x2) -> judge -> aggregate_panel, so the others start once
+the lead's request was answered and can read its prompt-cache entry. ``lead_judge`` runs the same
+function as ``judge``.
 Compiled with ``json_input=True`` (LangGraph's tools), START -> read_input -> convene_panel ...
 """
 
@@ -19,16 +23,28 @@ from adjudicator.workflow.nodes import PanelState, aggregate_panel, convene_pane
 
 
 def route_after_convene_panel(state: PanelState) -> list[Send]:
-    """One ``Send("judge", task)`` per seated judge."""
-    return [Send("judge", task) for task in judge_tasks(state)]
+    """One ``Send("judge", task)`` per seated judge; under a ``panel_lead``, the lead's task alone to ``lead_judge``."""
+    tasks = judge_tasks(state)
+    lead = [t for t in tasks if t["request"].judge_id == state.get("panel_lead")]
+    if lead and len(tasks) > 1:
+        return [Send("lead_judge", lead[0])]
+    return [Send("judge", task) for task in tasks]
+
+
+def route_after_lead_judge(state: PanelState) -> list[Send] | str:
+    """Once the lead has answered: one ``Send("judge", task)`` per other judge (none left: aggregate)."""
+    rest = [Send("judge", t) for t in judge_tasks(state) if t["request"].judge_id != state.get("panel_lead")]
+    return rest or "aggregate_panel"
 
 
 def add_panel(builder: StateGraph[Any, Any, Any, Any]) -> None:
-    """Add convene -> judges (parallel) -> aggregate -> END to ``builder``; entry node ``convene_panel``."""
+    """Add convene -> judges (parallel, or the lead first) -> aggregate -> END to ``builder``; entry node ``convene_panel``."""
     builder.add_node("convene_panel", convene_panel)
     builder.add_node("judge", judge)  # type: ignore[arg-type]  # langgraph's stubs do not match a Send target whose input (JudgeTask) is not the graph state
+    builder.add_node("lead_judge", judge)  # type: ignore[arg-type]  # the same function: the lead of a lead-first panel
     builder.add_node("aggregate_panel", aggregate_panel)
-    builder.add_conditional_edges("convene_panel", route_after_convene_panel, ["judge"])
+    builder.add_conditional_edges("convene_panel", route_after_convene_panel, ["judge", "lead_judge"])
+    builder.add_conditional_edges("lead_judge", route_after_lead_judge, ["judge", "aggregate_panel"])
     builder.add_edge("judge", "aggregate_panel")
     builder.add_edge("aggregate_panel", END)
 

@@ -69,7 +69,7 @@ class GraphProgress:
 
     def update(self, node: str, update: dict[str, Any] | None) -> None:
         """Report the step ``node`` finished with ``update`` (other nodes are silent)."""
-        if node not in ("track_stage", "judge") or not update:
+        if node not in ("track_stage", "judge", "lead_judge") or not update:
             return
         calls = list(update.get("calls") or [])
         failures = list(update.get("failures") or [])
