@@ -96,6 +96,10 @@ def serial(bodies: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def one_judge_schema(bodies: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The wings sent the chair's schema; unchanged when the judges already share one (built since
+    the one judge schema landed: ``adjudicator/judges/llm/outputs.judge_schema``)."""
+    if len({json.dumps(b["response_format"], sort_keys=True) for b in bodies if kind(b) == "judge"}) <= 1:
+        return bodies
     chair = next((b for b in bodies if kind(b) == "judge" and '"feedback"' in json.dumps(b["response_format"])), None)
     for b in bodies:
         if chair is not None and kind(b) == "judge" and b is not chair:

@@ -132,6 +132,8 @@ def schema_shaped(value: Any, schema: dict[str, Any]) -> Any:
     votes as a list about 45, as a mapping about 14), so completion tokens are counted on the shape a
     schema-following model writes."""
     kind = schema.get("type")
+    if isinstance(kind, list) and value is not None:  # a nullable value given: shaped as its type (the chair's feedback)
+        kind = next((k for k in kind if k != "null"), None)
     if kind == "object" and "properties" in schema:
         props: dict[str, Any] = schema["properties"]
         if isinstance(value, list) and all(isinstance(v, dict) for v in value):

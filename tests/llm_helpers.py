@@ -201,9 +201,16 @@ def schema_responder(body: dict[str, Any]) -> str:
     units = [tuple(key.split("|")) for key in props["stage_scores"]["required"]]
     labels = props["best_debater_votes"]["items"]["enum"]
     feedback = None
-    if "feedback" in props:  # the coach's feedback: each debater, on the first stage and the first clash it may name
+    if "feedback" in props and not any(said in _request_text(body) for said in WING_FEEDBACK_NULL):  # the chair's feedback: each debater, on the first stage and the first clash it may name
         feedback = feedback_for(props["feedback"]["required"], units[0][0], first_clash_id(body))
-    return ballot_json(units, votes={labels[0]: 2, labels[-1]: 1}, feedback=feedback)
+    answer = ballot_json(units, votes={labels[0]: 2, labels[-1]: 1}, feedback=feedback)
+    if "feedback" in props and feedback is None:  # a wing: the shared schema's feedback, null as its prompt asks
+        answer = json.dumps({**json.loads(answer), "feedback": None})
+    return answer
+
+
+#: What a wing's prompt says of the shared schema's feedback (prompts/judge.{en,zh}.j2, ``feedback_null``).
+WING_FEEDBACK_NULL = ('your ballot\'s "feedback" is null', '"feedback" 填 null')
 
 
 def bp_ballot_json(props: dict[str, Any]) -> str:

@@ -2,8 +2,9 @@
 
 The verdict shows one judge's feedback (verdict/feedback.py panel_feedback), so the wings' feedback was
 written, billed as completion tokens (31-37% of the agentic arm's, benchmarks/completion_fields.py) and
-thrown away. Now judge-1, the chair, alone is asked for it: the wings' schema and prompt have no
-feedback, a wing's ballot without feedback is accepted at its first answer (no repair turn), and the
+thrown away. Now judge-1, the chair, alone is asked for it: the wings' prompt asks none (their schema is
+the chair's with feedback nullable, and they answer null: tests/test_one_judge_schema.py), a wing's
+ballot without feedback is accepted at its first answer (no repair turn), and the
 feedback instruction sits after the shared evidence, so the three judges' requests are still identical
 up to the judge's id (a provider's prompt cache serves that prefix). Online 1v1 (English) and the
 CCDB 2v2 (Chinese) alike.
@@ -16,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from fake_openai import fake_openai  # noqa: F401 (fixture)
-from llm_helpers import ballot_json, judge_request_over, loopback_backend, online_match
+from llm_helpers import WING_FEEDBACK_NULL, ballot_json, judge_request_over, loopback_backend, online_match
 
 from adjudicator.config import JUDGE_IDS
 from adjudicator.input.match_file import load_match
@@ -49,13 +50,14 @@ def test_the_chair_alone_is_asked_for_feedback(fmt):
     backend = loopback_backend(type("S", (), {"base_url": "http://127.0.0.1:9/v1"})())
     chats = [backend.judge_prompt(r) for r in panel(VIEWS[fmt])]
     assert FEEDBACK_JUDGE == "judge-1" and [writes_feedback(r) for r in panel(VIEWS[fmt])] == [True, False, False]
-    assert ["feedback" in c.schema["properties"] for c in chats] == [True, False, False]
+    # one schema for the three (tests/test_one_judge_schema.py): feedback nullable, the wings told to answer null
+    assert chats[0].schema == chats[1].schema == chats[2].schema and chats[0].schema["properties"]["feedback"]["type"] == ["object", "null"]
     debaters = len(VIEWS[fmt].debater_labels())
     assert [c.max_tokens for c in chats] == [NODE_MAX_TOKENS["judge"] + FEEDBACK_TOKENS_PER_DEBATER * debaters, None, None]
-    assert ['"feedback"' in c.messages[-1]["content"] for c in chats] == [True, False, False]
+    assert ['"worked"' in c.messages[-1]["content"] for c in chats] == [True, False, False]
+    assert [any(said in c.messages[-1]["content"] for said in WING_FEEDBACK_NULL) for c in chats] == [False, True, True]
     # the system message never asks for it: the chair's instruction comes after the shared evidence
     assert all('"feedback"' not in c.messages[0]["content"] for c in chats)
-    assert chats[1].schema == chats[2].schema
 
 
 @pytest.mark.parametrize("fmt", sorted(VIEWS))
@@ -82,4 +84,4 @@ def test_a_wings_ballot_without_feedback_stands_at_its_first_answer(fake_openai)
     result = loopback_backend(fake_openai).judge(wing)
     assert [(c.turn, c.parse) for c in result.calls] == [("answer", "strict")]
     assert result.value is not None and result.value.feedback == [] and result.value.judge_id == "judge-2"
-    assert "feedback" not in json.dumps(fake_openai.requests[0]["messages"])
+    assert '"worked"' not in json.dumps(fake_openai.requests[0]["messages"], ensure_ascii=False)

@@ -81,7 +81,8 @@ def expected_judge_schema(unit_keys: list[str], stage_ids: list[str], clash_ids:
             "winner": string(SIDES),
             "p": {"type": "number", "minimum": 0.0, "maximum": 1.0},
             "best_debater_votes": labels_list(3),
-            "feedback": obj({label: obj({"worked": point, "missed": point, "work_on": point}) for label in LABELS}),
+            # nullable (issue 39): the three judges share one schema, the wings answer null
+            "feedback": {**obj({label: obj({"worked": point, "missed": point, "work_on": point}) for label in LABELS}), "type": ["object", "null"]},
         }
     )
 

@@ -9,6 +9,9 @@ reduced to the plain subset OpenAI's strict structured output and llama.cpp's gr
   docstrings are for readers of the code, not words sent to the model);
 - an enum (a ``Literal``, :func:`one_of`) as ``{"type": "string", "enum": [...]}``, a single value too;
 - an optional value (``int | None``) as ``{"type": ["integer", "null"]}`` (with the value's range, if any);
+  an optional object (``Model | None``) likewise as the object's own node with ``"type": ["object", "null"]``
+  (OpenAI strict mode's "union with null"; llama.cpp's grammar reads a type list as a union), so the
+  readers of a schema (:func:`sub_schema`, the repair turn's shape) still see its properties;
 - ranges as ``minimum``/``maximum`` (integers and numbers) and exact lengths as ``minItems``/``maxItems``;
 - keys in a fixed order (:data:`SCHEMA_KEYS`), so the request bytes -- and so cache keys -- do not
   depend on pydantic's own key order.
@@ -99,7 +102,7 @@ def keyed_model(name: str, keys: Sequence[str], value: Any) -> type[OutputModel]
 
 def response_schema(model: type[BaseModel]) -> dict[str, Any]:
     """The plain JSON Schema of ``model`` (module docstring). Raises ValueError for a construct
-    outside the plain subset (a default, a union of objects, a constraint other than a range or a
+    outside the plain subset (a default, a union of objects other than one object or null, a constraint other than a range or a
     length ...), so a changed model
     cannot silently send a different kind of schema. Computed once per model class; each call
     returns a fresh copy."""
@@ -116,8 +119,11 @@ def _schema_of(model: type[BaseModel]) -> dict[str, Any]:
 def _plain(node: Mapping[str, Any], defs: Mapping[str, Any]) -> dict[str, Any]:
     if "$ref" in node:
         return _plain(defs[str(node["$ref"]).rsplit("/", 1)[-1]], defs)
-    if "anyOf" in node:  # an optional value: bare types, one of them may carry a range
+    if "anyOf" in node:  # an optional value: bare types, one of them may carry a range; or an optional object
         branches = [_plain(b, defs) for b in node["anyOf"]]
+        objects = [b for b in branches if b.get("type") == "object"]
+        if len(branches) == 2 and len(objects) == 1 and {"type": "null"} in branches:
+            return {**objects[0], "type": ["object", "null"]}
         if any(not isinstance(b.get("type"), str) or set(b) - {"type", *_RANGE_KEYS} for b in branches):
             raise ValueError(f"response schema: only unions of bare types are supported, not {node['anyOf']}")
         ranged = [b for b in branches if set(b) != {"type"}]

@@ -12,13 +12,14 @@ Which request leads (:func:`lead_index`):
 
 - only requests to the same model with the same response schema can share a cached beginning: a
   provider's cached prefix starts with the schema (OpenAI's prompt-caching guide: "the structured
-  output schema serves as a prefix to the system message"), so the chair's ballot schema (it alone
-  writes the coach's feedback) shares nothing with the wings', nor Task 1's with Task 2's. The lead
+  output schema serves as a prefix to the system message"), so Task 1's schema shares nothing with
+  Task 2's (the three judges of a match share one: the wings' feedback is null). The lead
   comes from the largest such group (ties: the group seated or listed first); no lead when no two
   requests share a model and schema, since then nothing is gained by waiting.
 - within that group the longest request leads (ties: the first): single-call's Task 2 request for the
   last stage holds the transcript every earlier stage's request begins with, so each of them reads
-  its whole transcript from the lead's entry; the wings' requests are identical up to the judge's id.
+  its whole transcript from the lead's entry; the three judges' requests are identical up to the judge's
+  id, and the chair's, with the feedback instruction after it, is the longest, so the chair leads.
 
 What it costs: the others start once the lead is answered, so a match takes one request's time more
 (``benchmarks/billed_cost.py`` measures it at a stated reply latency).

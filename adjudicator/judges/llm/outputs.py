@@ -6,7 +6,7 @@ Each request's answer model is built for that request's units (:func:`stage_answ
 evaluated side of the stage; a judge's ``stage_scores`` an object with one required key per unit it
 must score (``"<stage_id>|<side>"``, :func:`~adjudicator.judges.llm.variables.unit_key`), each an
 integer 1-10; p a number in [0, 1]; ``best_debater_votes`` exactly three position labels, one per
-vote; ``feedback`` one required key per debater, each with its three points tied to a stage id and a
+vote; ``feedback`` (nullable: only the chair writes it) one required key per debater, each with its three points tied to a stage id and a
 clash id of the ledger (or ""; plain strings, checked by the reader). :func:`stage_schema` and :func:`judge_schema` are the models' response schemas
 (:func:`~adjudicator.model.schema.response_schema`), sent for structured output. Reasoning fields come
 before the ratings, so a model writes its reasons first: a side's ``rationale`` before its levels, a
@@ -35,7 +35,7 @@ from adjudicator.judges.llm.variables import asks_contributions, judge_units, un
 from adjudicator.model.schema import OutputModel, ballots_of, keyed_model, list_of, one_of, output_model, probability, response_schema, score
 from adjudicator.verdict.ballots import BALLOT_VOTES
 from adjudicator.verdict.battlefield import ClashEventKind
-from adjudicator.verdict.feedback import FEEDBACK_KINDS, writes_feedback
+from adjudicator.verdict.feedback import FEEDBACK_KINDS, carries_feedback
 
 
 class ClashUpdateAnswer(OutputModel):
@@ -106,9 +106,11 @@ def ballot_answer(
 ) -> type[OutputModel]:
     """A judge's ballot: its reasoning, an integer 1-10 under each of ``unit_keys``, the winner (one
     of ``sides``), p in [0, 1], and the best-debater votes as exactly :data:`BALLOT_VOTES` labels of
-    ``labels``; with ``feedback`` the coach's feedback to each debater (:func:`feedback_answer`); under a dimensional rubric (``dims``) also a
-    vote per subjective dimension."""
-    extra: dict[str, Any] = {"feedback": feedback_answer(labels)} if feedback else {}
+    ``labels``; with ``feedback`` the coach's feedback to each debater (:func:`feedback_answer`) or
+    null (``"type": ["object", "null"]``: the wings answer null, the chair writes it; one schema for
+    the three judges of a match, so their requests share a cached prefix); under a dimensional rubric
+    (``dims``) also a vote per subjective dimension."""
+    extra: dict[str, Any] = {"feedback": feedback_answer(labels) | None} if feedback else {}
     return output_model(
         "BallotAnswer",
         reasoning=str,
@@ -147,8 +149,11 @@ def stage_schema(request: StageRequest) -> dict[str, Any]:
 
 def judge_schema(request: JudgeRequest) -> dict[str, Any]:
     """JSON Schema of a judge's ballot (:func:`ballot_answer`) over the units of :func:`judge_units`;
-    the chair's alone has the coach's feedback (:func:`~adjudicator.verdict.feedback.writes_feedback`)."""
+    the same for the three judges of a match (issue 39: a provider's cached prefix starts with the
+    schema): on a match that carries feedback (:func:`~adjudicator.verdict.feedback.carries_feedback`)
+    every judge's has a nullable ``feedback``, which only the chair writes
+    (:func:`~adjudicator.verdict.feedback.writes_feedback`; the wings answer null)."""
     units = judge_units(request)
     sides = tuple(dict.fromkeys(side for _, side in request.match.scored_units()))
     keys = tuple(unit_key(sid, side) for sid, side in units)
-    return response_schema(ballot_answer(keys, sides, tuple(request.match.debater_labels()), answer_spec(request.rubric), writes_feedback(request)))
+    return response_schema(ballot_answer(keys, sides, tuple(request.match.debater_labels()), answer_spec(request.rubric), carries_feedback(request.match)))

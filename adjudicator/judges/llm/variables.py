@@ -34,7 +34,7 @@ from adjudicator.judges.llm.ledger import Ledger, ledger_view
 from adjudicator.model.prompts import match_fence_code, prompt_language, utterance_lines
 from adjudicator.verdict.ballots import BALLOT_VOTES
 from adjudicator.verdict.battlefield import CLASH_KINDS, SideAnalysis
-from adjudicator.verdict.feedback import writes_feedback
+from adjudicator.verdict.feedback import carries_feedback, writes_feedback
 
 #: The tracker reads the previous stage (for engagement) only as a bounded excerpt, and a bounded
 #: ledger (the most recently active clashes, the latest stage lines): its prompt size then does not
@@ -270,7 +270,8 @@ def judge_variables(request: JudgeRequest) -> dict[str, Any]:
     motion), the ledger (the judge template shows its clash lines; the stage lines' scores and
     summaries travel in ``stages``), the units grouped by stage (:func:`judge_stages`; ``units`` is the
     flat list of unit keys), the compact rubric in level keys (:func:`rubric_key_groups`), the vote total, whether the
-    ballot carries the coach's feedback (``feedback``: the chair's, :func:`~adjudicator.verdict.feedback.writes_feedback`),
+    ballot carries the coach's feedback (``feedback``: the chair's, :func:`~adjudicator.verdict.feedback.writes_feedback`;
+    ``feedback_null``: a wing on a match with feedback, which answers ``"feedback": null`` in the shared schema),
     its id and perspective."""
     match = request.match
     ledger = ledger_view(request.clashes, request.analyses)
@@ -287,4 +288,5 @@ def judge_variables(request: JudgeRequest) -> dict[str, Any]:
         "votes_total": BALLOT_VOTES,
         "rubric": rubric_key_groups(),
         "feedback": writes_feedback(request),
+        "feedback_null": carries_feedback(match) and not writes_feedback(request),
     }
