@@ -72,3 +72,36 @@ def test_other_providers_get_the_plain_messages():
     chat = backend("openai/gpt-4.1-mini").stage_prompt(stage_request(view, 0))
     sent = backend("openai/gpt-4.1-mini").client._kwargs(chat)["messages"]
     assert sent == [dict(m) for m in chat.messages] and all(isinstance(m["content"], str) for m in sent)
+
+
+def test_the_judges_mark_their_shared_beginning_only_when_sent_lead_first():
+    """Sent lead-first, the chair writes the beginning the three judges share (the schema, one since the
+    wings answer "feedback": null; the system message; the user message up to "You are judge-N") and
+    the wings read it; sent at once none marks (three writes, no read)."""
+    from llm_helpers import judge_request_over
+
+    from adjudicator.config import JUDGE_IDS
+    from adjudicator.judges.base import JUDGE_PERSPECTIVES
+
+    chair = judge_request_over(online_match().view())
+    panel = [chair.model_copy(update={"judge_id": j, "perspective": JUDGE_PERSPECTIVES[j]}) for j in JUDGE_IDS]
+    b = backend()
+    assert all(b.judge_prompt(r).cache_points == () for r in panel)
+    chats = [b.judge_prompt(r.model_copy(update={"cache_shared": True})) for r in panel]
+    for j, chat in zip(JUDGE_IDS, chats):
+        system, user = chat.messages[0]["content"], chat.messages[1]["content"]
+        (m0, at0), (m1, at1) = chat.cache_points
+        assert (m0, at0) == (0, len(system)) and m1 == 1 and user[at1:].startswith(f"You are {j}")
+    heads = {(c.messages[0]["content"], c.messages[1]["content"][: c.cache_points[1][1]]) for c in chats}
+    assert len(heads) == 1  # the three mark the same prefix
+    sent = with_breakpoints(chats[1].messages, chats[1].cache_points)
+    assert sent[1]["content"][0]["cache_control"] == EPHEMERAL and "".join(x["text"] for x in sent[1]["content"]) == chats[1].messages[1]["content"]
+
+
+def test_a_lead_first_panel_seats_judges_whose_beginning_is_shared():
+    from adjudicator.workflow.nodes import judge_tasks
+
+    view = online_match().view()
+    state = {"match": view, "stages": list(view.stages), "panel": [("judge-1", "task"), ("judge-2", "battlefield")]}
+    assert [t["request"].cache_shared for t in judge_tasks(state)] == [False, False]
+    assert [t["request"].cache_shared for t in judge_tasks({**state, "panel_lead": "judge-1"})] == [True, True]

@@ -55,7 +55,9 @@ class JudgeRequest(FrozenModel):
     """Input of one judge: its id and perspective, the label-free match, and the final battlefield
     state. Each judge receives its own request and nothing of the other judges. ``rubric``: the
     dimensional rubric whose dimensions the ballot decides (None or ccdb: none); ``judge_evidence``:
-    what the judge reads beyond the tracker's output (:mod:`adjudicator.judges.llm.quotes`)."""
+    what the judge reads beyond the tracker's output (:mod:`adjudicator.judges.llm.quotes`);
+    ``cache_shared``: the panel is sent lead-first (``send_order``), so a provider's prompt cache can
+    serve the beginning the judges share from the lead's entry (an LLM judge marks where it ends)."""
 
     judge_id: str
     perspective: str
@@ -64,6 +66,7 @@ class JudgeRequest(FrozenModel):
     analyses: list[StageAnalysis]
     rubric: Rubric | None = None
     judge_evidence: JudgeEvidence = "ledger"
+    cache_shared: bool = False
 
 
 class CompareRequest(FrozenModel):

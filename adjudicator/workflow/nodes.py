@@ -169,12 +169,14 @@ def panel_lead(state: PanelState, ctx: Backends) -> str:
 
 
 def judge_tasks(state: PanelState) -> list[JudgeTask]:
-    """One private :class:`JudgeTask` per seated judge, built from the final battlefield state."""
+    """One private :class:`JudgeTask` per seated judge, built from the final battlefield state
+    (``cache_shared`` under a ``panel_lead``: the others read the lead's cache entry)."""
     view = full_view(state)
     clashes = state.get("clashes") or {}
     analyses = list(state.get("analyses") or [])
+    shared = bool(state.get("panel_lead"))
     return [
-        JudgeTask(request=JudgeRequest(judge_id=j, perspective=persp, match=view, clashes=clashes, analyses=analyses))
+        JudgeTask(request=JudgeRequest(judge_id=j, perspective=persp, match=view, clashes=clashes, analyses=analyses, cache_shared=shared))
         for j, persp in state.get("panel") or []
     ]
 

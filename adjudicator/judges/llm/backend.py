@@ -167,6 +167,22 @@ def tracker_cache_points(request: StageRequest, system: str, user: str) -> tuple
     return ((0, len(system)),) + (((1, header),) if header is not None else ())
 
 
+def judge_cache_points(request: JudgeRequest, system: str, user: str) -> tuple[tuple[int, int], ...]:
+    """Where a judge's request ends the beginning the panel's judges share (:attr:`~adjudicator.model.chat.ChatRequest.cache_points`):
+    the system message's end and the start of the user message's line naming the judge (``You are
+    judge-N``; the evidence before it is the same for every judge, as is the response schema ahead of
+    the messages), but only when the panel is sent lead-first (``request.cache_shared``): the lead
+    writes the entry (1.25x) and the others read it (0.1x); sent at once, every judge would pay the
+    write and none read (:mod:`adjudicator.model.cache_control`)."""
+    if not request.cache_shared:
+        return ()
+    at = user.find(request.judge_id)
+    points = [(0, len(system))]
+    if at > 0:
+        points.append((1, user.rfind("\n", 0, at) + 1))
+    return tuple(points)
+
+
 class LLMBackend:
     """The node interfaces on one model (see the module docstring).
 
@@ -287,6 +303,7 @@ class LLMBackend:
             schema=ranking_schema(request) if ranking else judge_schema(request),
             schema_name="ranking_ballot" if ranking else "ballot",
             max_tokens=NODE_MAX_TOKENS[JUDGE_NODE] + FEEDBACK_TOKENS_PER_DEBATER * len(request.match.debater_labels()) if feedback else None,
+            cache_points=judge_cache_points(request, rendered.system, rendered.user),
         )
 
     def compare_prompt(self, request: CompareRequest) -> ChatRequest:
