@@ -1,6 +1,6 @@
 """What each arm is billed per debate, through a loopback server that emulates the provider's prompt cache.
 
-    .venv/bin/python benchmarks/billed_cost.py [--table deepseek-chat --table gpt-4.1-mini] [--latency-s S] [--send-order ORDER] [--quick] [--json FILE]
+    .venv/bin/python benchmarks/billed_cost.py [--table deepseek-chat --table gpt-4.1-mini] [--latency-s S] [--bench-arg=--send-order=at-once] [--quick] [--json FILE]
 
 For every debate (the five bundled PanelBench debates, ``adjudicator/data/matches/panelbench``, and
 the 14-stage synthetic CCDB 4v4 match of ``benchmarks/synthetic_ccdb.py``), every arm (single-call,
@@ -39,6 +39,7 @@ import argparse
 import contextlib
 import io
 import json
+import math
 import os
 import sys
 import tempfile
@@ -81,6 +82,24 @@ class Bill:
     run_usd: float | None = None
     wall_s: float = 0.0
     mismatch: list[str] = field(default_factory=list)
+
+
+def dataset_refusal(dataset: Path, quick: bool) -> str | None:
+    """Why ``--dataset`` cannot be billed (one line naming the option), or None: the folder must exist
+    and hold match files (``*.json``), and under ``--quick`` :data:`QUICK_SAMPLE`'s; each must be JSON.
+    Checked before any run, so a bad folder costs no bench run."""
+    if not dataset.is_dir():
+        return f"--dataset: {dataset} is not a folder; give a folder of labelled match files"
+    files = [dataset / f"{QUICK_SAMPLE}.json"] if quick else sorted(dataset.glob("*.json"))
+    if not files or not files[0].is_file():
+        missing = f"no {QUICK_SAMPLE}.json (--quick bills that debate alone)" if quick else "no match file (*.json)"
+        return f"--dataset: {dataset} has {missing}; give a folder of labelled match files"
+    for f in files:
+        try:
+            json.loads(f.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+            return f"--dataset: {f} is not a JSON match file ({type(e).__name__}); fix or remove it"
+    return None
 
 
 def debates(dataset: Path, quick: bool) -> dict[str, dict[str, Any]]:
@@ -169,8 +188,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", dest="json_out", type=Path, help="also write every number as JSON here")
     args = ap.parse_args(argv)
     latency = args.latency_s if args.latency_s is not None else (0.0 if args.quick else LATENCY_S)
-    if latency < 0:
-        ap.error("--latency-s must be >= 0")
+    if not math.isfinite(latency) or latency < 0:
+        ap.error(f"--latency-s: {args.latency_s} is not a number of seconds >= 0; give e.g. --latency-s 1")
+    dataset_problem = dataset_refusal(args.dataset, args.quick)
+    if dataset_problem:
+        ap.error(dataset_problem)
+    if args.json_out and not args.json_out.resolve().parent.is_dir():
+        ap.error(f"--json: the folder {args.json_out.resolve().parent} does not exist; create it or write the file elsewhere")
     work = Path(tempfile.mkdtemp(prefix="adjudicator-billed-cost-"))
     os.environ.update({KEY_ENV: "sk-loopback-0123456789", "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost",
                        "LITELLM_LOCAL_MODEL_COST_MAP": "True", "XDG_CACHE_HOME": str(work / ".cache"), "MPLCONFIGDIR": str(work / ".mpl")})  # fmt: skip

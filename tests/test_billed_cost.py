@@ -48,3 +48,33 @@ def test_the_recount_prices_cached_tokens_at_the_cache_read_price():
     assert billed_cost.usd("openai/gpt-4.1-mini", 2000, 100, 1536) == pytest.approx(0.0004992, abs=1e-12)
     # deepseek-chat: 464 x $0.28/M + 1,536 x $0.028/M + 100 x $0.42/M = $0.000214928
     assert billed_cost.usd("deepseek/deepseek-chat", 2000, 100, 1536) == pytest.approx(0.000214928, abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("argv", "named"),
+    [
+        (["--dataset", "/nonexistent-folder", "--quick"], "--dataset: /nonexistent-folder is not a folder"),
+        (["--dataset", "{empty}"], "has no match file (*.json)"),
+        (["--dataset", "{empty}", "--quick"], "has no debateart_0020.json"),
+        (["--dataset", "{broken}"], "is not a JSON match file (JSONDecodeError)"),
+        (["--latency-s", "inf", "--quick"], "--latency-s: inf is not a number of seconds >= 0"),
+        (["--latency-s", "nan", "--quick"], "--latency-s: nan is not a number of seconds >= 0"),
+        (["--quick", "--json", "/nonexistent-folder/out.json"], "--json: the folder /nonexistent-folder does not exist"),
+    ],
+)
+def test_bad_options_are_refused_in_one_line_before_any_run(argv, named, tmp_path, capsys, monkeypatch):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "debateart_0020.json").write_text("{not json", encoding="utf-8")
+    ran: list[str] = []
+    monkeypatch.setattr(billed_cost, "run_one", lambda *a, **k: ran.append("run"))
+    argv = [a.replace("{empty}", str(empty)).replace("{broken}", str(broken)) for a in argv]
+    with pytest.raises(SystemExit) as exc:
+        billed_cost.main(argv)
+    err = capsys.readouterr().err
+    assert exc.value.code == 2
+    assert named in err
+    assert "Traceback" not in err
+    assert ran == []
