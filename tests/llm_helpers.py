@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -373,3 +374,18 @@ LONG_SPEECHES = [
     "My opponent never answered the feedback point: without homework teachers fly blind. Quizzes in class take teaching time away, and the "
     "sleep studies measure late hours, not homework itself, so the harm they show comes from screens rather than from exercises.",
 ]
+
+
+def chair_stays_at_half(view: Any, winner: str | None) -> Callable[[dict[str, Any]], str]:
+    """A loopback responder where judge-1 answers p = 0.5 (stating ``winner``, or none) and keeps it
+    on the repair turn that asks for p alone; every other request gets :func:`schema_responder`."""
+
+    def responder(body: dict[str, Any]) -> str:
+        judge_1 = "judge-1" in body["messages"][1]["content"]
+        if judge_1 and "stage_scores" in body["response_format"]["schema"]["properties"]:
+            return weak_model_ballot(view, 0.5, ["s1"], winner=winner)
+        if judge_1 and list(body["response_format"]["schema"]["properties"]) == ["p"]:
+            return '{"p": 0.5}'
+        return schema_responder(body)
+
+    return responder

@@ -15,7 +15,7 @@ import json
 
 import pytest
 from fake_openai import fake_openai  # noqa: F401 (fixture)
-from llm_helpers import judge_request_over, loopback_backend, online_match, schema_responder, weak_model_ballot
+from llm_helpers import chair_stays_at_half, judge_request_over, loopback_backend, online_match, weak_model_ballot
 
 from adjudicator.api import adjudicate_with_context
 from adjudicator.bench.predictions import exact_p
@@ -82,15 +82,7 @@ def test_a_ballot_whose_p_is_left_out_has_p_half_and_a_winner():
 
 
 def test_half_with_a_winner_and_two_more_deciding_judges_through_the_panel(fake_openai):
-    def responder(body):
-        judge_1 = "judge-1" in body["messages"][1]["content"]
-        if judge_1 and "stage_scores" in body["response_format"]["schema"]["properties"]:
-            return weak_model_ballot(VIEW, 0.5, ["s1"], winner="affirmative")
-        if judge_1 and list(body["response_format"]["schema"]["properties"]) == ["p"]:
-            return '{"p": 0.5}'
-        return schema_responder(body)
-
-    fake_openai.respond_with(responder)
+    fake_openai.respond_with(chair_stays_at_half(VIEW, "affirmative"))
     verdict = adjudicate_with_context(online_match(), AdjudicationContext.single(loopback_backend(fake_openai)))
     held = {b.judge_id: b for b in verdict.ballots}
     assert (held["judge-1"].deciding, held["judge-1"].p_counted, held["judge-1"].winner) == (True, False, "affirmative")

@@ -11,7 +11,7 @@ import json
 
 import pytest
 from fake_openai import fake_openai  # noqa: F401 (fixture)
-from llm_helpers import judge_request_over, loopback_backend, online_match, schema_responder, weak_model_ballot
+from llm_helpers import chair_stays_at_half, judge_request_over, loopback_backend, online_match, weak_model_ballot
 
 from adjudicator.api import adjudicate_with_context
 from adjudicator.model.normalise import normalise_ballot, p_of, stage_id_of, stage_id_with_side_of
@@ -136,15 +136,7 @@ def test_a_feedback_point_still_bad_after_its_repair_is_dropped_and_the_ballot_c
 
 
 def test_a_judge_still_at_half_after_a_repair_is_kept_as_a_ballot_that_does_not_decide(fake_openai):
-    def responder(body):
-        judge_1 = "judge-1" in body["messages"][1]["content"]
-        if judge_1 and "stage_scores" in body["response_format"]["schema"]["properties"]:
-            return weak_model_ballot(VIEW, 0.5, ["s1"], winner=None)
-        if judge_1 and list(body["response_format"]["schema"]["properties"]) == ["p"]:
-            return '{"p": 0.5}'
-        return schema_responder(body)
-
-    fake_openai.respond_with(responder)
+    fake_openai.respond_with(chair_stays_at_half(VIEW, None))
     verdict = adjudicate_with_context(online_match(), AdjudicationContext.single(loopback_backend(fake_openai)))
     held = {b.judge_id: b for b in verdict.ballots}
     assert sorted(held) == ["judge-1", "judge-2", "judge-3"] and not verdict.failures
