@@ -208,3 +208,29 @@ def test_a_window_stage_copying_the_example_is_repaired_for_that_stage_only(fake
     assert list(repair["response_format"]["json_schema"]["schema"]["properties"]["stages"]["properties"]["s2"]["properties"]) == ["clash_updates"]
     assert fake_openai.count == 2 + 3 and v["provenance"]["repaired"] == 1
     assert [e["note"] for e in v["battlefields"][0]["events"]] == ["pressed"] * 4  # the scripted answers' own note
+
+
+@pytest.mark.parametrize(
+    ("text", "placeholder"),
+    [
+        ("<text>", True),
+        ("<a stage id>", True),
+        ("<one of affirmative, negative>", True),
+        ("  <your reasons for the decision>  ", True),
+        # the 0.5B model's clash note on debateart_4739 s02 (session 5): a link the speech cited
+        ("<https://en.m.wikipedia.org/wiki/Batman:_Gotham_Knight>", False),
+        ("<mailto:chair@example.org>", False),
+        ("see <https://example.org>", False),
+    ],
+)
+def test_a_link_in_angle_brackets_is_a_value_not_a_placeholder(text, placeholder):
+    from adjudicator.model.examples import is_placeholder
+
+    assert is_placeholder(text) is placeholder
+
+
+def test_a_clash_note_quoting_a_link_is_not_a_copied_example():
+    schema = {"type": "object", "properties": {"clash_updates": {"type": "array", "items": {"type": "object", "properties": {"note": {"type": "string"}}}}}}
+    answer = {"clash_updates": [{"note": "<https://en.m.wikipedia.org/wiki/Batman:_Gotham_Knight>"}]}
+    assert copied_fields(answer, schema, frozenset()) == []
+    assert copied_fields({"clash_updates": [{"note": "<text>"}]}, schema, frozenset()) == [("clash_updates",)]

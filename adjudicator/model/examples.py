@@ -86,11 +86,16 @@ def example_texts(messages: Sequence[Mapping[str, Any]]) -> frozenset[str]:
 #: A value that is only a description in angle brackets: ``"<your reasons for the decision>"``.
 _PLACEHOLDER_RE = re.compile(r"\s*<[^<>]*>\s*")
 
+#: A link in angle brackets (CommonMark's autolink, ``<https://...>``, ``<mailto:...>``), as debaters
+#: cite their sources and a model quotes them: a value, never one of the prompts' descriptions.
+_AUTOLINK_RE = re.compile(r"\s*<[A-Za-z][A-Za-z0-9+.-]{1,31}:[^<>\s]*>\s*")
+
 
 def is_placeholder(text: str) -> bool:
     """True when ``text`` is a whole ``<...>`` description (the prompts' way of saying what goes in a
-    field), not a value."""
-    return _PLACEHOLDER_RE.fullmatch(text) is not None
+    field), not a value. A link in angle brackets (``<https://en.wikipedia.org/...>``, which the 0.5B
+    model quoted from a speech of debateart_4739 as a clash note) is a value, not a placeholder."""
+    return _PLACEHOLDER_RE.fullmatch(text) is not None and _AUTOLINK_RE.fullmatch(text) is None
 
 
 def _free_text(schema: Mapping[str, Any] | None) -> bool:
