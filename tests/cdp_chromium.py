@@ -71,6 +71,8 @@ NETWORK_FLAGS = (
 )
 
 # environment variables that would hand Chromium Google credentials or extra flags
+#: Chromium's answers to an evaluation that meets the page mid-navigation (a reload, a redirect).
+NAVIGATING = ("Inspected target navigated or closed", "Cannot find context with specified id", "Execution context was destroyed")
 _DROPPED_ENV = ("GOOGLE_API_KEY", "GOOGLE_DEFAULT_CLIENT_ID", "GOOGLE_DEFAULT_CLIENT_SECRET", "CHROMIUM_FLAGS", "CHROME_WRAPPER")
 
 
@@ -188,10 +190,16 @@ class Chromium:
         return r.get("result", {}).get("value")
 
     def wait_for(self, expression: str, timeout_s: float = 20.0):
-        """Poll ``expression`` until it is truthy; return its value. Raises AssertionError on timeout."""
+        """Poll ``expression`` until it is truthy; return its value. A poll that meets the page mid-navigation
+        (Chromium's :data:`NAVIGATING` errors) counts as not yet. Raises AssertionError on timeout."""
         deadline = time.monotonic() + timeout_s
         while True:
-            value = self.eval(expression)
+            try:
+                value = self.eval(expression)
+            except RuntimeError as e:  # the page is navigating (a reload, a redirect): poll its next document
+                if not any(m in str(e) for m in NAVIGATING):
+                    raise
+                value = None
             if value:
                 return value
             if time.monotonic() > deadline:

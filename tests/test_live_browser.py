@@ -156,8 +156,8 @@ def test_organiser_page_pushes_with_the_token_from_its_url(tmp_path):
             # a token the server does not know (revoked, or another server's) is 401 on every read: the page
             # forgets it and shows what the public sees, instead of failing every read
             with Chromium(f"{server.url}/board/org?token=made-up", root=tmp_path / "chromium-stale") as page:
-                page.wait_for("document.body.dataset.analysed === '1'")
-                assert page.eval("sessionStorage.getItem('adjudicator-live-token')") is None
+                # the page reloads once it has forgotten the token: wait for the reloaded document
+                page.wait_for("sessionStorage.getItem('adjudicator-live-token') === null && document.body.dataset.analysed === '1'")
                 assert page.eval("document.getElementById('push-panel').hidden") is True
     finally:
         server.stop()
