@@ -25,7 +25,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from llm_helpers import schema_responder  # noqa: E402
+from llm_helpers import request_schema, schema_responder  # noqa: E402
 
 #: Characters of each free-text field, by answer kind and field name (our assumption; see the module
 #: docstring). "tracker" = the clash tracker's stage answer, "judge" = a judge's ballot, "single" = a
@@ -114,10 +114,8 @@ def sized_answer(body: dict[str, Any]) -> str:
 
 def response_schema_of(body: dict[str, Any]) -> dict[str, Any] | None:
     """The JSON Schema a request sent as its ``response_format`` (``json_schema`` or the loopback
-    clients' ``{"type": "json_object", "schema": ...}``), None without one."""
-    rf = body.get("response_format") or {}
-    schema = rf.get("schema") or (rf.get("json_schema") or {}).get("schema")
-    return schema if isinstance(schema, dict) else None
+    clients' ``{"type": "json_object", "schema": ...}``), references inlined, None without one."""
+    return request_schema(body)
 
 
 def schema_shaped(value: Any, schema: dict[str, Any]) -> Any:

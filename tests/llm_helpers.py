@@ -172,13 +172,22 @@ def ballot_json(units: list[tuple[str, str]], p: float = 0.62, votes: dict[str, 
     return json.dumps(answer, ensure_ascii=False)
 
 
+def request_schema(body: dict[str, Any]) -> dict[str, Any] | None:
+    """The plain response schema a request body sent (``json_schema`` or the ``json_object`` form),
+    its ``$defs`` references inlined (:func:`adjudicator.model.schema.inline_refs`); None without one."""
+    from adjudicator.model.schema import inline_refs
+
+    rf = body.get("response_format") or {}
+    schema = rf.get("schema") or (rf.get("json_schema") or {}).get("schema")
+    return inline_refs(schema) if isinstance(schema, dict) else None
+
+
 def schema_responder(body: dict[str, Any]) -> str:
     """A valid answer for any request of either arm, read off the schema in ``response_format``
     (tracker: the keys of ``sides``; judge: the unit keys of ``stage_scores`` and the vote labels;
     single-call Task 1 / 2 / 3: p, score, votes). The answers keep the older list and mapping shapes
     the readers also accept, so the golden verdicts show what the parser does with them."""
-    rf = body.get("response_format") or {}
-    schema = rf.get("schema") or (rf.get("json_schema") or {}).get("schema")
+    schema = request_schema(body)
     if not schema:
         return bp_single_call_answer(body) or "no schema in the request"
     props = schema["properties"]

@@ -12,7 +12,7 @@ from functools import partial
 
 import pytest
 from fake_openai import FakeOpenAI, fake_openai  # noqa: F401 (fixture)
-from llm_helpers import ccdb_2v2_match, feedback_for, online_match, tracker_json
+from llm_helpers import ccdb_2v2_match, feedback_for, online_match, request_schema, tracker_json
 
 from adjudicator.input.match import MatchView
 from adjudicator.judges.base import JudgeRequest, StageRequest
@@ -123,7 +123,7 @@ def test_a_tracker_copying_the_example_is_repaired_field_by_field(fake_openai, m
     assert "the example answer's placeholder text" in result.calls[0].error
     repair = fake_openai.requests[1]
     # only the copied fields are asked for again: every free-text field here, not the levels or scores
-    asked = repair["response_format"]["schema"]["properties"]
+    asked = request_schema(repair)["properties"]
     assert list(asked) == ["sides", "clash_updates", "summary"]
     assert all(list(v["properties"]) == ["rationale"] for v in asked["sides"]["properties"].values())
     value = result.value
@@ -185,7 +185,7 @@ def test_a_window_stage_copying_the_example_is_repaired_for_that_stage_only(fake
     from adjudicator.cli import main
 
     def window_of(body: dict) -> list[str] | None:
-        props = (body.get("response_format") or {}).get("json_schema", {}).get("schema", {}).get("properties") or {}
+        props = (request_schema(body) or {}).get("properties") or {}
         return list(props["stages"]["required"]) if "stages" in props else None
 
     def respond(body: dict) -> str:
@@ -205,7 +205,7 @@ def test_a_window_stage_copying_the_example_is_repaired_for_that_stage_only(fake
     v = json.loads(capsys.readouterr().out)
     repair = fake_openai.requests[1]
     assert window_of(repair) == ["s2"]
-    assert list(repair["response_format"]["json_schema"]["schema"]["properties"]["stages"]["properties"]["s2"]["properties"]) == ["clash_updates"]
+    assert list(request_schema(repair)["properties"]["stages"]["properties"]["s2"]["properties"]) == ["clash_updates"]
     assert fake_openai.count == 2 + 3 and v["provenance"]["repaired"] == 1
     assert [e["note"] for e in v["battlefields"][0]["events"]] == ["pressed"] * 4  # the scripted answers' own note
 

@@ -13,7 +13,7 @@ from typing import Any
 from bench_helpers import answer, bench, run_dir_of, write_dataset
 from bench_helpers import online as bench_online
 from fake_openai import fake_openai  # noqa: F401  (fixture)
-from llm_helpers import online_match, schema_responder, tracker_json
+from llm_helpers import online_match, request_schema, schema_responder, tracker_json
 
 from adjudicator.cli import main
 from adjudicator.config import ModelConfig
@@ -77,8 +77,7 @@ def _write(tmp_path: Path, match: Match | None = None) -> Path:
 
 
 def _schema(body: dict[str, Any]) -> dict[str, Any]:
-    rf = body.get("response_format") or {}
-    return rf.get("schema") or (rf.get("json_schema") or {}).get("schema") or {}
+    return request_schema(body) or {}
 
 
 def _window_ids(body: dict[str, Any]) -> list[str] | None:

@@ -5,8 +5,9 @@ sends :func:`response_schema` of it as the structured-output schema
 (:attr:`~adjudicator.model.llm.ChatRequest.schema`). The schema is pydantic's ``model_json_schema()``
 reduced to the plain subset OpenAI's strict structured output and llama.cpp's grammar accept:
 
-- nested models inlined (no ``$defs`` / ``$ref``), no ``title`` or ``description`` (class names and
-  docstrings are for readers of the code, not words sent to the model);
+- nested models inlined (no ``$defs`` / ``$ref``: what our own readers of a schema see; a request
+  sends a repeated part once under ``$defs``, :func:`wire_schema`), no ``title`` or ``description``
+  (class names and docstrings are for readers of the code, not words sent to the model);
 - an enum (a ``Literal``, :func:`one_of`) as ``{"type": "string", "enum": [...]}``, a single value too;
 - an optional value (``int | None``) as ``{"type": ["integer", "null"]}`` (with the value's range, if any);
   an optional object (``Model | None``) likewise as the object's own node with ``"type": ["object", "null"]``
@@ -35,6 +36,9 @@ and :func:`field_share` says what share of an answer's fields a set of them is.
 from __future__ import annotations
 
 import copy
+import json
+import re
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Annotated, Any, Literal
@@ -143,6 +147,120 @@ def _plain(node: Mapping[str, Any], defs: Mapping[str, Any]) -> dict[str, Any]:
     if unknown:
         raise ValueError(f"response schema: unsupported keyword(s) {sorted(unknown)}")
     return {key: out[key] for key in SCHEMA_KEYS if key in out}
+
+
+# ---------------------------------------------------------------------------------------------
+# The schema as sent: a repeated part once, under $defs
+
+#: A sub-schema repeated in a response schema is sent once under ``$defs`` when its JSON is at least
+#: this many characters: a ``{"$ref": "#/$defs/d1"}`` is 22, so a shorter repeat would not pay.
+MIN_SHARED_CHARS = 60
+
+
+def _canonical(node: Mapping[str, Any]) -> str:
+    return json.dumps(node, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def _children(node: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """A schema node's sub-schemas: its properties' values and its items."""
+    kids = [v for v in (node.get("properties") or {}).values() if isinstance(v, Mapping)]
+    items = node.get("items")
+    return [*kids, items] if isinstance(items, Mapping) else kids
+
+
+def wire_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """``schema`` (a plain response schema, :func:`response_schema`) as a request sends it: every
+    object sub-schema that occurs at least twice, byte for byte, with JSON of at least
+    :data:`MIN_SHARED_CHARS` characters, written once under the root's ``$defs`` (named ``d1``,
+    ``d2``, ... in order of first occurrence, depth first) and referred to as
+    ``{"$ref": "#/$defs/dN"}`` (JSON Schema's reuse; OpenAI's strict structured output and
+    llama.cpp's grammar read local ``$defs`` references). Why: a provider bills the response schema
+    as prompt tokens, and an inlined schema repeats each nested part in full -- the tracker's window
+    schema repeats the stage answer once per stage, a ballot's feedback repeats its point three times
+    per debater (debateart_4395: 1,814 and 826 tokens). The accepted answers do not change, and our
+    own readers keep the inlined schema (:func:`inline_refs` undoes this). A schema without repeats
+    is returned as a copy, unchanged."""
+    counts: Counter[str] = Counter()
+    stack: list[Mapping[str, Any]] = list(_children(schema))
+    while stack:
+        node = stack.pop()
+        if node.get("properties"):
+            counts[_canonical(node)] += 1
+        stack.extend(_children(node))
+    shared = {c for c, n in counts.items() if n >= 2 and len(c) >= MIN_SHARED_CHARS}
+    if not shared:
+        return copy.deepcopy(dict(schema))
+    names: dict[str, str] = {}
+    defs: dict[str, dict[str, Any]] = {}
+
+    def emit(node: Mapping[str, Any], top: bool = False) -> dict[str, Any]:
+        key = _canonical(node) if node.get("properties") else ""
+        if top or key not in shared:
+            out = copy.deepcopy(dict(node))
+            if isinstance(node.get("properties"), Mapping):
+                out["properties"] = {k: emit(v) if isinstance(v, Mapping) else v for k, v in node["properties"].items()}
+            if isinstance(node.get("items"), Mapping):
+                out["items"] = emit(node["items"])
+            return out
+        if key not in names:
+            names[key] = name = f"d{len(names) + 1}"
+            defs[name] = {}  # reserved first, so the names follow first occurrence
+            defs[name] = emit(node, top=True)
+        return {"$ref": f"#/$defs/{names[key]}"}
+
+    root = emit(schema, top=True)
+    _inline_single_uses(root, defs)
+    if not defs:
+        return root
+    order = {old: f"d{i}" for i, old in enumerate(defs, start=1)}  # names without gaps, in order of first occurrence
+    text = re.sub(r'"#/\$defs/(d\d+)"', lambda m: f'"#/$defs/{order[m.group(1)]}"', json.dumps({**root, "$defs": defs}, ensure_ascii=False))
+    renamed: dict[str, Any] = json.loads(text)
+    renamed["$defs"] = {order[old]: body for old, body in renamed["$defs"].items()}
+    return renamed
+
+
+def _inline_single_uses(root: dict[str, Any], defs: dict[str, dict[str, Any]]) -> None:
+    """Put back inline each definition referred to once only (a part repeated only inside another
+    repeated part): a reference to it would cost more than it saves."""
+    while True:
+        uses: Counter[str] = Counter()
+        for node in (root, *defs.values()):
+            uses.update(re.findall(r'"\$ref": "#/\$defs/(d\d+)"', json.dumps(node)))
+        single = [n for n in defs if uses[n] <= 1]
+        if not single:
+            return
+        name = single[0]
+        body = defs.pop(name)
+        for node in (root, *defs.values()):
+            _replace_ref(node, f"#/$defs/{name}", body)
+
+
+def _replace_ref(node: dict[str, Any], ref: str, body: Mapping[str, Any]) -> None:
+    for holder, key in [(node["properties"], k) for k in node.get("properties") or {}] + ([(node, "items")] if isinstance(node.get("items"), dict) else []):
+        child = holder[key]
+        if child.get("$ref") == ref:
+            holder[key] = copy.deepcopy(dict(body))
+        else:
+            _replace_ref(child, ref, body)
+
+
+def inline_refs(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """The plain schema of a :func:`wire_schema` (or any schema with local ``#/$defs/...``
+    references): every reference replaced by its definition, ``$defs`` left out. Raises KeyError
+    for a reference to a definition the schema does not carry."""
+    defs = schema.get("$defs") or {}
+
+    def walk(node: Any) -> Any:
+        if isinstance(node, Mapping):
+            if "$ref" in node:
+                return walk(defs[str(node["$ref"]).rsplit("/", 1)[-1]])
+            return {k: walk(v) for k, v in node.items() if k != "$defs"}
+        if isinstance(node, list):
+            return [walk(v) for v in node]
+        return node
+
+    out: dict[str, Any] = walk(schema)
+    return out
 
 
 # ---------------------------------------------------------------------------------------------

@@ -31,6 +31,7 @@ from typing import Any
 from adjudicator.config import JsonMode
 from adjudicator.model.cache import CachedResponse, ModelFacts, ResponseStore, request_key
 from adjudicator.model.litellm_setup import litellm_module, litellm_version
+from adjudicator.model.schema import wire_schema
 
 log = logging.getLogger("adjudicator.model.structured_output")
 
@@ -105,9 +106,9 @@ class StructuredOutput:
         if mode == "schema" and self._schema_refused():
             mode = self.fallback or "object"
         if mode == "schema":
-            return {"type": "json_schema", "json_schema": {"name": name, "schema": dict(schema), "strict": True}}
+            return {"type": "json_schema", "json_schema": {"name": name, "schema": wire_schema(schema), "strict": True}}
         if mode == "object":
-            return {"type": "json_object", "schema": dict(schema)}
+            return {"type": "json_object", "schema": wire_schema(schema)}
         return None
 
     def _schema_refused(self) -> bool:
