@@ -292,18 +292,14 @@ def spread() -> None:
     """The speaker-score spread: the offline judge's raw debater scores on the bundled CCDB matches, and
     the exported scores on Tabbycat's default range, linear and calibrated, against DebateBench."""
     from adjudicator.api import adjudicate
-    from adjudicator.input.formats import SIDES as UNITS
-    from adjudicator.input.formats import get_format, position_label
     from adjudicator.input.match_file import load_match
-    from adjudicator.live.tournament.speaker_scores import HUMAN_SD_FRACTION, SpeakerScale, debater_scores
+    from adjudicator.live.tournament.speaker_scores import HUMAN_SD_FRACTION, SpeakerScale, raw_debater_scores
 
     rooms = []
     for f in sorted(MATCHES.glob("*.json")):
         m = load_match(f)
-        v = adjudicate(m)
-        labels = {s: [position_label(s, i) for i in range(1, get_format(m.format).debaters_per_side + 1)] for s in UNITS}
-        per = debater_scores(m.stages, {f"{s.stage_id}|{s.side}": s.mean for s in v.stage_scores}, labels)
-        rooms.append({s: [per[x] for x in labels[s] if per[x] is not None] for s in UNITS})
+        raws = raw_debater_scores(m, adjudicate(m))
+        rooms.append({s: [x for x in raws[s] if x is not None] for s in raws})
     raw = [x for r in rooms for side in r.values() for x in side]
     print(f"offline judge, {len(rooms)} bundled CCDB matches, {len(raw)} debaters: raw score mean {statistics.mean(raw):.2f}, sd {statistics.pstdev(raw):.3f} (1-10)")
     print(f"DebateBench (seed 002, Table 1): sd 2.69 on 50-100 = {HUMAN_SD_FRACTION:.4f} of the scale's width")

@@ -18,11 +18,11 @@ from pathlib import Path
 import pytest
 
 from adjudicator.api import adjudicate
-from adjudicator.input.formats import SIDES, get_format, position_label
+from adjudicator.input.formats import SIDES, position_label
 from adjudicator.input.match_file import load_match
 from adjudicator.live.tabbycat.ballot import winner_kept_ahead
 from adjudicator.live.tabbycat.source import RoomSource
-from adjudicator.live.tournament.speaker_scores import SpeakerScale, debater_scores, round_team, round_team_ranked
+from adjudicator.live.tournament.speaker_scores import SpeakerScale, raw_debater_scores, round_team, round_team_ranked
 
 MATCHES = Path(__file__).resolve().parents[1] / "adjudicator" / "data" / "matches" / "synthetic"
 DEFAULT = SpeakerScale(low=68, high=82, step=1)
@@ -46,9 +46,7 @@ def _bundled_4v4() -> list[tuple[str, str, dict[str, list[float]]]]:
     for f in sorted(MATCHES.glob("synthetic_4v4_*.json")):
         m = load_match(f)
         v = adjudicate(m)
-        labels = {s: [position_label(s, i) for i in range(1, get_format(m.format).debaters_per_side + 1)] for s in SIDES}
-        per = debater_scores(m.stages, {f"{s.stage_id}|{s.side}": s.mean for s in v.stage_scores}, labels)
-        out.append((f.stem, v.winner, {s: [per[x] for x in labels[s]] for s in SIDES}))
+        out.append((f.stem, v.winner, raw_debater_scores(m, v)))
     return out
 
 

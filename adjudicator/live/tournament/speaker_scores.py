@@ -30,12 +30,16 @@ own (``speaker_scale.raw_mean``, ``raw_sd``) so that its spread, not the offline
 from __future__ import annotations
 
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import ConfigDict, Field, model_validator
 
 from adjudicator.frozen import FrozenModel
 from adjudicator.input.match import Stage
+
+if TYPE_CHECKING:
+    from adjudicator.input.match import Match
+    from adjudicator.verdict.ballots import Verdict
 
 #: One standard deviation of human speaker scores as a fraction of the scale's width (DebateBench, seed
 #: 002 Table 1: sd 2.69 on the WUDC 50-100 scale).
@@ -61,6 +65,17 @@ def debater_scores(stages: list[Stage], unit_scores: dict[str, float], labels_by
             for label in named or labels:
                 got[label].append(score)
     return {label: (sum(v) / len(v) if v else None) for label, v in got.items()}
+
+
+def raw_debater_scores(match: Match, verdict: Verdict) -> dict[str, list[float | None]]:
+    """Side -> each debater's raw score (:func:`debater_scores` of the verdict's panel-mean stage
+    scores), in position order (``Affirmative Speaker 1`` first); None for a debater who spoke in no
+    scored unit."""
+    from adjudicator.input.formats import SIDES, get_format, position_label
+
+    labels: dict[str, list[str]] = {s: [position_label(s, i) for i in range(1, get_format(match.format).debaters_per_side + 1)] for s in SIDES}
+    per = debater_scores(match.stages, {f"{s.stage_id}|{s.side}": s.mean for s in verdict.stage_scores}, labels)
+    return {s: [per[x] for x in labels[s]] for s in SIDES}
 
 
 def linear(raw: float, low: float, high: float) -> float:
