@@ -275,8 +275,9 @@ def _repair_answer(props: dict[str, Any], body: dict[str, Any]) -> str:
     for key, spec in props.items():
         if key == "clash_updates":
             item = spec["items"]["properties"]
-            out[key] = [{"clash_id": "c1", "title": "sleep versus discipline", "side": item["side"]["enum"][0], "kind": "advanced", "note": "pressed again",
-                         "debater": None, "affirmative_position": "", "negative_position": ""}]  # fmt: skip
+            update = {"clash_id": "c1", "title": "sleep versus discipline", "side": item["side"]["enum"][0], "kind": "advanced", "note": "pressed again",
+                      "debater": None, "affirmative_position": "", "negative_position": ""}  # fmt: skip
+            out[key] = [{k: v for k, v in update.items() if k in item}]  # no "debater" where every side has one debater
         elif key == "stage_scores":
             out[key] = dict.fromkeys(spec["required"], 7)
         elif key == "p":
@@ -314,12 +315,16 @@ def _tracker_answer(props: dict[str, Any], body: dict[str, Any]) -> str:
     """:func:`tracker_json` for the sides of one stage answer's schema properties, each side's first
     debater label (from the contributions' enum when the schema asks for shares, else from the labels
     the prompt lists); without ``contributions`` in the schema (every side has one debater there) the
-    answer gives none."""
+    answer gives none, and without an update's ``debater`` (every side of the match has one debater)
+    its updates name none."""
     sides = props["sides"]["required"]
     answer = json.loads(tracker_json(sides, side_debaters_of(props, body)))
     if "contributions" not in props["sides"]["properties"][sides[0]]["properties"]:
         for side in answer["sides"]:
             del side["contributions"]
+    if "debater" not in props.get("clash_updates", {}).get("items", {}).get("properties", {"debater": None}):
+        for update in answer["clash_updates"]:
+            del update["debater"]
     return json.dumps(answer)
 
 

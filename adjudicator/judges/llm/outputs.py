@@ -10,7 +10,8 @@ vote; ``feedback`` (nullable: only the chair writes it) one required key per deb
 clash id of the ledger (or ""; plain strings, checked by the reader). :func:`stage_schema` and :func:`judge_schema` are the models' response schemas
 (:func:`~adjudicator.model.schema.response_schema`), sent for structured output. Reasoning fields come
 before the ratings, so a model writes its reasons first: a side's ``rationale`` before its levels, a
-ballot's ``reasoning`` before its scores. The tracker's answer has no top-level reasoning (issue 39):
+ballot's ``reasoning`` before its scores. A clash update names its ``debater`` unless every side of
+the match has one debater (its side names it; issue 39). The tracker's answer has no top-level reasoning (issue 39):
 nothing read it (a :class:`~adjudicator.verdict.battlefield.StageAnalysis` has none; the judges read
 each side's rationale and the summary), and it was about a sixth of the agentic arm's completion tokens.
 
@@ -31,7 +32,7 @@ from adjudicator.input.formats import Side
 from adjudicator.input.rubric import Advancement, BattlefieldJudgement, TaskPerformance
 from adjudicator.judges.base import JudgeRequest, StageRequest
 from adjudicator.judges.llm.dimensions import answer_spec, ballot_answer_fields, side_answer_fields
-from adjudicator.judges.llm.variables import asks_contributions, judge_units, unit_key
+from adjudicator.judges.llm.variables import asks_contributions, asks_update_debater, judge_units, unit_key
 from adjudicator.model.schema import OutputModel, ballots_of, keyed_model, list_of, one_of, output_model, probability, response_schema, score
 from adjudicator.verdict.ballots import BALLOT_VOTES
 from adjudicator.verdict.battlefield import ClashEventKind
@@ -52,9 +53,19 @@ class ClashUpdateAnswer(OutputModel):
     negative_position: str
 
 
+#: :class:`ClashUpdateAnswer` without ``debater``, its other keys in the same order: the update of a
+#: match where every side has one debater (:func:`~adjudicator.judges.llm.variables.asks_update_debater`),
+#: whose ``side`` names the debater (the reader fills it in; issue 39: ~22 completion tokens a stage).
+SideClashUpdateAnswer = output_model("SideClashUpdateAnswer", **{k: f.annotation for k, f in ClashUpdateAnswer.model_fields.items() if k != "debater"})
+
+
 @lru_cache(maxsize=256)
 def stage_answer(
-    sides: tuple[str, ...], labels: tuple[str, ...], dims: tuple[tuple[str, ...], bool, bool] | None = None, contributions: bool = True
+    sides: tuple[str, ...],
+    labels: tuple[str, ...],
+    dims: tuple[tuple[str, ...], bool, bool] | None = None,
+    contributions: bool = True,
+    update_debater: bool = True,
 ) -> type[OutputModel]:
     """The tracker's answer for a stage whose evaluated sides are ``sides``: one
     rating per side under that side's key (rationale, the three rubric levels, an optional score
@@ -63,7 +74,9 @@ def stage_answer(
     :func:`adjudicator.judges.llm.dimensions.answer_spec`, also its dimension scores, arguments and
     claims), the clash updates and a summary. ``contributions`` is False when every evaluated side
     has a single debater in the stage (:func:`~adjudicator.judges.llm.variables.asks_contributions`):
-    that debater's share is 1 without asking."""
+    that debater's share is 1 without asking. ``update_debater`` is False when every side of the match
+    has one debater (:func:`~adjudicator.judges.llm.variables.asks_update_debater`): a clash update then
+    has no ``debater`` (:data:`SideClashUpdateAnswer`)."""
     shares: dict[str, Any] = {}
     if contributions:
         contribution = output_model("Contribution", debater=one_of(labels), share=Annotated[float, Field(ge=0.0, le=1.0)])
@@ -78,7 +91,8 @@ def stage_answer(
         **shares,
         **side_answer_fields(dims),
     )
-    return output_model("StageAnswer", sides=keyed_model("SideAnswers", sides, side), clash_updates=list[ClashUpdateAnswer], summary=str)
+    update = ClashUpdateAnswer if update_debater else SideClashUpdateAnswer
+    return output_model("StageAnswer", sides=keyed_model("SideAnswers", sides, side), clash_updates=list_of(update), summary=str)
 
 
 @lru_cache(maxsize=256)
@@ -124,11 +138,14 @@ def ballot_answer(
 
 
 @lru_cache(maxsize=256)
-def window_answer(stages: tuple[tuple[str, tuple[str, ...], bool], ...], labels: tuple[str, ...]) -> type[OutputModel]:
+def window_answer(stages: tuple[tuple[str, tuple[str, ...], bool], ...], labels: tuple[str, ...], update_debater: bool = True) -> type[OutputModel]:
     """The tracker's answer for a window of consecutive stages (:mod:`adjudicator.workflow.windows`):
     ``stages`` holds one required key per stage id (in stage order, ``stages`` = ``((stage_id,
-    evaluated sides, contributions asked), ...)``), each a :func:`stage_answer` for that stage's evaluated sides."""
-    fields: dict[str, Any] = {f"key_{i}": (stage_answer(sides, labels, None, shares), Field(alias=sid)) for i, (sid, sides, shares) in enumerate(stages)}
+    evaluated sides, contributions asked), ...)``), each a :func:`stage_answer` for that stage's evaluated sides
+    (its clash updates without ``debater`` when ``update_debater`` is False, as in :func:`stage_answer`)."""
+    fields: dict[str, Any] = {
+        f"key_{i}": (stage_answer(sides, labels, None, shares, update_debater), Field(alias=sid)) for i, (sid, sides, shares) in enumerate(stages)
+    }
     return output_model("WindowAnswer", stages=create_model("WindowStages", __base__=OutputModel, **fields))
 
 
@@ -136,14 +153,21 @@ def window_schema(requests: Sequence[StageRequest]) -> dict[str, Any]:
     """JSON Schema of the tracker's answer for the window of ``requests`` (one per stage, in order;
     :func:`window_answer`)."""
     stages = tuple((r.stage.stage_id, tuple(r.stage.evaluated_sides()), asks_contributions(r.match, r.stage)) for r in requests)
-    return response_schema(window_answer(stages, tuple(requests[0].match.speaker_labels())))
+    match = requests[0].match
+    return response_schema(window_answer(stages, tuple(match.speaker_labels()), asks_update_debater(match)))
 
 
 def stage_schema(request: StageRequest) -> dict[str, Any]:
     """JSON Schema of the tracker's answer for this stage (:func:`stage_answer`)."""
     st = request.stage
     return response_schema(
-        stage_answer(tuple(st.evaluated_sides()), tuple(request.match.speaker_labels()), answer_spec(request.rubric, request.evidence), asks_contributions(request.match, st))
+        stage_answer(
+            tuple(st.evaluated_sides()),
+            tuple(request.match.speaker_labels()),
+            answer_spec(request.rubric, request.evidence),
+            asks_contributions(request.match, st),
+            asks_update_debater(request.match),
+        )
     )
 
 

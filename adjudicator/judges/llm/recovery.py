@@ -39,7 +39,7 @@ from adjudicator.input.rubric import (
 )
 from adjudicator.judges.base import StageRequest
 from adjudicator.judges.llm.dimensions import read_side_dimensions
-from adjudicator.judges.llm.variables import side_debaters
+from adjudicator.judges.llm.variables import side_debaters, sole_debaters
 from adjudicator.model.near_json import repair_json
 from adjudicator.model.parsing import find_number, find_string, find_word, key_pattern
 from adjudicator.model.validators import FieldChecks, OutputInvalid, as_choice, as_number, as_score, as_side, canonical_label, one_line, required_text
@@ -79,13 +79,16 @@ def _contributions(value: Any, allowed: list[str]) -> dict[str, float]:
     return {k: round(v / total, 3) for k, v in shares.items()}
 
 
-def _clash_update(item: Any, k: int, labels: list[str], no_note: list[int] | None = None) -> ClashUpdate:
+def _clash_update(item: Any, k: int, labels: list[str], no_note: list[int] | None = None, sole: Mapping[str, str] | None = None) -> ClashUpdate:
     """Update ``k`` of ``clash_updates``: a clash id (word characters and hyphens; others become
     hyphens), a side, a kind of :data:`CLASH_KINDS`, a title and a note that are not empty (issue 25);
     text fields cut to one line. Raises
     :class:`OutputInvalid` for anything else, including an update kept as raw text by the recovery
     (:func:`recover_clash_updates`). With ``no_note`` (a list), an empty note does not raise: the
-    update is read with note ``""`` and ``k`` appended, for :func:`read_stage_analysis` to judge."""
+    update is read with note ``""`` and ``k`` appended, for :func:`read_stage_analysis` to judge.
+    ``debater`` is the label written (one of ``labels``, :func:`canonical_label`), else, with ``sole``
+    (each side's only debater, :func:`~adjudicator.judges.llm.variables.sole_debaters`, whose schema
+    asks no ``debater``), the debater of the update's side, else None."""
     if isinstance(item, str):
         raise OutputInvalid(f"clash_updates.{k}: this update could not be read as a JSON object ({one_line(item, 80)})")
     if not isinstance(item, Mapping):
@@ -101,7 +104,7 @@ def _clash_update(item: Any, k: int, labels: list[str], no_note: list[int] | Non
         side=side,
         kind=kind,
         note=_note(item.get("note"), k, no_note),
-        debater=canonical_label(item.get("debater"), labels),
+        debater=canonical_label(item.get("debater"), labels) or (sole or {}).get(side),
         affirmative_position=one_line(item.get("affirmative_position"), 200),
         negative_position=one_line(item.get("negative_position"), 200),
     )
@@ -123,7 +126,7 @@ def _field_text(value: Any, limit: int, field: str) -> str:
     return text
 
 
-def _clash_updates(value: Any, labels: list[str], no_note: list[int] | None = None) -> list[ClashUpdate]:
+def _clash_updates(value: Any, labels: list[str], no_note: list[int] | None = None, sole: Mapping[str, str] | None = None) -> list[ClashUpdate]:
     """Every update of ``clash_updates`` (:func:`_clash_update`). One that cannot be read fails the
     whole field (``("clash_updates",)``), so a repair turn asks for the updates again: an update is
     never dropped while the rest of the stage is kept. The list must be there: an absent list is the
@@ -134,7 +137,7 @@ def _clash_updates(value: Any, labels: list[str], no_note: list[int] | None = No
     if not isinstance(value, list):
         raise OutputInvalid(f"clash_updates: expected a list, got {type(value).__name__}", [("clash_updates",)])
     checks = FieldChecks()
-    out = [checks.run(("clash_updates",), _clash_update, item, k, labels, no_note) for k, item in enumerate(value)]
+    out = [checks.run(("clash_updates",), _clash_update, item, k, labels, no_note, sole) for k, item in enumerate(value)]
     checks.raise_if_failed()
     return [u for u in out if u is not None]
 
@@ -176,6 +179,8 @@ def read_stage_analysis(obj: Mapping[str, Any], request: StageRequest) -> StageA
     error's ``fallback`` is the stage without updates and its ``dropped`` names ``clash_updates``, so
     an answer still empty after that repair is accepted as it stands (a ``dropped_field`` failure, not
     a failed stage). No move is ever made up. A stage that is no real speech (a forfeit) may be empty.
+    Where every side has one debater the schema asks no update's ``debater``: the side's debater is
+    filled in (:func:`_clash_update`), as if written.
     Likewise an update whose note is empty (Qwen2.5-Coder 1.5B, session 5: one such note voided whole
     stages) is refused, and after its repair kept as a move (clash id, side, kind, debater) with the
     note dropped and listed (``clash_updates.<k>.note``); the rest of the stage stands.
@@ -193,7 +198,8 @@ def read_stage_analysis(obj: Mapping[str, Any], request: StageRequest) -> StageA
         if analysis is not None:
             analyses.append(analysis)
     no_note: list[int] = []
-    updates = checks.run(("clash_updates",), _clash_updates, obj.get("clash_updates"), request.match.speaker_labels(), no_note)
+    sole = sole_debaters(request.match)
+    updates = checks.run(("clash_updates",), _clash_updates, obj.get("clash_updates"), request.match.speaker_labels(), no_note, sole)
     summary = checks.run(("summary",), required_text, obj.get("summary"), 600, "summary")
     stage = StageAnalysis(stage_id=st.stage_id, stage_index=request.index, sides=analyses, clash_updates=updates or [], summary=summary or "")
     if no_note and updates is not None:  # a move without its note: the move stands on its own after the repair

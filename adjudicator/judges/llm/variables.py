@@ -147,6 +147,7 @@ def stage_variables(request: StageRequest) -> dict[str, Any]:
         "levels": _levels(lang),
         "clash_kinds": list(CLASH_KINDS),
         "contributions": asks_contributions(match, st),
+        "update_debater": asks_update_debater(match),
         "affirmative_stance": stance(match.affirmative_position, match.motion),
         "negative_stance": stance(match.negative_position, match.motion),
     }
@@ -158,6 +159,27 @@ def asks_contributions(match: MatchView, stage: Stage) -> bool:
     share is 1 by construction (the reader gives an absent ``contributions`` equal shares,
     :mod:`adjudicator.judges.llm.recovery`), so asking for it would only cost tokens."""
     return any(len(side_debaters(match, stage, side)) > 1 for side in stage.evaluated_sides())
+
+
+def sole_debaters(match: MatchView) -> dict[str, str] | None:
+    """Each side's only speaker label (``{"affirmative": "Affirmative Speaker 1", "negative":
+    "Negative Speaker 1"}``) when every side of the match has exactly one label that may speak
+    (:meth:`~adjudicator.input.match.MatchView.speaker_labels`; an online 1v1), else None (a side with
+    two or more debaters, a format whose houses speak as teams, a side with none)."""
+    by_side: dict[str, list[str]] = {}
+    for label in match.speaker_labels():
+        by_side.setdefault(match.side_of(label) or "", []).append(label)
+    if set(by_side) != {"affirmative", "negative"} or any(len(labels) != 1 for labels in by_side.values()):
+        return None
+    return {side: labels[0] for side, labels in by_side.items()}
+
+
+def asks_update_debater(match: MatchView) -> bool:
+    """Whether the tracker's clash updates name their ``debater``: unless every side of the match has
+    one debater (:func:`sole_debaters`), where an update's side names it, so asking would only cost
+    completion tokens (issue 39: about 22 a stage on the bundled 1v1 debates); the reader then fills
+    in the side's debater (:mod:`adjudicator.judges.llm.recovery`)."""
+    return sole_debaters(match) is None
 
 
 def window_variables(requests: Sequence[StageRequest]) -> dict[str, Any]:
