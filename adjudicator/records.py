@@ -51,7 +51,7 @@ def prompt_refs(messages: Iterable[Mapping[str, str]]) -> list[PromptRef]:
 
 #: The named rules of :mod:`adjudicator.model.normalise`, each applied to an answer before validation
 #: where what the model meant is unambiguous (issue 38).
-NormalisationRule = Literal["stage_by_name", "stage_id_case", "stage_id_with_title", "stage_id_with_side", "stage_by_name_and_side", "p_on_1_10", "p_on_0_100", "votes_by_name"]
+NormalisationRule = Literal["stage_by_name", "stage_id_case", "stage_id_with_title", "stage_id_with_side", "stage_by_name_and_side", "p_on_1_10", "p_on_0_100", "votes_by_name", "title_from_ledger_line"]
 
 
 class Normalised(FrozenModel):

@@ -14,7 +14,7 @@ import pytest
 from bench_helpers import run_dir_of
 from bp_helpers import bp_data, write_bp
 from fake_openai import fake_openai  # noqa: F401 (fixture)
-from llm_helpers import online_match, side_debaters_of, tracker_json
+from llm_helpers import online_match, request_schema, schema_responder
 from test_bp_llm import bp_responder
 
 from adjudicator.api import adjudicate, adjudicate_with_context, build_context
@@ -239,13 +239,11 @@ def _strength(name: str) -> int:
 def pair_responder(body: dict) -> str:
     """Tracker answers as in test_bp_llm (BP) or read off the schema (online); comparisons by
     :func:`_strength`, except that the OG/CG pair always gets "A" (a position bias)."""
-    rf = body.get("response_format") or {}
-    schema = rf.get("schema") or (rf.get("json_schema") or {}).get("schema") or {}
+    schema = request_schema(body) or {}
     if "answer" not in schema.get("properties", {}):
         if body["messages"][-1]["content"].find("bp") >= 0 and "Opening Government" in json.dumps(body["messages"]):
             return bp_responder(body)
-        sides = schema["properties"]["sides"]["required"]  # the exact schema: one required entry per evaluated side
-        return tracker_json(sides, side_debaters_of(schema["properties"], body))
+        return schema_responder(body)  # the online tracker, read off its schema and prompt
     a, b = _PAIR.search(body["messages"][-1]["content"]).groups()
     if {a.split(" (")[0], b.split(" (")[0]} == {"OG", "CG"}:
         return json.dumps({"reasoning": "the first one", "answer": "A"})

@@ -38,6 +38,14 @@ The rules:
   debateart_0750 so (issue 38).
 - ``votes_by_name``: best-debater votes given by the debater's name instead of the position label,
   when exactly one debater of the match has that name.
+- ``title_from_ledger_line`` (the tracker's answer, :func:`normalise_stage_answer`): a clash update's
+  title that carries the rest of the ledger's line for that clash (``Heath Ledger's Joker is
+  spectacular | momentum +0.00 | s02:neg opened (...)``, ``... | AFF: affirmati | NEG: positive |
+  momentum ...``; the line's form is ``prompts/_ledger.*.j2``), read as the title before the first
+  ``| AFF:``, ``| NEG:`` or ``| momentum`` part, without a leading ``[c1]``. Both small models copied
+  the line so on most debates (issue 38: 91 titles in the session-5 runs), and each stage's copy then
+  carried the last one's, so the map of clashes showed ledger lines as titles. A title that is only
+  the copied parts is left as written.
 
 What is not here on purpose: a clash id that is not in the ledger, a stage id that names no stage
 (``c1`` as a stage), a p below 0: no single reading exists, so the validator refuses them as before.
@@ -256,3 +264,49 @@ def _feedback_entry(entry: Any, field: str, stages: Mapping[str, Sequence[str]],
                 notes.append(note(read[1], f"{field}.{kind}.stage_id", point["stage_id"], read[0]))
                 out[kind] = {**point, "stage_id": read[0]}
     return out
+
+
+#: Where the rest of a ledger line begins in a clash title copied from it: a position or the momentum
+#: (``prompts/_ledger.en.j2`` and ``.zh.j2`` write the same field markers).
+_LEDGER_PARTS = re.compile(r"\s*\|\s*(?:AFF:|NEG:|momentum\b)")
+#: A ledger line's bullet and clash id before the title (``- [c1] ``).
+_LEDGER_ID = re.compile(r"^\s*-?\s*\[[\w-]+\]\s*")
+
+
+def ledger_title(title: Any) -> str | None:
+    """The clash title ``title`` without the rest of the ledger line copied after it (rule
+    ``title_from_ledger_line``), or None when there is nothing to cut or nothing would be left."""
+    if not isinstance(title, str):
+        return None
+    cut = _LEDGER_PARTS.search(title)
+    if cut is None:
+        return None
+    kept = _LEDGER_ID.sub("", title[: cut.start()]).strip()
+    return kept or None
+
+
+def normalise_stage_answer(obj: Mapping[str, Any]) -> tuple[dict[str, Any], list[Normalised]]:
+    """``obj``, a decoded tracker answer (one stage, or a window's ``{"stages": {id: answer}}``), with
+    every clash update's title read by :func:`ledger_title` where it applies, and a note per title
+    rewritten (field ``clash_updates.<k>.title``, in a window ``stages.<id>.clash_updates.<k>.title``).
+    Never raises; anything else is left for the validator."""
+    notes: list[Normalised] = []
+
+    def one(answer: Any, prefix: str) -> Any:
+        updates = answer.get("clash_updates") if isinstance(answer, Mapping) else None
+        if not isinstance(updates, list):
+            return answer
+        fixed = []
+        for k, item in enumerate(updates):
+            title = ledger_title(item.get("title")) if isinstance(item, Mapping) else None
+            if title is None:
+                fixed.append(item)
+                continue
+            notes.append(note("title_from_ledger_line", f"{prefix}clash_updates.{k}.title", item["title"], title))
+            fixed.append({**item, "title": title})
+        return {**answer, "clash_updates": fixed}
+
+    stages = obj.get("stages")
+    if isinstance(stages, Mapping):
+        return {**obj, "stages": {sid: one(answer, f"stages.{sid}.") for sid, answer in stages.items()}}, notes
+    return one(obj, ""), notes

@@ -35,7 +35,7 @@ from adjudicator.model.cache_control import line_end_after
 from adjudicator.model.chat import FEEDBACK_TOKENS_PER_DEBATER, NODE_MAX_TOKENS, ChatRequest
 from adjudicator.model.llm import LLMClient
 from adjudicator.model.logprobs import expected_score, logprob_p
-from adjudicator.model.normalise import normalise_ballot
+from adjudicator.model.normalise import normalise_ballot, normalise_stage_answer
 from adjudicator.model.parsing import ParseResult, parse_output
 from adjudicator.model.prompts import PromptStore, prompt_language
 from adjudicator.model.reasoning import split_reasoning
@@ -272,7 +272,7 @@ class LLMBackend:
         for model faults."""
         requests = list(requests)
         chat = self.window_prompt(requests)
-        read = partial(parse_output, validate=partial(read_window_analyses, requests=requests))
+        read = partial(parse_output, validate=partial(read_window_analyses, requests=requests), normalise=normalise_stage_answer)
         result = run_attempts(self.client, chat, read, max_attempts=self.max_attempts, repairer=self.repairer(requests[0].match.format))
         if result.value is not None:
             return WindowResult(analyses=list(result.value), calls=list(result.calls), failures=window_partials(result, requests))
@@ -331,7 +331,7 @@ class LLMBackend:
         """Track one stage: up to three attempts; a :class:`NodeFailure` with every raw output when
         none could be read. Never raises for model faults."""
         chat = self.stage_prompt(request)
-        read = partial(parse_output, validate=partial(read_stage_analysis, request=request), recover=recover_stage_analysis)
+        read = partial(parse_output, validate=partial(read_stage_analysis, request=request), recover=recover_stage_analysis, normalise=normalise_stage_answer)
         return run_attempts(self.client, chat, read, max_attempts=self.max_attempts, repairer=self.repairer(request.match.format))
 
     def judge(self, request: JudgeRequest) -> NodeResult[Ballot]:
