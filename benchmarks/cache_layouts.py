@@ -16,8 +16,7 @@ the next is sent), as they are or rewritten as a layout would send them:
   are identical up to the judge's id (needs a nullable object in a response schema, which
   ``adjudicator/model/schema.py`` does not write today);
 - ``1 tracker schema``: serial, every tracker request of a match sent the schema of its first one
-  (one schema per match; 3 completion tokens more each, a null for a side it does not evaluate; a
-  no-op when they already share one, as a 1v1's per-stage requests do since it was built);
+  (one schema per match; 3 completion tokens more each, a null for a side it does not evaluate);
 - ``both``: the two together.
 
 Every figure is litellm's price of the replayed usage (``billed_cost.usd``); the ratio is the agentic
@@ -109,10 +108,6 @@ def one_judge_schema(bodies: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def one_tracker_schema(bodies: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Every tracker request sent the first one's schema; unchanged when they already share one (built
-    since the one tracker schema per match landed: ``adjudicator/judges/llm/outputs.tracker_sides``)."""
-    if len({json.dumps(b["response_format"], sort_keys=True) for b in bodies if kind(b) == "tracker"}) <= 1:
-        return bodies
     first = next((b for b in bodies if kind(b) == "tracker"), None)
     for b in bodies:
         if first is not None and kind(b) == "tracker" and b is not first:

@@ -316,15 +316,8 @@ def _tracker_answer(props: dict[str, Any], body: dict[str, Any]) -> str:
     debater label (from the contributions' enum when the schema asks for shares, else from the labels
     the prompt lists); without ``contributions`` in the schema (every side has one debater there) the
     answer gives none, and without an update's ``debater`` (every side of the match has one debater)
-    its updates name none. Under the match's one tracker schema (each side nullable, outputs.tracker_sides)
-    it rates the sides the prompt lists under "What to evaluate" (:func:`evaluated_sides_of`) and
-    writes null for the others, keyed by side as the schema has it; a repair turn (a schema cut down
-    to the fields asked for, no ``summary``) gets those fields only, keyed by side, as the repair's
-    merge reads them; else (a window's stage, BP) the schema's keys, in the list shape the reader
-    also accepts."""
-    keys = props["sides"]["required"]
-    nullable = any("null" in (props["sides"]["properties"][k].get("type") or []) for k in keys)
-    sides = [k for k in keys if k in evaluated_sides_of(body)] if nullable else keys
+    its updates name none."""
+    sides = props["sides"]["required"]
     answer = json.loads(tracker_json(sides, side_debaters_of(props, body)))
     if "contributions" not in props["sides"]["properties"][sides[0]]["properties"]:
         for side in answer["sides"]:
@@ -332,25 +325,7 @@ def _tracker_answer(props: dict[str, Any], body: dict[str, Any]) -> str:
     if "debater" not in props.get("clash_updates", {}).get("items", {}).get("properties", {"debater": None}):
         for update in answer["clash_updates"]:
             del update["debater"]
-    if nullable or "summary" not in props:
-        rated = {item.pop("side"): item for item in answer["sides"]}
-        answer = {k: v for k, v in {**answer, "sides": {k: rated.get(k) for k in keys}}.items() if k in props}
     return json.dumps(answer)
-
-
-#: The block of a tracker request listing the sides it evaluates (prompts/_stage_task.{en,zh}.j2,
-#: after "What to evaluate:" / "评价对象："), up to the next blank line, and each side's line in it.
-_EVALUATE_BLOCK = re.compile(r"^(?:What to evaluate:|评价对象：)\n(.*?)(?:\n\n|\Z)", re.M | re.S)
-_EVALUATED_SIDE = re.compile(r'^- (?:The (affirmative|negative)\b|.*?（side = "(affirmative|negative)"）)', re.M)
-
-
-def evaluated_sides_of(body: dict[str, Any]) -> list[str]:
-    """The sides a one-stage tracker request evaluates, as its first user message (the stage's request;
-    a repair turn comes after it) lists them under "What to evaluate" (en) or "评价对象" (zh); [] when
-    it lists none."""
-    users = [str(m.get("content") or "") for m in body.get("messages", []) if m.get("role") == "user"]
-    block = _EVALUATE_BLOCK.search(users[0] if users else "")
-    return [a or b for a, b in _EVALUATED_SIDE.findall(block.group(1))] if block else []
 
 
 def read_p(obj: Any) -> float:

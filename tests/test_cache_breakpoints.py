@@ -3,7 +3,7 @@
 Anthropic caches a prefix only up to a breakpoint the request marks, writing it at 1.25x an input
 token and reading it at 0.1x. The tracker's requests go out one stage after another and a provider's
 cached prefix starts with the response schema, so a stage's system message and match header are read
-again by the next stage with the same schema (one per match and contributions asked, outputs.tracker_sides): those requests mark the
+again by the next stage with the same schema (the same evaluated sides): those requests mark the
 system message's end and the end of the MOTION fence; the last stage of each schema marks none (a
 write nobody reads). Other providers get the plain string messages, byte for byte as before.
 """
@@ -53,15 +53,14 @@ def test_the_tracker_marks_its_shared_head_only_where_a_later_stage_reads_it():
     assert sides == [("affirmative",), ("negative",), ("affirmative",), ("negative",)]
     b = backend()
     chats = [b.stage_prompt(stage_request(view, i)) for i in range(len(view.stages))]
-    assert [bool(c.cache_points) for c in chats] == [True, True, True, False]  # one schema for the match's stages (issue 39)
+    assert [bool(c.cache_points) for c in chats] == [True, True, False, False]
     system, user = chats[0].messages[0]["content"], chats[0].messages[1]["content"]
     (s_index, s_end), (u_index, u_end) = chats[0].cache_points
     assert (s_index, s_end) == (0, len(system)) and u_index == 1
     head = user[:u_end]
     assert head.rstrip("\n").endswith(">>>") and "<<<END MOTION-" in head.splitlines()[-1] and "LEDGER" not in head
-    # stage 2 (the next request, of the same schema) begins with the same system message and header
-    assert chats[1].schema == chats[0].schema
-    assert chats[1].messages[0]["content"] == system and chats[1].messages[1]["content"].startswith(head)
+    # stage 3 (the next request of stage 1's schema) begins with the same system message and header
+    assert chats[2].messages[0]["content"] == system and chats[2].messages[1]["content"].startswith(head)
     sent = b.client._kwargs(chats[0])["messages"]
     assert sent[0]["content"] == [{"type": "text", "text": system, "cache_control": EPHEMERAL}]
     assert [blk.get("cache_control") for blk in sent[1]["content"]] == [EPHEMERAL, None]

@@ -20,19 +20,18 @@ TRACKER = {"affirmative": {"argument": 8, "source": 4, "language": 5, "emotional
 
 
 def _schema(body: dict[str, Any]) -> dict[str, Any]:
-    from llm_helpers import request_schema
-
-    return request_schema(body) or {}  # its $defs references inlined
+    rf = body.get("response_format") or {}
+    return rf.get("schema") or (rf.get("json_schema") or {}).get("schema") or {}
 
 
 def responder(body: dict[str, Any]) -> str:
     """Answers read off the request's schema: a tracker entry per side with its dimension scores,
     two arguments (one valid) and one claim; a ballot with a vote per subjective dimension."""
-    from llm_helpers import ballot_json, evaluated_sides_of, schema_responder, side_debaters_of, tracker_json
+    from llm_helpers import ballot_json, schema_responder, side_debaters_of, tracker_json
 
     props = _schema(body)["properties"]
     if "sides" in props:
-        sides = evaluated_sides_of(body)  # the schema keys every side (null for one not evaluated)
+        sides = list(props["sides"]["properties"])  # the exact schema: one required key per evaluated side
         item = props["sides"]["properties"][sides[0]]["properties"]
         out = json.loads(tracker_json(sides, side_debaters_of(props, body)))
         keys = item["dimension_scores"]["required"] if "dimension_scores" in item else []  # one required key per dimension

@@ -43,7 +43,7 @@ def labels_list(n: int) -> dict[str, Any]:
     return {"type": "array", "items": string(LABELS), "minItems": n, "maxItems": n}
 
 
-def expected_stage_schema(sides: list[str], contributions: bool = False, nullable: bool = False) -> dict[str, Any]:
+def expected_stage_schema(sides: list[str], contributions: bool = False) -> dict[str, Any]:
     fields: dict[str, Any] = {
         "rationale": string(),
         "task_performance": string(TASK),
@@ -54,8 +54,6 @@ def expected_stage_schema(sides: list[str], contributions: bool = False, nullabl
     if contributions:  # asked only when a side has more than one debater in the stage (issue 32)
         fields["contributions"] = {"type": "array", "items": obj({"debater": string(LABELS), "share": {"type": "number", "minimum": 0.0, "maximum": 1.0}})}
     side_item = obj(fields)
-    if nullable:  # the match's one tracker schema (issue 39): a side the stage does not evaluate is null
-        side_item = {**side_item, "type": ["object", "null"]}
     update_item = obj(
         {
             "clash_id": string(),
@@ -94,27 +92,26 @@ def same(a: dict[str, Any], b: dict[str, Any]) -> bool:
     return json.dumps(a, ensure_ascii=False) == json.dumps(b, ensure_ascii=False)
 
 
-@pytest.mark.parametrize("index", [0, 1, 2], ids=["one-side", "both-sides", "negative"])
-def test_tracker_schema_is_the_model_schema_sent_before(index):
-    # every stage of the match: both sides, each nullable (one tracker schema per match, issue 39)
+@pytest.mark.parametrize("index, sides", [(0, ["affirmative"]), (1, SIDES), (2, ["negative"])], ids=["one-side", "both-sides", "negative"])
+def test_tracker_schema_is_the_model_schema_sent_before(index, sides):
     match = ccdb_2v2_match().view()
     request = StageRequest(match=match, stage=match.stages[index], index=index)
-    assert same(stage_schema(request), expected_stage_schema(SIDES, nullable=True))
+    assert same(stage_schema(request), expected_stage_schema(sides))
     chat = LLMBackend(LLMClient("openai/test-model", cache=NullCache())).stage_prompt(request)
-    assert same(dict(chat.schema or {}), expected_stage_schema(SIDES, nullable=True)) and chat.schema_name == "stage_analysis"
+    assert same(dict(chat.schema or {}), expected_stage_schema(sides)) and chat.schema_name == "stage_analysis"
 
 
 def test_the_tracker_is_asked_for_contributions_only_where_a_side_has_two_debaters():
     match = ccdb_2v2_match().view()
     free = match.stages[9]  # s10, the free debate: one debater a side speaks in the fixture
     request = StageRequest(match=match, stage=free, index=9)
-    assert same(stage_schema(request), expected_stage_schema(SIDES, nullable=True))
+    assert same(stage_schema(request), expected_stage_schema(SIDES))
     backend = LLMBackend(LLMClient("openai/test-model", cache=NullCache()))
     assert '"contributions"' not in backend.stage_prompt(request).messages[1]["content"]
     # the affirmative's second debater joins in: now its work is shared, so the shares are asked for
     both = free.model_copy(update={"utterances": [*free.utterances, free.utterances[0].model_copy(update={"speaker": "Affirmative Speaker 2"})]})
     request = StageRequest(match=match, stage=both, index=9)
-    assert same(stage_schema(request), expected_stage_schema(SIDES, contributions=True, nullable=True))
+    assert same(stage_schema(request), expected_stage_schema(SIDES, contributions=True))
     assert '"contributions"' in backend.stage_prompt(request).messages[1]["content"]
 
 

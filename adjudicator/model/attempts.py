@@ -319,22 +319,5 @@ def _repair_fields(request: ChatRequest, pending: RepairTurn | None, repaired: l
     if not pending.fields:
         repaired.append(())
     repaired.extend(f for f in pending.fields if f not in repaired)
-    share = 1.0 if () in repaired else field_share(_written(request.schema, pending.base, repaired), repaired)
+    share = 1.0 if () in repaired else field_share(request.schema, repaired)
     return {"repair_fields": [".".join(f) for f in pending.fields], "repair_share": round(share, 3)}
-
-
-def _written(schema: Mapping[str, Any] | None, answer: Any, asked: list[FieldPath], path: FieldPath = ()) -> Mapping[str, Any] | None:
-    """``schema`` without each nullable object (``"type": ["object", "null"]``) that ``answer`` holds as
-    null and no path of ``asked`` reaches: a side the tracker's stage does not evaluate, a wing's
-    feedback; no field the answer was to write, so no share of its fields (``repair_share``)."""
-    props = (schema or {}).get("properties")
-    if schema is None or not isinstance(props, Mapping) or not isinstance(answer, Mapping):
-        return schema
-    kept = {}
-    for key, child in props.items():
-        here = (*path, key)
-        unasked = not any(f[: len(here)] == here for f in asked)
-        if answer.get(key) is None and child.get("type") == ["object", "null"] and unasked:
-            continue
-        kept[key] = _written(child, answer.get(key), asked, here)
-    return {**schema, "properties": kept}

@@ -155,21 +155,6 @@ def _field_schema(schema: Mapping[str, Any] | None, path: FieldPath) -> Mapping[
     return node
 
 
-def objects_asked(schema: dict[str, Any], fields: Sequence[FieldPath]) -> dict[str, Any]:
-    """``schema`` (a repair turn's cut schema, changed in place and returned) with each field of
-    ``fields`` that is a nullable object (``"type": ["object", "null"]``) made a plain object: the
-    reader refused what the answer held there, and a null would be refused again (a side the tracker's
-    stage evaluates, under the match's one schema whose sides are nullable; the chair's feedback, under
-    the judges' one schema), so the repair turn asks for the object alone. Other nullable fields keep
-    their null (a ``score`` override may be null)."""
-    for path in fields:
-        node = _field_schema(schema, path)
-        kind = node.get("type")
-        if isinstance(node, dict) and isinstance(kind, list) and set(kind) == {"object", "null"}:
-            node["type"] = "object"
-    return schema
-
-
 def _quoted(value: Any) -> str | None:
     """``value`` as the repair turn quotes it back (JSON, e.g. ``0.5``, ``"draw"``), or None when it
     is not a scalar or is text longer than :data:`QUOTED_VALUE_CHARS`."""
@@ -255,7 +240,7 @@ class Repairer:
         if result.decoded is None:
             return None
         fields = tuple(result.invalid_fields)
-        schema = objects_asked(sub_schema(request.schema, fields), fields) if request.schema else None
+        schema = sub_schema(request.schema, fields) if request.schema else None
         refused = refused_values(result.decoded, fields, earlier.refused if earlier else {})
         shown, _ = split_reasoning(answer)
         rendered = self.store.render(
@@ -264,7 +249,7 @@ class Repairer:
                 "error": result.error or "",
                 "whole": not fields,
                 "fields": [
-                    {"path": ".".join(path), **describe(_field_schema(schema, path), result.invalid_ranges.get(path)), "refused": list(refused.get(path, ()))}
+                    {"path": ".".join(path), **describe(_field_schema(request.schema, path), result.invalid_ranges.get(path)), "refused": list(refused.get(path, ()))}
                     for path in fields
                 ],
                 "shape_tree": shape_of(schema, result.invalid_ranges) if schema else None,

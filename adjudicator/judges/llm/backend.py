@@ -25,7 +25,7 @@ from adjudicator.judges.base import CompareRequest, JudgeRequest, NodeResult, St
 from adjudicator.judges.llm.ballot_recovery import read_ballot, recover_ballot
 from adjudicator.judges.llm.compare import compare_schema, compare_variables, read_choice, recover_choice
 from adjudicator.judges.llm.dimensions import dimension_variables, judge_dimension_units
-from adjudicator.judges.llm.outputs import judge_schema, stage_schema, tracker_sides, window_schema
+from adjudicator.judges.llm.outputs import judge_schema, stage_schema, window_schema
 from adjudicator.judges.llm.quotes import evidence_variables
 from adjudicator.judges.llm.ranking import ranking_judge_variables, ranking_schema, read_ranking_ballot, recover_ranking_ballot
 from adjudicator.judges.llm.recovery import read_stage_analysis, read_window_analyses, recover_stage_analysis
@@ -151,14 +151,14 @@ def tracker_cache_points(request: StageRequest, system: str, user: str) -> tuple
     """Where the tracker's request for ``request``'s stage ends a prefix a later stage's request repeats
     (:attr:`~adjudicator.model.chat.ChatRequest.cache_points`): the system message's end and the end of
     the match header (the MOTION fence's closing line; the ledger after it changes every stage), but
-    only when a later stage of the match has the same response schema (the same ``sides`` keys,
-    :func:`~adjudicator.judges.llm.outputs.tracker_sides`, and the same contributions asked), since the schema comes ahead of the messages in a provider's cached
+    only when a later stage of the match has the same response schema (the same evaluated sides and
+    the same contributions asked), since the schema comes ahead of the messages in a provider's cached
     prefix and the tracker's requests are sent one stage after another; the last stage of each schema
     gets none (a cache write nobody reads costs a quarter more, :mod:`adjudicator.model.cache_control`)."""
     stages = request.match.stages
 
-    def shape(st: Any) -> tuple[tuple[tuple[str, ...], bool], bool]:
-        return tracker_sides(request.match, st), asks_contributions(request.match, st)
+    def shape(st: Any) -> tuple[tuple[str, ...], bool]:
+        return tuple(st.evaluated_sides()), asks_contributions(request.match, st)
 
     here = shape(request.stage)
     if not any(shape(st) == here for st in stages[request.index + 1 :]):

@@ -3,8 +3,7 @@
 Each request's answer model is built for that request's units (:func:`stage_answer`,
 :func:`ballot_answer`, one class per distinct shape), so the schema is exact
 (:mod:`adjudicator.model.schema`): the tracker's ``sides`` is an object with one required key per
-side of the match, each the side's answer or null (one schema for the match's stages,
-:func:`tracker_sides`; BP's tracker and a window: one key per evaluated side); a judge's ``stage_scores`` an object with one required key per unit it
+evaluated side of the stage; a judge's ``stage_scores`` an object with one required key per unit it
 must score (``"<stage_id>|<side>"``, :func:`~adjudicator.judges.llm.variables.unit_key`), each an
 integer 1-10; p a number in [0, 1]; ``best_debater_votes`` exactly three position labels, one per
 vote; ``feedback`` (nullable: only the chair writes it) one required key per debater, each with its three points tied to a stage id and a
@@ -29,10 +28,8 @@ from typing import Annotated, Any
 
 from pydantic import Field, create_model
 
-from adjudicator.input.formats import SIDES, Side, get_format
-from adjudicator.input.match import MatchView
+from adjudicator.input.formats import Side
 from adjudicator.input.rubric import Advancement, BattlefieldJudgement, TaskPerformance
-from adjudicator.input.stages import Stage
 from adjudicator.judges.base import JudgeRequest, StageRequest
 from adjudicator.judges.llm.dimensions import answer_spec, ballot_answer_fields, side_answer_fields
 from adjudicator.judges.llm.variables import asks_contributions, asks_update_debater, judge_units, unit_key
@@ -69,12 +66,9 @@ def stage_answer(
     dims: tuple[tuple[str, ...], bool, bool] | None = None,
     contributions: bool = True,
     update_debater: bool = True,
-    *,
-    nullable: bool = False,
 ) -> type[OutputModel]:
-    """The tracker's answer for a stage keyed by ``sides`` (:func:`tracker_sides`): one
-    rating per side under that side's key, or with ``nullable`` that rating or null (``"type":
-    ["object", "null"]``: a side the stage does not evaluate is null) (rationale, the three rubric levels, an optional score
+    """The tracker's answer for a stage whose evaluated sides are ``sides``: one
+    rating per side under that side's key (rationale, the three rubric levels, an optional score
     override 1-10 and, with ``contributions``, the debaters' shares of the work, each in [0, 1],
     ``debater`` one of ``labels``; under a dimensional rubric, ``dims`` from
     :func:`adjudicator.judges.llm.dimensions.answer_spec`, also its dimension scores, arguments and
@@ -98,8 +92,7 @@ def stage_answer(
         **side_answer_fields(dims),
     )
     update = ClashUpdateAnswer if update_debater else SideClashUpdateAnswer
-    value: Any = side | None if nullable else side
-    return output_model("StageAnswer", sides=keyed_model("SideAnswers", sides, value), clash_updates=list_of(update), summary=str)
+    return output_model("StageAnswer", sides=keyed_model("SideAnswers", sides, side), clash_updates=list_of(update), summary=str)
 
 
 @lru_cache(maxsize=256)
@@ -164,35 +157,16 @@ def window_schema(requests: Sequence[StageRequest]) -> dict[str, Any]:
     return response_schema(window_answer(stages, tuple(match.speaker_labels()), asks_update_debater(match)))
 
 
-def tracker_sides(match: MatchView, stage: Stage) -> tuple[tuple[Side, ...], bool]:
-    """The keys of the tracker's ``sides`` for one stage's request and whether each may be null.
-
-    Every side of the match (:data:`~adjudicator.input.formats.SIDES`), nullable, so the stages of a
-    match are sent one response schema (issue 39: a provider's cached prefix starts with the schema,
-    and the tracker's stages are sent one after another; on a 1v1, where the evaluated side
-    alternates, stage k otherwise shared almost nothing with stage k-1). A stage that evaluates one
-    side answers null for the other; one that evaluates both (questioning, cross-examination) writes
-    both, under the same schema. Stages share one schema when they also agree on ``contributions``
-    (:func:`~adjudicator.judges.llm.variables.asks_contributions`) and the dimensional spec (the same
-    for every stage of a match). A format with its own tracker template (BP, ``track_stage_bp``)
-    keeps one required key per evaluated side, as a window does (:func:`window_schema`)."""
-    if "track_stage" in get_format(match.format).templates:
-        return tuple(stage.evaluated_sides()), False
-    return SIDES, True
-
-
 def stage_schema(request: StageRequest) -> dict[str, Any]:
-    """JSON Schema of the tracker's answer for this stage (:func:`stage_answer` keyed by :func:`tracker_sides`)."""
+    """JSON Schema of the tracker's answer for this stage (:func:`stage_answer`)."""
     st = request.stage
-    sides, nullable = tracker_sides(request.match, st)
     return response_schema(
         stage_answer(
-            sides,
+            tuple(st.evaluated_sides()),
             tuple(request.match.speaker_labels()),
             answer_spec(request.rubric, request.evidence),
             asks_contributions(request.match, st),
             asks_update_debater(request.match),
-            nullable=nullable,
         )
     )
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from adjudicator.input.formats import SIDES, Side, get_format
+from adjudicator.input.formats import Side, get_format
 from adjudicator.input.match import MatchView, Stage
 from adjudicator.input.rubric import ADVANCEMENT_LEVELS, BATTLEFIELD_LEVELS, LEVEL_TEXT, RUBRIC_TABLE, TASK_LEVELS, rubric_rows
 from adjudicator.judges.base import JudgeRequest, StageRequest
@@ -137,7 +137,6 @@ def stage_variables(request: StageRequest) -> dict[str, Any]:
         "evaluated": [
             {"side": side, "role": st.role_of(side), "debaters": side_debaters(match, st, side)} for side in st.evaluated_sides()
         ],
-        "debate_sides": list(SIDES),
         "stage_text": utterance_lines(st.utterances),
         "speech": speech_slot(match, st.stage_id),
         "previous": None if prev is None else {"id": prev.stage_id, "name": prev.name, "type": prev.type, "text": excerpt(utterance_lines(prev.utterances), PREVIOUS_STAGE_CHARS[lang])},
