@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import copy
 import json
-import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
@@ -180,6 +179,17 @@ def wire_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
     per debater (debateart_4395: 1,814 and 826 tokens). The accepted answers do not change, and our
     own readers keep the inlined schema (:func:`inline_refs` undoes this). A schema without repeats
     is returned as a copy, unchanged."""
+    text = json.dumps(schema, ensure_ascii=False)
+    return copy.deepcopy(_wire(text))
+
+
+@lru_cache(maxsize=1024)
+def _wire(text: str) -> dict[str, Any]:
+    """:func:`wire_schema` of the schema written as ``text`` (computed once per schema: it runs for
+    every request). Two passes: the first finds the repeated parts and how often each is referred to
+    once written out; a part referred to only once (repeated only inside another repeated part) would
+    cost more as a reference, so the second pass writes it inline and names the others in order."""
+    schema = json.loads(text)
     counts: Counter[str] = Counter()
     stack: list[Mapping[str, Any]] = list(_children(schema))
     while stack:
@@ -188,60 +198,39 @@ def wire_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
             counts[_canonical(node)] += 1
         stack.extend(_children(node))
     shared = {c for c, n in counts.items() if n >= 2 and len(c) >= MIN_SHARED_CHARS}
+    root, defs, uses = _emit(schema, shared)
+    shared -= {key for key, n in uses.items() if n < 2}
     if not shared:
-        return copy.deepcopy(dict(schema))
+        return schema
+    root, defs, _ = _emit(schema, shared)
+    return {**root, "$defs": defs}
+
+
+def _emit(schema: Mapping[str, Any], shared: set[str]) -> tuple[dict[str, Any], dict[str, dict[str, Any]], Counter[str]]:
+    """``schema`` with each part in ``shared`` (canonical JSON texts) written once under a name
+    (``d1``, ``d2``, ... in order of first occurrence, depth first) and referred to elsewhere: the
+    root, the definitions, and how often each shared part is referred to."""
     names: dict[str, str] = {}
     defs: dict[str, dict[str, Any]] = {}
+    uses: Counter[str] = Counter()
 
     def emit(node: Mapping[str, Any], top: bool = False) -> dict[str, Any]:
         key = _canonical(node) if node.get("properties") else ""
         if top or key not in shared:
-            out = copy.deepcopy(dict(node))
+            out = dict(node)
             if isinstance(node.get("properties"), Mapping):
                 out["properties"] = {k: emit(v) if isinstance(v, Mapping) else v for k, v in node["properties"].items()}
             if isinstance(node.get("items"), Mapping):
                 out["items"] = emit(node["items"])
             return out
+        uses[key] += 1
         if key not in names:
             names[key] = name = f"d{len(names) + 1}"
             defs[name] = {}  # reserved first, so the names follow first occurrence
             defs[name] = emit(node, top=True)
         return {"$ref": f"#/$defs/{names[key]}"}
 
-    root = emit(schema, top=True)
-    _inline_single_uses(root, defs)
-    if not defs:
-        return root
-    order = {old: f"d{i}" for i, old in enumerate(defs, start=1)}  # names without gaps, in order of first occurrence
-    text = re.sub(r'"#/\$defs/(d\d+)"', lambda m: f'"#/$defs/{order[m.group(1)]}"', json.dumps({**root, "$defs": defs}, ensure_ascii=False))
-    renamed: dict[str, Any] = json.loads(text)
-    renamed["$defs"] = {order[old]: body for old, body in renamed["$defs"].items()}
-    return renamed
-
-
-def _inline_single_uses(root: dict[str, Any], defs: dict[str, dict[str, Any]]) -> None:
-    """Put back inline each definition referred to once only (a part repeated only inside another
-    repeated part): a reference to it would cost more than it saves."""
-    while True:
-        uses: Counter[str] = Counter()
-        for node in (root, *defs.values()):
-            uses.update(re.findall(r'"\$ref": "#/\$defs/(d\d+)"', json.dumps(node)))
-        single = [n for n in defs if uses[n] <= 1]
-        if not single:
-            return
-        name = single[0]
-        body = defs.pop(name)
-        for node in (root, *defs.values()):
-            _replace_ref(node, f"#/$defs/{name}", body)
-
-
-def _replace_ref(node: dict[str, Any], ref: str, body: Mapping[str, Any]) -> None:
-    for holder, key in [(node["properties"], k) for k in node.get("properties") or {}] + ([(node, "items")] if isinstance(node.get("items"), dict) else []):
-        child = holder[key]
-        if child.get("$ref") == ref:
-            holder[key] = copy.deepcopy(dict(body))
-        else:
-            _replace_ref(child, ref, body)
+    return emit(schema, top=True), defs, uses
 
 
 def inline_refs(schema: Mapping[str, Any]) -> dict[str, Any]:
