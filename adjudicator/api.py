@@ -284,9 +284,9 @@ def build_context(
 
 
 def _context(config: ModelConfig, tracker: Backend, judges: dict[str, Backend], rubric: Rubric | None, evidence: Any) -> AdjudicationContext:
-    """The run context seating ``tracker`` and ``judges``, with ``config``'s panel mode, judge evidence, stage windows and send order."""
+    """The run context seating ``tracker`` and ``judges``, with ``config``'s panel mode, judge evidence, stage windows, send order and feedback."""
     return AdjudicationContext(tracker=tracker, judges=judges, rubric=rubric, evidence=evidence, panel_mode=config.panel, judge_evidence=config.judge_evidence,
-                                track_window_chars=config.track_window_chars, send_order=config.send_order)  # fmt: skip
+                                track_window_chars=config.track_window_chars, send_order=config.send_order, feedback=config.feedback)  # fmt: skip
 
 
 class _Seats:

@@ -82,7 +82,7 @@ ENV_PREFIX = "ADJUDICATOR_"
 _SETTINGS = (
     "model", "api_base", "tracker_model", "judge_models", "no_cache", "cache_dir", "timeout_s", "json_mode",
     "temperature", "seed", "p_source", "max_tokens", "transport_retries", "backoff_base_s", "rubric", "evidence", "panel", "max_concurrent_requests",
-    "api_key_env", "judge_evidence", "track_window_chars", "send_order",
+    "api_key_env", "judge_evidence", "track_window_chars", "send_order", "feedback",
 )  # fmt: skip
 
 #: Environment variable -> setting.
@@ -206,7 +206,7 @@ class ModelConfig(BaseSettings):
         description="The folder of the response cache.",
         json_schema_extra={"default_text": "~/.cache/adjudicator/llm ($XDG_CACHE_HOME honoured)"},
     )
-    timeout_s: float = Field(default=120.0, gt=0, le=86_400, description="The time limit of one model request, in seconds (at most a day).")
+    timeout_s: float = Field(default=120.0, gt=0, le=86_400, description="The time limit of one model request, in seconds (at most a day); a tracker window of N stages (track_window_chars) gets N times it.")
     json_mode: JsonMode = Field(
         default="auto",
         description="How a model is asked for JSON: auto (a JSON schema where litellm says the model supports one, prompted JSON if the server rejects it), schema, object (llama.cpp) or none (prompted JSON only).",
@@ -251,6 +251,10 @@ class ModelConfig(BaseSettings):
         default=0,
         ge=0,
         description="The language-model tracker analyses consecutive stages whose transcripts add up to at most this many characters (and at most 6 stages) in one request. 0: one stage per request.",
+    )
+    feedback: bool = Field(
+        default=True,
+        description="Whether the language-model panel's chair writes the coach's feedback to each debater on its ballot. false: no ballot asks for it (the single-call protocol has no such task; on a short debate it is about a fifth of the agentic arm's bill), and the verdict has none.",
     )
     send_order: SendOrder = Field(
         default="lead-first",
@@ -374,6 +378,7 @@ class ModelConfig(BaseSettings):
         judge_evidence: str | None = None,
         track_window_chars: int | None = None,
         send_order: str | None = None,
+        feedback: bool | None = None,
         env: Mapping[str, str] | None = None,
     ) -> ModelConfig:
         """Resolve flags > ``ADJUDICATOR_*`` environment > config file > defaults.
@@ -381,7 +386,7 @@ class ModelConfig(BaseSettings):
         Arguments are the CLI flags (``--model``, ``--api-base``, ``--tracker-model``, ``--judge-model``
         (repeatable) as ``judge_models``, ``--config`` as ``config_file``, ``--no-cache``,
         ``--cache-dir``, ``--timeout-s``, ``--json-mode``, ``--rubric``, ``--evidence``, ``--panel``, ``--concurrency`` as
-        ``max_concurrent_requests``, ``--p-source``, ``--api-key-env``, ``--judge-evidence``, ``--track-window-chars``, ``--send-order``); None, or an empty ``judge_models``
+        ``max_concurrent_requests``, ``--p-source``, ``--api-key-env``, ``--judge-evidence``, ``--track-window-chars``, ``--send-order``, ``--feedback/--no-feedback``); None, or an empty ``judge_models``
         sequence, means the flag was not given (``no_cache=False`` from a flag that defaults to off
         should be passed as None). ``env`` replaces ``os.environ`` (tests). Raises
         :class:`~adjudicator.errors.ConfigError` (exit code 2, one line naming the source and
@@ -407,6 +412,7 @@ class ModelConfig(BaseSettings):
             "judge_evidence": judge_evidence,
             "track_window_chars": track_window_chars,
             "send_order": send_order,
+            "feedback": feedback,
         }
         given = {k: v for k, v in flags.items() if v is not None}
         return cls._resolve(given, config_path(config_file, env), env, lambda key: FLAGS.get(key, "--" + key.replace("_", "-")))

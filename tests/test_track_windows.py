@@ -12,12 +12,13 @@ from typing import Any
 
 from bench_helpers import answer, bench, run_dir_of, write_dataset
 from bench_helpers import online as bench_online
-from fake_openai import fake_openai  # noqa: F401  (fixture)
+from fake_openai import fake_openai, ok  # noqa: F401  (fixture)
 from llm_helpers import online_match, request_schema, schema_responder, tracker_json
 
 from adjudicator.cli import main
 from adjudicator.config import ModelConfig
 from adjudicator.input.match import Match
+from adjudicator.judges.base import StageRequest
 from adjudicator.judges.llm.backend import LLMBackend
 from adjudicator.judges.offline import OfflineJudge
 from adjudicator.model.cache import NullCache
@@ -296,3 +297,31 @@ def test_a_rejudge_replays_a_windowed_parent_one_stage_per_step() -> None:
     # the window's one request comes back once, with its first stage (as a cache hit: no new spend)
     assert [(c.key, c.cache_hit, c.prompt_tokens) for c in first.calls] == [("s1+s2", True, 900)] and second.calls == []
     assert first.value == analyses[0] and second.value == analyses[1]
+
+
+def test_a_window_gets_the_time_limit_of_its_stages(fake_openai, tmp_path) -> None:  # noqa: F811
+    """A window of N stages asks for N stages' answers, so its request may take N times the time limit
+    of one (issue 39: Qwen2.5-Coder 0.5B's six-stage window ran past the 120 s of one stage on every
+    attempt). Here the limit is 0.5 s and the two-stage window's answer takes 0.75 s: it is answered on
+    its first attempt (on the old code it timed out every time), while a judge's request keeps 0.5 s."""
+    from adjudicator.api import adjudicate
+
+    def slow_window(body: dict) -> Any:
+        text = schema_responder(body)
+        return ok(text, delay_s=0.75) if "stages" in json.loads(text) else text
+
+    fake_openai.respond_with(slow_window)
+    config = ModelConfig.resolve(model="openai/test-model", api_base=fake_openai.base_url, json_mode="schema", no_cache=True,
+                                 track_window_chars=210, timeout_s=0.5, env={})  # fmt: skip
+    v = adjudicate(online_match(), config)
+    tracker = [c for c in v.calls if c.node == "track_stage"]
+    assert [(c.key, c.attempt) for c in tracker] == [("s1+s2", 1), ("s3+s4", 1)]
+    assert not v.failures and [s.stage_id for s in v.stage_scores] == ["s1", "s2", "s3", "s4"]
+    # the limit litellm is given, per request: the window's twice the one-stage limit
+    client = LLMClient("openai/test-model", api_base=fake_openai.base_url, api_key="sk-test-0123456789", timeout_s=0.5, cache=NullCache())
+    backend = LLMBackend(client)
+    view = online_match().view()
+    requests = [StageRequest(match=view, stage=view.stages[i], index=i, previous=list(view.stages[:i])) for i in range(2)]
+    window = backend.window_prompt(requests)
+    assert window.timeout_scale == 2 and client._kwargs(window)["timeout"] == 1.0
+    assert client._kwargs(backend.stage_prompt(requests[0]))["timeout"] == 0.5

@@ -57,14 +57,14 @@ def command_line(ctx: click.Context) -> list[str]:
 _MODEL_OPTION_FIELDS = {
     "model": "model", "api_base": "api_base", "tracker_model": "tracker_model", "judge_models": "judge_models", "json_mode": "json_mode",
     "panel": "panel", "rubric": "rubric", "evidence": "evidence", "p_source": "p_source",
-    "judge_evidence": "judge_evidence", "track_window_chars": "track_window_chars",
+    "judge_evidence": "judge_evidence", "track_window_chars": "track_window_chars", "feedback": "feedback",
 }  # fmt: skip
 
 
 def explicit_model_fields(opts: dict) -> frozenset[str] | None:
     """The answer-shaping configuration fields given as command-line options (``--model``,
     ``--api-base``, ``--tracker-model``, ``--judge-model``, ``--json-mode``, ``--panel``, ``--rubric``,
-    ``--evidence``, ``--p-source``, ``--judge-evidence``, ``--track-window-chars``); None when ``--config``
+    ``--evidence``, ``--p-source``, ``--judge-evidence``, ``--track-window-chars``, ``--feedback``); None when ``--config``
     was given, whose file then counts as a complete explicit configuration. A resumed run takes the
     other fields from its manifest (see :func:`adjudicator.bench.manifest.adopt_manifest_config`)."""
     if opts.get("config_file") is not None:

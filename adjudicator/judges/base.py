@@ -57,7 +57,9 @@ class JudgeRequest(FrozenModel):
     dimensional rubric whose dimensions the ballot decides (None or ccdb: none); ``judge_evidence``:
     what the judge reads beyond the tracker's output (:mod:`adjudicator.judges.llm.quotes`);
     ``cache_shared``: the panel is sent lead-first (``send_order``), so a provider's prompt cache can
-    serve the beginning the judges share from the lead's entry (an LLM judge marks where it ends)."""
+    serve the beginning the judges share from the lead's entry (an LLM judge marks where it ends);
+    ``feedback``: the panel asks for the coach's feedback (``--no-feedback``: False, and no ballot
+    carries it, :func:`~adjudicator.verdict.feedback.asks_feedback`)."""
 
     judge_id: str
     perspective: str
@@ -67,6 +69,7 @@ class JudgeRequest(FrozenModel):
     rubric: Rubric | None = None
     judge_evidence: JudgeEvidence = "ledger"
     cache_shared: bool = False
+    feedback: bool = True
 
 
 class CompareRequest(FrozenModel):

@@ -28,6 +28,10 @@ class ChatRequest:
     ((message index, character offset) pairs) mark where a prefix that later requests repeat ends: a
     provider with an explicit prompt cache (Anthropic) gets a cache breakpoint there
     (:mod:`adjudicator.model.cache_control`); other providers and the cache key ignore them.
+    ``timeout_scale`` (an integer >= 1) multiplies the client's time limit for this request: a
+    tracker window of N stages asks for N stages' answers (its ``max_tokens`` is N stage budgets), so
+    it is given N times the time of one (on Qwen2.5-Coder 0.5B on 2 cores, a six-stage window ran past
+    the 120 s limit of one stage on every attempt; issue 39). The cache key ignores it.
     """
 
     messages: tuple[Mapping[str, str], ...]
@@ -39,6 +43,7 @@ class ChatRequest:
     max_tokens: int | None = None
     frequency_penalty: float | None = None
     cache_points: tuple[tuple[int, int], ...] = ()
+    timeout_scale: int = 1
 
 
 #: Completion budget (max_tokens) per node when the configuration does not set one: sized to each

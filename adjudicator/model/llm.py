@@ -292,7 +292,7 @@ class LLMClient:
         kwargs: dict[str, Any] = {
             "model": self.model,
             "messages": with_breakpoints(request.messages, request.cache_points) if request.cache_points and explicit_prompt_cache(self.model) else [dict(m) for m in request.messages],
-            "timeout": self.timeout_s,
+            "timeout": self.timeout_s * max(1, request.timeout_scale),
             "num_retries": 0,
             "max_retries": 0,
             "caching": False,

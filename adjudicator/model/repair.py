@@ -264,5 +264,6 @@ class Repairer:
             schema=schema,
             schema_name=f"{request.schema_name}_repair",
             max_tokens=request.max_tokens,
+            timeout_scale=request.timeout_scale,
         )
         return RepairTurn(request=repair_request, base=dict(result.decoded), fields=fields, refused=refused)

@@ -272,6 +272,8 @@ class Provenance(FrozenModel):
     (:mod:`adjudicator.verdict.offline_note`); None, and left out of the JSON, otherwise.
     ``json_mode_fallback``: each response-format fallback of the run's clients, as its call record
     says it (:attr:`~adjudicator.records.CallRecord.json_mode_fallback`; issue 38); left out when none.
+    ``feedback``: False when the run asked for no coach's feedback (``--no-feedback``); None, and left
+    out of the JSON, when it asked (the default).
     """
 
     arm: Arm = "agentic"
@@ -298,6 +300,7 @@ class Provenance(FrozenModel):
     p_logprob_missing: int | None = Field(default=None, ge=0, exclude_if=_none)
     offline_note: str | None = Field(default=None, exclude_if=_none)
     json_mode_fallback: list[str] = Field(default_factory=list, exclude_if=lambda v: not v)
+    feedback: bool | None = Field(default=None, exclude_if=_none)
     package_version: str = ""
 
 

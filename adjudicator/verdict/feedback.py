@@ -67,11 +67,20 @@ def carries_feedback(match: Any) -> bool:
 FEEDBACK_JUDGE = JUDGE_IDS[0]
 
 
+def asks_feedback(request: Any) -> bool:
+    """True when the panel of ``request`` (a :class:`~adjudicator.judges.base.JudgeRequest`) gives the
+    coach's feedback: the match carries feedback (:func:`carries_feedback`) and the run asks for it
+    (``feedback``, default True; ``--no-feedback`` leaves it out: issue 39, the single-call protocol
+    has no such task; on debateart_4395, gpt-4.1-mini, benchmarks/billed_cost.py, the agentic arm's bill
+    fell from 176.7% to 157.0% of single-call's without it)."""
+    return getattr(request, "feedback", True) is not False and carries_feedback(request.match)
+
+
 def writes_feedback(request: Any) -> bool:
-    """True when the LLM judge of ``request`` (a :class:`~adjudicator.judges.base.JudgeRequest`) writes
-    the coach's feedback on its ballot: the match carries feedback (:func:`carries_feedback`) and the
+    """True when the judge of ``request`` (a :class:`~adjudicator.judges.base.JudgeRequest`) writes
+    the coach's feedback on its ballot: the panel gives feedback (:func:`asks_feedback`) and the
     judge is the chair (:data:`FEEDBACK_JUDGE`). The wings' ballots have no feedback field."""
-    return request.judge_id == FEEDBACK_JUDGE and carries_feedback(request.match)
+    return request.judge_id == FEEDBACK_JUDGE and asks_feedback(request)
 
 
 def panel_feedback(ballots: Sequence[Any], winner: str | None, p: float | None) -> tuple[str, list[DebaterFeedback]]:

@@ -62,7 +62,8 @@ class AdjudicationContext:
     ``judge_evidence`` what the LLM judges read beyond the ledger (:func:`judge_evidence_of`);
     ``track_window_chars`` the LLM tracker's stage-window budget in characters (0 = one stage per
     request; :mod:`adjudicator.workflow.windows`, :func:`track_window_of`); ``send_order`` whether the
-    panel's judges go lead-first or at once (:mod:`adjudicator.workflow.send_order`, :func:`send_order_of`)."""
+    panel's judges go lead-first or at once (:mod:`adjudicator.workflow.send_order`, :func:`send_order_of`);
+    ``feedback`` whether the chair's ballot carries the coach's feedback (:func:`feedback_of`)."""
 
     tracker: Backend
     judges: dict[str, Backend]
@@ -73,6 +74,7 @@ class AdjudicationContext:
     judge_evidence: JudgeEvidence = "ledger"
     track_window_chars: int = 0
     send_order: SendOrder = "lead-first"
+    feedback: bool = True
 
     @classmethod
     def single(cls, backend: Backend, panel_mode: PanelMode = "scoring") -> "AdjudicationContext":
@@ -120,3 +122,8 @@ def track_window_of(ctx: object) -> int:
 def send_order_of(ctx: object) -> SendOrder:
     """The context's send order (``"lead-first"`` when it names none)."""
     return "at-once" if getattr(_resolved(ctx), "send_order", "lead-first") == "at-once" else "lead-first"
+
+
+def feedback_of(ctx: object) -> bool:
+    """Whether the context asks the panel for the coach's feedback (True when it says nothing)."""
+    return getattr(_resolved(ctx), "feedback", True) is not False

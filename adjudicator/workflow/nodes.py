@@ -27,7 +27,7 @@ from adjudicator.verdict.ballots import Ballot, Provenance, Verdict
 from adjudicator.verdict.battlefield import BattlefieldState, Clash, StageAnalysis, apply_clash_updates, merge_clashes
 from adjudicator.verdict.offline_note import offline_note
 from adjudicator.verdict.review import review_of
-from adjudicator.workflow.context import Backends, evidence_of, judge_evidence_of, rubric_of, send_order_of, track_window_of
+from adjudicator.workflow.context import Backends, evidence_of, feedback_of, judge_evidence_of, rubric_of, send_order_of, track_window_of
 from adjudicator.workflow.send_order import judge_lead
 from adjudicator.workflow.windows import window_size
 
@@ -161,7 +161,7 @@ def panel_lead(state: PanelState, ctx: Backends) -> str:
     models = ctx.model_names()
     requests = {}
     for task in judge_tasks(state):
-        request = task["request"].model_copy(update={"rubric": rubric_of(ctx), "judge_evidence": judge_evidence_of(ctx)})
+        request = task["request"].model_copy(update={"rubric": rubric_of(ctx), "judge_evidence": judge_evidence_of(ctx), "feedback": feedback_of(ctx)})
         render = getattr(ctx.judges[request.judge_id], "judge_prompt", None)
         if render is not None:
             requests[request.judge_id] = render(request)
@@ -184,7 +184,7 @@ def judge_tasks(state: PanelState) -> list[JudgeTask]:
 def judge(task: JudgeTask, runtime: Runtime[Backends]) -> dict[str, Any]:
     """Run one judge on its own request; returns its ballot (or failure) and call records. On a
     pairwise panel the judge makes its comparisons instead (:func:`compare_all`)."""
-    request = task["request"].model_copy(update={"rubric": rubric_of(runtime.context), "judge_evidence": judge_evidence_of(runtime.context)})
+    request = task["request"].model_copy(update={"rubric": rubric_of(runtime.context), "judge_evidence": judge_evidence_of(runtime.context), "feedback": feedback_of(runtime.context)})
     backend = runtime.context.judges[request.judge_id]
     if runtime.context.panel_mode == "pairwise":
         return compare_all(request, backend)
@@ -240,6 +240,8 @@ def state_provenance(calls: list[CallRecord], ctx: Backends, format_name: str | 
     if window:
         hashes = dict(sorted({**provenance.prompt_hashes, **ctx.tracker.window_hashes(format_name)}.items()))  # type: ignore[attr-defined]
         provenance = provenance.model_copy(update={"track_window_chars": window, "prompt_hashes": hashes})
+    if not feedback_of(ctx):
+        provenance = provenance.model_copy(update={"feedback": False})
     if not provenance.is_llm:  # the offline judge says what it is (adjudicator.verdict.offline_note)
         provenance = provenance.model_copy(update={"offline_note": offline_note(language or (get_format(format_name).language if format_name else "en"))})
     if ctx.panel_mode == "pairwise" or not any(b.is_llm for b in ctx.judges.values()):

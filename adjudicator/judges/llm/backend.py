@@ -248,8 +248,8 @@ class LLMBackend:
     def window_prompt(self, requests: Sequence[StageRequest]) -> ChatRequest:
         """The chat request of the tracker for a window of consecutive stages (``requests``, one per
         stage in order, each with the ledger as it stood before the window): ``track_window.<lang>.j2``,
-        key :func:`window_key`, the exact schema of :func:`~adjudicator.judges.llm.outputs.window_schema`
-        and a completion budget of the per-stage budget times the stage count."""
+        key :func:`window_key`, the exact schema of :func:`~adjudicator.judges.llm.outputs.window_schema`,
+        and a completion budget and a time limit of the per-stage ones times the stage count."""
         first = requests[0]
         lang = prompt_language(first.match.format)
         rendered = self.prompts.render(f"{WINDOW_TEMPLATE}.{lang}.j2", window_variables(requests))
@@ -262,6 +262,7 @@ class LLMBackend:
             schema=window_schema(requests),
             schema_name="stage_window",
             max_tokens=per_stage * len(requests),
+            timeout_scale=len(requests),
         )
 
     def analyse_window(self, requests: Sequence[StageRequest]) -> WindowResult:

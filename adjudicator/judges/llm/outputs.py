@@ -36,7 +36,7 @@ from adjudicator.judges.llm.variables import asks_contributions, asks_update_deb
 from adjudicator.model.schema import OutputModel, ballots_of, keyed_model, list_of, one_of, output_model, probability, response_schema, score
 from adjudicator.verdict.ballots import BALLOT_VOTES
 from adjudicator.verdict.battlefield import ClashEventKind
-from adjudicator.verdict.feedback import FEEDBACK_KINDS, carries_feedback
+from adjudicator.verdict.feedback import FEEDBACK_KINDS, asks_feedback
 
 
 class ClashUpdateAnswer(OutputModel):
@@ -174,10 +174,10 @@ def stage_schema(request: StageRequest) -> dict[str, Any]:
 def judge_schema(request: JudgeRequest) -> dict[str, Any]:
     """JSON Schema of a judge's ballot (:func:`ballot_answer`) over the units of :func:`judge_units`;
     the same for the three judges of a match (issue 39: a provider's cached prefix starts with the
-    schema): on a match that carries feedback (:func:`~adjudicator.verdict.feedback.carries_feedback`)
+    schema): where the panel gives feedback (:func:`~adjudicator.verdict.feedback.asks_feedback`)
     every judge's has a nullable ``feedback``, which only the chair writes
     (:func:`~adjudicator.verdict.feedback.writes_feedback`; the wings answer null)."""
     units = judge_units(request)
     sides = tuple(dict.fromkeys(side for _, side in request.match.scored_units()))
     keys = tuple(unit_key(sid, side) for sid, side in units)
-    return response_schema(ballot_answer(keys, sides, tuple(request.match.debater_labels()), answer_spec(request.rubric), carries_feedback(request.match)))
+    return response_schema(ballot_answer(keys, sides, tuple(request.match.debater_labels()), answer_spec(request.rubric), asks_feedback(request)))

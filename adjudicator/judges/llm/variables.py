@@ -34,7 +34,7 @@ from adjudicator.judges.llm.ledger import Ledger, ledger_view
 from adjudicator.model.prompts import match_fence_code, prompt_language, utterance_lines
 from adjudicator.verdict.ballots import BALLOT_VOTES
 from adjudicator.verdict.battlefield import CLASH_KINDS, SideAnalysis
-from adjudicator.verdict.feedback import carries_feedback, writes_feedback
+from adjudicator.verdict.feedback import asks_feedback, writes_feedback
 
 #: The tracker reads the previous stage (for engagement) only as a bounded excerpt, and a bounded
 #: ledger (the most recently active clashes, the latest stage lines): its prompt size then does not
@@ -310,5 +310,5 @@ def judge_variables(request: JudgeRequest) -> dict[str, Any]:
         "votes_total": BALLOT_VOTES,
         "rubric": rubric_key_groups(),
         "feedback": writes_feedback(request),
-        "feedback_null": carries_feedback(match) and not writes_feedback(request),
+        "feedback_null": asks_feedback(request) and not writes_feedback(request),
     }

@@ -29,7 +29,7 @@ from adjudicator.judges.offline.tracker import analyse
 from adjudicator.verdict.ballots import BALLOT_VOTES, Ballot, BallotScore
 from adjudicator.verdict.battlefield import Clash, SideAnalysis
 from adjudicator.verdict.dimensions import DimensionRating, DimensionVote, votes_from_ratings
-from adjudicator.verdict.feedback import carries_feedback
+from adjudicator.verdict.feedback import asks_feedback
 
 #: The model name the offline judge's ballots and call records carry.
 MODEL_NAME = "offline"
@@ -184,7 +184,7 @@ def judge_ballot(request: JudgeRequest) -> Ballot:
         best_debater_votes=votes,
         reasoning=reasoning,
         dimensions=dimension_votes(request, by_unit),
-        feedback=debater_feedback(request, by_unit, dict(zip(units, values))) if carries_feedback(match) else [],
+        feedback=debater_feedback(request, by_unit, dict(zip(units, values))) if asks_feedback(request) else [],
     )
 
 
