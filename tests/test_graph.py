@@ -98,9 +98,10 @@ def test_each_judge_receives_only_its_own_request():
     assert perspectives == {"judge-1": "task", "judge-2": "battlefield", "judge-3": "advancement"}
     for r in backend.judge_requests:
         # a request holds the battlefield and the label-free match, nothing of another judge
-        assert set(r.model_dump()) == {"judge_id", "perspective", "match", "clashes", "analyses", "rubric", "judge_evidence", "cache_shared"}
+        assert set(r.model_dump()) == {"judge_id", "perspective", "match", "clashes", "analyses", "rubric", "judge_evidence", "cache_shared", "feedback"}
         assert r.rubric is None  # the ccdb rubric: no dimensions to decide
         assert r.judge_evidence == "ledger"  # the default: the ledger and analyses, no transcript
+        assert r.feedback is True  # the default: the chair writes the coach's feedback
         assert len(r.match.stages) == 4
 
 
