@@ -254,7 +254,7 @@ class ModelConfig(BaseSettings):
     )
     feedback: bool = Field(
         default=True,
-        description="Whether the language-model panel's chair writes the coach's feedback to each debater on its ballot. false: no ballot asks for it (the single-call protocol has no such task; on a short debate it is about a fifth of the agentic arm's bill), and the verdict has none.",
+        description="Whether the language-model panel's chair writes the coach's feedback to each debater on its ballot. false: no ballot asks for it (the single-call protocol has no such task; on the four short speeches of debateart_4395 it is about a ninth of the agentic arm's bill), and the verdict has none.",
     )
     send_order: SendOrder = Field(
         default="lead-first",

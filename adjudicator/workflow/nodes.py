@@ -151,6 +151,12 @@ def convene_panel(state: PanelState, runtime: Runtime[Backends]) -> dict[str, An
     return {"panel": panel, "panel_lead": panel_lead({**state, "panel": panel}, ctx)}
 
 
+def seated_request(request: JudgeRequest, ctx: Backends) -> JudgeRequest:
+    """``request`` with what the context decides for every judge: the rubric, the judge evidence and
+    whether the panel gives the coach's feedback."""
+    return request.model_copy(update={"rubric": rubric_of(ctx), "judge_evidence": judge_evidence_of(ctx), "feedback": feedback_of(ctx)})
+
+
 def panel_lead(state: PanelState, ctx: Backends) -> str:
     """The judge to send first under the context's ``send_order`` (:func:`~adjudicator.workflow.send_order.judge_lead`
     over the requests of the judges whose backend renders one), ``""`` for all at once: under
@@ -161,7 +167,7 @@ def panel_lead(state: PanelState, ctx: Backends) -> str:
     models = ctx.model_names()
     requests = {}
     for task in judge_tasks(state):
-        request = task["request"].model_copy(update={"rubric": rubric_of(ctx), "judge_evidence": judge_evidence_of(ctx), "feedback": feedback_of(ctx)})
+        request = seated_request(task["request"], ctx)
         render = getattr(ctx.judges[request.judge_id], "judge_prompt", None)
         if render is not None:
             requests[request.judge_id] = render(request)
@@ -184,7 +190,7 @@ def judge_tasks(state: PanelState) -> list[JudgeTask]:
 def judge(task: JudgeTask, runtime: Runtime[Backends]) -> dict[str, Any]:
     """Run one judge on its own request; returns its ballot (or failure) and call records. On a
     pairwise panel the judge makes its comparisons instead (:func:`compare_all`)."""
-    request = task["request"].model_copy(update={"rubric": rubric_of(runtime.context), "judge_evidence": judge_evidence_of(runtime.context), "feedback": feedback_of(runtime.context)})
+    request = seated_request(task["request"], runtime.context)
     backend = runtime.context.judges[request.judge_id]
     if runtime.context.panel_mode == "pairwise":
         return compare_all(request, backend)
