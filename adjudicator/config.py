@@ -254,7 +254,7 @@ class ModelConfig(BaseSettings):
     )
     feedback: bool = Field(
         default=True,
-        description="Whether the language-model panel's chair writes the coach's feedback to each debater on its ballot. false: no ballot asks for it (the single-call protocol has no such task; on the four short speeches of debateart_4395 it is about a ninth of the agentic arm's bill), and the verdict has none.",
+        description="Whether the panel's chair (judge-1, a language model's or the offline baseline's) writes the coach's feedback to each debater on its ballot. false: no ballot asks for it (the single-call protocol has no such task; on the four short speeches of debateart_4395 it is about an eighth of the agentic arm's bill under gpt-4.1-mini), and the verdict has none.",
     )
     send_order: SendOrder = Field(
         default="lead-first",

@@ -57,7 +57,7 @@ def request_language(body: dict[str, Any]) -> str:
 
 
 def _kind(answer: dict[str, Any]) -> str:
-    if "stages" in answer or "sides" in answer:
+    if "stages" in answer or "sides" in answer or "rating" in answer:
         return "tracker"
     if "stage_scores" in answer:
         return "judge"

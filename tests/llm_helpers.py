@@ -201,7 +201,7 @@ def schema_responder(body: dict[str, Any]) -> str:
     if "votes" in props:
         labels = props["votes"]["items"]["enum"]
         return json.dumps({"basis": "most influential debaters", "votes": {labels[0]: 5, labels[-1]: 4}})
-    if "sides" in props:
+    if "sides" in props or "rating" in props:
         return _tracker_answer(props, body)
     if not ({"stages", "stage_scores"} & set(props)) or ("stage_scores" in props and "best_debater_votes" not in props):
         return _repair_answer(props, body)
@@ -294,12 +294,33 @@ def _repair_answer(props: dict[str, Any], body: dict[str, Any]) -> str:
     return json.dumps(out)
 
 
+#: What a tracker request in the match's one-schema form (``"rating"``) says of the side it rates
+#: (prompts/track_stage.{en,zh}.j2, ``one_rating``).
+RATED_SIDE = re.compile(r'"rating" (?:rates the side listed under "What to evaluate" \(the (affirmative|negative)\)|评价"评价对象"所列的那一方（(正方|反方)）)')
+
+
+def rated_side(body: dict[str, Any]) -> str:
+    """The side a tracker request in the one-schema form rates, read off its prompt (:data:`RATED_SIDE`).
+    Raises ValueError when the prompt names none."""
+    m = RATED_SIDE.search(_request_text(body))
+    if m is None:
+        raise ValueError("a tracker request with a \"rating\" schema whose prompt names no side to rate")
+    return m.group(1) or ("affirmative" if m.group(2) == "正方" else "negative")
+
+
+def _evaluated_sides(props: dict[str, Any], body: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
+    """The sides a tracker request rates and the schema properties of one side's entry."""
+    if "rating" in props:
+        return [rated_side(body)], props["rating"]["properties"]
+    sides = props["sides"]["required"]
+    return sides, props["sides"]["properties"][sides[0]]["properties"]
+
+
 def side_debaters_of(props: dict[str, Any], body: dict[str, Any]) -> dict[str, str]:
     """Each evaluated side's first debater label for a tracker request (``props``: its answer schema's
     properties; ``body``: the request): from the contributions' enum when the schema asks for shares,
     else from the labels the prompt names (a stage where every side has one debater asks none)."""
-    sides = props["sides"]["required"]
-    side_props = props["sides"]["properties"][sides[0]]["properties"]
+    sides, side_props = _evaluated_sides(props, body)
     if "contributions" in side_props:
         labels = side_props["contributions"]["items"]["properties"]["debater"]["enum"]
     else:
@@ -317,14 +338,16 @@ def _tracker_answer(props: dict[str, Any], body: dict[str, Any]) -> str:
     the prompt lists); without ``contributions`` in the schema (every side has one debater there) the
     answer gives none, and without an update's ``debater`` (every side of the match has one debater)
     its updates name none."""
-    sides = props["sides"]["required"]
+    sides, side_props = _evaluated_sides(props, body)
     answer = json.loads(tracker_json(sides, side_debaters_of(props, body)))
-    if "contributions" not in props["sides"]["properties"][sides[0]]["properties"]:
+    if "contributions" not in side_props:
         for side in answer["sides"]:
             del side["contributions"]
     if "debater" not in props.get("clash_updates", {}).get("items", {}).get("properties", {"debater": None}):
         for update in answer["clash_updates"]:
             del update["debater"]
+    if "rating" in props:  # the match's one schema: the one side's entry, its side implied by the stage
+        answer = {"rating": {k: v for k, v in answer.pop("sides")[0].items() if k != "side"}, **answer}
     return json.dumps(answer)
 
 

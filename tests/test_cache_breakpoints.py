@@ -25,8 +25,8 @@ def stage_request(view, index: int) -> StageRequest:
     return StageRequest(match=view, stage=view.stages[index], index=index, previous=list(view.stages[:index]))
 
 
-def backend(model: str = "anthropic/claude-sonnet-4-5") -> LLMBackend:
-    return LLMBackend(LLMClient(model, api_base="http://127.0.0.1:9/v1", api_key="sk-test-0123456789"), PromptStore())
+def backend(model: str = "anthropic/claude-sonnet-4-5", json_mode: str = "auto") -> LLMBackend:
+    return LLMBackend(LLMClient(model, api_base="http://127.0.0.1:9/v1", api_key="sk-test-0123456789", json_mode=json_mode), PromptStore())
 
 
 def test_breakpoints_split_a_message_into_blocks_that_join_to_it():
@@ -51,7 +51,7 @@ def test_the_tracker_marks_its_shared_head_only_where_a_later_stage_reads_it():
     view = online_match().view()  # four stages, one side each: affirmative, negative, affirmative, negative
     sides = [tuple(st.evaluated_sides()) for st in view.stages]
     assert sides == [("affirmative",), ("negative",), ("affirmative",), ("negative",)]
-    b = backend()
+    b = backend(json_mode="object")  # the "sides" form: stage k shares its schema with stage k+2
     chats = [b.stage_prompt(stage_request(view, i)) for i in range(len(view.stages))]
     assert [bool(c.cache_points) for c in chats] == [True, True, False, False]
     system, user = chats[0].messages[0]["content"], chats[0].messages[1]["content"]
@@ -65,6 +65,16 @@ def test_the_tracker_marks_its_shared_head_only_where_a_later_stage_reads_it():
     assert sent[0]["content"] == [{"type": "text", "text": system, "cache_control": EPHEMERAL}]
     assert [blk.get("cache_control") for blk in sent[1]["content"]] == [EPHEMERAL, None]
     assert "".join(blk["text"] for blk in sent[1]["content"]) == user
+
+
+def test_under_the_one_tracker_schema_every_stage_but_the_last_marks_its_head():
+    """Asked for strict json_schema (Claude under auto), an online 1v1 match's stages share one answer
+    schema ("rating"), so each stage's head is read by the next stage: stages 1-3 mark it, stage 4 none."""
+    view = online_match().view()
+    chats = [backend().stage_prompt(stage_request(view, i)) for i in range(len(view.stages))]
+    assert all(c.schema == chats[0].schema and "rating" in c.schema["properties"] for c in chats)
+    assert [bool(c.cache_points) for c in chats] == [True, True, True, False]
+    assert chats[1].messages[0]["content"] == chats[0].messages[0]["content"]
 
 
 def test_other_providers_get_the_plain_messages():

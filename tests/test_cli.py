@@ -166,7 +166,10 @@ def test_a_failed_panel_still_writes_the_partial_verdict(tmp_path, capsys):
 
     server = FakeOpenAI()
     try:
-        server.respond_with(lambda body: schema_responder(body) if "sides" in json.dumps(body.get("response_format") or {}) else "I cannot judge this.")
+        def tracker(body):  # a tracker's answer schema: "sides", or the one-schema "rating" that --json-mode schema asks for
+            return any(f'"{key}"' in json.dumps(body.get("response_format") or {}) for key in ("sides", "rating"))
+
+        server.respond_with(lambda body: schema_responder(body) if tracker(body) else "I cannot judge this.")
         code, out, err = run(
             [REAL, "--model", "openai/test-model", "--api-base", server.base_url, "--json-mode", "schema", "--cache-dir", tmp_path / "c"],
             capsys,

@@ -50,7 +50,7 @@ def model_options(f):
         click.option("--judge-evidence", type=click.Choice(["ledger", "quotes", "transcript"]), help="what the LLM judges read beyond the tracker's ledger and analyses: nothing more (ledger, default), the transcript lines behind the decisive clashes (quotes), or the whole transcript"),
         click.option("--track-window-chars", type=click.IntRange(min=0), metavar="N", help="LLM tracker: analyse consecutive stages whose transcripts add up to at most N characters in one request (up to 6 stages; fewer requests and tokens on short stages); 0 (default) = one stage per request"),
         click.option("--send-order", type=click.Choice(["lead-first", "at-once"]), help="lead-first (default): one judge and one single-call task first, the others once it was answered, so the provider's prompt cache serves what they share; at-once: all together (about one request's time sooner per match)"),
-        click.option("--feedback/--no-feedback", default=None, help="whether the LLM panel's chair writes the coach's feedback to each debater (default: it does); --no-feedback: no ballot asks for it, and the verdict has none"),
+        click.option("--feedback/--no-feedback", default=None, help="whether the panel's chair (judge-1, a language model's or the offline baseline's) writes the coach's feedback to each debater (default: it does); --no-feedback: no ballot asks for it, and the verdict has none"),
         click.option("--p-source", type=click.Choice(["stated", "logprob"]), help="logprob: also read p and stage scores off the judges' token log-probabilities (OpenAI-compatible servers), beside the stated p"),
     ]
     for opt in reversed(options):

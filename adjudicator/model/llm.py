@@ -140,6 +140,13 @@ class LLMClient:
         (:meth:`~adjudicator.model.structured_output.StructuredOutput.supports_schema`)."""
         return self.structured.supports_schema()
 
+    def asks_json_schema(self) -> bool:
+        """Whether this client asks for strict ``json_schema`` (a model litellm says takes one under
+        ``auto``, or ``--json-mode schema``), whether or not the server later refused it and the
+        request went out as ``json_object`` (:meth:`~adjudicator.model.structured_output.StructuredOutput.asked_mode`):
+        the same in every run on the same settings, so a prompt shaped by it is too (a rerun reads the cache)."""
+        return self.structured.asked_mode() == "schema"
+
     def response_format(self, schema: Mapping[str, Any] | None, name: str = "output") -> dict[str, Any] | None:
         """The ``response_format`` sent for ``schema`` under this client's ``json_mode``, or None
         (:meth:`~adjudicator.model.structured_output.StructuredOutput.response_format`)."""

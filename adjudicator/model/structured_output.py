@@ -95,16 +95,29 @@ class StructuredOutput:
             self.cache.set_facts(key, facts)
         return facts
 
+    def asked_mode(self) -> JsonMode:
+        """The form this client asks for a request with a response schema: ``json_mode`` with ``auto``
+        resolved (``schema`` where litellm says the model takes one, else ``none``), before any refusal
+        by the server (:meth:`mode` applies those), so it is the same in every run on the same settings."""
+        if self.json_mode == "auto":
+            return "schema" if self.supports_schema() else "none"
+        return self.json_mode
+
+    def mode(self) -> JsonMode:
+        """The form a request with a response schema goes out in now: ``schema`` (strict
+        ``json_schema``), ``object`` (``json_object`` with the schema) or ``none`` (prompted JSON):
+        :meth:`asked_mode` with a refusal's fallback applied."""
+        mode = self.asked_mode()
+        if mode == "schema" and self._schema_refused():
+            mode = self.fallback or "object"
+        return mode
+
     def response_format(self, schema: Mapping[str, Any] | None, name: str = "output") -> dict[str, Any] | None:
         """The ``response_format`` to send for ``schema`` (a JSON Schema object, None for a free-text
         request) under ``json_mode``, or None to send none."""
-        if schema is None or self.json_mode == "none":
+        if schema is None:
             return None
-        mode: JsonMode = self.json_mode
-        if mode == "auto":
-            mode = "schema" if self.supports_schema() else "none"
-        if mode == "schema" and self._schema_refused():
-            mode = self.fallback or "object"
+        mode = self.mode()
         if mode == "schema":
             return {"type": "json_schema", "json_schema": {"name": name, "schema": wire_schema(schema), "strict": True}}
         if mode == "object":

@@ -29,7 +29,7 @@ from adjudicator.judges.llm.outputs import judge_schema, stage_schema, window_sc
 from adjudicator.judges.llm.quotes import evidence_variables
 from adjudicator.judges.llm.ranking import ranking_judge_variables, ranking_schema, read_ranking_ballot, recover_ranking_ballot
 from adjudicator.judges.llm.recovery import read_stage_analysis, read_window_analyses, recover_stage_analysis
-from adjudicator.judges.llm.variables import asks_contributions, judge_units, judge_variables, stage_variables, unit_key, window_variables
+from adjudicator.judges.llm.variables import asks_contributions, judge_units, judge_variables, rates_one_side, stage_variables, unit_key, window_variables
 from adjudicator.model.attempts import MAX_ATTEMPTS, run_attempts
 from adjudicator.model.cache_control import line_end_after
 from adjudicator.model.chat import FEEDBACK_TOKENS_PER_DEBATER, NODE_MAX_TOKENS, ChatRequest
@@ -147,18 +147,19 @@ def window_partials(result: NodeResult[Any], requests: Sequence[StageRequest]) -
     return out
 
 
-def tracker_cache_points(request: StageRequest, system: str, user: str) -> tuple[tuple[int, int], ...]:
+def tracker_cache_points(request: StageRequest, system: str, user: str, one_rating: bool = False) -> tuple[tuple[int, int], ...]:
     """Where the tracker's request for ``request``'s stage ends a prefix a later stage's request repeats
     (:attr:`~adjudicator.model.chat.ChatRequest.cache_points`): the system message's end and the end of
     the match header (the MOTION fence's closing line; the ledger after it changes every stage), but
     only when a later stage of the match has the same response schema (the same evaluated sides and
-    the same contributions asked), since the schema comes ahead of the messages in a provider's cached
-    prefix and the tracker's requests are sent one stage after another; the last stage of each schema
-    gets none (a cache write nobody reads costs a quarter more, :mod:`adjudicator.model.cache_control`)."""
+    the same contributions asked; with ``one_rating`` every stage has the match's one schema), since
+    the schema comes ahead of the messages in a provider's cached prefix and the tracker's requests
+    are sent one stage after another; the last stage of each schema gets none (a cache write nobody
+    reads costs a quarter more, :mod:`adjudicator.model.cache_control`)."""
     stages = request.match.stages
 
     def shape(st: Any) -> tuple[tuple[str, ...], bool]:
-        return tuple(st.evaluated_sides()), asks_contributions(request.match, st)
+        return (() if one_rating else tuple(st.evaluated_sides())), asks_contributions(request.match, st)
 
     here = shape(request.stage)
     if not any(shape(st) == here for st in stages[request.index + 1 :]):
@@ -217,7 +218,8 @@ class LLMBackend:
         """The chat request of the tracker for one stage (exposed for tests and token counting)."""
         lang = prompt_language(request.match.format)
         name = template_name(TRACK_NODE, lang, request.match.format, _dimensional(request))
-        variables = stage_variables(request)
+        one_rating = self.one_rating(request)
+        variables = stage_variables(request, one_rating)
         if request.rubric is not None and request.rubric.dimensional:
             variables.update(dimension_variables(request.rubric, lang, request.evidence))
         rendered = self.prompts.render(name, variables)
@@ -226,10 +228,20 @@ class LLMBackend:
             node=TRACK_NODE,
             key=request.stage.stage_id,
             template_hash=rendered.template_hash,
-            schema=stage_schema(request),
+            schema=stage_schema(request, one_rating),
             schema_name="stage_analysis",
-            cache_points=tracker_cache_points(request, rendered.system, rendered.user),
+            cache_points=tracker_cache_points(request, rendered.system, rendered.user, one_rating),
         )
+
+    def one_rating(self, request: StageRequest) -> bool:
+        """Whether the tracker's answer for ``request``'s stage is the match's one schema (``"rating"``,
+        :func:`~adjudicator.judges.llm.variables.rates_one_side`): only where the client asks for
+        strict ``json_schema`` (:meth:`~adjudicator.model.llm.LLMClient.asks_json_schema`: a hosted
+        model litellm knows, whose provider bills and caches the prompt). A local server run with
+        ``--json-mode object`` (README's command) keeps the ``"sides"`` form,
+        on which Qwen2.5-Coder 0.5B answers without looping (session 7: on the one-schema form it
+        copied the previous speech into its clash updates up to the token limit)."""
+        return rates_one_side(request) and self.client.asks_json_schema()
 
     def supports_windows(self, format_name: str, rubric: object = None) -> bool:
         """True when the tracker can analyse a window of several stages in one request for a match
@@ -332,7 +344,13 @@ class LLMBackend:
         """Track one stage: up to three attempts; a :class:`NodeFailure` with every raw output when
         none could be read. Never raises for model faults."""
         chat = self.stage_prompt(request)
-        read = partial(parse_output, validate=partial(read_stage_analysis, request=request), recover=recover_stage_analysis, normalise=normalise_stage_answer)
+        one_rating = chat.schema is not None and "rating" in chat.schema.get("properties", {})
+        read = partial(
+            parse_output,
+            validate=partial(read_stage_analysis, request=request, one_rating=one_rating),
+            recover=partial(recover_stage_analysis, one_rating=one_rating),
+            normalise=normalise_stage_answer,
+        )
         return run_attempts(self.client, chat, read, max_attempts=self.max_attempts, repairer=self.repairer(request.match.format))
 
     def judge(self, request: JudgeRequest) -> NodeResult[Ballot]:

@@ -3,7 +3,9 @@
 Each request's answer model is built for that request's units (:func:`stage_answer`,
 :func:`ballot_answer`, one class per distinct shape), so the schema is exact
 (:mod:`adjudicator.model.schema`): the tracker's ``sides`` is an object with one required key per
-evaluated side of the stage; a judge's ``stage_scores`` an object with one required key per unit it
+evaluated side of the stage, or, in a match whose every stage rates one side and whose requests ask
+for strict ``json_schema``, ``rating`` is that one side's entry, the same schema for every stage
+(:func:`~adjudicator.judges.llm.variables.rates_one_side`; issue 39); a judge's ``stage_scores`` an object with one required key per unit it
 must score (``"<stage_id>|<side>"``, :func:`~adjudicator.judges.llm.variables.unit_key`), each an
 integer 1-10; p a number in [0, 1]; ``best_debater_votes`` exactly three position labels, one per
 vote; ``feedback`` (nullable: only the chair writes it) one required key per debater, each with its three points tied to a stage id and a
@@ -66,6 +68,7 @@ def stage_answer(
     dims: tuple[tuple[str, ...], bool, bool] | None = None,
     contributions: bool = True,
     update_debater: bool = True,
+    one_rating: bool = False,
 ) -> type[OutputModel]:
     """The tracker's answer for a stage whose evaluated sides are ``sides``: one
     rating per side under that side's key (rationale, the three rubric levels, an optional score
@@ -76,7 +79,9 @@ def stage_answer(
     has a single debater in the stage (:func:`~adjudicator.judges.llm.variables.asks_contributions`):
     that debater's share is 1 without asking. ``update_debater`` is False when every side of the match
     has one debater (:func:`~adjudicator.judges.llm.variables.asks_update_debater`): a clash update then
-    has no ``debater`` (:data:`SideClashUpdateAnswer`)."""
+    has no ``debater`` (:data:`SideClashUpdateAnswer`). With ``one_rating`` (a stage of one evaluated
+    side, :func:`~adjudicator.judges.llm.variables.rates_one_side`) the one rating is ``"rating"``,
+    with no side key, so every stage of the match has this same schema."""
     shares: dict[str, Any] = {}
     if contributions:
         contribution = output_model("Contribution", debater=one_of(labels), share=Annotated[float, Field(ge=0.0, le=1.0)])
@@ -92,6 +97,8 @@ def stage_answer(
         **side_answer_fields(dims),
     )
     update = ClashUpdateAnswer if update_debater else SideClashUpdateAnswer
+    if one_rating:
+        return output_model("RatedStageAnswer", rating=side, clash_updates=list_of(update), summary=str)
     return output_model("StageAnswer", sides=keyed_model("SideAnswers", sides, side), clash_updates=list_of(update), summary=str)
 
 
@@ -157,16 +164,18 @@ def window_schema(requests: Sequence[StageRequest]) -> dict[str, Any]:
     return response_schema(window_answer(stages, tuple(match.speaker_labels()), asks_update_debater(match)))
 
 
-def stage_schema(request: StageRequest) -> dict[str, Any]:
-    """JSON Schema of the tracker's answer for this stage (:func:`stage_answer`)."""
+def stage_schema(request: StageRequest, one_rating: bool = False) -> dict[str, Any]:
+    """JSON Schema of the tracker's answer for this stage (:func:`stage_answer`; ``one_rating``: the
+    one schema of every stage, :func:`~adjudicator.judges.llm.variables.rates_one_side`)."""
     st = request.stage
     return response_schema(
         stage_answer(
-            tuple(st.evaluated_sides()),
+            () if one_rating else tuple(st.evaluated_sides()),
             tuple(request.match.speaker_labels()),
             answer_spec(request.rubric, request.evidence),
             asks_contributions(request.match, st),
             asks_update_debater(request.match),
+            one_rating,
         )
     )
 

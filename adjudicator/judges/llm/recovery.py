@@ -161,8 +161,30 @@ def _side_items(obj: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
     return found
 
 
-def read_stage_analysis(obj: Mapping[str, Any], request: StageRequest) -> StageAnalysis:
+def _rated_analysis(obj: Mapping[str, Any], request: StageRequest, checks: FieldChecks) -> list[SideAnalysis]:
+    """The one evaluated side's analysis of an answer in the match's one-schema form (``"rating"``,
+    :func:`~adjudicator.judges.llm.variables.rates_one_side`), failures recorded in ``checks`` under
+    ``("rating",)``; a reply that rates the side in the ``"sides"`` form instead is read the same."""
+    (side,) = request.stage.evaluated_sides()
+    item = obj.get("rating")
+    if not isinstance(item, Mapping) and isinstance(obj.get("sides"), (Mapping, list)):
+        try:
+            item = _side_items(obj).get(side)
+        except OutputInvalid:
+            item = None
+    if not isinstance(item, Mapping):
+        checks.errors.append(OutputInvalid(f"rating: expected an object rating the {side} in this stage", [("rating",)]))
+        return []
+    analysis = checks.run(("rating",), _side_analysis, item, side, request, "rating")
+    return [analysis] if analysis is not None else []
+
+
+def read_stage_analysis(obj: Mapping[str, Any], request: StageRequest, one_rating: bool = False) -> StageAnalysis:
     """Validate a decoded tracker answer into a :class:`StageAnalysis`.
+
+    ``one_rating``: the request asked for the match's one schema, the stage's one evaluated side
+    rated under ``"rating"`` (:func:`_rated_analysis`; its failures named ``rating``), else one entry
+    per evaluated side under ``"sides"``.
 
     Requires one entry per evaluated side (paper 2.2.2) with the three rubric levels (level keys
     or their written-out English/Chinese names); ``score`` null/absent means the rubric table's
@@ -187,8 +209,9 @@ def read_stage_analysis(obj: Mapping[str, Any], request: StageRequest) -> StageA
     """
     st = request.stage
     checks = FieldChecks()
-    found = checks.run(("sides",), _side_items, obj)
-    analyses = []
+    rated = one_rating and len(st.evaluated_sides()) == 1
+    found = None if rated else checks.run(("sides",), _side_items, obj)
+    analyses = _rated_analysis(obj, request, checks) if rated else []
     for side in st.evaluated_sides() if found is not None else []:
         item = (found or {}).get(side)
         if item is None:
@@ -268,14 +291,16 @@ def read_window_analyses(obj: Mapping[str, Any], requests: Sequence[StageRequest
     return out
 
 
-def _side_analysis(item: Mapping[str, Any], side: Side, request: StageRequest) -> SideAnalysis:
-    """One evaluated side's rating (see :func:`read_stage_analysis`). Raises OutputInvalid."""
+def _side_analysis(item: Mapping[str, Any], side: Side, request: StageRequest, at: str | None = None) -> SideAnalysis:
+    """One evaluated side's rating (see :func:`read_stage_analysis`), its fields named under ``at``
+    (default ``sides.<side>``). Raises OutputInvalid."""
     st = request.stage
-    task = cast(TaskPerformance, as_choice(item.get("task_performance"), TASK_LEVELS, f"sides.{side}.task_performance", LEVEL_ALIASES))
-    bf = cast(BattlefieldJudgement, as_choice(item.get("battlefield_judgement"), BATTLEFIELD_LEVELS, f"sides.{side}.battlefield_judgement", LEVEL_ALIASES))
-    adv = cast(Advancement, as_choice(item.get("advancement"), ADVANCEMENT_LEVELS, f"sides.{side}.advancement", LEVEL_ALIASES))
+    at = at or f"sides.{side}"
+    task = cast(TaskPerformance, as_choice(item.get("task_performance"), TASK_LEVELS, f"{at}.task_performance", LEVEL_ALIASES))
+    bf = cast(BattlefieldJudgement, as_choice(item.get("battlefield_judgement"), BATTLEFIELD_LEVELS, f"{at}.battlefield_judgement", LEVEL_ALIASES))
+    adv = cast(Advancement, as_choice(item.get("advancement"), ADVANCEMENT_LEVELS, f"{at}.advancement", LEVEL_ALIASES))
     raw_score = item.get("score")
-    score = suggested_score(task, bf, adv) if raw_score in (None, "", "null") else as_score(raw_score, f"sides.{side}.score")
+    score = suggested_score(task, bf, adv) if raw_score in (None, "", "null") else as_score(raw_score, f"{at}.score")
     return SideAnalysis(
         stage_id=st.stage_id,
         side=side,
@@ -284,7 +309,7 @@ def _side_analysis(item: Mapping[str, Any], side: Side, request: StageRequest) -
         battlefield_judgement=bf,
         advancement=adv,
         suggested_score=score,
-        rationale=required_text(item.get("rationale"), 1000, f"sides.{side}.rationale"),
+        rationale=required_text(item.get("rationale"), 1000, f"{at}.rationale"),
         contributions=_contributions(item.get("contributions"), side_debaters(request.match, st, side)),
         dimensions=read_side_dimensions(item, request, side),
     )
@@ -294,15 +319,19 @@ _SIDE_ANCHOR = re.compile(
     r"(?<![A-Za-z_])(?:[\"']?side[\"']?\s*[:：]\s*[\"'“]?(affirmative|negative)|[\"'“](affirmative|negative)[\"'”]\s*[:：]\s*[{｛])", re.I
 )
 
+#: Where the one rating of an answer in the match's one-schema form starts (``"rating": {``).
+_RATING_ANCHOR = re.compile(r"[\"']?rating[\"']?\s*[:：]\s*[{｛]")
 
-def recover_stage_analysis(text: str) -> dict[str, Any] | None:
+
+def recover_stage_analysis(text: str, one_rating: bool = False) -> dict[str, Any] | None:
     """Stage-3 recovery for the tracker: split the text at each ``"side": "..."`` (or each
-    ``"<side>": {``, the response schema's shape) and read the three levels (and an optional score and
+    ``"<side>": {``, the response schema's shape; with ``one_rating``, at ``"rating": {``, the match's
+    one schema, whose side the stage implies) and read the three levels (and an optional score and
     rationale) from each piece that has them, and the summary where it can be read;
     the clash updates are those of :func:`recover_clash_updates` (an unreadable one kept as its text,
     which the validator refuses), left out when the text holds no list and no update, so the validator
     asks for them. An empty summary fails validation the same way (a repair turn)."""
-    anchors = list(_SIDE_ANCHOR.finditer(text))
+    anchors = list((_RATING_ANCHOR if one_rating else _SIDE_ANCHOR).finditer(text))
     sides = []
     for i, m in enumerate(anchors):
         seg = text[m.start() : anchors[i + 1].start() if i + 1 < len(anchors) else len(text)]
@@ -314,7 +343,7 @@ def recover_stage_analysis(text: str) -> dict[str, Any] | None:
         score = find_number(seg, ["score"])
         sides.append(
             {
-                "side": (m.group(1) or m.group(2)).lower(),
+                "side": next((g for g in m.groups() if g), "").lower(),
                 "task_performance": task,
                 "battlefield_judgement": bf,
                 "advancement": adv,
@@ -324,7 +353,8 @@ def recover_stage_analysis(text: str) -> dict[str, Any] | None:
         )
     if not sides:
         return None
-    found: dict[str, Any] = {"sides": sides, "summary": find_string(text, ["summary"]) or ""}
+    found: dict[str, Any] = {"rating": sides[0]} if one_rating else {"sides": sides}
+    found["summary"] = find_string(text, ["summary"]) or ""
     if _UPDATES_RE.search(text) or _CLASH_ID_RE.search(text):  # an absent list stays absent: the validator asks for it
         found["clash_updates"] = recover_clash_updates(text)
     return found
@@ -333,7 +363,7 @@ def recover_stage_analysis(text: str) -> dict[str, Any] | None:
 #: Where a tracker answer's clash updates start (``"clash_updates": [``), the top-level keys that may
 #: follow the list, and the key every update begins its own part with.
 _UPDATES_RE = re.compile(key_pattern(["clash_updates"]) + r"[\[［]")
-_AFTER_UPDATES_RE = re.compile(key_pattern(["summary", "sides", "reasoning"]))
+_AFTER_UPDATES_RE = re.compile(key_pattern(["summary", "sides", "rating", "reasoning"]))
 _CLASH_ID_RE = re.compile(key_pattern(["clash_id"]))
 
 

@@ -116,8 +116,10 @@ def machine_note(stage: Stage) -> dict[str, int] | None:
     }
 
 
-def stage_variables(request: StageRequest) -> dict[str, Any]:
-    """Template variables of the clash tracker for one stage (see the module docstring)."""
+def stage_variables(request: StageRequest, one_rating: bool = False) -> dict[str, Any]:
+    """Template variables of the clash tracker for one stage (see the module docstring);
+    ``one_rating``: the answer rates the stage's one evaluated side under ``"rating"``
+    (:func:`rates_one_side`), not under its side's key in ``"sides"``."""
     match, st = request.match, request.stage
     lang = prompt_language(match.format)
     prev = request.previous[-1] if request.previous else None
@@ -148,6 +150,7 @@ def stage_variables(request: StageRequest) -> dict[str, Any]:
         "clash_kinds": list(CLASH_KINDS),
         "contributions": asks_contributions(match, st),
         "update_debater": asks_update_debater(match),
+        "one_rating": one_rating,
         "affirmative_stance": stance(match.affirmative_position, match.motion),
         "negative_stance": stance(match.negative_position, match.motion),
     }
@@ -159,6 +162,22 @@ def asks_contributions(match: MatchView, stage: Stage) -> bool:
     share is 1 by construction (the reader gives an absent ``contributions`` equal shares,
     :mod:`adjudicator.judges.llm.recovery`), so asking for it would only cost tokens."""
     return any(len(side_debaters(match, stage, side)) > 1 for side in stage.evaluated_sides())
+
+
+def rates_one_side(request: StageRequest) -> bool:
+    """Whether the tracker's answer can be one schema for every stage of ``request``'s match: every
+    stage evaluates exactly one side, none asks contributions (:func:`asks_contributions`), the rubric
+    is not dimensional and the format has no tracker template of its own (BP). Its answer then rates
+    that side under ``"rating"``, the side implied by the stage, instead of under the side's key in
+    ``"sides"``, whose keys change from stage to stage (issue 39: the response schema heads a
+    provider's cached prefix, so with one schema stage 2 reads stage 1's cached instructions; on
+    debateart_4395 1,408 tokens a stage). The backend asks for it only where the request goes out
+    as strict ``json_schema`` (:meth:`~adjudicator.model.llm.LLMClient.asks_json_schema`): on a local
+    ``json_object`` server Qwen2.5-Coder 0.5B looped on it (session 7), and a local server bills nothing."""
+    match = request.match
+    if (request.rubric is not None and request.rubric.dimensional) or "track_stage" in get_format(match.format).templates:
+        return False
+    return all(len(st.evaluated_sides()) == 1 and not asks_contributions(match, st) for st in match.stages)
 
 
 def sole_debaters(match: MatchView) -> dict[str, str] | None:
