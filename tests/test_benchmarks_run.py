@@ -140,6 +140,9 @@ def quick_runs(request, tmp_path_factory) -> dict[str, subprocess.CompletedProce
         return subprocess.run([sys.executable, str(BENCHMARKS / script), "--quick", *extra], capture_output=True, text=True, timeout=QUICK_TIMEOUT_S,
                               env=subprocess_env(tmp), cwd=tmp)
 
+    # the session's base folder is made on first use: make it here, once, or two threads' first
+    # mktemp calls each make one and the loser's check fails ("... is not a normalized and relative path")
+    tmp_path_factory.getbasetemp()
     with ThreadPoolExecutor(AT_ONCE) as pool:
         return dict(zip(selected, pool.map(run, selected), strict=True))
 
