@@ -214,11 +214,12 @@ class LLMBackend:
         """The repair turns for a match of ``format_name`` (in its prompt language)."""
         return Repairer(self.prompts, prompt_language(format_name))
 
-    def stage_prompt(self, request: StageRequest) -> ChatRequest:
-        """The chat request of the tracker for one stage (exposed for tests and token counting)."""
+    def stage_prompt(self, request: StageRequest, one_rating: bool | None = None) -> ChatRequest:
+        """The chat request of the tracker for one stage (exposed for tests and token counting);
+        ``one_rating``: whether it asks for the match's one schema (None: :meth:`one_rating` decides)."""
         lang = prompt_language(request.match.format)
         name = template_name(TRACK_NODE, lang, request.match.format, _dimensional(request))
-        one_rating = self.one_rating(request)
+        one_rating = self.one_rating(request) if one_rating is None else one_rating
         variables = stage_variables(request, one_rating)
         if request.rubric is not None and request.rubric.dimensional:
             variables.update(dimension_variables(request.rubric, lang, request.evidence))
@@ -343,8 +344,8 @@ class LLMBackend:
     def analyse_stage(self, request: StageRequest) -> NodeResult[StageAnalysis]:
         """Track one stage: up to three attempts; a :class:`NodeFailure` with every raw output when
         none could be read. Never raises for model faults."""
-        chat = self.stage_prompt(request)
-        one_rating = chat.schema is not None and "rating" in chat.schema.get("properties", {})
+        one_rating = self.one_rating(request)  # the request and its reader agree on the form asked
+        chat = self.stage_prompt(request, one_rating)
         read = partial(
             parse_output,
             validate=partial(read_stage_analysis, request=request, one_rating=one_rating),
